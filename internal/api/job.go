@@ -1,0 +1,106 @@
+// Package api holds the wire types shared by the controller and the agent, and the agent's HTTP
+// client. It has no server code, so the controller, the agent and tests can all depend on it.
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Job is a fully resolved job as the agent receives it: every string is already rendered.
+type Job struct {
+	// Service is the scenario's name for this job ("application", "load").
+	Service string `json:"service"`
+	// Name is the base job it came from ("wrk", "plaintext").
+	Name string `json:"job"`
+	// Source, when set, is uploaded (LocalFolder) or cloned (Repository) into the job's folder.
+	Source *Source `json:"source,omitempty"`
+	// BuildCommand runs with sh -c in the job's folder before the executable starts.
+	BuildCommand string `json:"buildCommand,omitempty"`
+	// Executable is a path inside the job folder ("./app") or a program name looked up next to the
+	// agent's own binary and then on PATH ("wrk").
+	Executable  string            `json:"executable"`
+	Arguments   string            `json:"arguments,omitempty"`
+	Environment map[string]string `json:"environmentVariables,omitempty"`
+	// ReadyStateText marks the job ready when it shows in the output. When empty and Port is set,
+	// the job is ready when Port accepts TCP connections; when both are empty it is ready at once.
+	ReadyStateText string `json:"readyStateText,omitempty"`
+	Port           int    `json:"port,omitempty"`
+	// WaitForExit jobs (load generators) run to completion; the others run until stopped.
+	WaitForExit  bool     `json:"waitForExit,omitempty"`
+	StartTimeout Duration `json:"startTimeout,omitempty"`
+	// Timeout bounds a WaitForExit job's run (0: no bound beyond the lease).
+	Timeout Duration `json:"timeout,omitempty"`
+	// Parser names the driver that turns this job's output into measurements ("wrk").
+	Parser string `json:"parser,omitempty"`
+	// Interval between samples of CPU, memory and counters (default 1 s).
+	Interval Duration `json:"interval,omitempty"`
+	// Warmup is the length of the warm-up at the start of the run: samples taken then are marked.
+	Warmup Duration `json:"warmup,omitempty"`
+	// MetricsURL or MetricsPort: the job's Prometheus endpoint, scraped every Interval.
+	MetricsURL  string        `json:"metricsUrl,omitempty"`
+	MetricsPort int           `json:"metricsPort,omitempty"`
+	Counters    []CounterSpec `json:"counters,omitempty"`
+	Options     Options       `json:"options,omitempty"`
+	// Variables are the job's resolved variables, kept for the record.
+	Variables map[string]any `json:"variables,omitempty"`
+}
+
+// Source says where a job's files come from.
+type Source struct {
+	LocalFolder    string `json:"localFolder,omitempty"`
+	Repository     string `json:"repository,omitempty"`
+	BranchOrCommit string `json:"branchOrCommit,omitempty"`
+	// Hash identifies the uploaded content; the agent reuses a build whose hash and build command match.
+	Hash string `json:"hash,omitempty"`
+}
+
+// Options are job settings that are not about the process itself.
+type Options struct {
+	RequiredArchitecture    string `json:"requiredArchitecture,omitempty"`
+	RequiredOperatingSystem string `json:"requiredOperatingSystem,omitempty"`
+}
+
+// CounterSpec maps one Prometheus metric to a measurement.
+type CounterSpec struct {
+	Metric      string `json:"metric"`
+	Measurement string `json:"measurement"`
+	// Read is "rate" (per second of a counter), "gauge", or "quantile" (of a histogram).
+	Read     string  `json:"read"`
+	Quantile float64 `json:"quantile,omitempty"`
+	// Scale multiplies the value (1000 turns seconds into milliseconds).
+	Scale float64 `json:"scale,omitempty"`
+}
+
+// Duration is a time.Duration that reads and writes JSON as seconds (a number) or a Go duration string.
+type Duration time.Duration
+
+// MarshalJSON writes the duration as seconds.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).Seconds())
+}
+
+// UnmarshalJSON reads seconds (number) or a duration string such as "1500ms".
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	switch x := v.(type) {
+	case float64:
+		*d = Duration(x * float64(time.Second))
+	case string:
+		p, err := time.ParseDuration(x)
+		if err != nil {
+			return fmt.Errorf("duration %q: %w", x, err)
+		}
+		*d = Duration(p)
+	default:
+		return fmt.Errorf("duration: want seconds or a string, got %s", b)
+	}
+	return nil
+}
+
+// Std returns the standard library duration.
+func (d Duration) Std() time.Duration { return time.Duration(d) }

@@ -1,0 +1,47 @@
+package api
+
+import "time"
+
+// Measurement is one sample or one result value that a job produced.
+type Measurement struct {
+	Name      string    `json:"name"`
+	Timestamp time.Time `json:"timestamp"`
+	Value     float64   `json:"value"`
+	// Warmup marks samples taken during the warm-up: kept in timelines, left out of summaries.
+	Warmup bool `json:"warmup,omitempty"`
+}
+
+// Operation says how values are combined: over one job's samples (aggregate) or across several
+// endpoints of one service (reduce).
+type Operation string
+
+// The operations. Percentile operations are "p50", "p90", "p99" and so on (see ParsePercentile).
+const (
+	OpMax    Operation = "max"
+	OpMin    Operation = "min"
+	OpAvg    Operation = "avg"
+	OpSum    Operation = "sum"
+	OpMedian Operation = "median"
+	OpFirst  Operation = "first"
+	OpLast   Operation = "last"
+	OpDelta  Operation = "delta"
+	OpCount  Operation = "count"
+)
+
+// Metadata declares, once, how a measurement is read: crank's shape plus a unit.
+type Metadata struct {
+	Source           string    `json:"source"`
+	Name             string    `json:"name"`
+	Aggregate        Operation `json:"aggregate"`
+	Reduce           Operation `json:"reduce"`
+	Format           string    `json:"format"`
+	Unit             string    `json:"unit,omitempty"`
+	ShortDescription string    `json:"shortDescription"`
+	LongDescription  string    `json:"longDescription"`
+}
+
+// Measurements is what a job returns: its declared metadata and its samples in time order.
+type Measurements struct {
+	Metadata     []Metadata    `json:"metadata"`
+	Measurements []Measurement `json:"measurements"`
+}

@@ -1,0 +1,63 @@
+package api
+
+// JobState is a job's place in its life on the agent, named as crank names them.
+type JobState string
+
+// The job states. Transitions are defined in one place, the agent's state machine.
+const (
+	StateNew          JobState = "New"
+	StateInitializing JobState = "Initializing"
+	StateWaiting      JobState = "Waiting"
+	StateStarting     JobState = "Starting"
+	StateRunning      JobState = "Running"
+	StateStopping     JobState = "Stopping"
+	StateStopped      JobState = "Stopped"
+	StateFailed       JobState = "Failed"
+	StateDeleted      JobState = "Deleted"
+)
+
+// Terminal reports whether no further transition but deletion can happen.
+func (s JobState) Terminal() bool {
+	return s == StateStopped || s == StateFailed || s == StateDeleted
+}
+
+// JobStatus is what the agent says about a job; reading it also renews the job's lease.
+type JobStatus struct {
+	ID    string   `json:"id"`
+	State JobState `json:"state"`
+	// Error says why a Failed job failed, quoting the last lines of its output where that helps.
+	Error string `json:"error,omitempty"`
+	// Skipped is set when the agent declined the job (required architecture or OS not met).
+	Skipped string `json:"skipped,omitempty"`
+	// ExitCode of the job's process once it has exited.
+	ExitCode *int `json:"exitCode,omitempty"`
+	// BuildTime and StartTime in milliseconds, once known.
+	BuildTimeMs float64 `json:"buildTimeMs,omitempty"`
+	StartTimeMs float64 `json:"startTimeMs,omitempty"`
+	// BuildReused is true when a cached build with the same source hash served.
+	BuildReused bool `json:"buildReused,omitempty"`
+}
+
+// Info describes an agent's machine.
+type Info struct {
+	OS            string  `json:"os"`
+	Arch          string  `json:"arch"`
+	Cores         int     `json:"cores"`
+	CPUModel      string  `json:"cpuModel,omitempty"`
+	MemoryMB      float64 `json:"memoryMB,omitempty"`
+	Version       string  `json:"version"`
+	Hardware      string  `json:"hardware,omitempty"`
+	Hostname      string  `json:"hostname,omitempty"`
+	GoVersion     string  `json:"goVersion,omitempty"`
+	KernelRelease string  `json:"kernel,omitempty"`
+}
+
+// Created is the answer to a job submission.
+type Created struct {
+	ID string `json:"id"`
+}
+
+// ErrorBody is the JSON body of every non-2xx answer.
+type ErrorBody struct {
+	Error string `json:"error"`
+}
