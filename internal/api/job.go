@@ -20,9 +20,12 @@ type Job struct {
 	BuildCommand string `json:"buildCommand,omitempty"`
 	// Executable is a path inside the job folder ("./app") or a program name looked up next to the
 	// agent's own binary and then on PATH ("wrk").
-	Executable  string            `json:"executable"`
-	Arguments   string            `json:"arguments,omitempty"`
-	Environment map[string]string `json:"environmentVariables,omitempty"`
+	Executable string `json:"executable"`
+	Arguments  string `json:"arguments,omitempty"`
+	// WarmupArguments, when not empty, run the executable once before the measured run (a load
+	// generator's warm-up). Its output is kept but not parsed, and samples taken then are marked Warmup.
+	WarmupArguments string            `json:"warmupArguments,omitempty"`
+	Environment     map[string]string `json:"environmentVariables,omitempty"`
 	// ReadyStateText marks the job ready when it shows in the output. When empty and Port is set,
 	// the job is ready when Port accepts TCP connections; when both are empty it is ready at once.
 	ReadyStateText string `json:"readyStateText,omitempty"`
