@@ -1,0 +1,94 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteTables prints one table per service (in the given order): name, value, unit, in the order
+// the service's metadata declares them, then any undeclared result by name.
+func WriteTables(w io.Writer, r *Result, services []string) error {
+	for _, svc := range services {
+		jr, ok := r.JobResults.Jobs[svc]
+		if !ok {
+			continue
+		}
+		if _, err := fmt.Fprintf(w, "\n| %s\n", svc); err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "| measurement\tvalue\tunit\t")
+		fmt.Fprintln(tw, "| -----------\t-----\t----\t")
+		for _, row := range rows(jr) {
+			fmt.Fprintf(tw, "| %s\t%s\t%s\t\n", row[0], row[1], row[2])
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if len(r.JobResults.Diagnostics) > 0 {
+		fmt.Fprintln(w, "\nDiagnosis:")
+		for _, d := range r.JobResults.Diagnostics {
+			fmt.Fprintf(w, "  %s: %s\n", d.Kind, d.Message)
+		}
+	}
+	return nil
+}
+
+func rows(jr *JobResult) [][3]string {
+	var out [][3]string
+	seen := map[string]bool{}
+	for _, md := range jr.Metadata {
+		v, ok := jr.Results[md.Name]
+		if !ok || seen[md.Name] {
+			continue
+		}
+		seen[md.Name] = true
+		out = append(out, [3]string{md.Name, Format(v, md.Format), md.Unit})
+	}
+	var rest []string
+	for k := range jr.Results {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	for _, k := range rest {
+		out = append(out, [3]string{k, Format(jr.Results[k], "n2"), ""})
+	}
+	return out
+}
+
+// Format renders v with a .NET-style format as crank's metadata gives it ("n0", "n2"):
+// that many decimals and thousands separators.
+func Format(v float64, format string) string {
+	decimals := 2
+	if d, err := strconv.Atoi(strings.TrimPrefix(strings.ToLower(format), "n")); err == nil && d >= 0 && d < 10 {
+		decimals = d
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	s := strconv.FormatFloat(math.Abs(v), 'f', decimals, 64)
+	intPart, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	if v < 0 && s != strings.Repeat("0", len(s)) {
+		b.WriteByte('-')
+	}
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if frac != "" {
+		b.WriteByte('.')
+		b.WriteString(frac)
+	}
+	return b.String()
+}
