@@ -1,5 +1,7 @@
 package api
 
+import "time"
+
 // JobState is a job's place in its life on the agent, named as crank names them.
 type JobState string
 
@@ -36,6 +38,8 @@ type JobStatus struct {
 	StartTimeMs float64 `json:"startTimeMs,omitempty"`
 	// BuildReused is true when a cached build with the same source hash served.
 	BuildReused bool `json:"buildReused,omitempty"`
+	// MeasuredStart is when a load job's measured run began (after its warm-up run).
+	MeasuredStart *time.Time `json:"measuredStart,omitempty"`
 }
 
 // Info describes an agent's machine.

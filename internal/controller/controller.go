@@ -1,0 +1,148 @@
+// Package controller runs a resolved scenario on agents: it submits each service's job, uploads
+// its source, starts it and waits until it is ready, runs the load services to completion, then
+// stops everything, collects the measurements and turns them into results.
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+)
+
+// Service is one service of a resolved scenario.
+type Service struct {
+	Name string
+	Job  api.Job
+	// Endpoints are agent URLs; empty runs the service on the embedded local agent.
+	Endpoints []string
+}
+
+// EmbeddedStarter starts an agent inside this process and returns its URL and how to stop it.
+type EmbeddedStarter func(ctx context.Context) (url string, stop func(context.Context) error, err error)
+
+// Options configure a Controller.
+type Options struct {
+	Logger *slog.Logger
+	// Progress receives one human-readable line per step (nil: discarded).
+	Progress   io.Writer
+	AgentToken string
+	HTTPClient *http.Client
+	// StartEmbedded is called at most once, when a service has no endpoint.
+	StartEmbedded EmbeddedStarter
+	// PollInterval between status reads (default 250 ms).
+	PollInterval time.Duration
+	// AgentSilence is how long an agent may fail to answer before the run fails naming it (default 10 s).
+	AgentSilence time.Duration
+	// StopTimeout bounds the wait for stopped jobs (default 15 s).
+	StopTimeout time.Duration
+}
+
+// Default timings.
+const (
+	DefaultPollInterval = 250 * time.Millisecond
+	DefaultAgentSilence = 10 * time.Second
+	DefaultStopTimeout  = 15 * time.Second
+)
+
+// Controller drives agents. It keeps one client per agent URL and the embedded agent, if started.
+type Controller struct {
+	opts Options
+	log  *slog.Logger
+
+	mu            sync.Mutex
+	clients       map[string]*api.Client
+	infos         map[string]api.Info
+	embeddedURL   string
+	embeddedStop  func(context.Context) error
+	embeddedError error
+}
+
+// New returns a Controller; call Close when done.
+func New(opts Options) *Controller {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Progress == nil {
+		opts.Progress = io.Discard
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = DefaultPollInterval
+	}
+	if opts.AgentSilence <= 0 {
+		opts.AgentSilence = DefaultAgentSilence
+	}
+	if opts.StopTimeout <= 0 {
+		opts.StopTimeout = DefaultStopTimeout
+	}
+	return &Controller{opts: opts, log: opts.Logger, clients: map[string]*api.Client{}, infos: map[string]api.Info{}}
+}
+
+// Close stops the embedded agent, if one was started.
+func (c *Controller) Close(ctx context.Context) error {
+	c.mu.Lock()
+	stop := c.embeddedStop
+	c.embeddedStop = nil
+	c.mu.Unlock()
+	if stop == nil {
+		return nil
+	}
+	return stop(ctx)
+}
+
+func (c *Controller) progress(service, format string, args ...any) {
+	fmt.Fprintf(c.opts.Progress, "[%s] %s\n", service, fmt.Sprintf(format, args...))
+}
+
+// endpoints returns the agent URLs of a service, starting the embedded agent when it has none.
+func (c *Controller) endpoints(ctx context.Context, s Service) ([]string, error) {
+	if len(s.Endpoints) > 0 {
+		return s.Endpoints, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.embeddedURL == "" && c.embeddedError == nil {
+		if c.opts.StartEmbedded == nil {
+			c.embeddedError = errors.New("no endpoint and no embedded agent")
+		} else {
+			c.embeddedURL, c.embeddedStop, c.embeddedError = c.opts.StartEmbedded(ctx)
+		}
+	}
+	if c.embeddedError != nil {
+		return nil, fmt.Errorf("service %q: starting the embedded agent: %w", s.Name, c.embeddedError)
+	}
+	return []string{c.embeddedURL}, nil
+}
+
+// client returns the client of url, checking once that the agent answers.
+func (c *Controller) client(ctx context.Context, url string) (*api.Client, api.Info, error) {
+	c.mu.Lock()
+	cl, ok := c.clients[url]
+	info := c.infos[url]
+	c.mu.Unlock()
+	if ok {
+		return cl, info, nil
+	}
+	cl, err := api.NewClient(url, c.opts.AgentToken, c.opts.HTTPClient)
+	if err != nil {
+		return nil, api.Info{}, err
+	}
+	hctx, cancel := context.WithTimeout(ctx, c.opts.AgentSilence)
+	defer cancel()
+	if err := cl.Health(hctx); err != nil {
+		return nil, api.Info{}, fmt.Errorf("agent %s is unreachable: %w", url, err)
+	}
+	if info, err = cl.Info(hctx); err != nil {
+		return nil, api.Info{}, fmt.Errorf("agent %s: %w", url, err)
+	}
+	c.mu.Lock()
+	c.clients[url], c.infos[url] = cl, info
+	c.mu.Unlock()
+	return cl, info, nil
+}

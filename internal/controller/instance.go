@@ -1,0 +1,172 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/source"
+)
+
+// instance is one service's job on one agent.
+type instance struct {
+	service  string
+	url      string
+	client   *api.Client
+	info     api.Info
+	job      api.Job
+	id       string
+	started  time.Time
+	status   api.JobStatus
+	lastOK   time.Time
+	measured api.Measurements
+}
+
+func (in *instance) String() string { return fmt.Sprintf("%s on %s", in.service, in.url) }
+
+// packs caches packed source folders for one run.
+type packs struct {
+	mu sync.Mutex
+	m  map[string]*source.Packed
+}
+
+func (p *packs) get(dir string) (*source.Packed, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pk, ok := p.m[dir]; ok {
+		return pk, nil
+	}
+	pk, err := source.Pack(dir)
+	if err != nil {
+		return nil, err
+	}
+	if p.m == nil {
+		p.m = map[string]*source.Packed{}
+	}
+	p.m[dir] = pk
+	return pk, nil
+}
+
+// launch submits the job, uploads its source and starts it. It does not wait for readiness.
+func (c *Controller) launch(ctx context.Context, in *instance, pk *packs) error {
+	job := in.job
+	var packed *source.Packed
+	if job.Source != nil && job.Source.LocalFolder != "" {
+		var err error
+		if packed, err = pk.get(job.Source.LocalFolder); err != nil {
+			return fmt.Errorf("service %q: %w", in.service, err)
+		}
+		src := *job.Source
+		src.Hash = packed.Hash
+		job.Source = &src
+	}
+	id, err := in.client.Submit(ctx, job)
+	if err != nil {
+		return fmt.Errorf("service %q: submitting job %q to %s: %w", in.service, job.Name, in.url, err)
+	}
+	in.id = id
+	in.lastOK = time.Now()
+	if st, err := in.client.Status(ctx, id); err == nil && st.Skipped != "" {
+		in.status = st
+		return nil
+	}
+	if packed != nil {
+		c.progress(in.service, "uploading %s (%d files, %d KB) to %s", job.Source.LocalFolder, packed.Files, len(packed.TarGz)/1024, in.url)
+		if err := in.client.Upload(ctx, id, strings.NewReader(string(packed.TarGz))); err != nil {
+			return fmt.Errorf("service %q: uploading source to %s: %w", in.service, in.url, err)
+		}
+	}
+	c.progress(in.service, "starting job %q on %s", job.Name, in.url)
+	in.started = time.Now()
+	if err := in.client.Start(ctx, id); err != nil {
+		return fmt.Errorf("service %q: starting job on %s: %w", in.service, in.url, err)
+	}
+	return nil
+}
+
+// poll reads the instance's status (renewing its lease). A failure is an error only once the
+// agent has not answered for AgentSilence.
+func (c *Controller) poll(ctx context.Context, in *instance) error {
+	pctx, cancel := context.WithTimeout(ctx, c.opts.AgentSilence/2)
+	defer cancel()
+	st, err := in.client.Status(pctx, in.id)
+	if err == nil {
+		in.status, in.lastOK = st, time.Now()
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if silent := time.Since(in.lastOK); silent >= c.opts.AgentSilence {
+		return fmt.Errorf("service %q: agent %s has not answered for %s: %w", in.service, in.url, silent.Round(time.Second), err)
+	}
+	return nil
+}
+
+// failure describes a Failed job, with the end of its output when the agent's error lacks it.
+func (c *Controller) failure(ctx context.Context, in *instance) error {
+	msg := in.status.Error
+	if msg == "" {
+		out, _ := in.client.Output(ctx, in.id, 0)
+		msg = "no error given; last output:\n" + lastLines(out, 20)
+	}
+	return fmt.Errorf("service %q: job %q failed on %s: %s", in.service, in.job.Name, in.url, msg)
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// waitUntil polls the instances until each satisfies done or fails; it also watches others
+// (their leases are renewed and a failure among them ends the wait).
+func (c *Controller) waitUntil(ctx context.Context, targets, others []*instance, done func(*instance) bool) error {
+	t := time.NewTicker(c.opts.PollInterval)
+	defer t.Stop()
+	for {
+		pending := 0
+		for _, in := range append(append([]*instance{}, targets...), others...) {
+			if err := c.poll(ctx, in); err != nil {
+				return err
+			}
+		}
+		for _, in := range others {
+			if in.status.State == api.StateFailed || in.status.State == api.StateStopped {
+				if in.status.State == api.StateFailed {
+					return c.failure(ctx, in)
+				}
+				return fmt.Errorf("service %q: job on %s stopped during the run (exit code %s)", in.service, in.url, exitCode(in.status))
+			}
+		}
+		for _, in := range targets {
+			switch {
+			case in.status.Skipped != "":
+			case in.status.State == api.StateFailed:
+				return c.failure(ctx, in)
+			case !done(in):
+				pending++
+			}
+		}
+		if pending == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+func exitCode(s api.JobStatus) string {
+	if s.ExitCode == nil {
+		return "unknown"
+	}
+	return fmt.Sprint(*s.ExitCode)
+}
