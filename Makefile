@@ -1,0 +1,47 @@
+# Crankshaft. `make build` builds the CLI, the agent and the Go load tools; `make test` installs
+# what the tests need (Debian packages, influxd) and runs every test.
+GO        ?= go
+BIN       := bin
+CACHE     := .cache
+GOFLAGS   ?= -buildvcs=false
+export GOFLAGS
+
+.PHONY: build agents test test-deps bench clean
+
+build:
+	$(GO) build -o $(BIN)/crank ./cmd/crank
+	$(GO) build -o $(BIN)/crank-agent ./cmd/crank-agent
+	$(GO) build -o $(BIN)/ github.com/codesenberg/bombardier github.com/bojand/ghz/cmd/ghz
+
+# Agents for x64 and ARM benchmark machines, with the Go load tools beside them.
+agents:
+	for arch in amd64 arm64; do \
+	  CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -o $(BIN)/crank-agent-linux-$$arch ./cmd/crank-agent || exit 1; \
+	done
+
+# Debian packages (wrk, h2load, nginx, qemu for the arm64 agent test) and influxd 1.8.10,
+# built from the Go module proxy once and cached in .cache/bin.
+test-deps:
+	@missing=""; \
+	for t in wrk:wrk h2load:nghttp2-client nginx:nginx-light qemu-aarch64-static:qemu-user-static; do \
+	  command -v $${t%%:*} >/dev/null 2>&1 || missing="$$missing $${t#*:}"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	  else echo "warning: not root, cannot install$$missing; the tests that need them will be skipped"; fi; \
+	fi
+	@if [ ! -x $(CACHE)/bin/influxd ]; then \
+	  echo "building influxd v1.8.10 into $(CACHE)/bin (about 3 minutes, once)"; \
+	  GOBIN=$(CURDIR)/$(CACHE)/bin $(GO) install github.com/influxdata/influxdb/cmd/influxd@v1.8.10 || exit 1; \
+	fi
+
+test: test-deps build
+	PATH="$(CURDIR)/$(BIN):$(CURDIR)/$(CACHE)/bin:$$PATH" $(GO) test -count=1 -timeout 20m ./...
+
+bench: build
+	$(GO) run ./bench
+
+clean:
+	rm -rf $(BIN)
