@@ -1,0 +1,182 @@
+// Package proc runs the agent's processes. Each process starts in its own process group, so
+// stopping it ends every process it spawned: Start returns a handle, Wait is a channel closed when
+// the process has exited, and Stop(timeout) sends SIGTERM to the whole group, then SIGKILL once
+// the timeout has passed.
+//
+// When the group leader exits by itself, whatever is left of its group is killed before the exit
+// is reported, so no process outlives the job it belongs to.
+package proc
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+)
+
+// Spec says what to run.
+type Spec struct {
+	// Path is the resolved executable; Args are its arguments without argv[0].
+	Path string
+	Args []string
+	Dir  string
+	// Env is the complete environment (nil: the agent's own).
+	Env []string
+	// Stdout and Stderr receive the process's output; nil discards it. They may be the same
+	// writer, which then must be safe for concurrent use.
+	Stdout, Stderr io.Writer
+}
+
+// Exit is how a process ended.
+type Exit struct {
+	// Code is the exit status, or -1 when the process was ended by a signal.
+	Code int
+	// Signal names the signal that ended the process, if one did.
+	Signal string
+	Time   time.Time
+}
+
+// Success reports whether the process exited with status 0.
+func (e Exit) Success() bool { return e.Code == 0 && e.Signal == "" }
+
+func (e Exit) String() string {
+	if e.Signal != "" {
+		return "killed by " + e.Signal
+	}
+	return fmt.Sprintf("exit code %d", e.Code)
+}
+
+// Process is a running process group.
+type Process struct {
+	cmd     *exec.Cmd
+	done    chan struct{}
+	exit    Exit
+	copies  sync.WaitGroup
+	readers []*os.File
+}
+
+// outputDrain bounds how long output is still read after the group is gone (a process that left
+// the group may keep the pipe open).
+const outputDrain = 2 * time.Second
+
+// Start starts the process in a new process group.
+func Start(s Spec) (*Process, error) {
+	cmd := exec.Command(s.Path, s.Args...)
+	cmd.Dir, cmd.Env = s.Dir, s.Env
+	cmd.SysProcAttr = sysProcAttr()
+	p := &Process{cmd: cmd, done: make(chan struct{})}
+	var writeEnds []*os.File
+	closeAll := func() {
+		for _, f := range append(writeEnds, p.readers...) {
+			f.Close()
+		}
+	}
+	for _, o := range []struct {
+		dst  io.Writer
+		slot *io.Writer
+	}{{s.Stdout, &cmd.Stdout}, {s.Stderr, &cmd.Stderr}} {
+		if o.dst == nil {
+			continue
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("start %s: output pipe: %w", s.Path, err)
+		}
+		p.readers, writeEnds = append(p.readers, r), append(writeEnds, w)
+		*o.slot = w
+	}
+	if err := cmd.Start(); err != nil {
+		closeAll()
+		return nil, fmt.Errorf("start %s: %w", s.Path, err)
+	}
+	for _, w := range writeEnds {
+		w.Close() // the child holds its own copies
+	}
+	dsts := []io.Writer{s.Stdout, s.Stderr}
+	i := 0
+	for _, d := range dsts {
+		if d == nil {
+			continue
+		}
+		r := p.readers[i]
+		i++
+		p.copies.Add(1)
+		go func() {
+			defer p.copies.Done()
+			_, _ = io.Copy(d, r)
+		}()
+	}
+	go p.wait()
+	return p, nil
+}
+
+// Pid is the process's id, which is also its process group's id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Wait returns a channel closed once the process has exited, the rest of its group has been
+// killed and its output has been read.
+func (p *Process) Wait() <-chan struct{} { return p.done }
+
+// Exit is how the process ended; valid once Wait's channel is closed.
+func (p *Process) Exit() Exit {
+	<-p.done
+	return p.exit
+}
+
+// Stop sends SIGTERM to the process group, SIGKILL after timeout if the leader still runs, and
+// waits for the exit.
+func (p *Process) Stop(timeout time.Duration) Exit {
+	select {
+	case <-p.done:
+		return p.exit
+	default:
+	}
+	signalGroup(p.Pid(), sigTerm)
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-p.done:
+	case <-t.C:
+		signalGroup(p.Pid(), sigKill)
+		<-p.done
+	}
+	return p.exit
+}
+
+func (p *Process) wait() {
+	err := waitAndKillGroup(p.cmd)
+	p.exit = exitOf(p.cmd.ProcessState, err)
+	drained := make(chan struct{})
+	go func() {
+		p.copies.Wait()
+		close(drained)
+	}()
+	select {
+	case <-drained:
+	case <-time.After(outputDrain):
+		for _, r := range p.readers {
+			r.Close()
+		}
+		<-drained
+	}
+	for _, r := range p.readers {
+		r.Close()
+	}
+	close(p.done)
+}
+
+func exitOf(ps *os.ProcessState, err error) Exit {
+	e := Exit{Time: time.Now(), Code: -1}
+	if ps == nil {
+		e.Signal = fmt.Sprintf("wait error: %v", err)
+		return e
+	}
+	e.Code = ps.ExitCode()
+	if e.Code == -1 {
+		e.Signal = signalName(ps)
+	}
+	return e
+}

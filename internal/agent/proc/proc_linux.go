@@ -1,0 +1,57 @@
+package proc
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+const (
+	sigTerm = unix.SIGTERM
+	sigKill = unix.SIGKILL
+)
+
+// sysProcAttr puts the process in its own group and has the kernel kill it when the agent dies.
+// Pdeathsig follows the OS thread that started the child; the Go runtime keeps its threads for
+// the life of the process, so in practice that is the agent's life. Grandchildren are not covered
+// by Pdeathsig: Stop, Delete, lease expiry and Shutdown kill the whole group.
+func sysProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// signalGroup signals every process in group pgid; a group already gone is not an error.
+func signalGroup(pgid int, sig unix.Signal) {
+	_ = unix.Kill(-pgid, sig)
+}
+
+// waitAndKillGroup waits for the leader to exit, kills the rest of its group, then reaps it. The
+// leader stays unreaped (WNOWAIT) while its group is killed, so that its id, which is also the
+// group's id, cannot be reused in between.
+func waitAndKillGroup(cmd *exec.Cmd) error {
+	pid := cmd.Process.Pid
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	signalGroup(pid, sigKill)
+	return cmd.Wait()
+}
+
+func signalName(ps *os.ProcessState) string {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return unix.SignalName(ws.Signal())
+	}
+	return "signal"
+}
+
+// Alive reports whether a process with this pid exists (signal 0 does not fail with ESRCH).
+// A zombie counts as alive.
+func Alive(pid int) bool {
+	return !errors.Is(unix.Kill(pid, 0), unix.ESRCH)
+}

@@ -1,0 +1,37 @@
+//go:build !linux
+
+package proc
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+const (
+	sigTerm = syscall.SIGTERM
+	sigKill = syscall.SIGKILL
+)
+
+// sysProcAttr puts the process in its own group (no parent-death signal outside Linux).
+func sysProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+
+func signalGroup(pgid int, sig syscall.Signal) { _ = syscall.Kill(-pgid, sig) }
+
+// waitAndKillGroup reaps the leader, then kills what is left of its group.
+func waitAndKillGroup(cmd *exec.Cmd) error {
+	err := cmd.Wait()
+	signalGroup(cmd.Process.Pid, sigKill)
+	return err
+}
+
+func signalName(ps *os.ProcessState) string {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return ws.Signal().String()
+	}
+	return "signal"
+}
+
+// Alive reports whether a process with this pid exists.
+func Alive(pid int) bool { return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) }

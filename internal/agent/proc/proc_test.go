@@ -1,0 +1,152 @@
+package proc
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lockedBuffer is a bytes.Buffer safe for the two output copiers.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for Alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d still alive", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestExitAndOutput(t *testing.T) {
+	var out, errOut lockedBuffer
+	p, err := Start(Spec{Path: "/bin/sh", Args: []string{"-c", "echo out; echo err >&2; exit 3"}, Stdout: &out, Stderr: &errOut})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-p.Wait()
+	e := p.Exit()
+	if e.Code != 3 || e.Success() || e.String() != "exit code 3" {
+		t.Errorf("exit = %+v", e)
+	}
+	if out.String() != "out\n" || errOut.String() != "err\n" {
+		t.Errorf("stdout %q stderr %q", out.String(), errOut.String())
+	}
+}
+
+// TestStopKillsGrandchildren: a shell that leaves a background child; Stop ends both.
+func TestStopKillsGrandchildren(t *testing.T) {
+	var out lockedBuffer
+	p, err := Start(Spec{Path: "/bin/sh", Args: []string{"-c", "sleep 300 & echo $!; sleep 300"}, Stdout: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(out.String(), "\n") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	child, err := strconv.Atoi(strings.TrimSpace(out.String()))
+	if err != nil {
+		t.Fatalf("child pid from %q: %v", out.String(), err)
+	}
+	e := p.Stop(2 * time.Second)
+	if e.Signal != "SIGTERM" {
+		t.Errorf("exit = %+v, want killed by SIGTERM", e)
+	}
+	waitGone(t, p.Pid())
+	waitGone(t, child)
+}
+
+// TestStopEscalates: a leader ignoring SIGTERM is killed after the timeout.
+func TestStopEscalates(t *testing.T) {
+	var out lockedBuffer
+	p, err := Start(Spec{Path: "/bin/sh", Args: []string{"-c", "trap '' TERM; echo armed; while :; do sleep 1; done"}, Stdout: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(out.String(), "armed") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	start := time.Now()
+	e := p.Stop(200 * time.Millisecond)
+	if e.Signal != "SIGKILL" || time.Since(start) < 200*time.Millisecond {
+		t.Errorf("exit = %+v after %s, want SIGKILL after the timeout", e, time.Since(start))
+	}
+}
+
+// TestLeaderExitKillsGroup: when the leader exits by itself its leftover children are killed.
+func TestLeaderExitKillsGroup(t *testing.T) {
+	var out lockedBuffer
+	p, err := Start(Spec{Path: "/bin/sh", Args: []string{"-c", "sleep 300 & echo $!"}, Stdout: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.Wait():
+	case <-time.After(10 * time.Second):
+		t.Fatal("no exit")
+	}
+	child, err := strconv.Atoi(strings.TrimSpace(out.String()))
+	if err != nil {
+		t.Fatalf("child pid from %q: %v", out.String(), err)
+	}
+	if !p.Exit().Success() {
+		t.Errorf("exit = %+v", p.Exit())
+	}
+	waitGone(t, child)
+}
+
+func TestLookPath(t *testing.T) {
+	dir := t.TempDir()
+	other := t.TempDir()
+	write := func(p string, mode os.FileMode) {
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, "app"), 0o755)
+	write(filepath.Join(dir, "data"), 0o644)
+	write(filepath.Join(other, "tool"), 0o755)
+	if err := os.Symlink(filepath.Join(other, "tool"), filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := LookPath("./app", dir); err != nil || got != filepath.Join(dir, "app") {
+		t.Errorf("./app = %q, %v", got, err)
+	}
+	if got, err := LookPath("tool", dir, other); err != nil || got != filepath.Join(other, "tool") {
+		t.Errorf("tool = %q, %v", got, err)
+	}
+	if got, err := LookPath("sh", dir, other); err != nil || !strings.HasSuffix(got, "/sh") {
+		t.Errorf("sh = %q, %v", got, err)
+	}
+	for _, bad := range []string{"./data", "../x/app", "./link", "./missing", "no-such-tool-xyz"} {
+		if got, err := LookPath(bad, dir, other); err == nil {
+			t.Errorf("LookPath(%q) = %q, want an error", bad, got)
+		} else if !strings.Contains(err.Error(), bad) {
+			t.Errorf("LookPath(%q): error %q does not name it", bad, err)
+		}
+	}
+}
