@@ -1,0 +1,88 @@
+package wrk_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/crankshaft/crankshaft/internal/drivers/drivertest"
+	"github.com/crankshaft/crankshaft/internal/drivers/wrk"
+	"github.com/crankshaft/crankshaft/internal/measure"
+)
+
+func TestGolden(t *testing.T) {
+	drivertest.Run(t, wrk.Parser{}, "testdata")
+}
+
+// TestValues pins a few values read by hand from the captured outputs, so that a golden file
+// rewritten with -update cannot silently change them.
+func TestValues(t *testing.T) {
+	cases := map[string]map[string]float64{
+		"plaintext": {
+			measure.WrkRPS: 77882.95, measure.RPS: 77882.95, measure.Requests: 85651,
+			measure.LatencyMean: 0.58324, measure.LatencyMax: 16.29, measure.Latency50: 0.078,
+			measure.Latency75: 0.174, measure.Latency90: 2.04, measure.Latency99: 6.99,
+			measure.BadResponses: 0, measure.Errors: 0,
+		},
+		"mixed": {
+			measure.WrkRPS: 30064.05, measure.RPS: 30064.05, measure.Requests: 31934,
+			measure.LatencyMean: 1.05, measure.LatencyMax: 36.9, measure.Latency50: 0.112,
+			measure.Latency75: 0.272, measure.Latency90: 1.62, measure.Latency99: 18.29,
+			measure.BadResponses: 13686, measure.Errors: 7984,
+		},
+		"seconds": {
+			measure.WrkRPS: 1, measure.RPS: 1, measure.Requests: 2,
+			measure.LatencyMean: 1100, measure.LatencyMax: 1100, measure.Latency50: 1100,
+			measure.Latency75: 1100, measure.Latency90: 1100, measure.Latency99: 1100,
+			measure.BadResponses: 0, measure.Errors: 0,
+		},
+		"nolatency": {
+			measure.WrkRPS: 70434.02, measure.RPS: 70434.02, measure.Requests: 77467,
+			measure.LatencyMean: 0.5008, measure.LatencyMax: 9.85,
+			measure.BadResponses: 0, measure.Errors: 0,
+		},
+	}
+	for name, want := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := drivertest.Parse(t, wrk.Parser{}, filepath.Join("testdata", name, "output.txt"))
+			if got.Error != "" {
+				t.Fatalf("Parse: %s", got.Error)
+			}
+			drivertest.Compare(t, got.Measurements, want)
+		})
+	}
+}
+
+func TestErrorsQuoteWrk(t *testing.T) {
+	cases := map[string]string{
+		"refused":   "wrk: run failed: unable to connect to 127.0.0.1:1 Connection refused",
+		"empty":     "wrk: empty output",
+		"dropped":   "wrk: no responses (Socket errors: connect 0, read 19020, write 0, timeout 0)",
+		"badscript": "wrk: script not loaded (wrk ran without it): /tmp/capture/bad.lua: /tmp/capture/bad.lua:2: unexpected symbol near '='",
+	}
+	for name, want := range cases {
+		got := drivertest.Parse(t, wrk.Parser{}, filepath.Join("testdata", name, "output.txt"))
+		if got.Error != want {
+			t.Errorf("%s: error %q, want %q", name, got.Error, want)
+		}
+	}
+}
+
+func TestFiles(t *testing.T) {
+	p := wrk.Parser{}
+	if p.Name() != "wrk" {
+		t.Errorf("Name() = %q", p.Name())
+	}
+	want, err := os.ReadFile(filepath.Join("scripts", "pipeline.lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := p.Files()
+	if len(files) != 1 || string(files[wrk.PipelineScript]) != string(want) {
+		t.Errorf("Files() = %d files, %s = %q; want only the script on disk", len(files), wrk.PipelineScript, files[wrk.PipelineScript])
+	}
+	files[wrk.PipelineScript][0] = 'X'
+	if p.Files()[wrk.PipelineScript][0] == 'X' {
+		t.Error("Files() shares its bytes between calls")
+	}
+}
