@@ -1,0 +1,63 @@
+package gate
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// parseInterleaved parses fs's flags wherever they stand among the positional arguments
+// ("compare a.json --threshold 5% b.json") and returns the positionals in order. Everything after
+// "--" is positional.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string { return strings.Join(*s, ",") }
+
+func (s *stringList) Set(v string) error {
+	*s = append(*s, v)
+	return nil
+}
+
+// fraction is a relative amount given as "5%" or "0.05".
+type fraction float64
+
+func (f *fraction) String() string { return strconv.FormatFloat(float64(*f)*100, 'g', -1, 64) + "%" }
+
+func (f *fraction) Set(v string) error {
+	s := strings.TrimSpace(v)
+	pct := strings.HasSuffix(s, "%")
+	x, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%q is not a number: write 5%% or 0.05", v)
+	case pct:
+		x /= 100
+	case x > 1:
+		return fmt.Errorf("%q is ambiguous: write %s%% or a fraction such as 0.05", v, s)
+	}
+	if x < 0 {
+		return fmt.Errorf("%q is negative", v)
+	}
+	*f = fraction(x)
+	return nil
+}

@@ -1,0 +1,196 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/stats"
+)
+
+// Defaults of `crank compare`.
+const (
+	DefaultThreshold = 0.05
+	DefaultAlpha     = 0.05
+	DefaultSeed      = 1
+)
+
+// CompareOptions tune a comparison. Zero values mean the defaults.
+type CompareOptions struct {
+	Metrics      []string // metrics to compare; empty means RPS, http/latency/99 and benchmarks/cpu
+	Threshold    float64  // smallest relative change that counts
+	Alpha        float64  // significance level of the tests
+	MarkdownFile string   // when set, a PR-comment table is written there
+	BaseName     string   // display names of the two results ("base", "head" when empty)
+	HeadName     string
+	Seed         uint64 // bootstrap seed; 0 means DefaultSeed
+}
+
+func (o CompareOptions) withDefaults() CompareOptions {
+	if o.Threshold <= 0 {
+		o.Threshold = DefaultThreshold
+	}
+	if o.Alpha <= 0 {
+		o.Alpha = DefaultAlpha
+	}
+	if o.Seed == 0 {
+		o.Seed = DefaultSeed
+	}
+	if o.BaseName == "" {
+		o.BaseName = "base"
+	}
+	if o.HeadName == "" {
+		o.HeadName = "head"
+	}
+	return o
+}
+
+// CompareResults compares head against base, writes the text report to stdout (when not nil) and
+// the markdown one to opts.MarkdownFile (when set). An unknown metric is an error.
+func CompareResults(base, head *results.Result, opts CompareOptions, stdout io.Writer) (Report, error) {
+	opts = opts.withDefaults()
+	return compareFiles([]*results.Result{base, head}, []string{opts.BaseName, opts.HeadName}, opts, stdout)
+}
+
+func compareFiles(rs []*results.Result, names []string, opts CompareOptions, stdout io.Writer) (Report, error) {
+	for _, m := range opts.Metrics {
+		found := false
+		for _, r := range rs {
+			found = found || hasMetric(r, m)
+		}
+		if !found {
+			return Report{}, fmt.Errorf("unknown metric %q: no service of %v reports it", m, names)
+		}
+	}
+	rep := buildReport(rs, names, opts)
+	if stdout != nil {
+		if err := rep.WriteText(stdout); err != nil {
+			return rep, fmt.Errorf("compare: writing the report: %w", err)
+		}
+	}
+	if opts.MarkdownFile != "" {
+		if err := writeMarkdownFile(opts.MarkdownFile, rep); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+func writeMarkdownFile(path string, rep Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("markdown %s: %w", path, err)
+	}
+	werr := rep.WriteMarkdown(f)
+	if err := errors.Join(werr, f.Close()); err != nil {
+		return fmt.Errorf("markdown %s: %w", path, err)
+	}
+	return nil
+}
+
+func buildReport(rs []*results.Result, names []string, opts CompareOptions) Report {
+	rep := Report{Files: names, Threshold: opts.Threshold, Alpha: opts.Alpha}
+	for _, svc := range serviceNames(rs) {
+		jobs := make([]*results.JobResult, len(rs))
+		for i, r := range rs {
+			jobs[i] = r.JobResults.Jobs[svc]
+		}
+		sr := ServiceReport{Service: svc}
+		for _, m := range metricsOf(jobs, opts.Metrics) {
+			sr.Rows = append(sr.Rows, compareRow(jobs, m, opts))
+		}
+		if len(sr.Rows) > 0 {
+			rep.Services = append(rep.Services, sr)
+		}
+	}
+	return rep
+}
+
+// compareRow compares metric m of every job (index 0 is the base) with the base.
+func compareRow(jobs []*results.JobResult, m string, opts CompareOptions) Row {
+	md := metadataOf(m, jobs...)
+	row := Row{Metric: m, Direction: DirectionOf(m, md)}
+	if md != nil {
+		row.Format = md.Format
+	}
+	row.Base, row.BasePresent = value(jobs[0], m)
+	baseSamples := samples(jobs[0], m)
+	for _, jr := range jobs[1:] {
+		c := Comparison{}
+		c.Value, c.Present = value(jr, m)
+		if !c.Present || !row.BasePresent {
+			c.Verdict = VerdictMissing
+			row.Compared = append(row.Compared, c)
+			continue
+		}
+		c.Change = relativeChange(row.Base, c.Value)
+		testSignificance(&c, baseSamples, samples(jr, m), opts)
+		c.Verdict = decide(row.Direction, c, opts)
+		row.Compared = append(row.Compared, c)
+	}
+	return row
+}
+
+// value is the metric's reported value, or the mean of its iterations when only those have it.
+func value(jr *results.JobResult, m string) (float64, bool) {
+	if jr == nil {
+		return 0, false
+	}
+	if v, ok := jr.Results[m]; ok {
+		return v, true
+	}
+	if s := samples(jr, m); len(s) > 0 {
+		return stats.Mean(s), true
+	}
+	return 0, false
+}
+
+func relativeChange(base, v float64) float64 {
+	switch {
+	case base != 0:
+		return v/base - 1
+	case v == 0:
+		return 0
+	}
+	return math.Copysign(math.Inf(1), v)
+}
+
+// testSignificance fills the comparison's test, p-value and bootstrap interval when both sides have
+// MinIterations: Mann-Whitney U, or Welch's t when U cannot reach alpha with so few iterations.
+func testSignificance(c *Comparison, base, head []float64, opts CompareOptions) {
+	if len(base) < MinIterations || len(head) < MinIterations {
+		return
+	}
+	u, err := stats.MannWhitneyU(base, head)
+	if err != nil {
+		return
+	}
+	c.Test, c.PValue = TestMannWhitney, u.PValue
+	if u.MinPValue > opts.Alpha {
+		if w, err := stats.WelchT(base, head); err == nil {
+			c.Test, c.PValue, c.FellBack = TestWelch, w.PValue, true
+		}
+	}
+	if ci, err := stats.BootstrapRatioCI(base, head, 0.95, stats.DefaultResamples, opts.Seed); err == nil {
+		c.CI, c.HasCI = ci, true
+	}
+}
+
+// decide turns a comparison into a verdict: a change within the threshold is no change; past it, a
+// test (when there was one) must be significant; then the direction tells better from worse.
+func decide(dir Direction, c Comparison, opts CompareOptions) Verdict {
+	switch {
+	case math.Abs(c.Change) <= opts.Threshold:
+		return VerdictNoChange
+	case c.Test != TestNone && c.PValue > opts.Alpha:
+		return VerdictNotSignificant
+	case dir == DirectionUnknown:
+		return VerdictChanged
+	case (dir == LowerIsBetter) == (c.Change > 0):
+		return VerdictRegressed
+	}
+	return VerdictImproved
+}

@@ -1,0 +1,95 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/results"
+)
+
+// Exit codes of the gate commands.
+const (
+	ExitOK        = 0
+	ExitRegressed = 1
+	ExitBadInput  = 2
+)
+
+const compareUsage = `usage: crank compare BASE.json HEAD.json [MORE.json...] [flags]
+
+Compares each result with BASE. A metric regresses when it moves the bad way by more than
+--threshold and, when both sides have at least 3 iterations, the difference is significant at
+--alpha. Exit status: 0 no regression, 1 a regression, 2 bad input.
+
+Flags:
+`
+
+// Compare implements `crank compare BASE.json HEAD.json [MORE.json...] [--metric NAME]...
+// [--threshold 5%] [--markdown FILE] [--alpha 0.05]` and returns its exit code.
+func Compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, compareUsage)
+		fs.PrintDefaults()
+	}
+	var metrics stringList
+	threshold := fraction(DefaultThreshold)
+	fs.Var(&metrics, "metric", "metric to compare (repeatable); default: RPS, http/latency/99, benchmarks/cpu")
+	fs.Var(&threshold, "threshold", "smallest relative change that counts, as 5% or 0.05")
+	markdown := fs.String("markdown", "", "also write the comparison as a markdown table to `FILE`")
+	alpha := fs.Float64("alpha", DefaultAlpha, "significance level of the tests")
+	files, err := parseInterleaved(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	}
+	if err != nil {
+		return ExitBadInput
+	}
+	if len(files) < 2 {
+		fmt.Fprintf(stderr, "crank compare: need a base and at least one result to compare, got %d file(s)\n", len(files))
+		fs.Usage()
+		return ExitBadInput
+	}
+	if *alpha <= 0 || *alpha >= 1 {
+		fmt.Fprintf(stderr, "crank compare: --alpha %g: want a level in (0, 1)\n", *alpha)
+		return ExitBadInput
+	}
+	rs, err := readResults(ctx, files)
+	if err != nil {
+		fmt.Fprintf(stderr, "crank compare: %v\n", err)
+		return ExitBadInput
+	}
+	opts := CompareOptions{Metrics: metrics, Threshold: float64(threshold), Alpha: *alpha, MarkdownFile: *markdown}.withDefaults()
+	if threshold == 0 {
+		opts.Threshold = 0 // an explicit 0% gates on any significant change
+	}
+	rep, err := compareFiles(rs, files, opts, stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "crank compare: %v\n", err)
+		return ExitBadInput
+	}
+	return rep.ExitCode()
+}
+
+// readResults reads every file, naming the file in any error.
+func readResults(ctx context.Context, files []string) ([]*results.Result, error) {
+	rs := make([]*results.Result, len(files))
+	for i, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		r, err := results.ReadFile(f)
+		if err != nil {
+			if !strings.Contains(err.Error(), f) {
+				err = fmt.Errorf("%s: %w", f, err)
+			}
+			return nil, err
+		}
+		rs[i] = r
+	}
+	return rs, nil
+}

@@ -1,0 +1,154 @@
+package gate
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/crankshaft/crankshaft/internal/measure"
+)
+
+func rps(level, noise float64) metricSpec { return metricSpec{measure.RPS, level, noise} }
+
+func TestCompareRPSDown10PercentFails(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, 1))
+	base := writeResult(t, dir, "base.json", newResult(rng, 5, rps(100000, 0.005)))
+	head := writeResult(t, dir, "head.json", newResult(rng, 5, rps(90000, 0.005)))
+	code, out, errOut := runCompare(base, head, "--threshold", "5%")
+	if code != ExitRegressed {
+		t.Fatalf("exit %d, want 1; stdout:\n%s\nstderr: %s", code, out, errOut)
+	}
+	for _, want := range []string{"[load]", "http/rps/mean", "-10.", "regressed", "0.0079", "Result: 1 regression(s) beyond 5%: load http/rps/mean."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCompareRPSDown1PercentPasses(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(2, 2))
+	base := writeResult(t, dir, "base.json", newResult(rng, 5, rps(100000, 0.001)))
+	head := writeResult(t, dir, "head.json", newResult(rng, 5, rps(99000, 0.001)))
+	code, out, _ := runCompare(base, head, "--threshold", "0.05")
+	if code != ExitOK || !strings.Contains(out, "no change") || !strings.Contains(out, "Result: no regression") {
+		t.Fatalf("exit %d, want 0 with \"no change\":\n%s", code, out)
+	}
+}
+
+func TestCompareBadInputExitsTwoNamingTheFile(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 3))
+	good := writeResult(t, dir, "base.json", newResult(rng, 0, rps(1000, 0)))
+	missing := filepath.Join(dir, "nope.json")
+	invalid := filepath.Join(dir, "invalid.json")
+	if err := os.WriteFile(invalid, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{good, missing}, missing},
+		{[]string{invalid, good}, invalid},
+		{[]string{good, good, "--metric", "http/latency/73"}, `unknown metric "http/latency/73"`},
+		{[]string{good}, "need a base and at least one result"},
+		{[]string{good, good, "--threshold", "5"}, "write 5% or a fraction"},
+		{[]string{good, good, "--alpha", "2"}, "--alpha 2"},
+	}
+	for _, c := range cases {
+		code, _, errOut := runCompare(c.args...)
+		if code != ExitBadInput || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+func TestCompareIsDirectionAware(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(4, 4))
+	lat := func(level float64) metricSpec { return metricSpec{measure.Latency99, level, 0.01} }
+	base := writeResult(t, dir, "base.json", newResult(rng, 6, rps(50000, 0.01), lat(2.0)))
+	faster := writeResult(t, dir, "faster.json", newResult(rng, 6, rps(60000, 0.01), lat(1.6)))
+	slower := writeResult(t, dir, "slower.json", newResult(rng, 6, rps(50000, 0.01), lat(2.4)))
+
+	code, out, _ := runCompare(base, faster)
+	if code != ExitOK || strings.Count(out, "improved") != 2 {
+		t.Errorf("RPS up and latency down: exit %d, want 0 and two \"improved\":\n%s", code, out)
+	}
+	code, out, _ = runCompare(base, slower)
+	if code != ExitRegressed || !strings.Contains(out, "Result: 1 regression(s) beyond 5%: load http/latency/99.") {
+		t.Errorf("latency up: exit %d, want 1 with a latency regression:\n%s", code, out)
+	}
+}
+
+func TestCompareWithoutIterationsUsesThresholdAlone(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(5, 5))
+	cpu := metricSpec{measure.CPU, 80, 0}
+	base := writeResult(t, dir, "base.json", newResult(rng, 0, rps(1000, 0), cpu))
+	head := writeResult(t, dir, "head.json", newResult(rng, 0, rps(930, 0), cpu))
+	code, out, _ := runCompare(base, head)
+	if code != ExitRegressed {
+		t.Fatalf("exit %d, want 1:\n%s", code, out)
+	}
+	for _, want := range []string{"threshold only", "no significance test", "-7.00%"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCompareNoisyShiftIsNotSignificant(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(6, 6))
+	base := newResult(rng, 5, rps(1000, 0))
+	head := newResult(rng, 5, rps(1000, 0))
+	// Interleaved samples: the means differ by 8%, but the ranks hardly at all.
+	for i, v := range []float64{800, 1000, 1200, 900, 1100} {
+		base.JobResults.Jobs["load"].Iterations[i][measure.RPS] = v
+		head.JobResults.Jobs["load"].Iterations[i][measure.RPS] = []float64{700, 950, 1150, 850, 950}[i]
+	}
+	base.JobResults.Jobs["load"].Results[measure.RPS] = 1000
+	head.JobResults.Jobs["load"].Results[measure.RPS] = 920
+	code, out, _ := runCompare(writeResult(t, dir, "b.json", base), writeResult(t, dir, "h.json", head))
+	if code != ExitOK || !strings.Contains(out, "not significant") {
+		t.Errorf("exit %d, want 0 and \"not significant\":\n%s", code, out)
+	}
+}
+
+func TestCompareMarkdownAndMoreFiles(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(7, 7))
+	base := writeResult(t, dir, "base.json", newResult(rng, 5, rps(100000, 0.002)))
+	same := writeResult(t, dir, "same.json", newResult(rng, 5, rps(100100, 0.002)))
+	worse := writeResult(t, dir, "worse.json", newResult(rng, 5, rps(80000, 0.002)))
+	md := filepath.Join(dir, "comment.md")
+	code, out, errOut := runCompare("--markdown", md, base, same, "--alpha", "0.05", worse)
+	if code != ExitRegressed {
+		t.Fatalf("exit %d, want 1 (third file regressed):\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "no change / regressed") {
+		t.Errorf("stdout lacks per-file verdicts:\n%s", out)
+	}
+	b, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	for _, want := range []string{
+		"### Performance comparison",
+		"| metric | base | same | worse | change | verdict | p | 95% CI of ratio |",
+		"| --- | ---: | ---: | ---: | ---: | --- | ---: | --- |",
+		"| `http/rps/mean` | ",
+		"no change / :x: **regressed**",
+		"**Result: 1 regression(s) beyond 5%: load http/rps/mean.**",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, text)
+		}
+	}
+}

@@ -1,0 +1,118 @@
+package gate
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/results"
+)
+
+// isDefaultMetric tells whether a measurement is gated when no --metric is given: every RPS
+// (names ending in /rps/mean), the 99th percentile latency and the CPU.
+func isDefaultMetric(name string) bool {
+	return strings.HasSuffix(name, "/rps/mean") || name == measure.Latency99 || name == measure.CPU
+}
+
+// metricRank orders a table's rows: RPS first, then latency, CPU, and the rest by name.
+func metricRank(name string) int {
+	switch {
+	case strings.HasSuffix(name, "/rps/mean"):
+		return 0
+	case name == measure.Latency99:
+		return 1
+	case name == measure.CPU:
+		return 2
+	}
+	return 3
+}
+
+func sortMetrics(names []string) {
+	slices.SortFunc(names, func(a, b string) int {
+		if ra, rb := metricRank(a), metricRank(b); ra != rb {
+			return ra - rb
+		}
+		return strings.Compare(a, b)
+	})
+}
+
+// metricsOf lists the metrics of one service to show: the wanted ones present in any of the job
+// results (nil entries allowed), or the default ones when wanted is empty.
+func metricsOf(jobs []*results.JobResult, wanted []string) []string {
+	seen := map[string]bool{}
+	for _, jr := range jobs {
+		if jr == nil {
+			continue
+		}
+		for name := range jr.Results {
+			if (len(wanted) == 0 && isDefaultMetric(name)) || slices.Contains(wanted, name) {
+				seen[name] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for name := range seen {
+		names = append(names, name)
+	}
+	sortMetrics(names)
+	return names
+}
+
+// hasMetric tells whether any service of r reports name.
+func hasMetric(r *results.Result, name string) bool {
+	for _, jr := range r.JobResults.Jobs {
+		if jr == nil {
+			continue
+		}
+		if _, ok := jr.Results[name]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// samples gathers the per-iteration values of name.
+func samples(jr *results.JobResult, name string) []float64 {
+	if jr == nil {
+		return nil
+	}
+	var out []float64
+	for _, it := range jr.Iterations {
+		if v, ok := it[name]; ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// metadataOf finds name's metadata in the first job result that declares it.
+func metadataOf(name string, jobs ...*results.JobResult) *api.Metadata {
+	for _, jr := range jobs {
+		if jr == nil {
+			continue
+		}
+		for i := range jr.Metadata {
+			if jr.Metadata[i].Name == name {
+				return &jr.Metadata[i]
+			}
+		}
+	}
+	return nil
+}
+
+// serviceNames lists the services of all results, sorted.
+func serviceNames(rs []*results.Result) []string {
+	seen := map[string]bool{}
+	for _, r := range rs {
+		for name := range r.JobResults.Jobs {
+			seen[name] = true
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for name := range seen {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
