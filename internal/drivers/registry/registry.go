@@ -1,0 +1,22 @@
+// Package registry builds the table of the load generator parsers the platform ships, keyed by the
+// value of a job's `parser` key.
+package registry
+
+import (
+	"github.com/crankshaft/crankshaft/internal/drivers"
+	"github.com/crankshaft/crankshaft/internal/drivers/bombardier"
+	"github.com/crankshaft/crankshaft/internal/drivers/ghz"
+	"github.com/crankshaft/crankshaft/internal/drivers/h2load"
+	"github.com/crankshaft/crankshaft/internal/drivers/wrk"
+)
+
+// Builtin returns a fresh map of every built-in parser by its Name: "wrk", "bombardier", "ghz",
+// "h2load". The caller may add to it.
+func Builtin() map[string]drivers.Parser {
+	list := []drivers.Parser{wrk.Parser{}, bombardier.Parser{}, ghz.Parser{}, h2load.Parser{}}
+	m := make(map[string]drivers.Parser, len(list))
+	for _, p := range list {
+		m[p.Name()] = p
+	}
+	return m
+}
