@@ -1,0 +1,290 @@
+package config
+
+import (
+	"fmt"
+	"log/slog"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+)
+
+// decoder turns a rendered job tree into an api.Job, strictly: every problem is collected with
+// the position of its key and where the job is used (scenario and service).
+type decoder struct {
+	where string // `scenario "plaintext": service "load"`
+	dirs  map[string]string
+	log   *slog.Logger
+	errs  []error
+}
+
+func (d *decoder) fail(pos Pos, key, format string, args ...any) {
+	d.errs = append(d.errs, fmt.Errorf("%s: %s: key %q: %s", pos, d.where, key, fmt.Sprintf(format, args...)))
+}
+
+// ignored logs a crank key that has no meaning here.
+func (d *decoder) ignored(p pair, key string) {
+	d.log.Debug("config: crank key ignored", "key", key, "at", p.keyPos.String(), "where", d.where)
+}
+
+// job decodes n (minus variables and job, handled by the caller) and returns the endpoints.
+func (d *decoder) job(n *node, j *api.Job) []string {
+	var endpoints []string
+	for _, p := range n.pairs {
+		switch p.key {
+		case "endpoints":
+			endpoints = d.endpoints(p)
+		case "executable", "arguments", "warmupArguments", "buildCommand", "readyStateText", "parser", "metricsUrl":
+			d.stringField(j, p)
+		case "environmentVariables":
+			j.Environment = d.stringMap(p)
+		case "port", "metricsPort":
+			d.intField(j, p)
+		case "waitForExit":
+			j.WaitForExit = d.boolean(p, p.key)
+		case "startTimeout", "timeout", "interval", "warmup":
+			d.durationField(j, p)
+		case "source":
+			j.Source = d.source(p)
+		case "options":
+			j.Options = d.options(p)
+		case "counters":
+			j.Counters = d.counters(p)
+		case "isConsoleApp", "onConfigure", "onResultsCreated", "onResultsCreating", "framework", "channel",
+			"runtimeVersion", "aspNetCoreVersion", "sdkVersion", "selfContained", "noClean":
+			d.ignored(p, p.key)
+		default:
+			d.unknown(p, "")
+		}
+	}
+	return endpoints
+}
+
+func (d *decoder) unknown(p pair, prefix string) {
+	key := prefix + p.key
+	if hint := knownFold(p.key); hint != "" {
+		d.fail(p.keyPos, key, "unknown key (keys are case-sensitive: did you mean %q?)", prefix+hint)
+		return
+	}
+	d.fail(p.keyPos, key, "unknown key")
+}
+
+func knownFold(key string) string {
+	for _, k := range []string{"executable", "arguments", "warmupArguments", "buildCommand", "readyStateText",
+		"parser", "metricsUrl", "environmentVariables", "port", "metricsPort", "waitForExit", "startTimeout",
+		"timeout", "interval", "warmup", "source", "options", "counters", "endpoints", "variables",
+		"localFolder", "repository", "branchOrCommit", "requiredArchitecture", "requiredOperatingSystem"} {
+		if strings.EqualFold(k, key) {
+			return k
+		}
+	}
+	return ""
+}
+
+func (d *decoder) stringField(j *api.Job, p pair) {
+	s := d.text(p, p.key)
+	switch p.key {
+	case "executable":
+		j.Executable = s
+	case "arguments":
+		j.Arguments = s
+	case "warmupArguments":
+		j.WarmupArguments = s
+	case "buildCommand":
+		j.BuildCommand = s
+	case "readyStateText":
+		j.ReadyStateText = s
+	case "parser":
+		j.Parser = s
+	case "metricsUrl":
+		j.MetricsURL = s
+	}
+}
+
+func (d *decoder) intField(j *api.Job, p pair) {
+	v := d.integer(p, p.key)
+	if v < 0 || v > 65535 {
+		d.fail(p.keyPos, p.key, "%d is not a TCP port", v)
+		return
+	}
+	if p.key == "port" {
+		j.Port = v
+	} else {
+		j.MetricsPort = v
+	}
+}
+
+func (d *decoder) durationField(j *api.Job, p pair) {
+	v := d.duration(p, p.key)
+	switch p.key {
+	case "startTimeout":
+		j.StartTimeout = v
+	case "timeout":
+		j.Timeout = v
+	case "interval":
+		j.Interval = v
+	case "warmup":
+		j.Warmup = v
+	}
+}
+
+// text reads a scalar as a string (numbers and bools as YAML wrote them).
+func (d *decoder) text(p pair, key string) string {
+	if p.value.isNull() {
+		return ""
+	}
+	s, ok := p.value.str()
+	if !ok {
+		d.fail(p.keyPos, key, "want a string")
+	}
+	return s
+}
+
+func (d *decoder) integer(p pair, key string) int {
+	switch v := p.value.value; {
+	case p.value.isNull():
+		return 0
+	case p.value.kind != kindScalar:
+	default:
+		switch x := v.(type) {
+		case int:
+			return x
+		case float64:
+			if x == float64(int(x)) {
+				return int(x)
+			}
+		case string:
+			if strings.TrimSpace(x) == "" {
+				return 0
+			}
+			if i, err := strconv.Atoi(strings.TrimSpace(x)); err == nil {
+				return i
+			}
+		}
+	}
+	d.fail(p.keyPos, key, "want an integer, got %s", describe(p.value))
+	return 0
+}
+
+func (d *decoder) boolean(p pair, key string) bool {
+	switch x := p.value.value; {
+	case p.value.isNull():
+		return false
+	case p.value.kind == kindScalar:
+		if b, ok := x.(bool); ok {
+			return b
+		}
+		if s, ok := x.(string); ok {
+			if b, err := strconv.ParseBool(strings.TrimSpace(s)); err == nil {
+				return b
+			}
+		}
+	}
+	d.fail(p.keyPos, key, "want true or false, got %s", describe(p.value))
+	return false
+}
+
+// duration reads seconds (a number or numeric string) or a Go duration string ("1500ms").
+func (d *decoder) duration(p pair, key string) api.Duration {
+	if p.value.isNull() {
+		return 0
+	}
+	var secs float64
+	switch x := p.value.value.(type) {
+	case int:
+		secs = float64(x)
+	case float64:
+		secs = x
+	case string:
+		s := strings.TrimSpace(x)
+		if s == "" {
+			return 0
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			dur, err := time.ParseDuration(s)
+			if err != nil {
+				d.fail(p.keyPos, key, "want seconds or a duration such as 90s, got %q", x)
+				return 0
+			}
+			f = dur.Seconds()
+		}
+		secs = f
+	default:
+		d.fail(p.keyPos, key, "want seconds or a duration such as 90s, got %s", describe(p.value))
+		return 0
+	}
+	if secs < 0 {
+		d.fail(p.keyPos, key, "must not be negative")
+		return 0
+	}
+	return api.Duration(secs * float64(time.Second))
+}
+
+func (d *decoder) stringMap(p pair) map[string]string {
+	if p.value.isNull() {
+		return nil
+	}
+	if !p.value.isMap() {
+		d.fail(p.keyPos, p.key, "want a mapping of NAME: value")
+		return nil
+	}
+	out := make(map[string]string, len(p.value.pairs))
+	for _, e := range p.value.pairs {
+		out[e.key] = d.text(e, p.key+"."+e.key)
+	}
+	return out
+}
+
+func (d *decoder) endpoints(p pair) []string {
+	if p.value.isNull() {
+		return nil
+	}
+	if !p.value.isList() {
+		d.fail(p.keyPos, p.key, "want a list of agent URLs")
+		return nil
+	}
+	var out []string
+	for _, it := range p.value.items {
+		s, _ := it.str()
+		u, err := url.Parse(s)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			d.fail(it.pos, p.key, "%q is not an agent URL (http(s)://host:port)", s)
+			continue
+		}
+		out = append(out, strings.TrimRight(s, "/"))
+	}
+	return out
+}
+
+func describe(n *node) string {
+	switch {
+	case n.isMap():
+		return "a mapping"
+	case n.isList():
+		return "a list"
+	default:
+		return fmt.Sprintf("%q", scalarText(n.value))
+	}
+}
+
+// localFolder makes a relative folder absolute against the folder of the file that declared it
+// (the working directory for the command line). URLs and files loaded from URLs keep it as is.
+func (d *decoder) localFolder(pos Pos, folder string) string {
+	if folder == "" || filepath.IsAbs(folder) || isURL(folder) {
+		return folder
+	}
+	if pos.File == commandLine {
+		if abs, err := filepath.Abs(folder); err == nil {
+			return abs
+		}
+		return folder
+	}
+	if dir, ok := d.dirs[pos.File]; ok {
+		return filepath.Join(dir, folder)
+	}
+	return folder
+}

@@ -1,0 +1,129 @@
+package config
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+)
+
+func (d *decoder) mapping(p pair) bool {
+	if p.value.isNull() {
+		return false
+	}
+	if !p.value.isMap() {
+		d.fail(p.keyPos, p.key, "want a mapping, got %s", describe(p.value))
+		return false
+	}
+	return true
+}
+
+// source reads source.{localFolder, repository, branchOrCommit}; crank's .NET keys are ignored.
+func (d *decoder) source(p pair) *api.Source {
+	if !d.mapping(p) {
+		return nil
+	}
+	s := &api.Source{}
+	for _, e := range p.value.pairs {
+		key := "source." + e.key
+		switch e.key {
+		case "localFolder":
+			s.LocalFolder = d.localFolder(e.value.pos, d.text(e, key))
+		case "repository":
+			s.Repository = d.text(e, key)
+		case "branchOrCommit":
+			s.BranchOrCommit = d.text(e, key)
+		case "project", "sourceKey", "noBuild", "initSubmodules":
+			d.ignored(e, key)
+		default:
+			d.unknown(e, "source.")
+		}
+	}
+	if *s == (api.Source{}) {
+		return nil
+	}
+	return s
+}
+
+// options reads options.{requiredArchitecture, requiredOperatingSystem}.
+func (d *decoder) options(p pair) api.Options {
+	var o api.Options
+	if !d.mapping(p) {
+		return o
+	}
+	for _, e := range p.value.pairs {
+		key := "options." + e.key
+		switch e.key {
+		case "requiredArchitecture":
+			o.RequiredArchitecture = d.text(e, key)
+		case "requiredOperatingSystem":
+			o.RequiredOperatingSystem = d.text(e, key)
+		case "displayOutput", "displayBuild":
+			d.ignored(e, key)
+		default:
+			d.unknown(e, "options.")
+		}
+	}
+	return o
+}
+
+// counters reads the list of Prometheus metric -> measurement mappings.
+func (d *decoder) counters(p pair) []api.CounterSpec {
+	if p.value.isNull() {
+		return nil
+	}
+	if !p.value.isList() {
+		d.fail(p.keyPos, p.key, "want a list of {metric, measurement, read}")
+		return nil
+	}
+	var out []api.CounterSpec
+	for i, it := range p.value.items {
+		prefix := "counters[" + strconv.Itoa(i) + "]."
+		if !it.isMap() {
+			d.fail(it.pos, strings.TrimSuffix(prefix, "."), "want a mapping {metric, measurement, read}")
+			continue
+		}
+		out = append(out, d.counter(it, prefix))
+	}
+	return out
+}
+
+func (d *decoder) counter(n *node, prefix string) api.CounterSpec {
+	var c api.CounterSpec
+	for _, e := range n.pairs {
+		key := prefix + e.key
+		switch e.key {
+		case "metric":
+			c.Metric = d.text(e, key)
+		case "measurement":
+			c.Measurement = d.text(e, key)
+		case "read":
+			c.Read = d.text(e, key)
+			if c.Read != "rate" && c.Read != "gauge" && c.Read != "quantile" {
+				d.fail(e.keyPos, key, "want rate, gauge or quantile, got %q", c.Read)
+			}
+		case "quantile":
+			c.Quantile = d.float(e, key)
+		case "scale":
+			c.Scale = d.float(e, key)
+		default:
+			d.unknown(e, prefix)
+		}
+	}
+	return c
+}
+
+func (d *decoder) float(p pair, key string) float64 {
+	switch x := p.value.value.(type) {
+	case int:
+		return float64(x)
+	case float64:
+		return x
+	case string:
+		if f, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil {
+			return f
+		}
+	}
+	d.fail(p.keyPos, key, "want a number, got %s", describe(p.value))
+	return 0
+}

@@ -1,0 +1,88 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// dryService is one service in the --dry-run JSON; the optional keys appear only when set.
+type dryService struct {
+	Job                  string            `json:"job"`
+	Executable           string            `json:"executable"`
+	Arguments            string            `json:"arguments"`
+	WarmupArguments      string            `json:"warmupArguments,omitempty"`
+	BuildCommand         string            `json:"buildCommand,omitempty"`
+	Port                 int               `json:"port,omitempty"`
+	ReadyStateText       string            `json:"readyStateText,omitempty"`
+	WaitForExit          bool              `json:"waitForExit,omitempty"`
+	Parser               string            `json:"parser,omitempty"`
+	Variables            map[string]any    `json:"variables"`
+	EnvironmentVariables map[string]string `json:"environmentVariables"`
+	Endpoints            []string          `json:"endpoints"`
+}
+
+// DryRun is what `crank --dry-run` prints: the scenario and, per service in scenario order, the
+// rendered job, its variables, environment and endpoints, as indented JSON.
+func (r *Resolved) DryRun() ([]byte, error) {
+	var b bytes.Buffer
+	name, err := marshal(r.Scenario)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(&b, `{"scenario":%s,"services":{`, name)
+	for i, s := range r.Services {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		key, err := marshal(s.Name)
+		if err != nil {
+			return nil, err
+		}
+		val, err := marshal(dryServiceOf(s))
+		if err != nil {
+			return nil, fmt.Errorf("service %q: %w", s.Name, err)
+		}
+		b.Write(key)
+		b.WriteByte(':')
+		b.Write(val)
+	}
+	b.WriteString("}}")
+	var out bytes.Buffer
+	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+func dryServiceOf(s Service) dryService {
+	j := s.Job
+	d := dryService{
+		Job: j.Name, Executable: j.Executable, Arguments: j.Arguments, WarmupArguments: j.WarmupArguments,
+		BuildCommand: j.BuildCommand, Port: j.Port, ReadyStateText: j.ReadyStateText,
+		WaitForExit: j.WaitForExit, Parser: j.Parser,
+		Variables: j.Variables, EnvironmentVariables: j.Environment, Endpoints: s.Endpoints,
+	}
+	if d.Variables == nil {
+		d.Variables = map[string]any{}
+	}
+	if d.EnvironmentVariables == nil {
+		d.EnvironmentVariables = map[string]string{}
+	}
+	if d.Endpoints == nil {
+		d.Endpoints = []string{}
+	}
+	return d
+}
+
+// marshal is json.Marshal without HTML escaping, so arguments such as `a && b` read as written.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}

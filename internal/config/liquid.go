@@ -1,0 +1,134 @@
+package config
+
+import (
+	"reflect"
+	"regexp"
+	"strings"
+
+	"github.com/osteele/liquid"
+)
+
+// Filters this package adds to osteele/liquid so crank's templates render as crank's Fluid
+// renders them. The pre-pass in prepareTemplate rewrites `x == blank` into `x | crank_blank`.
+const (
+	filterBlank    = "crank_blank"
+	filterNotBlank = "crank_not_blank"
+	filterEmpty    = "crank_empty"
+	filterNotEmpty = "crank_not_empty"
+)
+
+// newEngine returns a Liquid engine with crank's `blank` and `empty` comparisons added.
+func newEngine() *liquid.Engine {
+	e := liquid.NewEngine()
+	e.RegisterFilter(filterBlank, isBlank)
+	e.RegisterFilter(filterNotBlank, func(v any) bool { return !isBlank(v) })
+	e.RegisterFilter(filterEmpty, isEmpty)
+	e.RegisterFilter(filterNotEmpty, func(v any) bool { return !isEmpty(v) })
+	return e
+}
+
+// isBlank is Liquid's `blank`: nil, false, a string of only white space, an empty list or map.
+func isBlank(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case bool:
+		return !x
+	case string:
+		return strings.TrimSpace(x) == ""
+	}
+	return isEmpty(v)
+}
+
+// isEmpty is Liquid's `empty`: an empty string, list or map (nil is not empty, as in Shopify's
+// Liquid; crank's templates test `== blank or == empty`, which covers nil either way).
+func isEmpty(v any) bool {
+	if v == nil {
+		return false
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.String, reflect.Slice, reflect.Array, reflect.Map:
+		return rv.Len() == 0
+	}
+	return false
+}
+
+// hasMarkup reports whether s needs rendering at all.
+func hasMarkup(s string) bool { return strings.Contains(s, "{{") || strings.Contains(s, "{%") }
+
+var (
+	// markupRe finds Liquid tags and outputs: {% ... %} and {{ ... }}.
+	markupRe = regexp.MustCompile(`(?s)\{%.*?%\}|\{\{.*?\}\}`)
+	// filterColonRe finds "| split : ','" (Fluid accepts a space before the colon; osteele does not).
+	filterColonRe = regexp.MustCompile(`\|\s*([A-Za-z_][\w-]*)\s+:`)
+	// operand is what may stand on either side of a comparison with blank or empty.
+	operand = `(?:'[^']*'|"[^"]*"|[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*|\[[^\[\]]*\])*)`
+	// blankRightRe finds `x == blank`, `x != empty`; blankLeftRe finds `blank == x`.
+	blankRightRe = regexp.MustCompile(`(` + operand + `)\s*(==|!=|<>)\s*(blank|empty)\b`)
+	blankLeftRe  = regexp.MustCompile(`\b(blank|empty)\s*(==|!=|<>)\s*(` + operand + `)`)
+)
+
+// prepareTemplate rewrites the parts of crank's Liquid dialect (Fluid) that osteele/liquid does
+// not parse: comparisons with `blank`/`empty` become filter calls, and "filter : arg" loses the
+// space before its colon. Text outside {% %} and {{ }} is left alone.
+func prepareTemplate(src string) string {
+	return markupRe.ReplaceAllStringFunc(src, func(m string) string {
+		m = filterColonRe.ReplaceAllString(m, "| $1:")
+		m = blankRightRe.ReplaceAllStringFunc(m, func(s string) string {
+			g := blankRightRe.FindStringSubmatch(s)
+			return g[1] + " | " + blankFilter(g[3], g[2])
+		})
+		return blankLeftRe.ReplaceAllStringFunc(m, func(s string) string {
+			g := blankLeftRe.FindStringSubmatch(s)
+			return g[3] + " | " + blankFilter(g[1], g[2])
+		})
+	})
+}
+
+func blankFilter(word, op string) string {
+	negate := op != "=="
+	switch {
+	case word == "blank" && negate:
+		return filterNotBlank
+	case word == "blank":
+		return filterBlank
+	case negate:
+		return filterNotEmpty
+	default:
+		return filterEmpty
+	}
+}
+
+// render renders one template string against vars.
+func render(e *liquid.Engine, src string, vars map[string]any) (string, error) {
+	if !hasMarkup(src) {
+		return src, nil
+	}
+	out, err := e.ParseAndRenderString(prepareTemplate(src), vars)
+	if err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
+var (
+	quotedRe = regexp.MustCompile(`'[^']*'|"[^"]*"`)
+	identRe  = regexp.MustCompile(`[A-Za-z_][\w-]*`)
+)
+
+// references lists the identifiers a template's markup mentions (not after a dot, not in quotes):
+// an over-approximation of the variables it reads, used to find cycles between variables.
+func references(src string) []string {
+	var refs []string
+	for _, m := range markupRe.FindAllString(src, -1) {
+		m = quotedRe.ReplaceAllString(m, "''")
+		for _, loc := range identRe.FindAllStringIndex(m, -1) {
+			if loc[0] > 0 && m[loc[0]-1] == '.' {
+				continue
+			}
+			refs = append(refs, m[loc[0]:loc[1]])
+		}
+	}
+	return refs
+}

@@ -1,0 +1,28 @@
+package config
+
+// merge lays src over dst, as crank merges configuration: maps merge key by key, recursively;
+// scalars and lists in src replace what dst had. A null in src leaves dst as it was (so an empty
+// `variables:` does not wipe the job's variables). dst is changed in place and returned; src is
+// copied, never shared.
+func merge(dst, src *node) *node {
+	if src.isNull() {
+		return dst
+	}
+	if dst == nil || !dst.isMap() || !src.isMap() {
+		return src.clone()
+	}
+	for _, p := range src.pairs {
+		if cur := dst.pair(p.key); cur != nil {
+			cur.value = merge(cur.value, p.value)
+			if !p.value.isNull() {
+				cur.keyPos = p.keyPos
+			}
+			continue
+		}
+		if p.value.isNull() {
+			continue
+		}
+		dst.pairs = append(dst.pairs, pair{key: p.key, keyPos: p.keyPos, value: p.value.clone()})
+	}
+	return dst
+}

@@ -1,0 +1,251 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/osteele/liquid"
+)
+
+// Request is what the command line asks for.
+type Request struct {
+	Scenario  string
+	Profiles  []string          // --profile, repeatable, applied in order
+	Variables map[string]string // --variable name=value (raw strings, read as YAML scalars)
+	Overrides []Override        // --<service>.<path> value, in command-line order
+}
+
+// Resolved is a scenario ready to run: one rendered job per service.
+type Resolved struct {
+	Scenario string
+	Profiles []string
+	Services []Service // in the scenario's YAML order
+}
+
+// Service is one service of the scenario.
+type Service struct {
+	Name string
+	Job  api.Job
+	// Endpoints are the agents to run on; empty means the embedded local agent.
+	Endpoints []string
+}
+
+// Scenarios lists the scenario names, sorted.
+func (c *Config) Scenarios() []string { return sortedKeys(c.section(keyScenarios)) }
+
+// Jobs lists the job names, sorted.
+func (c *Config) Jobs() []string { return sortedKeys(c.section(keyJobs)) }
+
+// Profiles lists the profile names, sorted.
+func (c *Config) Profiles() []string { return sortedKeys(c.section(keyProfiles)) }
+
+func sortedKeys(n *node) []string {
+	ks := n.keys()
+	sort.Strings(ks)
+	return ks
+}
+
+func oneOf(names []string) string {
+	if len(names) == 0 {
+		return "there are none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// Resolve builds every service of the requested scenario: base job, scenario keys, profiles,
+// overrides, variables, Liquid rendering, strict decoding. All problems are returned together.
+func (c *Config) Resolve(req Request) (*Resolved, error) {
+	if req.Scenario == "" {
+		return nil, fmt.Errorf("no scenario given (--scenario); scenarios: %s", oneOf(c.Scenarios()))
+	}
+	scen := c.section(keyScenarios).get(req.Scenario)
+	if scen == nil {
+		return nil, fmt.Errorf("unknown scenario %q; scenarios: %s", req.Scenario, oneOf(c.Scenarios()))
+	}
+	profiles, errs := c.profileNodes(req.Profiles)
+	cmdVars, err := commandLineVariables(req.Variables)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	perService, oErrs := splitOverrides(req.Scenario, scen, req.Overrides)
+	errs = append(errs, oErrs...)
+	c.logUnmatchedEntries(scen, profiles)
+
+	r := &Resolved{Scenario: req.Scenario, Profiles: slices.Clone(req.Profiles)}
+	engine := newEngine()
+	for _, svc := range scen.pairs {
+		s, err := c.resolveService(engine, req.Scenario, svc, profiles, perService[svc.key], cmdVars)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		r.Services = append(r.Services, s)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return r, nil
+}
+
+// profileNodes returns the requested profiles that exist (with their names), and an error for
+// each one that does not.
+func (c *Config) profileNodes(names []string) ([]pair, []error) {
+	var out []pair
+	var errs []error
+	for _, name := range names {
+		p := c.section(keyProfiles).pair(name)
+		if p == nil {
+			errs = append(errs, fmt.Errorf("unknown profile %q; profiles: %s", name, oneOf(c.Profiles())))
+			continue
+		}
+		out = append(out, *p)
+	}
+	return out, errs
+}
+
+// commandLineVariables reads --variable values as YAML scalars.
+func commandLineVariables(raw map[string]string) (*node, error) {
+	pos := Pos{File: commandLine}
+	vars := newMap(pos)
+	names := make([]string, 0, len(raw))
+	for k := range raw {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("--variable =%s: empty name; want name=value", raw[k])
+		}
+		vars.set(k, pos, scalar(parseScalarText(raw[k]), pos))
+	}
+	return vars, nil
+}
+
+// splitOverrides groups overrides by service (name matched as written, else ignoring case).
+func splitOverrides(scenario string, scen *node, overrides []Override) (map[string][]Override, []error) {
+	out := map[string][]Override{}
+	var errs []error
+	for _, o := range overrides {
+		p := scen.pairFold(o.Service)
+		if p == nil {
+			errs = append(errs, fmt.Errorf("%s: %s: scenario %q has no service %q; services: %s", commandLine, o, scenario, o.Service, oneOf(scen.keys())))
+			continue
+		}
+		out[p.key] = append(out[p.key], o)
+	}
+	return out, errs
+}
+
+// profileMatches reports whether a profile's jobs/agents entry applies to service svc: by its
+// name or one of its aliases.
+func profileMatches(entry pair, svc string) bool {
+	if entry.key == svc {
+		return true
+	}
+	aliases := entry.value.get("aliases")
+	if !aliases.isList() {
+		return false
+	}
+	for _, a := range aliases.items {
+		if s, _ := a.str(); s == svc {
+			return true
+		}
+	}
+	return false
+}
+
+// applyProfile lays a profile over one service's job: first its common keys (variables and any
+// job key), then each jobs:/agents: entry naming the service or one of its aliases.
+func applyProfile(job, profile *node, svc string) {
+	merge(job, profile.without("jobs", "agents"))
+	for _, group := range []string{"jobs", "agents"} {
+		g := profile.get(group)
+		if !g.isMap() {
+			continue
+		}
+		for _, e := range g.pairs {
+			if e.value.isMap() && profileMatches(e, svc) {
+				merge(job, e.value.without("aliases"))
+			}
+		}
+	}
+}
+
+func (c *Config) logUnmatchedEntries(scen *node, profiles []pair) {
+	for _, p := range profiles {
+		for _, group := range []string{"jobs", "agents"} {
+			for _, e := range p.value.get(group).pairsOrNil() {
+				if !slices.ContainsFunc(scen.keys(), func(s string) bool { return profileMatches(e, s) }) {
+					c.log.Debug("config: profile entry matches no service", "profile", p.key, "entry", e.key, "at", e.keyPos.String())
+				}
+			}
+		}
+	}
+}
+
+func (n *node) pairsOrNil() []pair {
+	if n.isMap() {
+		return n.pairs
+	}
+	return nil
+}
+
+// resolveService builds one service's job.
+func (c *Config) resolveService(e *liquid.Engine, scenario string, svc pair, profiles []pair, overrides []Override, cmdVars *node) (Service, error) {
+	where := fmt.Sprintf("scenario %q: service %q", scenario, svc.key)
+	spec := svc.value
+	jobName, _ := spec.get("job").str()
+	jobPos := spec.get("job").pos
+	for _, o := range overrides {
+		if o.isJobSwap() {
+			jobName, jobPos = o.Value, Pos{File: commandLine}
+		}
+	}
+	base := c.section(keyJobs).get(jobName)
+	if !base.isMap() {
+		return Service{}, fmt.Errorf("%s: %s: unknown job %q; jobs: %s", jobPos, where, jobName, oneOf(c.Jobs()))
+	}
+	job := merge(base.clone(), spec.without("job"))
+	for _, p := range profiles {
+		applyProfile(job, p.value, svc.key)
+	}
+	var errs []error
+	for _, o := range overrides {
+		if !o.isJobSwap() {
+			if err := applyOverride(job, o); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %s: %w", commandLine, where, err))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return Service{}, errors.Join(errs...)
+	}
+	return c.finish(e, where, svc.key, jobName, job, cmdVars)
+}
+
+// finish merges and renders the variables, renders the job and decodes it.
+func (c *Config) finish(e *liquid.Engine, where, svc, jobName string, job, cmdVars *node) (Service, error) {
+	vars := newMap(Pos{})
+	vars = merge(vars, c.root.get(keyVariables))
+	vars = merge(vars, job.get(keyVariables))
+	vars = merge(vars, cmdVars)
+	if err := renderVariables(e, vars, where); err != nil {
+		return Service{}, err
+	}
+	bindings, _ := vars.toAny().(map[string]any)
+	body := job.without(keyVariables, "job")
+	if _, err := renderTree(e, &body, bindings, false, where, ""); err != nil {
+		return Service{}, err
+	}
+	d := &decoder{where: where, dirs: c.dirs, log: c.log}
+	j := api.Job{Service: svc, Name: jobName, Variables: bindings}
+	endpoints := d.job(body, &j)
+	if len(d.errs) > 0 {
+		return Service{}, errors.Join(d.errs...)
+	}
+	return Service{Name: svc, Job: j, Endpoints: endpoints}, nil
+}

@@ -1,0 +1,174 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// maxYAMLDepth bounds nesting (and alias expansion) so a hostile file cannot exhaust the stack.
+const maxYAMLDepth = 64
+
+// parseYAML reads the first YAML document of data into a node tree; name (a path or URL) goes into
+// every position and into syntax errors ("scenarios/x.yml:3: did not find expected key").
+func parseYAML(data []byte, name string) (*node, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, yamlError(name, err)
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return newMap(Pos{File: name, Line: 1}), nil
+	}
+	return convert(doc.Content[0], name, 0)
+}
+
+var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
+
+// yamlError rewrites yaml.v3's "yaml: line 3: msg" as "file:3: msg", one line per problem.
+func yamlError(name string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
+	var out []string
+	for _, l := range strings.Split(msg, "\n") {
+		l = strings.TrimSpace(l)
+		if m := yamlLine.FindStringSubmatch(l); m != nil {
+			out = append(out, fmt.Sprintf("%s:%s: %s", name, m[1], m[2]))
+		} else if l != "" {
+			out = append(out, fmt.Sprintf("%s: %s", name, l))
+		}
+	}
+	return errors.New(strings.Join(out, "\n"))
+}
+
+func convert(y *yaml.Node, name string, depth int) (*node, error) {
+	if depth > maxYAMLDepth {
+		return nil, fmt.Errorf("%s:%d: nesting deeper than %d levels", name, y.Line, maxYAMLDepth)
+	}
+	pos := Pos{File: name, Line: y.Line}
+	switch y.Kind {
+	case yaml.DocumentNode:
+		if len(y.Content) == 0 {
+			return newMap(pos), nil
+		}
+		return convert(y.Content[0], name, depth+1)
+	case yaml.AliasNode:
+		return convert(y.Alias, name, depth+1)
+	case yaml.SequenceNode:
+		n := &node{kind: kindList, pos: pos, items: make([]*node, 0, len(y.Content))}
+		for _, c := range y.Content {
+			it, err := convert(c, name, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			n.items = append(n.items, it)
+		}
+		return n, nil
+	case yaml.MappingNode:
+		return convertMap(y, name, depth)
+	default:
+		v, err := scalarValue(y)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, y.Line, err)
+		}
+		return scalar(v, pos), nil
+	}
+}
+
+// convertMap keeps document order and applies YAML merge keys (<<: *defaults): explicit keys win.
+func convertMap(y *yaml.Node, name string, depth int) (*node, error) {
+	n := newMap(Pos{File: name, Line: y.Line})
+	var merges []*node
+	for i := 0; i+1 < len(y.Content); i += 2 {
+		k, v := y.Content[i], y.Content[i+1]
+		val, err := convert(v, name, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if k.Tag == "!!merge" || (k.Value == "<<" && k.Style == 0) {
+			merges = append(merges, mergeSources(val)...)
+			continue
+		}
+		if prev := n.pair(k.Value); prev != nil {
+			return nil, fmt.Errorf("%s:%d: key %q is already defined at line %d", name, k.Line, k.Value, prev.keyPos.Line)
+		}
+		n.pairs = append(n.pairs, pair{key: k.Value, keyPos: Pos{File: name, Line: k.Line}, value: val})
+	}
+	for _, m := range merges {
+		if !m.isMap() {
+			return nil, fmt.Errorf("%s:%d: a merge key (<<) needs a mapping", name, y.Line)
+		}
+		for _, p := range m.pairs {
+			if n.pair(p.key) == nil {
+				n.pairs = append(n.pairs, p)
+			}
+		}
+	}
+	return n, nil
+}
+
+func mergeSources(v *node) []*node {
+	if v.isList() {
+		return v.items
+	}
+	return []*node{v}
+}
+
+// scalarValue reads a scalar as YAML would: ints, floats, bools and null typed, the rest strings.
+func scalarValue(y *yaml.Node) (any, error) {
+	switch y.ShortTag() {
+	case "!!null":
+		return nil, nil
+	case "!!bool", "!!int", "!!float":
+		var v any
+		if err := y.Decode(&v); err != nil {
+			return nil, err
+		}
+		return v, nil
+	default:
+		return y.Value, nil
+	}
+}
+
+// parseScalarText reads a command-line value the way a plain YAML scalar would be read: "64" is an
+// int, "true" a bool, "1.5" a float, `'64'` the string 64. Anything that is not a single scalar
+// (a mapping such as "Accept: text/plain", a list, null, or invalid YAML) stays the raw string.
+func parseScalarText(s string) any {
+	if strings.TrimSpace(s) == "" {
+		return s
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(s), &doc); err != nil || len(doc.Content) != 1 {
+		return s
+	}
+	y := doc.Content[0]
+	if y.Kind != yaml.ScalarNode {
+		return s
+	}
+	v, err := scalarValue(y)
+	if err != nil || v == nil {
+		return s
+	}
+	return v
+}
+
+// parseListText reads a command-line value for a list key: a YAML flow list ("[a, b]") gives its
+// items, anything else a one-item list.
+func parseListText(s string, pos Pos) *node {
+	var doc yaml.Node
+	if strings.HasPrefix(strings.TrimSpace(s), "[") && yaml.Unmarshal([]byte(s), &doc) == nil &&
+		len(doc.Content) == 1 && doc.Content[0].Kind == yaml.SequenceNode {
+		n := &node{kind: kindList, pos: pos}
+		for _, c := range doc.Content[0].Content {
+			if c.Kind != yaml.ScalarNode {
+				return &node{kind: kindList, pos: pos, items: []*node{scalar(s, pos)}}
+			}
+			v, _ := scalarValue(c)
+			n.items = append(n.items, scalar(v, pos))
+		}
+		return n
+	}
+	return &node{kind: kindList, pos: pos, items: []*node{scalar(parseScalarText(s), pos)}}
+}
