@@ -1,0 +1,224 @@
+// Package agent is crank-agent: an HTTP API that receives jobs, puts their source in a folder of
+// their own, builds and starts them in their own process group, tells when they are ready,
+// samples their CPU and memory, parses a load generator's output, and stops and deletes them
+// (at the controller's request, when their lease runs out, or when the agent shuts down).
+//
+// The job states and their transitions are declared once, in state.go.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/drivers"
+	"github.com/crankshaft/crankshaft/internal/measure"
+)
+
+// Defaults for Options.
+const (
+	DefaultLease     = 30 * time.Second
+	DefaultMaxUpload = 512 << 20
+	DefaultInterval  = time.Second
+	// DefaultStartTimeout bounds the wait for a job to be ready when the job does not say.
+	DefaultStartTimeout = 60 * time.Second
+	// StopGrace is how long a process group has to exit after SIGTERM before SIGKILL.
+	StopGrace = 5 * time.Second
+)
+
+// Options configure an Agent. The zero value works: every field has a default.
+type Options struct {
+	// Dir is the root of the job folders (created). Default: os.TempDir()/crank-agent-<pid>, which
+	// Shutdown removes whole; a given Dir keeps its build cache across restarts.
+	Dir string
+	// Lease: a job whose status has not been read for this long is stopped and deleted.
+	Lease time.Duration
+	// Token, when set, is required as a bearer token on every endpoint but /health.
+	Token string
+	// MaxUpload caps a source upload (HTTP 413 beyond).
+	MaxUpload int64
+	// Hardware is a free label reported in /info.
+	Hardware string
+	// Interval between samples, unless a job sets its own.
+	Interval time.Duration
+	// Parsers by name (drivers/registry builds the table); nil: none.
+	Parsers map[string]drivers.Parser
+	// Catalog gives the metadata of the measurements a job returns; nil: measure.Default().
+	Catalog measure.Catalog
+	Logger  *slog.Logger
+	// Version reported in /info; default: the main module's version, or "dev".
+	Version string
+}
+
+// Agent runs jobs. Build it with New.
+type Agent struct {
+	opts     Options
+	log      *slog.Logger
+	ownDir   bool     // Dir was made by New: Shutdown removes it whole
+	toolDirs []string // looked in for bare executable names before PATH
+	handler  http.Handler
+
+	mu   sync.Mutex
+	jobs map[string]*job
+
+	stopLease context.CancelFunc
+	leaseDone chan struct{}
+	reaping   sync.WaitGroup // deletions started by the lease loop
+	shutdown  sync.Once
+}
+
+// New checks the options, creates the job root and starts the lease loop.
+func New(opts Options) (*Agent, error) {
+	a := &Agent{jobs: make(map[string]*job)}
+	if err := a.setDefaults(&opts); err != nil {
+		return nil, err
+	}
+	a.opts, a.log = opts, opts.Logger
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("agent: job folder root: %w", err)
+	}
+	if exe, err := os.Executable(); err == nil {
+		a.toolDirs = []string{filepath.Dir(exe)}
+	}
+	a.handler = a.routes()
+	ctx, cancel := context.WithCancel(context.Background())
+	a.stopLease, a.leaseDone = cancel, make(chan struct{})
+	go a.leaseLoop(ctx)
+	return a, nil
+}
+
+func (a *Agent) setDefaults(o *Options) error {
+	if o.Dir == "" {
+		o.Dir = filepath.Join(os.TempDir(), fmt.Sprintf("crank-agent-%d", os.Getpid()))
+		a.ownDir = true
+	}
+	dir, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return fmt.Errorf("agent: dir %q: %w", o.Dir, err)
+	}
+	o.Dir = dir
+	if o.Lease <= 0 {
+		o.Lease = DefaultLease
+	}
+	if o.MaxUpload <= 0 {
+		o.MaxUpload = DefaultMaxUpload
+	}
+	if o.Interval <= 0 {
+		o.Interval = DefaultInterval
+	}
+	if o.Catalog == nil {
+		o.Catalog = measure.Default()
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			o.Version = bi.Main.Version
+		}
+	}
+	return nil
+}
+
+// Handler is the agent's HTTP API.
+func (a *Agent) Handler() http.Handler { return a.handler }
+
+// Dir is the root of the job folders.
+func (a *Agent) Dir() string { return a.opts.Dir }
+
+// Serve answers on ln until ctx ends, then shuts the server and the agent down.
+func (a *Agent) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{Handler: a.handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	a.log.Info("agent listening", "addr", ln.Addr().String(), "dir", a.opts.Dir)
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-served:
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), StopGrace+5*time.Second)
+	defer cancel()
+	err := errors.Join(a.Shutdown(sctx), srv.Shutdown(sctx))
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		err = errors.Join(fmt.Errorf("agent: serve: %w", serveErr), err)
+	}
+	return err
+}
+
+// Shutdown stops every job (their process groups are killed), removes their folders and ends the
+// lease loop. It is safe to call more than once.
+func (a *Agent) Shutdown(ctx context.Context) error {
+	var err error
+	a.shutdown.Do(func() {
+		a.stopLease()
+		<-a.leaseDone
+		var wg sync.WaitGroup
+		for _, j := range a.allJobs() {
+			wg.Go(func() { a.deleteJob(j, "agent shutdown") })
+		}
+		done := make(chan struct{})
+		go func() {
+			wg.Wait()
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			err = fmt.Errorf("agent shutdown: %w", ctx.Err())
+			return
+		}
+		if a.ownDir {
+			err = os.RemoveAll(a.opts.Dir)
+		}
+		a.log.Info("agent shut down")
+	})
+	return err
+}
+
+// StartEmbedded starts an agent on 127.0.0.1 (a free port) for `crank` runs that name no agent.
+// stop shuts it down (every job stopped, folders removed); it also stops when ctx ends.
+func StartEmbedded(ctx context.Context, opts Options) (url string, stop func(context.Context) error, err error) {
+	a, err := New(opts)
+	if err != nil {
+		return "", nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		_ = a.Shutdown(ctx)
+		return "", nil, fmt.Errorf("embedded agent: %w", err)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- a.Serve(sctx, ln) }()
+	stop = func(ctx context.Context) error {
+		cancel()
+		select {
+		case err := <-served:
+			served <- err // a second stop sees the same answer
+			return err
+		case <-ctx.Done():
+			return fmt.Errorf("embedded agent stop: %w", ctx.Err())
+		}
+	}
+	return "http://" + ln.Addr().String(), stop, nil
+}
+
+func (a *Agent) allJobs() []*job {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	js := make([]*job, 0, len(a.jobs))
+	for _, j := range a.jobs {
+		js = append(js, j)
+	}
+	return js
+}

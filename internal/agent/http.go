@@ -1,0 +1,111 @@
+package agent
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+)
+
+// handlerFunc is an endpoint: it returns the value to send or an error. wrap turns it into an
+// http.Handler that writes JSON (or text for []byte) and the status code.
+type handlerFunc func(r *http.Request) (any, error)
+
+// httpError is an error with its HTTP status.
+type httpError struct {
+	code int
+	msg  string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func badRequest(format string, args ...any) error {
+	return &httpError{http.StatusBadRequest, fmt.Sprintf(format, args...)}
+}
+
+func conflict(format string, args ...any) error {
+	return &httpError{http.StatusConflict, fmt.Sprintf(format, args...)}
+}
+
+func notFound(format string, args ...any) error {
+	return &httpError{http.StatusNotFound, fmt.Sprintf(format, args...)}
+}
+
+// created is a value answered with 201.
+type created struct{ v any }
+
+func (a *Agent) routes() http.Handler {
+	mux := http.NewServeMux()
+	handle := func(pattern string, h handlerFunc) { mux.Handle(pattern, a.wrap(h)) }
+	handle("GET /health", func(*http.Request) (any, error) { return map[string]string{"status": "ok"}, nil })
+	handle("GET /info", a.handleInfo)
+	handle("GET /jobs", a.handleList)
+	handle("POST /jobs", a.handleCreate)
+	handle("PUT /jobs/{id}/source", a.handleSource)
+	handle("POST /jobs/{id}/start", a.handleStart)
+	handle("GET /jobs/{id}", a.handleStatus)
+	handle("GET /jobs/{id}/output", a.handleOutput)
+	handle("GET /jobs/{id}/measurements", a.handleMeasurements)
+	handle("POST /jobs/{id}/stop", a.handleStop)
+	handle("DELETE /jobs/{id}", a.handleDelete)
+	return a.authorize(mux)
+}
+
+// wrap writes a handler's value or error.
+func (a *Agent) wrap(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v, err := h(r)
+		if err != nil {
+			code := http.StatusInternalServerError
+			var he *httpError
+			if errors.As(err, &he) {
+				code = he.code
+			}
+			if code >= 500 {
+				a.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+			}
+			writeJSON(w, code, api.ErrorBody{Error: err.Error()})
+			return
+		}
+		switch x := v.(type) {
+		case []byte:
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			_, _ = w.Write(x)
+		case created:
+			writeJSON(w, http.StatusCreated, x.v)
+		default:
+			writeJSON(w, http.StatusOK, v)
+		}
+	})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// authorize requires the bearer token on every path but /health, when the agent has a token.
+func (a *Agent) authorize(next http.Handler) http.Handler {
+	if a.opts.Token == "" {
+		return next
+	}
+	want := []byte(a.opts.Token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/health" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="crank-agent"`)
+			writeJSON(w, http.StatusUnauthorized, api.ErrorBody{Error: "missing or wrong bearer token"})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

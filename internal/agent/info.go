@@ -1,0 +1,19 @@
+package agent
+
+import (
+	"net/http"
+	"os"
+	"runtime"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+)
+
+func (a *Agent) handleInfo(r *http.Request) (any, error) {
+	info := api.Info{
+		OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: runtime.NumCPU(),
+		Version: a.opts.Version, Hardware: a.opts.Hardware, GoVersion: runtime.Version(),
+	}
+	info.Hostname, _ = os.Hostname()
+	machineInfo(r.Context(), &info)
+	return info, nil
+}

@@ -1,0 +1,190 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/agent/output"
+	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/drivers"
+)
+
+// job is one job on this agent. Its run goroutine owns the processes; everything the HTTP side
+// reads is under mu.
+type job struct {
+	id     string
+	spec   api.Job
+	dir    string
+	log    *slog.Logger
+	out    *output.Buffer
+	parser drivers.Parser // nil when the job names none
+
+	mu       sync.Mutex
+	state    api.JobState
+	errMsg   string
+	skipped  string
+	exitCode *int
+	buildMs  float64
+	startMs  float64
+	reused   bool
+	uploaded bool // a source upload completed
+	busy     bool // an upload is being extracted
+	leaseAt  time.Time
+	samples  []api.Measurement
+	cancel   context.CancelFunc // ends the run goroutine; nil until started
+	done     chan struct{}      // closed when the run goroutine has returned
+	deleted  bool
+	expired  bool // the lease loop is deleting it
+}
+
+func newID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b) // crypto/rand.Read does not fail
+	return hex.EncodeToString(b)
+}
+
+// validate checks what a job needs before it is accepted.
+func (a *Agent) validate(j api.Job) (drivers.Parser, error) {
+	var problems []string
+	if strings.TrimSpace(j.Executable) == "" {
+		problems = append(problems, "executable is required")
+	}
+	var p drivers.Parser
+	if j.Parser != "" {
+		var ok bool
+		if p, ok = a.opts.Parsers[j.Parser]; !ok {
+			problems = append(problems, fmt.Sprintf("parser %q is not known to this agent", j.Parser))
+		}
+	}
+	if len(problems) > 0 {
+		return nil, badRequest("job %q: %s", j.Name, strings.Join(problems, "; "))
+	}
+	return p, nil
+}
+
+// createJob makes the job and its folder; it is New, Waiting for an upload, or Stopped and
+// Skipped when this machine is not the one it requires.
+func (a *Agent) createJob(spec api.Job) (*job, error) {
+	parser, err := a.validate(spec)
+	if err != nil {
+		return nil, err
+	}
+	id := newID()
+	j := &job{
+		id: id, spec: spec, dir: filepath.Join(a.opts.Dir, id), parser: parser,
+		log: a.log.With("job", id, "service", spec.Service), out: output.New(0),
+		state: api.StateNew, leaseAt: time.Now(),
+	}
+	if err := os.Mkdir(j.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("job %s: folder: %w", id, err)
+	}
+	j.log.Info("job created", "name", spec.Name, "executable", spec.Executable, "dir", j.dir)
+	if why := platformMismatch(spec.Options); why != "" {
+		j.skipped = why
+		_ = j.move(api.StateStopped, "skipped: "+why)
+	} else if spec.Source != nil && spec.Source.LocalFolder != "" {
+		_ = j.move(api.StateWaiting, "source to be uploaded")
+	}
+	a.mu.Lock()
+	a.jobs[id] = j
+	a.mu.Unlock()
+	return j, nil
+}
+
+// platformMismatch says why this machine does not suit the job, or "" when it does. crank's
+// names are accepted (x64, osx).
+func platformMismatch(o api.Options) string {
+	alias := map[string]string{"x64": "amd64", "x86_64": "amd64", "x86": "386", "aarch64": "arm64", "osx": "darwin", "macos": "darwin"}
+	norm := func(s string) string {
+		s = strings.ToLower(strings.TrimSpace(s))
+		if a, ok := alias[s]; ok {
+			return a
+		}
+		return s
+	}
+	var why []string
+	if a := norm(o.RequiredArchitecture); a != "" && a != runtime.GOARCH {
+		why = append(why, fmt.Sprintf("requires architecture %s, this agent is %s", o.RequiredArchitecture, runtime.GOARCH))
+	}
+	if s := norm(o.RequiredOperatingSystem); s != "" && s != runtime.GOOS {
+		why = append(why, fmt.Sprintf("requires operating system %s, this agent is %s", o.RequiredOperatingSystem, runtime.GOOS))
+	}
+	return strings.Join(why, "; ")
+}
+
+// status is the job's wire status.
+func (j *job) status() api.JobStatus {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	s := api.JobStatus{ID: j.id, State: j.state, Error: j.errMsg, Skipped: j.skipped,
+		BuildTimeMs: j.buildMs, StartTimeMs: j.startMs, BuildReused: j.reused}
+	if j.exitCode != nil {
+		c := *j.exitCode
+		s.ExitCode = &c
+	}
+	return s
+}
+
+// renew pushes the job's lease back.
+func (j *job) renew() {
+	j.mu.Lock()
+	j.leaseAt = time.Now()
+	j.mu.Unlock()
+}
+
+// expire reports, once, that the job's lease has run out.
+func (j *job) expire(now time.Time, lease time.Duration) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.expired || now.Sub(j.leaseAt) <= lease {
+		return false
+	}
+	j.expired = true
+	return true
+}
+
+// record appends measurements.
+func (j *job) record(ms ...api.Measurement) {
+	j.mu.Lock()
+	j.samples = append(j.samples, ms...)
+	j.mu.Unlock()
+}
+
+// measurements returns every sample and the metadata of each name present: from the catalog, or
+// a plain "max" entry for a name the catalog does not know.
+func (a *Agent) measurements(j *job) api.Measurements {
+	j.mu.Lock()
+	ms := append([]api.Measurement(nil), j.samples...)
+	j.mu.Unlock()
+	out := api.Measurements{Metadata: []api.Metadata{}, Measurements: ms}
+	seen := map[string]bool{}
+	for _, m := range ms {
+		if seen[m.Name] {
+			continue
+		}
+		seen[m.Name] = true
+		md, ok := a.opts.Catalog.Lookup(m.Name)
+		if !ok {
+			md = api.Metadata{Source: j.spec.Service, Name: m.Name, Aggregate: api.OpMax, Reduce: api.OpMax,
+				Format: "n2", ShortDescription: m.Name, LongDescription: m.Name}
+		}
+		out.Metadata = append(out.Metadata, md)
+	}
+	return out
+}
+
+// setExit records the measured process's exit code.
+func (j *job) setExit(code int) {
+	j.mu.Lock()
+	j.exitCode = &code
+	j.mu.Unlock()
+}

@@ -1,0 +1,207 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/agent/output"
+	"github.com/crankshaft/crankshaft/internal/agent/proc"
+	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/measure"
+)
+
+// tailLines is how many lines of output an error quotes.
+const tailLines = 20
+
+// run is the job's goroutine from Initializing to its end.
+func (a *Agent) run(ctx context.Context, j *job) {
+	defer close(j.done)
+	j.finish(a.execute(ctx, j))
+}
+
+func (a *Agent) execute(ctx context.Context, j *job) error {
+	if err := a.prepare(ctx, j); err != nil {
+		return err
+	}
+	if err := j.advance(api.StateStarting, "source ready"); err != nil {
+		return err
+	}
+	if err := j.writeParserFiles(); err != nil {
+		return err
+	}
+	exe, err := proc.LookPath(j.spec.Executable, j.dir, a.toolDirs...)
+	if err != nil {
+		return fmt.Errorf("job %s: %w", j.id, err)
+	}
+	if j.spec.WarmupArguments != "" {
+		if err := a.warmup(ctx, j, exe); err != nil {
+			return err
+		}
+	}
+	return a.runMeasured(ctx, j, exe)
+}
+
+// runMeasured starts the measured process, waits for it to be ready and then for its end.
+func (a *Agent) runMeasured(ctx context.Context, j *job, exe string) error {
+	args, err := proc.Split(j.spec.Arguments)
+	if err != nil {
+		return fmt.Errorf("job %s: %w", j.id, err)
+	}
+	var stdout *output.Buffer
+	spec := proc.Spec{Path: exe, Args: args, Dir: j.dir, Env: j.env(), Stdout: j.out, Stderr: j.out}
+	if j.spec.WaitForExit {
+		stdout = output.New(0)
+		spec.Stdout = io.MultiWriter(j.out, stdout)
+	}
+	from := j.out.Len()
+	started := time.Now()
+	p, err := proc.Start(spec)
+	if err != nil {
+		return fmt.Errorf("job %s: %w", j.id, err)
+	}
+	defer func() { j.setExit(p.Stop(StopGrace).Code) }() // no-op when it has exited
+	j.log.Info("process started", "pid", p.Pid(), "path", exe, "args", args)
+	go a.sampleLoop(ctx, j, p, false, started)
+	if err := a.waitReady(ctx, j, p, from); err != nil {
+		return err
+	}
+	startMs := float64(time.Since(started).Microseconds()) / 1000
+	j.mu.Lock()
+	j.startMs = startMs
+	j.mu.Unlock()
+	j.record(api.Measurement{Name: measure.StartTime, Timestamp: time.Now(), Value: startMs})
+	if err := j.advance(api.StateRunning, "ready"); err != nil {
+		return err
+	}
+	return a.supervise(ctx, j, p, from, stdout)
+}
+
+// supervise waits for the running process's end: a stop, a waitForExit timeout, or its exit.
+func (a *Agent) supervise(ctx context.Context, j *job, p *proc.Process, from int64, stdout *output.Buffer) error {
+	var timeout <-chan time.Time
+	if j.spec.WaitForExit && j.spec.Timeout > 0 {
+		t := time.NewTimer(j.spec.Timeout.Std())
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-ctx.Done():
+		j.setExit(p.Stop(StopGrace).Code)
+		return errStopping
+	case <-timeout:
+		e := p.Stop(StopGrace)
+		j.setExit(e.Code)
+		return fmt.Errorf("job %s: %s did not exit within %s and was stopped (%s); last output:\n%s",
+			j.id, j.spec.Executable, j.spec.Timeout.Std(), e, j.out.Tail(from, tailLines))
+	case <-p.Wait():
+	}
+	e := p.Exit()
+	j.setExit(e.Code)
+	j.log.Info("process exited", "exit", e.String())
+	if !e.Success() {
+		return fmt.Errorf("job %s: %s exited with %s; last output:\n%s", j.id, j.spec.Executable, e, j.out.Tail(from, tailLines))
+	}
+	if !j.spec.WaitForExit || j.parser == nil {
+		return nil
+	}
+	return a.parse(j, stdout, e.Time)
+}
+
+// parse turns the measured run's stdout into measurements stamped with the exit time.
+func (a *Agent) parse(j *job, stdout *output.Buffer, at time.Time) error {
+	values, err := j.parser.Parse(strings.NewReader(string(stdout.Since(0))))
+	if err != nil {
+		return fmt.Errorf("job %s: parser %q: %w; last output:\n%s", j.id, j.parser.Name(), err, stdout.Tail(0, tailLines))
+	}
+	names := make([]string, 0, len(values))
+	for n := range values {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		j.record(api.Measurement{Name: n, Timestamp: at, Value: values[n]})
+	}
+	j.log.Info("output parsed", "parser", j.parser.Name(), "measurements", len(names))
+	return nil
+}
+
+// warmup runs the executable with the warm-up arguments and waits for it; its samples are marked.
+func (a *Agent) warmup(ctx context.Context, j *job, exe string) error {
+	args, err := proc.Split(j.spec.WarmupArguments)
+	if err != nil {
+		return fmt.Errorf("job %s: warm-up: %w", j.id, err)
+	}
+	spec := proc.Spec{Path: exe, Args: args, Dir: j.dir, Env: j.env(), Stdout: j.out, Stderr: j.out}
+	return a.runStep(ctx, j, "warm-up run", spec, func(p *proc.Process) {
+		go a.sampleLoop(ctx, j, p, true, time.Now())
+	})
+}
+
+// runStep runs one process to its end (build, clone, warm-up) and fails with its last lines when
+// it does not exit 0. onStart, if set, sees the process once started.
+func (a *Agent) runStep(ctx context.Context, j *job, what string, spec proc.Spec, onStart func(*proc.Process)) error {
+	from := j.out.Len()
+	p, err := proc.Start(spec)
+	if err != nil {
+		return fmt.Errorf("job %s: %s: %w", j.id, what, err)
+	}
+	if onStart != nil {
+		onStart(p)
+	}
+	select {
+	case <-ctx.Done():
+		p.Stop(StopGrace)
+		return errStopping
+	case <-p.Wait():
+	}
+	if e := p.Exit(); !e.Success() {
+		return fmt.Errorf("job %s: %s failed (%s); last output:\n%s", j.id, what, e, j.out.Tail(from, tailLines))
+	}
+	return nil
+}
+
+// env is the agent's environment plus the job's variables (which win).
+func (j *job) env() []string {
+	keys := make([]string, 0, len(j.spec.Environment))
+	for k := range j.spec.Environment {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	env := os.Environ()
+	for _, k := range keys {
+		env = append(env, k+"="+j.spec.Environment[k])
+	}
+	return env
+}
+
+// writeParserFiles puts the parser's helper files (wrk's scripts) in the job folder.
+func (j *job) writeParserFiles() error {
+	if j.parser == nil || len(j.parser.Files()) == 0 {
+		return nil
+	}
+	root, err := os.OpenRoot(j.dir)
+	if err != nil {
+		return fmt.Errorf("job %s: parser files: %w", j.id, err)
+	}
+	defer root.Close()
+	for name, data := range j.parser.Files() {
+		if err := root.MkdirAll(path.Dir(name), 0o755); err != nil {
+			return fmt.Errorf("job %s: parser file %q: %w", j.id, name, err)
+		}
+		if err := root.WriteFile(name, data, 0o644); err != nil {
+			return fmt.Errorf("job %s: parser file %q: %w", j.id, name, err)
+		}
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

@@ -1,0 +1,16 @@
+//go:build !linux
+
+package sample
+
+import (
+	"errors"
+	"runtime"
+)
+
+var errUnsupported = errors.New("process sampling needs Linux /proc")
+
+func readTree(int) (map[procKey]procInfo, error) { return nil, errUnsupported }
+
+func readMachine() (machine, error) { return machine{}, errUnsupported }
+
+func numCPU() int { return runtime.NumCPU() }

@@ -1,0 +1,58 @@
+package sample
+
+import (
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestCPUDeltaKeepsVanishedProcessTime(t *testing.T) {
+	prev := map[procKey]float64{{1, 10}: 2.0, {2, 20}: 1.0, {3, 30}: 0.5}
+	cur := map[procKey]float64{
+		{1, 10}: 2.5, // +0.5
+		{3, 30}: 0.5, // idle
+		{4, 40}: 0.2, // new: all of it
+		{2, 99}: 0.1, // pid 2 reused by a new process: all of it
+	}
+	// process {2,20} vanished: nothing more is counted for it.
+	if got := cpuDelta(prev, cur); got < 0.7999 || got > 0.8001 {
+		t.Errorf("cpuDelta = %v, want 0.8", got)
+	}
+}
+
+func TestSampleTree(t *testing.T) {
+	cmd := exec.Command("/bin/sh", "-c", "sleep 30 & sleep 30 & wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	}()
+	s, err := New(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st Stats
+	deadline := time.Now().Add(5 * time.Second)
+	for st.Processes != 3 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		if st, err = s.Sample(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st.Processes != 3 {
+		t.Fatalf("processes = %d, want 3 (sh and two sleeps)", st.Processes)
+	}
+	if st.WorkingSetMB <= 0 || st.WorkingSetMB > 100 || st.PrivateMB <= 0 || st.PrivateMB > st.WorkingSetMB {
+		t.Errorf("memory: working set %.2f MB, private %.2f MB", st.WorkingSetMB, st.PrivateMB)
+	}
+	if st.CPURaw < 0 || st.CPURaw > 50 || st.CPU > st.CPURaw || st.CPUGlobal < 0 || st.CPUGlobal > 100 {
+		t.Errorf("cpu of sleeping tree: %+v", st)
+	}
+	if _, err := New(1 << 30); err == nil {
+		t.Error("New on a missing pid: want an error")
+	}
+}

@@ -1,0 +1,51 @@
+package agent
+
+import (
+	"context"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/agent/proc"
+	"github.com/crankshaft/crankshaft/internal/agent/sample"
+	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/measure"
+)
+
+// sampleLoop samples p's process tree every interval until p exits or the job is stopped. Samples
+// are marked Warmup during a warm-up run and during the job's `warmup` span after runStart.
+func (a *Agent) sampleLoop(ctx context.Context, j *job, p *proc.Process, warmup bool, runStart time.Time) {
+	interval := j.spec.Interval.Std()
+	if interval <= 0 {
+		interval = a.opts.Interval
+	}
+	s, err := sample.New(p.Pid())
+	if err != nil {
+		j.log.Debug("no sampling", "err", err)
+		return
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.Wait():
+			return
+		case <-t.C:
+		}
+		st, err := s.Sample()
+		if err != nil {
+			return // the process is gone
+		}
+		w := warmup || st.Time.Sub(runStart) < j.spec.Warmup.Std()
+		m := func(name string, v float64) api.Measurement {
+			return api.Measurement{Name: name, Timestamp: st.Time, Value: v, Warmup: w}
+		}
+		j.record(
+			m(measure.CPU, st.CPU),
+			m(measure.CPURaw, st.CPURaw),
+			m(measure.CPUGlobal, st.CPUGlobal),
+			m(measure.WorkingSet, st.WorkingSetMB),
+			m(measure.PrivateMemory, st.PrivateMB),
+		)
+	}
+}
