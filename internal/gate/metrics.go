@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -28,13 +29,11 @@ func metricRank(name string) int {
 	return 3
 }
 
-func sortMetrics(names []string) {
-	slices.SortFunc(names, func(a, b string) int {
-		if ra, rb := metricRank(a), metricRank(b); ra != rb {
-			return ra - rb
-		}
-		return strings.Compare(a, b)
-	})
+func sortMetrics(names []string) { slices.SortFunc(names, metricOrder) }
+
+// metricOrder orders metrics by metricRank, then by name.
+func metricOrder(a, b string) int {
+	return cmp.Or(metricRank(a)-metricRank(b), strings.Compare(a, b))
 }
 
 // metricsOf lists the metrics of one service to show: the wanted ones present in any of the job
