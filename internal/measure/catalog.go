@@ -27,6 +27,7 @@ const (
 	WrkRPS         = "wrk/rps/mean"
 	BombardierRPS  = "bombardier/rps/mean"
 	GRPCRPS        = "grpc/rps/mean"
+	BuiltinRPS     = "builtin/rps/mean"
 	LockContention = "runtime-counter/lock-contention"
 	ExceptionCount = "runtime-counter/exception-count"
 )
@@ -78,6 +79,7 @@ func Default() Catalog {
 		md("Load", LatencyMax, api.OpMax, api.OpMax, "n2", UnitMs, "Max latency (ms)", "Highest latency"),
 		md("wrk", WrkRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (wrk)", "Requests per second as wrk reports it"),
 		md("bombardier", BombardierRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (bombardier)", "Requests per second as bombardier reports it"),
+		md("builtin", BuiltinRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (builtin)", "Requests per second as the built-in generator (crank load) reports it"),
 		md("ghz", GRPCRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (gRPC)", "gRPC calls per second as ghz reports it, calls ending in an error status included"),
 		md("Counters", LockContention, api.OpAvg, api.OpMax, "n2", UnitMsPerSec, "Lock contention (ms/s)", "Time goroutines spent waiting on sync.Mutex/RWMutex, in ms per second"),
 		md("Counters", ExceptionCount, api.OpAvg, api.OpSum, "n2", UnitPerSec, "Exceptions (/s)", "Recovered panics and failed requests per second"),
