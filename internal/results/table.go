@@ -7,37 +7,40 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 )
 
 // WriteTables prints one table per service (in the given order): name, value, unit, in the order
 // the service's metadata declares them, then any undeclared result by name.
 func WriteTables(w io.Writer, r *Result, services []string) error {
+	var b strings.Builder
 	for _, svc := range services {
 		jr, ok := r.JobResults.Jobs[svc]
 		if !ok {
 			continue
 		}
-		if _, err := fmt.Fprintf(w, "\n| %s\n", svc); err != nil {
-			return err
-		}
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "| measurement\tvalue\tunit\t")
-		fmt.Fprintln(tw, "| -----------\t-----\t----\t")
-		for _, row := range rows(jr) {
-			fmt.Fprintf(tw, "| %s\t%s\t%s\t\n", row[0], row[1], row[2])
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
+		writeTable(&b, svc, rows(jr))
 	}
 	if len(r.JobResults.Diagnostics) > 0 {
-		fmt.Fprintln(w, "\nDiagnosis:")
+		b.WriteString("\nDiagnosis:\n")
 		for _, d := range r.JobResults.Diagnostics {
-			fmt.Fprintf(w, "  %s: %s\n", d.Kind, d.Message)
+			fmt.Fprintf(&b, "  %s: %s\n", d.Kind, d.Message)
 		}
 	}
-	return nil
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeTable writes a markdown-style table: names left-aligned, values right-aligned.
+func writeTable(b *strings.Builder, title string, rows [][3]string) {
+	wn, wv, wu := len(title), len("value"), len("unit")
+	for _, r := range rows {
+		wn, wv, wu = max(wn, len(r[0])), max(wv, len(r[1])), max(wu, len(r[2]))
+	}
+	fmt.Fprintf(b, "\n| %-*s | %*s | %-*s |\n", wn, title, wv, "value", wu, "unit")
+	fmt.Fprintf(b, "| %s | %s | %s |\n", strings.Repeat("-", wn), strings.Repeat("-", wv), strings.Repeat("-", wu))
+	for _, r := range rows {
+		fmt.Fprintf(b, "| %-*s | %*s | %-*s |\n", wn, r[0], wv, r[1], wu, r[2])
+	}
 }
 
 func rows(jr *JobResult) [][3]string {

@@ -1,0 +1,199 @@
+// Package cli is the crank command line. State (arguments, environment, output streams) is
+// injected, so tests run the whole CLI in-process.
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/agent"
+	"github.com/crankshaft/crankshaft/internal/config"
+	"github.com/crankshaft/crankshaft/internal/controller"
+	"github.com/crankshaft/crankshaft/internal/drivers/registry"
+	"github.com/crankshaft/crankshaft/internal/gate"
+	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/results"
+)
+
+// Version is the crank version reported by `crank version` and the embedded agent.
+const Version = "0.1.0"
+
+// State is what the CLI reads and writes.
+type State struct {
+	Args   []string // without the program name
+	Getenv func(string) string
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// Exit codes.
+const (
+	ExitOK       = 0
+	ExitFailed   = 1 // the run failed, or a gate found a regression
+	ExitBadInput = 2
+)
+
+// Run runs the command line and returns the exit code.
+func Run(ctx context.Context, st State) int {
+	if st.Getenv == nil {
+		st.Getenv = func(string) string { return "" }
+	}
+	if len(st.Args) == 0 {
+		fmt.Fprint(st.Stderr, usage)
+		return ExitBadInput
+	}
+	switch st.Args[0] {
+	case "help", "-h", "--help":
+		fmt.Fprint(st.Stdout, usage)
+		return ExitOK
+	case "version", "--version":
+		fmt.Fprintln(st.Stdout, "crank", Version)
+		return ExitOK
+	case "compare":
+		return gate.Compare(ctx, st.Args[1:], st.Stdout, st.Stderr)
+	case "regressions":
+		return gate.Regressions(ctx, st.Args[1:], st.Stdout, st.Stderr)
+	}
+	f, err := parseRunFlags(st.Args, st.Getenv)
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
+		return ExitBadInput
+	}
+	return runScenario(ctx, st, f)
+}
+
+func logger(st State, verbose bool) *slog.Logger {
+	level := slog.LevelWarn
+	if verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(st.Stderr, &slog.HandlerOptions{Level: level}))
+}
+
+func runScenario(ctx context.Context, st State, f *runFlags) int {
+	log := logger(st, f.verbose)
+	resolved, err := resolve(ctx, f)
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
+		return ExitBadInput
+	}
+	if f.dryRun != "" {
+		return writeDryRun(st, f.dryRun, resolved)
+	}
+	ctl := controller.New(controller.Options{
+		Logger:     log,
+		Progress:   st.Stderr,
+		AgentToken: f.agentToken,
+		StartEmbedded: func(ctx context.Context) (string, func(context.Context) error, error) {
+			return agent.StartEmbedded(ctx, agent.Options{
+				Parsers: registry.Builtin(), Catalog: measure.Default(), Logger: log, Hardware: "embedded",
+			})
+		},
+	})
+	defer ctl.Close(context.WithoutCancel(ctx))
+	run := controller.Run{
+		Scenario: resolved.Scenario, Profiles: resolved.Profiles, Iterations: f.iterations,
+		Description: f.description, Session: f.session, Properties: f.properties,
+	}
+	if run.Session == "" {
+		run.Session = newSession()
+	}
+	for _, s := range resolved.Services {
+		run.Services = append(run.Services, controller.Service{Name: s.Name, Job: s.Job, Endpoints: s.Endpoints})
+	}
+	res, err := ctl.Execute(ctx, run)
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
+		return ExitFailed
+	}
+	return finish(ctx, st, f, run, res)
+}
+
+func resolve(ctx context.Context, f *runFlags) (*config.Resolved, error) {
+	cfg, err := config.Load(ctx, f.configs, config.LoadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	req := config.Request{Scenario: f.scenario, Profiles: f.profiles, Variables: f.variables}
+	for _, o := range f.overrides {
+		ov, err := config.ParseOverride(o[0], o[1])
+		if err != nil {
+			return nil, err
+		}
+		req.Overrides = append(req.Overrides, ov)
+	}
+	return cfg.Resolve(req)
+}
+
+func writeDryRun(st State, path string, r *config.Resolved) int {
+	b, err := r.DryRun()
+	if err == nil {
+		if path == "-" {
+			_, err = st.Stdout.Write(append(b, '\n'))
+		} else {
+			err = os.WriteFile(path, append(b, '\n'), 0o644)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "crank: --dry-run %s: %v\n", path, err)
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+// finish writes the JSON first (nothing is lost), then prints the tables, then compares.
+func finish(ctx context.Context, st State, f *runFlags, run controller.Run, res *results.Result) int {
+	if f.jsonOut != "" {
+		if err := results.WriteFile(f.jsonOut, res); err != nil {
+			fmt.Fprintf(st.Stderr, "crank: writing %s: %v\n", f.jsonOut, err)
+			return ExitFailed
+		}
+	}
+	var order []string
+	for _, s := range run.Services {
+		if len(order) == 0 || order[len(order)-1] != s.Name {
+			order = append(order, s.Name)
+		}
+	}
+	if err := results.WriteTables(st.Stdout, res, order); err != nil {
+		return ExitFailed
+	}
+	if f.jsonOut != "" {
+		fmt.Fprintf(st.Stderr, "results written to %s\n", f.jsonOut)
+	}
+	if f.compare != "" {
+		base, err := results.ReadFile(f.compare)
+		if err != nil {
+			fmt.Fprintf(st.Stderr, "crank: --compare: %v\n", err)
+			return ExitBadInput
+		}
+		rep, err := gate.CompareResults(base, res, gate.CompareOptions{}, st.Stdout)
+		if err != nil {
+			fmt.Fprintf(st.Stderr, "crank: --compare: %v\n", err)
+			return ExitBadInput
+		}
+		if rep.Regressed() {
+			return ExitFailed
+		}
+	}
+	return ExitOK
+}
+
+func newSession() string {
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b)
+}
+
+// IsUsage reports whether err is a command-line usage error.
+func IsUsage(err error) bool {
+	var ue *usageError
+	return errors.As(err, &ue)
+}

@@ -1,0 +1,134 @@
+// Package e2e runs the built binaries the way a user does: crank with the embedded agent, crank
+// against agents started by hand, and the failure cases of the foundation.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// bins is the folder holding crank, crank-agent and bombardier, built once by TestMain.
+type env struct {
+	root string // module root
+	bins string
+}
+
+func setup() (env, func(), error) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		return env{}, nil, err
+	}
+	dir, err := os.MkdirTemp("", "crank-e2e-bin-")
+	if err != nil {
+		return env{}, nil, err
+	}
+	cmd := exec.Command("go", "build", "-o", dir+"/", "./cmd/crank", "./cmd/crank-agent", "github.com/codesenberg/bombardier")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		return env{}, nil, fmt.Errorf("building binaries: %v\n%s", err, out)
+	}
+	return env{root: root, bins: dir}, func() { os.RemoveAll(dir) }, nil
+}
+
+var testEnv env // set once by TestMain before any test runs, read-only afterwards
+
+func TestMain(m *testing.M) {
+	e, cleanup, err := setup()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	testEnv = e
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
+
+// freePort returns a loopback TCP port that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+type runResult struct {
+	code   int
+	stdout string
+	stderr string
+}
+
+// crank runs bin/crank from the module root with a deadline.
+func crank(t *testing.T, timeout time.Duration, args ...string) runResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(testEnv.bins, "crank"), args...)
+	cmd.Dir = testEnv.root
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("crank %v: %v", args, err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("crank %v did not finish within %s\nstderr:\n%s", args, timeout, errb.String())
+	}
+	return runResult{code, out.String(), errb.String()}
+}
+
+// result is the part of crank's JSON the tests read.
+type result struct {
+	ReturnCode int       `json:"returnCode"`
+	StartTime  time.Time `json:"startTime"`
+	JobResults struct {
+		Jobs map[string]struct {
+			Results      map[string]float64 `json:"results"`
+			Measurements [][]struct {
+				Name   string  `json:"name"`
+				Value  float64 `json:"value"`
+				Warmup bool    `json:"warmup"`
+			} `json:"measurements"`
+			Environment map[string]any       `json:"environment"`
+			Iterations  []map[string]float64 `json:"iterations"`
+		} `json:"jobs"`
+	} `json:"jobResults"`
+}
+
+func readResult(t *testing.T, path string) result {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r result
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return r
+}
+
+func mustContain(t *testing.T, what, s string, parts ...string) {
+	t.Helper()
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			t.Errorf("%s does not contain %q:\n%s", what, p, s)
+		}
+	}
+}

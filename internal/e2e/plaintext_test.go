@@ -1,0 +1,66 @@
+package e2e
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// TestPlaintextEmbedded is the README's first command, shortened: the plaintext scenario on the
+// agent embedded in crank, with wrk and then with bombardier.
+func TestPlaintextEmbedded(t *testing.T) {
+	for _, load := range []string{"", "bombardier"} {
+		name := load
+		if name == "" {
+			name = "default"
+		}
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.json")
+			args := []string{"--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
+				"--variable", "duration=3", "--variable", "warmup=1",
+				"--variable", "serverPort=" + strconv.Itoa(freePort(t)), "--json", out}
+			if load != "" {
+				args = append(args, "--load.job", load)
+			}
+			r := crank(t, 3*time.Minute, args...)
+			if r.code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			mustContain(t, "stdout", r.stdout, "| application ", "| load ", "http/rps/mean", "benchmarks/cpu")
+			res := readResult(t, out)
+			rps := res.JobResults.Jobs["load"].Results["http/rps/mean"]
+			cpu := res.JobResults.Jobs["application"].Results["benchmarks/cpu"]
+			if rps <= 0 || cpu <= 0 {
+				t.Fatalf("http/rps/mean = %v, application benchmarks/cpu = %v; want both > 0", rps, cpu)
+			}
+			if res.StartTime.IsZero() || time.Since(res.StartTime) > 10*time.Minute {
+				t.Errorf("startTime %v", res.StartTime)
+			}
+			if bad := res.JobResults.Jobs["load"].Results["http/requests/badresponses"]; bad != 0 {
+				t.Errorf("bad responses: %v", bad)
+			}
+			t.Logf("%s: %.0f req/s, server CPU %.0f%%", name, rps, cpu)
+		})
+	}
+}
+
+// TestIterations keeps each iteration's results and averages them.
+func TestIterations(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.json")
+	r := crank(t, 3*time.Minute, "--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
+		"--variable", "duration=1", "--variable", "warmup=0", "--iterations", "2",
+		"--variable", fmt.Sprintf("serverPort=%d", freePort(t)), "--json", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	load := readResult(t, out).JobResults.Jobs["load"]
+	if len(load.Iterations) != 2 {
+		t.Fatalf("iterations: %d, want 2", len(load.Iterations))
+	}
+	a, b := load.Iterations[0]["http/rps/mean"], load.Iterations[1]["http/rps/mean"]
+	if got, want := load.Results["http/rps/mean"], (a+b)/2; a <= 0 || b <= 0 || got != want {
+		t.Errorf("mean rps %v, want (%v+%v)/2", got, a, b)
+	}
+}
