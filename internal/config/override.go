@@ -48,8 +48,8 @@ func applyOverride(job *node, o Override) error {
 		if p == nil {
 			cur.pairs = append(cur.pairs, pair{key: seg, keyPos: pos})
 			p = &cur.pairs[len(cur.pairs)-1]
-			if i == len(segs)-1 && isMapKey(segs) {
-				p.value = newMap(pos)
+			if i == len(segs)-1 {
+				p.value = containerFor(segs, pos)
 			}
 		}
 		if i < len(segs)-1 {
@@ -68,9 +68,19 @@ func applyOverride(job *node, o Override) error {
 	return nil
 }
 
-// isMapKey tells keys that hold a mapping even when the job does not have them yet.
-func isMapKey(segs []string) bool {
-	return len(segs) == 1 && (strings.EqualFold(segs[0], "environmentVariables") || strings.EqualFold(segs[0], keyVariables))
+// containerFor returns an empty mapping or list for job keys that hold one (so
+// `--application.endpoints http://...` makes a list even when no file set endpoints), else nil.
+func containerFor(segs []string, pos Pos) *node {
+	if len(segs) != 1 {
+		return nil
+	}
+	switch strings.ToLower(segs[0]) {
+	case "environmentvariables", "variables":
+		return newMap(pos)
+	case "endpoints", "counters":
+		return &node{kind: kindList, pos: pos}
+	}
+	return nil
 }
 
 func overrideValue(old *node, o Override, pos Pos) (*node, error) {
