@@ -34,8 +34,10 @@ func (o Override) isJobSwap() bool { return strings.EqualFold(o.Path, "job") }
 
 // applyOverride sets o's value in the job tree. Keys along the path are matched ignoring case (as
 // crank does) and created when missing. At the end of the path: a map gets one NAME=VALUE entry
-// (`--application.environmentVariables GOGC=off`); a list is replaced (by a `[a, b]` flow list or
-// a one-item list); anything else is replaced by the value read as a YAML scalar.
+// (`--application.environmentVariables GOGC=off`); a list from the files is replaced (by a
+// `[a, b]` flow list or a one-item list) and a list the command line already set is added to
+// (`--load.endpoints A --load.endpoints B`); anything else is replaced by the value read as a
+// YAML scalar.
 func applyOverride(job *node, o Override) error {
 	pos := Pos{File: commandLine}
 	segs := strings.Split(o.Path, ".")
@@ -93,6 +95,10 @@ func overrideValue(old *node, o Override, pos Pos) (*node, error) {
 		m := old.clone()
 		m.set(name, pos, scalar(parseScalarText(val), pos))
 		return m, nil
+	case old.isList() && old.pos.File == commandLine:
+		l := old.clone() // repeated on the command line: add, as crank's "can be used multiple times"
+		l.items = append(l.items, parseListText(o.Value, pos).items...)
+		return l, nil
 	case old.isList():
 		return parseListText(o.Value, pos), nil
 	default:
