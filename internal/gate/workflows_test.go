@@ -1,0 +1,132 @@
+package gate
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+var workflowFiles = [...]string{"ci.yml", "nightly.yml", "pr-perf-gate.yml"}
+
+// moduleRoot walks up from the package folder to the folder holding go.mod.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's folder")
+		}
+		dir = parent
+	}
+}
+
+// TestWorkflowsPassActionlint runs actionlint (a tool of the module) on the workflows; it also runs
+// shellcheck on their scripts when shellcheck is installed.
+func TestWorkflowsPassActionlint(t *testing.T) {
+	root := moduleRoot(t)
+	args := []string{"tool", "actionlint", "-no-color"}
+	for _, f := range workflowFiles {
+		args = append(args, filepath.Join(".github", "workflows", f))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if err != nil || len(strings.TrimSpace(string(out))) > 0 {
+		t.Fatalf("actionlint: %v\n%s", err, out)
+	}
+}
+
+// workflow is the part of a workflow file the checks below read.
+type workflow struct {
+	On   map[string]any `yaml:"on"`
+	Jobs map[string]struct {
+		RunsOn   any `yaml:"runs-on"`
+		Strategy struct {
+			Matrix map[string][]string `yaml:"matrix"`
+		} `yaml:"strategy"`
+		Steps []struct {
+			Uses string            `yaml:"uses"`
+			Run  string            `yaml:"run"`
+			With map[string]string `yaml:"with"`
+		} `yaml:"steps"`
+	} `yaml:"jobs"`
+}
+
+func readWorkflow(t *testing.T, name string) (workflow, string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(moduleRoot(t), ".github", "workflows", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w workflow
+	if err := yaml.Unmarshal(b, &w); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return w, string(b)
+}
+
+func TestWorkflowsDoWhatTheyShould(t *testing.T) {
+	ci, ciText := readWorkflow(t, "ci.yml")
+	if _, ok := ci.On["push"]; !ok || !strings.Contains(ciText, `go-version: "1.26"`) || !strings.Contains(ciText, "run: bash .ci/run") {
+		t.Errorf("ci.yml: want push and pull_request, Go 1.26 and `bash .ci/run`; on = %v", ci.On)
+	}
+
+	nightly, nText := readWorkflow(t, "nightly.yml")
+	_, cron := nightly.On["schedule"]
+	_, manual := nightly.On["workflow_dispatch"]
+	matrix := nightly.Jobs["benchmark"].Strategy.Matrix
+	if !cron || !manual || len(matrix["scenario"]) == 0 || len(matrix["profile"]) == 0 {
+		t.Errorf("nightly.yml: want schedule, workflow_dispatch and a scenario x profile matrix; on = %v, matrix = %v", nightly.On, matrix)
+	}
+	for _, want := range []string{"make build", "secrets.CRANK_AGENT_TOKEN", "--influx-url", "--variable",
+		"actions/upload-artifact", `bin/crank regressions --history "$HISTORY/" --format markdown`, "GITHUB_STEP_SUMMARY"} {
+		if !strings.Contains(nText, want) {
+			t.Errorf("nightly.yml lacks %q", want)
+		}
+	}
+
+	gate, gText := readWorkflow(t, "pr-perf-gate.yml")
+	_, pr := gate.On["pull_request"]
+	_, comment := gate.On["issue_comment"]
+	if !pr || !comment {
+		t.Errorf("pr-perf-gate.yml: want pull_request and issue_comment; on = %v", gate.On)
+	}
+	for _, want := range []string{"'perf'", "'/benchmark'", `--iterations "$ITERATIONS"`, "--json",
+		`compare base.json head.json --threshold "$THRESHOLD" --markdown comment.md`, "createComment", "exit 1"} {
+		if !strings.Contains(gText, want) {
+			t.Errorf("pr-perf-gate.yml lacks %q", want)
+		}
+	}
+}
+
+// TestWorkflowsKeepUntrustedInputOutOfScripts: event text (comment bodies, titles, branch names)
+// reaches scripts only through environment variables.
+func TestWorkflowsKeepUntrustedInputOutOfScripts(t *testing.T) {
+	untrusted := regexp.MustCompile(`\$\{\{[^}]*github\.(event|head_ref)[^}]*\}\}`)
+	for _, name := range workflowFiles {
+		w, _ := readWorkflow(t, name)
+		for job, j := range w.Jobs {
+			for i, s := range j.Steps {
+				if m := untrusted.FindString(s.Run + s.With["script"]); m != "" {
+					t.Errorf("%s: job %s step %d puts %s into a script", name, job, i, m)
+				}
+			}
+		}
+	}
+}
