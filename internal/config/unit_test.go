@@ -3,6 +3,7 @@ package config
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -254,5 +255,40 @@ func TestDryRunShape(t *testing.T) {
 `
 	if string(out) != want {
 		t.Errorf("DryRun:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+func TestIgnoredKeysAreLogged(t *testing.T) {
+	dir := writeTree(t, map[string]string{"main.yml": `results: []
+jobs:
+  app:
+    executable: ./app
+    isConsoleApp: true
+    source: {repository: https://example.test/r.git, project: x.csproj}
+scenarios:
+  s:
+    app: {job: app}
+profiles:
+  p:
+    agents:
+      db: {endpoints: ['http://10.0.0.1:5010']}
+`})
+	var logs strings.Builder
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	cfg, err := Load(context.Background(), []string{filepath.Join(dir, "main.yml")}, LoadOptions{Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := cfg.Resolve(Request{Scenario: "s", Profiles: []string{"p"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Services[0].Job.Source.Repository != "https://example.test/r.git" || len(r.Services[0].Endpoints) != 0 {
+		t.Errorf("job = %+v, endpoints %v", r.Services[0].Job, r.Services[0].Endpoints)
+	}
+	for _, want := range []string{"key=results", "key=isConsoleApp", "key=source.project", "entry=db"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("debug log lacks %q:\n%s", want, logs.String())
+		}
 	}
 }
