@@ -23,7 +23,8 @@ type dryService struct {
 }
 
 // DryRun is what `crank --dry-run` prints: the scenario and, per service in scenario order, the
-// rendered job, its variables, environment and endpoints, as indented JSON.
+// rendered job, its variables, environment and endpoints, as indented JSON (no final newline, as
+// json.MarshalIndent).
 func (r *Resolved) DryRun() ([]byte, error) {
 	var b bytes.Buffer
 	name, err := marshal(r.Scenario)
@@ -52,7 +53,6 @@ func (r *Resolved) DryRun() ([]byte, error) {
 	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
 		return nil, err
 	}
-	out.WriteByte('\n')
 	return out.Bytes(), nil
 }
 

@@ -179,7 +179,7 @@ func resolveFixture(fa fixtureArgs, url string) (string, string) {
 			if err != nil {
 				return err.Error() + "\n", "error"
 			}
-			return strings.ReplaceAll(string(out), url, "$HTTP"), "want"
+			return strings.ReplaceAll(string(out), url, "$HTTP") + "\n", "want"
 		}
 	}
 	return strings.ReplaceAll(err.Error(), url, "$HTTP") + "\n", "error"

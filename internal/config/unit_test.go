@@ -251,8 +251,7 @@ func TestDryRunShape(t *testing.T) {
       ]
     }
   }
-}
-`
+}`
 	if string(out) != want {
 		t.Errorf("DryRun:\n%s\nwant:\n%s", out, want)
 	}
