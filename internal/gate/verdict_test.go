@@ -37,14 +37,16 @@ func TestVerdictsOnKnownDistributions(t *testing.T) {
 		return n
 	}
 	// Equal: Binomial(200, <=0.05) has mean 10, sd 3.1; 20 is 3.2 sd above.
-	if n := count(1000, VerdictRegressed, VerdictImproved); n > 20 {
-		t.Errorf("equal distributions: %d of %d significant, want at most 20", n, trials)
+	equal, down, up := count(1000, VerdictRegressed, VerdictImproved), count(900, VerdictRegressed), count(1100, VerdictImproved)
+	t.Logf("of %d: equal %d significant, 10%% down %d regressed, 10%% up %d improved", trials, equal, down, up)
+	if equal > 20 {
+		t.Errorf("equal distributions: %d of %d significant, want at most 20", equal, trials)
 	}
-	if n := count(900, VerdictRegressed); n < trials*95/100 { // a 10% drop is 3.3 sigma per iteration
-		t.Errorf("RPS 10%% lower: %d of %d regressed, want at least 95%%", n, trials)
+	if down < trials*95/100 { // a 10% drop is 3.3 sigma per iteration
+		t.Errorf("RPS 10%% lower: %d of %d regressed, want at least 95%%", down, trials)
 	}
-	if n := count(1100, VerdictImproved); n < trials*95/100 {
-		t.Errorf("RPS 10%% higher: %d of %d improved, want at least 95%%", n, trials)
+	if up < trials*95/100 {
+		t.Errorf("RPS 10%% higher: %d of %d improved, want at least 95%%", up, trials)
 	}
 }
 
