@@ -102,16 +102,20 @@ func formatCI(c Comparison) string {
 
 // notes explains the verdicts the reader might misread.
 func (r Report) notes() []string {
-	var thresholdOnly, welch bool
+	var tested, thresholdOnly, welch bool
 	for _, s := range r.Services {
 		for _, row := range s.Rows {
 			for _, c := range row.Compared {
+				tested = tested || c.Test != TestNone
 				thresholdOnly = thresholdOnly || (c.Present && row.BasePresent && c.Test == TestNone)
 				welch = welch || c.FellBack
 			}
 		}
 	}
-	notes := []string{fmt.Sprintf("p: two-sided Mann-Whitney U over the iterations; CI: 95%% bootstrap interval of mean/base mean (%d resamples, seeded).", stats.DefaultResamples)}
+	var notes []string
+	if tested {
+		notes = append(notes, fmt.Sprintf("p: two-sided Mann-Whitney U over the iterations; CI: 95%% bootstrap interval of mean/base mean (%d resamples, seeded).", stats.DefaultResamples))
+	}
 	if welch {
 		notes = append(notes, fmt.Sprintf("(welch): too few iterations for Mann-Whitney U to reach %g; Welch's t-test decided.", r.Alpha))
 	}
