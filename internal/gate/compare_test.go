@@ -152,3 +152,19 @@ func TestCompareMarkdownAndMoreFiles(t *testing.T) {
 		}
 	}
 }
+
+func TestCompareFallsBackToWelchAndReportsMissing(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(10, 10))
+	lat := metricSpec{measure.Latency99, 2, 0.01}
+	base := writeResult(t, dir, "base.json", newResult(rng, 3, rps(1000, 0.005), lat))
+	head := writeResult(t, dir, "head.json", newResult(rng, 3, rps(800, 0.005))) // no latency
+	code, out, _ := runCompare(base, head)
+	// Three against three: Mann-Whitney's floor is p = 0.1, so Welch's t decides the 20% drop.
+	if code != ExitRegressed || !strings.Contains(out, "(welch)") || !strings.Contains(out, "Welch's t-test decided") {
+		t.Errorf("exit %d, want 1 decided by Welch:\n%s", code, out)
+	}
+	if !strings.Contains(out, "missing") {
+		t.Errorf("latency absent from head is not reported missing:\n%s", out)
+	}
+}
