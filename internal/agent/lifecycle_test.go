@@ -15,6 +15,7 @@ import (
 )
 
 func TestJobLifecycle(t *testing.T) {
+	t.Parallel()
 	ta := newTestAgent(t, Options{Interval: 50 * time.Millisecond})
 	ctx := context.Background()
 	id := ta.submit(t, api.Job{Service: "application", Name: "sleeper", Executable: "sh",
@@ -66,6 +67,7 @@ func TestJobLifecycle(t *testing.T) {
 }
 
 func TestWaitForExitParsesMeasuredRun(t *testing.T) {
+	t.Parallel()
 	ta := newTestAgent(t, Options{Parsers: map[string]drivers.Parser{"fake": fakeParser{}}})
 	ctx := context.Background()
 	id := ta.submit(t, api.Job{Executable: "sh", WaitForExit: true, Parser: "fake",
@@ -104,6 +106,7 @@ func TestWaitForExitParsesMeasuredRun(t *testing.T) {
 }
 
 func TestWaitForExitFailures(t *testing.T) {
+	t.Parallel()
 	ta := newTestAgent(t, Options{Parsers: map[string]drivers.Parser{"fake": fakeParser{}}})
 	cases := []struct {
 		name string
@@ -131,6 +134,7 @@ func TestWaitForExitFailures(t *testing.T) {
 }
 
 func TestStartFailures(t *testing.T) {
+	t.Parallel()
 	ta := newTestAgent(t, Options{})
 	cases := []struct {
 		name     string
@@ -170,6 +174,7 @@ func TestStartFailures(t *testing.T) {
 }
 
 func TestSubmitValidationAndSkip(t *testing.T) {
+	t.Parallel()
 	ta := newTestAgent(t, Options{})
 	ctx := context.Background()
 	for _, j := range []api.Job{{Name: "noexe"}, {Executable: "sh", Parser: "nope"}} {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"reflect"
 	"sync"
 	"time"
 )
@@ -73,11 +74,12 @@ func Start(s Spec) (*Process, error) {
 			f.Close()
 		}
 	}
-	for _, o := range []struct {
-		dst  io.Writer
-		slot *io.Writer
-	}{{s.Stdout, &cmd.Stdout}, {s.Stderr, &cmd.Stderr}} {
-		if o.dst == nil {
+	outs := []io.Writer{s.Stdout, s.Stderr}
+	if sameWriter(s.Stdout, s.Stderr) {
+		outs = outs[:1] // one pipe for both keeps their order
+	}
+	for i, dst := range outs {
+		if dst == nil {
 			continue
 		}
 		r, w, err := os.Pipe()
@@ -86,28 +88,27 @@ func Start(s Spec) (*Process, error) {
 			return nil, fmt.Errorf("start %s: output pipe: %w", s.Path, err)
 		}
 		p.readers, writeEnds = append(p.readers, r), append(writeEnds, w)
-		*o.slot = w
+		if i == 0 {
+			cmd.Stdout = w
+			if len(outs) == 1 {
+				cmd.Stderr = w
+			}
+		} else {
+			cmd.Stderr = w
+		}
+		p.copies.Add(1)
+		go func() {
+			defer p.copies.Done()
+			_, _ = io.Copy(dst, r)
+		}()
 	}
 	if err := cmd.Start(); err != nil {
 		closeAll()
+		p.copies.Wait()
 		return nil, fmt.Errorf("start %s: %w", s.Path, err)
 	}
 	for _, w := range writeEnds {
 		w.Close() // the child holds its own copies
-	}
-	dsts := []io.Writer{s.Stdout, s.Stderr}
-	i := 0
-	for _, d := range dsts {
-		if d == nil {
-			continue
-		}
-		r := p.readers[i]
-		i++
-		p.copies.Add(1)
-		go func() {
-			defer p.copies.Done()
-			_, _ = io.Copy(d, r)
-		}()
 	}
 	go p.wait()
 	return p, nil
@@ -166,6 +167,14 @@ func (p *Process) wait() {
 		r.Close()
 	}
 	close(p.done)
+}
+
+// sameWriter reports whether a and b are the same (comparable) writer.
+func sameWriter(a, b io.Writer) bool {
+	if a == nil || b == nil || !reflect.TypeOf(a).Comparable() || !reflect.TypeOf(b).Comparable() {
+		return false
+	}
+	return a == b
 }
 
 func exitOf(ps *os.ProcessState, err error) Exit {

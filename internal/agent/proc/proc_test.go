@@ -150,3 +150,18 @@ func TestLookPath(t *testing.T) {
 		}
 	}
 }
+
+// TestCombinedOutputKeepsOrder: one writer for both streams shares one pipe.
+func TestCombinedOutputKeepsOrder(t *testing.T) {
+	for range 20 {
+		var out lockedBuffer
+		p, err := Start(Spec{Path: "/bin/sh", Args: []string{"-c", "echo a; echo b >&2; echo c; echo d >&2"}, Stdout: &out, Stderr: &out})
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-p.Wait()
+		if out.String() != "a\nb\nc\nd\n" {
+			t.Fatalf("combined output = %q", out.String())
+		}
+	}
+}

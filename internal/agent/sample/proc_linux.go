@@ -125,9 +125,9 @@ func readMachine() (machine, error) {
 	return m, nil
 }
 
-// numCPU counts the machine's online CPUs (the cpuN lines of /proc/stat), not only those this
+// NumCPU counts the machine's online CPUs (the cpuN lines of /proc/stat), not only those this
 // process may run on.
-func numCPU() int {
+func NumCPU() int {
 	b, err := os.ReadFile("/proc/stat")
 	if err != nil {
 		return runtime.NumCPU()

@@ -13,4 +13,4 @@ func readTree(int) (map[procKey]procInfo, error) { return nil, errUnsupported }
 
 func readMachine() (machine, error) { return machine{}, errUnsupported }
 
-func numCPU() int { return runtime.NumCPU() }
+func NumCPU() int { return runtime.NumCPU() }

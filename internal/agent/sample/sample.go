@@ -53,7 +53,7 @@ type Sampler struct {
 // New starts sampling the tree rooted at pid: it reads the current counters, against which the
 // first Sample measures.
 func New(pid int) (*Sampler, error) {
-	s := &Sampler{root: pid, numCPU: numCPU()}
+	s := &Sampler{root: pid, numCPU: NumCPU()}
 	tree, err := readTree(pid)
 	if err != nil {
 		return nil, fmt.Errorf("sample process %d: %w", pid, err)

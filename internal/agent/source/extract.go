@@ -24,7 +24,7 @@ var ErrBadArchive = errors.New("bad archive")
 func Extract(r io.Reader, dir string, maxBytes int64) error {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
-		return fmt.Errorf("%w: gzip: %v", ErrBadArchive, err)
+		return fmt.Errorf("%w: %w", ErrBadArchive, err)
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -39,7 +39,7 @@ func Extract(r io.Reader, dir string, maxBytes int64) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%w: %v", ErrBadArchive, err)
+			return fmt.Errorf("%w: %w", ErrBadArchive, err)
 		}
 		n, err := extractEntry(root, tr, h, maxBytes-written, maxBytes > 0)
 		if err != nil {
