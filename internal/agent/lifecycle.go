@@ -52,7 +52,7 @@ func (j *job) finish(err error) {
 	defer j.mu.Unlock()
 	switch {
 	case j.state == api.StateStopping:
-		_ = j.moveLocked(api.StateStopped, "stopped on request")
+		_ = j.moveLocked(api.StateStopped, "stopped")
 	case err != nil:
 		j.errMsg = err.Error()
 		_ = j.moveLocked(api.StateFailed, firstLine(j.errMsg))

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"io"
+	"log/slog"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+)
+
+func noEnv(string) string { return "" }
+
+func TestCheckListen(t *testing.T) {
+	cases := []struct {
+		host, token string
+		insecure    bool
+		ok          bool
+	}{
+		{"127.0.0.1", "", false, true},
+		{"localhost", "", false, true},
+		{"::1", "", false, true},
+		{"0.0.0.0", "", false, false},
+		{"", "", false, false},
+		{"10.0.0.2", "", false, false},
+		{"bench-01.example", "", false, false},
+		{"0.0.0.0", "tok", false, true},
+		{"0.0.0.0", "", true, true},
+	}
+	for _, c := range cases {
+		err := checkListen(c.host, c.token, c.insecure)
+		if (err == nil) != c.ok {
+			t.Errorf("checkListen(%q, token %q, insecure %v) = %v, want ok=%v", c.host, c.token, c.insecure, err, c.ok)
+		}
+		if err != nil && (!strings.Contains(err.Error(), "--token") || !strings.Contains(err.Error(), "--insecure")) {
+			t.Errorf("refusal %q does not say how to proceed", err)
+		}
+	}
+}
+
+func TestRunRefusesNonLoopbackWithoutToken(t *testing.T) {
+	var stderr bytes.Buffer
+	code := run(context.Background(), []string{"--url", "http://0.0.0.0:0"}, noEnv, &stderr)
+	if code == 0 || !strings.Contains(stderr.String(), `refusing to listen on "0.0.0.0" without a token`) {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	env := func(k string) string {
+		if k == tokenEnv {
+			return "from-env"
+		}
+		return ""
+	}
+	cfg, err := parseFlags([]string{"--url", "http://0.0.0.0:5010", "--lease", "45s", "--max-upload", "64MiB", "--hardware", "rig"}, env, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.opts.Token != "from-env" || cfg.opts.Lease != 45*time.Second || cfg.opts.MaxUpload != 64<<20 ||
+		cfg.opts.Hardware != "rig" || cfg.listen.Host != "0.0.0.0:5010" || cfg.opts.Parsers["wrk"] == nil {
+		t.Errorf("config = %+v", cfg)
+	}
+	cfg, err = parseFlags(nil, noEnv, &bytes.Buffer{})
+	if err != nil || cfg.listen.String() != DefaultURL || cfg.opts.Token != "" {
+		t.Errorf("defaults = %+v, %v", cfg, err)
+	}
+	for _, bad := range [][]string{
+		{"--url", "https://127.0.0.1:5010"},
+		{"--url", "http://127.0.0.1:5010", "--cert", "c.pem", "--key", "k.pem"},
+		{"--url", "127.0.0.1:5010"},
+		{"--url", "http://127.0.0.1"},
+		{"--max-upload", "lots"},
+		{"extra"},
+		{"--no-such-flag"},
+	} {
+		if _, err := parseFlags(bad, noEnv, &bytes.Buffer{}); err == nil {
+			t.Errorf("parseFlags(%q): want an error", bad)
+		}
+	}
+}
+
+// TestServeHTTPSWithToken serves on a free port over TLS and stops when the context ends.
+func TestServeHTTPSWithToken(t *testing.T) {
+	certFile, keyFile, pool := selfSigned(t)
+	cfg, err := parseFlags([]string{"--url", "https://127.0.0.1:0", "--cert", certFile, "--key", keyFile,
+		"--token", "tok", "--dir", t.TempDir()}, noEnv, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	addrs := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, withLogger(cfg, &logs), func(a net.Addr) { addrs <- a }) }()
+	var addr net.Addr
+	select {
+	case addr = <-addrs:
+	case err := <-done:
+		t.Fatalf("serve: %v", err)
+	}
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}, Timeout: 5 * time.Second}
+	c, err := api.NewClient("https://"+addr.String(), "tok", hc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := c.Info(ctx)
+	if err != nil || info.Cores < 1 {
+		t.Fatalf("info over TLS = %+v, %v", info, err)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("serve ended with %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not end after its context")
+	}
+	if !strings.Contains(logs.String(), "agent shut down") {
+		t.Errorf("logs lack the shutdown: %s", logs.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the agent's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func withLogger(cfg config, w io.Writer) config {
+	cfg.opts.Logger = slog.New(slog.NewTextHandler(w, nil))
+	return cfg
+}
+
+func selfSigned(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "crank-agent test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	pool = x509.NewCertPool()
+	pool.AddCert(cert)
+	return certFile, keyFile, pool
+}
