@@ -71,8 +71,8 @@ func (a *Agent) validate(j api.Job) (drivers.Parser, error) {
 	return p, nil
 }
 
-// createJob makes the job and its folder; it is New, Waiting for an upload, or Stopped and
-// Skipped when this machine is not the one it requires.
+// createJob makes the job and its folder; it is New, or Waiting for an upload. A job whose
+// required platform is not this machine's is marked Skipped: it stays New and never runs.
 func (a *Agent) createJob(spec api.Job) (*job, error) {
 	parser, err := a.validate(spec)
 	if err != nil {
@@ -89,8 +89,8 @@ func (a *Agent) createJob(spec api.Job) (*job, error) {
 	}
 	j.log.Info("job created", "name", spec.Name, "executable", spec.Executable, "dir", j.dir)
 	if why := platformMismatch(spec.Options); why != "" {
-		j.skipped = why
-		_ = j.move(api.StateStopped, "skipped: "+why)
+		j.skipped = why // it stays New and never runs
+		j.log.Info("job skipped", "why", why)
 	} else if spec.Source != nil && spec.Source.LocalFolder != "" {
 		_ = j.move(api.StateWaiting, "source to be uploaded")
 	}

@@ -188,7 +188,7 @@ func TestSubmitValidationAndSkip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.State != api.StateStopped || !strings.Contains(st.Skipped, "sparc-nope") || !strings.Contains(st.Skipped, "plan9") {
+	if st.State != api.StateNew || !strings.Contains(st.Skipped, "sparc-nope") || !strings.Contains(st.Skipped, "plan9") {
 		t.Errorf("skipped job status = %+v", st)
 	}
 	if platformMismatch(api.Options{RequiredArchitecture: "x64"}) != "" && platformMismatch(api.Options{RequiredArchitecture: "arm64"}) != "" {

@@ -16,7 +16,7 @@ import (
 //	Starting -> Running           ready
 //	Running -> Stopped            a waitForExit job (or a server) exited 0
 //	* -> Stopping -> Stopped      stop, delete, lease expiry, shutdown
-//	New|Waiting -> Stopped        stopped before it started, or skipped (platform not met)
+//	New|Waiting -> Stopped        stopped before it started (a skipped job stays New until then)
 //	* -> Failed                   build, start, exit or parse failed
 //	Stopped|Failed -> Deleted
 var transitions = map[api.JobState][]api.JobState{
