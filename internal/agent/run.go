@@ -79,6 +79,7 @@ func (a *Agent) runMeasured(ctx context.Context, j *job, exe string) error {
 	if err := j.advance(api.StateRunning, "ready"); err != nil {
 		return err
 	}
+	go a.scrapeLoop(ctx, j, p, started)
 	return a.supervise(ctx, j, p, from, stdout)
 }
 

@@ -1,0 +1,153 @@
+// Package counters scrapes a job's Prometheus endpoint and turns the metrics its `counters` name
+// into measurements: a counter's rate per second, a gauge's value, or a quantile of a summary or
+// of a histogram (over the observations made since the previous scrape).
+//
+// A metric is a name, optionally with label matchers (`app_exceptions_total{kind="panic"}`); the
+// values of every series that matches are added up.
+package counters
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+)
+
+// The ways a counter spec reads its metric.
+const (
+	ReadRate     = "rate"
+	ReadGauge    = "gauge"
+	ReadQuantile = "quantile"
+)
+
+// Scraper reads one endpoint for one job. It is not safe for concurrent use.
+type Scraper struct {
+	url    string
+	specs  []spec
+	client *http.Client
+	prevAt time.Time
+	prev   []reading // per spec, from the previous scrape
+	now    func() time.Time
+}
+
+type spec struct {
+	api.CounterSpec
+	name   string
+	labels map[string]string
+}
+
+// reading is what one scrape saw for one spec: a sum, or cumulative histogram buckets.
+type reading struct {
+	ok      bool
+	sum     float64
+	buckets []bucket
+}
+
+type bucket struct{ le, count float64 }
+
+// New checks the specs and returns a scraper of url. client may be nil.
+func New(url string, specs []api.CounterSpec, client *http.Client) (*Scraper, error) {
+	if client == nil {
+		client = &http.Client{Timeout: 5 * time.Second}
+	}
+	s := &Scraper{url: url, client: client, now: time.Now}
+	for _, c := range specs {
+		sp, err := parseSpec(c)
+		if err != nil {
+			return nil, err
+		}
+		s.specs = append(s.specs, sp)
+	}
+	return s, nil
+}
+
+func parseSpec(c api.CounterSpec) (spec, error) {
+	sp := spec{CounterSpec: c, labels: map[string]string{}}
+	if sp.Scale == 0 {
+		sp.Scale = 1
+	}
+	if sp.Measurement == "" {
+		sp.Measurement = c.Metric
+	}
+	switch c.Read {
+	case ReadRate, ReadGauge, ReadQuantile:
+	default:
+		return sp, fmt.Errorf("counter %q: read %q: want rate, gauge or quantile", c.Metric, c.Read)
+	}
+	name, sel, hasSel := strings.Cut(c.Metric, "{")
+	sp.name = strings.TrimSpace(name)
+	if sp.name == "" {
+		return sp, fmt.Errorf("counter %q: no metric name", c.Metric)
+	}
+	if hasSel {
+		body, ok := strings.CutSuffix(strings.TrimSpace(sel), "}")
+		if !ok {
+			return sp, fmt.Errorf("counter %q: unclosed {", c.Metric)
+		}
+		for m := range strings.SplitSeq(body, ",") {
+			k, v, ok := strings.Cut(m, "=")
+			if strings.TrimSpace(m) == "" {
+				continue
+			}
+			if !ok {
+				return sp, fmt.Errorf("counter %q: label matcher %q: want name=\"value\"", c.Metric, m)
+			}
+			sp.labels[strings.TrimSpace(k)] = strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
+	return sp, nil
+}
+
+// Scrape reads the endpoint and returns the value of each spec's measurement. Rates and histogram
+// quantiles need two scrapes: the first one only primes them.
+func (s *Scraper) Scrape(ctx context.Context) (map[string]float64, error) {
+	families, err := s.fetch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	cur := make([]reading, len(s.specs))
+	out := map[string]float64{}
+	for i, sp := range s.specs {
+		cur[i] = read(families[sp.name], sp)
+		var prev reading
+		if s.prev != nil {
+			prev = s.prev[i]
+		}
+		if v, ok := value(sp, prev, cur[i], now.Sub(s.prevAt)); ok {
+			out[sp.Measurement] += v * sp.Scale
+		}
+	}
+	s.prev, s.prevAt = cur, now
+	return out, nil
+}
+
+func (s *Scraper) fetch(ctx context.Context) (map[string]*dto.MetricFamily, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("metrics %s: %w", s.url, err)
+	}
+	req.Header.Set("Accept", "text/plain;version=0.0.4")
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("metrics %s: %w", s.url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("metrics %s: status %d", s.url, resp.StatusCode)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return nil, fmt.Errorf("metrics %s: %w", s.url, err)
+	}
+	return fams, nil
+}

@@ -1,0 +1,63 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/measure"
+)
+
+func TestCountersScrapedWhileRunning(t *testing.T) {
+	t.Parallel()
+	var scrapes atomic.Int64
+	metrics := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := scrapes.Add(1)
+		fmt.Fprintf(w, "# TYPE app_exceptions_total counter\napp_exceptions_total{kind=\"panic\"} %d\n", n*10)
+	}))
+	defer metrics.Close()
+	ta := newTestAgent(t, Options{})
+	id := ta.submit(t, api.Job{Executable: "sh", Arguments: `-c 'sleep 30'`, Interval: api.Duration(50 * time.Millisecond),
+		MetricsURL: metrics.URL + "/metrics",
+		Counters:   []api.CounterSpec{{Metric: "app_exceptions_total", Measurement: measure.ExceptionCount, Read: "rate"}}})
+	ta.waitState(t, id, api.StateRunning)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ms, err := ta.c.Measurements(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rates []float64
+		for _, m := range ms.Measurements {
+			if m.Name == measure.ExceptionCount {
+				rates = append(rates, m.Value)
+			}
+		}
+		if len(rates) >= 3 {
+			// 10 more every scrape, a scrape every ~50 ms: about 200/s.
+			for _, r := range rates {
+				if r < 50 || r > 1000 {
+					t.Errorf("exception rates %v, want about 200/s", rates)
+					break
+				}
+			}
+			hasMeta := false
+			for _, md := range ms.Metadata {
+				hasMeta = hasMeta || md.Name == measure.ExceptionCount && md.Aggregate == api.OpAvg
+			}
+			if !hasMeta {
+				t.Errorf("metadata lacks %s: %+v", measure.ExceptionCount, ms.Metadata)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d counter samples after %d scrapes", len(rates), scrapes.Load())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
