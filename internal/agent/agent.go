@@ -66,8 +66,9 @@ type Agent struct {
 	toolDirs []string // looked in for bare executable names before PATH
 	handler  http.Handler
 
-	mu   sync.Mutex
-	jobs map[string]*job
+	mu     sync.Mutex
+	jobs   map[string]*job
+	closed bool // Shutdown has begun: no new jobs
 
 	stopLease context.CancelFunc
 	leaseDone chan struct{}
@@ -160,6 +161,9 @@ func (a *Agent) Serve(ctx context.Context, ln net.Listener) error {
 func (a *Agent) Shutdown(ctx context.Context) error {
 	var err error
 	a.shutdown.Do(func() {
+		a.mu.Lock()
+		a.closed = true
+		a.mu.Unlock()
 		a.stopLease()
 		<-a.leaseDone
 		var wg sync.WaitGroup

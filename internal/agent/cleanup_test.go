@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -81,6 +82,9 @@ func TestShutdownKillsJobsAndRemovesFolders(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ta.Dir(), id)); !os.IsNotExist(err) {
 		t.Errorf("job folder left after shutdown: %v", err)
+	}
+	if _, err := ta.c.Submit(ctx, api.Job{Executable: "sh"}); statusCode(err) != http.StatusServiceUnavailable {
+		t.Errorf("submit after shutdown: %v, want 503", err)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -95,8 +96,12 @@ func (a *Agent) createJob(spec api.Job) (*job, error) {
 		_ = j.move(api.StateWaiting, "source to be uploaded")
 	}
 	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed { // checked where the job is added, so Shutdown cannot miss it
+		_ = os.RemoveAll(j.dir)
+		return nil, &httpError{http.StatusServiceUnavailable, "the agent is shutting down"}
+	}
 	a.jobs[id] = j
-	a.mu.Unlock()
 	return j, nil
 }
 

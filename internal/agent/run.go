@@ -23,6 +23,18 @@ const tailLines = 20
 func (a *Agent) run(ctx context.Context, j *job) {
 	defer close(j.done)
 	j.finish(a.execute(ctx, j))
+	j.cancel() // ends the job's sampling and scraping, whatever ended it
+}
+
+// minInterval bounds how often a job may ask to be sampled.
+const minInterval = 10 * time.Millisecond
+
+// interval is the job's sampling and scraping interval.
+func (a *Agent) interval(j *job) time.Duration {
+	if d := j.spec.Interval.Std(); d > 0 {
+		return max(d, minInterval)
+	}
+	return a.opts.Interval
 }
 
 func (a *Agent) execute(ctx context.Context, j *job) error {

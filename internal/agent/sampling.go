@@ -13,10 +13,7 @@ import (
 // sampleLoop samples p's process tree every interval until p exits or the job is stopped. Samples
 // are marked Warmup during a warm-up run and during the job's `warmup` span after runStart.
 func (a *Agent) sampleLoop(ctx context.Context, j *job, p *proc.Process, warmup bool, runStart time.Time) {
-	interval := j.spec.Interval.Std()
-	if interval <= 0 {
-		interval = a.opts.Interval
-	}
+	interval := a.interval(j)
 	s, err := sample.New(p.Pid())
 	if err != nil {
 		j.log.Debug("no sampling", "err", err)

@@ -32,10 +32,7 @@ func (a *Agent) scrapeLoop(ctx context.Context, j *job, p *proc.Process, runStar
 	if url == "" {
 		return
 	}
-	interval := j.spec.Interval.Std()
-	if interval <= 0 {
-		interval = a.opts.Interval
-	}
+	interval := a.interval(j)
 	s, err := counters.New(url, j.spec.Counters, &http.Client{Timeout: min(interval, 5*time.Second)})
 	if err != nil {
 		j.log.Warn("counters not read", "err", err)
