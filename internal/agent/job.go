@@ -37,14 +37,16 @@ type job struct {
 	buildMs  float64
 	startMs  float64
 	reused   bool
-	uploaded bool // a source upload completed
-	busy     bool // an upload is being extracted
-	leaseAt  time.Time
-	samples  []api.Measurement
-	cancel   context.CancelFunc // ends the run goroutine; nil until started
-	done     chan struct{}      // closed when the run goroutine has returned
-	deleted  bool
-	expired  bool // the lease loop is deleting it
+	// measuredStart is when the measured run's process started (after any warm-up run).
+	measuredStart time.Time
+	uploaded      bool // a source upload completed
+	busy          bool // an upload is being extracted
+	leaseAt       time.Time
+	samples       []api.Measurement
+	cancel        context.CancelFunc // ends the run goroutine; nil until started
+	done          chan struct{}      // closed when the run goroutine has returned
+	deleted       bool
+	expired       bool // the lease loop is deleting it
 }
 
 func newID() string {
@@ -135,6 +137,10 @@ func (j *job) status() api.JobStatus {
 	if j.exitCode != nil {
 		c := *j.exitCode
 		s.ExitCode = &c
+	}
+	if !j.measuredStart.IsZero() {
+		t := j.measuredStart
+		s.MeasuredStart = &t
 	}
 	return s
 }

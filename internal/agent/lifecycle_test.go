@@ -73,9 +73,13 @@ func TestWaitForExitParsesMeasuredRun(t *testing.T) {
 	id := ta.submit(t, api.Job{Executable: "sh", WaitForExit: true, Parser: "fake",
 		WarmupArguments: `-c 'echo rps=999'`,
 		Arguments:       `-c 'cat scripts/fake.lua; echo rps=1234.5; echo noise >&2'`})
+	before := time.Now()
 	st := ta.waitState(t, id, api.StateStopped, api.StateFailed)
 	if st.State != api.StateStopped || st.ExitCode == nil || *st.ExitCode != 0 {
 		t.Fatalf("status = %+v", st)
+	}
+	if st.MeasuredStart == nil || st.MeasuredStart.After(time.Now()) || st.MeasuredStart.Before(before.Add(-10*time.Second)) {
+		t.Errorf("measured start = %v", st.MeasuredStart)
 	}
 	out, _ := ta.c.Output(ctx, id, 0)
 	for _, want := range []string{"rps=999", "-- helper file", "rps=1234.5", "noise"} {

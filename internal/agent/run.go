@@ -78,6 +78,9 @@ func (a *Agent) runMeasured(ctx context.Context, j *job, exe string) error {
 		return fmt.Errorf("job %s: %w", j.id, err)
 	}
 	defer func() { j.setExit(p.Stop(StopGrace).Code) }() // no-op when it has exited
+	j.mu.Lock()
+	j.measuredStart = started
+	j.mu.Unlock()
 	j.log.Info("process started", "pid", p.Pid(), "path", exe, "args", args)
 	go a.sampleLoop(ctx, j, p, false, started)
 	if err := a.waitReady(ctx, j, p, from); err != nil {
