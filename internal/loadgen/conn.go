@@ -1,0 +1,140 @@
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"time"
+)
+
+// Connect back-off: the first retry waits minBackoff, doubling up to maxBackoff.
+const (
+	minBackoff = 10 * time.Millisecond
+	maxBackoff = 500 * time.Millisecond
+)
+
+// connect opens the connection, or counts the failure and backs off.
+func (w *worker) connect(ctx context.Context) {
+	d := net.Dialer{Timeout: time.Duration(w.cfg.timeout)}
+	c, err := d.DialContext(ctx, "tcp", w.cfg.addr)
+	if err != nil {
+		if ctx.Err() == nil {
+			w.count(&w.st.errors.Connect, w.now())
+			w.backoff(ctx)
+		}
+		return
+	}
+	w.fails = 0
+	tc := c.(*net.TCPConn)
+	if err := w.sys.attach(tc); err != nil {
+		tc.Close()
+		w.count(&w.st.errors.Connect, w.now())
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.aborted.Load() {
+		tc.Close()
+		return
+	}
+	w.nc = tc
+}
+
+// backoff waits before the next connect attempt, at most until the end of the window.
+func (w *worker) backoff(ctx context.Context) {
+	d := min(minBackoff<<min(w.fails, 10), maxBackoff)
+	w.fails++
+	d = min(d, time.Duration(w.cfg.end-w.now()))
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// abort stops the worker from another goroutine: its current wait returns at once.
+func (w *worker) abort() {
+	w.aborted.Store(true)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.nc != nil {
+		w.nc.SetDeadline(time.Unix(1, 0))
+	}
+}
+
+// closeConn closes the connection and forgets its requests in flight and any partial response.
+func (w *worker) closeConn() {
+	w.mu.Lock()
+	nc := w.nc
+	w.nc = nil
+	w.mu.Unlock()
+	if nc == nil {
+		return
+	}
+	nc.Close()
+	if w.recording(w.now()) {
+		w.st.dropped += int64(w.fl.len())
+	}
+	w.sys.detach()
+	w.fl.clear()
+	w.p.reset()
+	w.r, w.w, w.deadline, w.closing, w.pending = 0, 0, 0, false, nil
+}
+
+// armDeadline sets the read deadline the next wait needs: the next request's intended time in rate
+// mode, else the oldest request's timeout. Timeout deadlines are set lazily, up to a quarter of
+// the timeout late, so that a busy connection re-arms its deadline rarely rather than per read.
+func (w *worker) armDeadline(now int64) {
+	want, exact := int64(0), false
+	if w.fl.len() > 0 {
+		want = w.fl.front().sent + w.cfg.timeout
+	}
+	if w.cfg.rate > 0 && w.fl.len() < w.cfg.depth {
+		if t := w.cfg.intended(w.id, w.next); t < w.cfg.end && (want == 0 || t < want) {
+			want, exact = max(t, now), true
+		}
+	}
+	if want == 0 {
+		want, exact = w.cfg.end, true
+	}
+	if exact {
+		if want != w.deadline {
+			w.setDeadline(want)
+		}
+		return
+	}
+	if w.deadline < want || w.deadline > want+w.cfg.timeout/4 {
+		w.setDeadline(want + w.cfg.timeout/8)
+	}
+}
+
+func (w *worker) setDeadline(t int64) {
+	w.deadline = t
+	w.nc.SetReadDeadline(w.cfg.base.Add(time.Duration(t)))
+}
+
+// afterWait handles the error that ended a wait: a deadline (a timeout, or time to send in rate
+// mode), an abort, or a failed read.
+func (w *worker) afterWait(err error) {
+	if err == nil || w.aborted.Load() {
+		return
+	}
+	now := w.now()
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		w.fail(&w.st.errors.Read, now)
+		return
+	}
+	w.deadline = 0 // expired: the next wait re-arms it
+	if w.fl.len() > 0 && now >= w.fl.front().sent+w.cfg.timeout {
+		if w.recording(now) {
+			w.st.errors.Timeout += int64(w.fl.len())
+		}
+		w.fl.clear()
+		w.closing = true
+	}
+}

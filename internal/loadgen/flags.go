@@ -1,0 +1,137 @@
+package loadgen
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Output formats of `crank load`.
+const (
+	FormatText = "text"
+	FormatJSON = "json"
+)
+
+// command is a parsed `crank load` command line.
+type command struct {
+	opts     Options
+	jsonPath string // --json: crank-shaped result file ("-": stdout)
+	format   string // --output: text or json
+	help     bool
+}
+
+// seconds is a duration flag that also accepts a bare number of seconds ("5" is "5s").
+type seconds struct{ d *time.Duration }
+
+func (s seconds) String() string {
+	if s.d == nil {
+		return ""
+	}
+	return s.d.String()
+}
+
+func (s seconds) Set(v string) error {
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		*s.d = time.Duration(f * float64(time.Second))
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return fmt.Errorf("%q is neither seconds nor a duration like 5s", v)
+	}
+	*s.d = d
+	return nil
+}
+
+// headers collects repeated --header flags.
+type headers struct{ h *[]string }
+
+func (h headers) String() string {
+	if h.h == nil {
+		return ""
+	}
+	return strings.Join(*h.h, ", ")
+}
+
+func (h headers) Set(v string) error { *h.h = append(*h.h, v); return nil }
+
+func newFlagSet(c *command, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("crank load", flag.ContinueOnError)
+	fs.SetOutput(out)
+	o := &c.opts
+	intVar := func(p *int, long, short string, def int, usage string) {
+		fs.IntVar(p, long, def, usage)
+		fs.IntVar(p, short, def, "same as --"+long)
+	}
+	intVar(&o.Connections, "connections", "c", DefaultConnections, "TCP connections to keep open")
+	intVar(&o.Threads, "threads", "t", 0, "GOMAXPROCS for the run (0: leave as is)")
+	intVar(&o.Pipeline, "pipeline", "p", DefaultPipeline, "requests written at once per connection")
+	intVar(&o.Rate, "rate", "R", 0, "total requests per second on a fixed schedule (0: as fast as possible)")
+	o.Duration, o.Timeout = DefaultDuration, DefaultTimeout
+	for _, d := range []struct {
+		p           *time.Duration
+		long, short string
+		usage       string
+	}{
+		{&o.Duration, "duration", "d", "measured duration (\"5\" or \"5s\")"},
+		{&o.Warmup, "warmup", "w", "unrecorded warm-up before the measured duration"},
+		{&o.Timeout, "timeout", "T", "response timeout"},
+	} {
+		fs.Var(seconds{d.p}, d.long, d.usage)
+		fs.Var(seconds{d.p}, d.short, "same as --"+d.long)
+	}
+	fs.Var(headers{&o.Headers}, "header", "request header \"Name: value\" (repeatable)")
+	fs.Var(headers{&o.Headers}, "H", "same as --header")
+	fs.StringVar(&o.Method, "method", DefaultMethod, "request method")
+	fs.Func("body", "request body", func(v string) error { o.Body = []byte(v); return nil })
+	fs.StringVar(&c.jsonPath, "json", "", "write a crank-shaped result to this file (\"-\": stdout)")
+	fs.StringVar(&c.format, "output", FormatText, "stdout format: text or json (a JSON object of results)")
+	fs.BoolVar(&c.help, "help", false, "show this help")
+	return fs
+}
+
+// parseArgs parses `crank load URL [flags]`; flags may come before or after the URL.
+func parseArgs(args []string) (*command, error) {
+	c := &command{}
+	fs := newFlagSet(c, io.Discard)
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				c.help = true
+				return c, nil
+			}
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if c.help {
+		return c, nil
+	}
+	if len(positional) != 1 {
+		return nil, fmt.Errorf("want one URL, got %d arguments %q", len(positional), positional)
+	}
+	c.opts.URL = positional[0]
+	if c.format != FormatText && c.format != FormatJSON {
+		return nil, fmt.Errorf("--output must be text or json, got %q", c.format)
+	}
+	if err := c.opts.Validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// usage prints the command's help.
+func usage(w io.Writer) {
+	fmt.Fprint(w, "usage: crank load URL [flags]\n\n"+
+		"Generates HTTP/1.1 load on URL and reports wrk-compatible measurements.\n\nFlags:\n")
+	newFlagSet(&command{}, w).PrintDefaults()
+}

@@ -1,0 +1,158 @@
+package loadgen
+
+import "bytes"
+
+// head is what a response's status line and headers say about framing.
+type head struct {
+	status int
+	// contentLength is -1 when there is no Content-Length header.
+	contentLength int64
+	chunked       bool
+	hasTE         bool // a Transfer-Encoding header (chunked or not)
+	close         bool
+}
+
+// parseHeader parses a status line and header fields, each ended by CRLF (the blank line excluded).
+func parseHeader(b []byte) (head, error) {
+	h := head{contentLength: -1}
+	line, used, err := cutLine(b)
+	if err != nil || used == 0 {
+		return h, parseError("bad status line")
+	}
+	keepAlive, err := parseStatusLine(line, &h)
+	if err != nil {
+		return h, err
+	}
+	for b = b[used:]; len(b) > 0; b = b[used:] {
+		if line, used, err = cutLine(b); err != nil || used == 0 {
+			return h, parseError("bad header line")
+		}
+		if err := h.field(line, &keepAlive); err != nil {
+			return h, err
+		}
+	}
+	if !keepAlive {
+		h.close = true
+	}
+	return h, nil
+}
+
+// parseStatusLine reads "HTTP/1.x NNN reason". It returns whether the version keeps the
+// connection alive by default (1.1 does, 1.0 does not).
+func parseStatusLine(line []byte, h *head) (keepAlive bool, err error) {
+	if len(line) < 12 || string(line[:7]) != "HTTP/1." || line[8] != ' ' ||
+		(len(line) > 12 && line[12] != ' ') {
+		return false, parseError("bad status line")
+	}
+	switch line[7] {
+	case '1':
+		keepAlive = true
+	case '0':
+	default:
+		return false, parseError("unsupported HTTP version")
+	}
+	for _, c := range line[9:12] {
+		if c < '0' || c > '9' {
+			return false, parseError("bad status code")
+		}
+		h.status = h.status*10 + int(c-'0')
+	}
+	if h.status < 100 {
+		return false, parseError("bad status code")
+	}
+	return keepAlive, nil
+}
+
+// field applies one header field. Names are matched by length first, then case-insensitively.
+func (h *head) field(line []byte, keepAlive *bool) error {
+	colon := bytes.IndexByte(line, ':')
+	if colon <= 0 || bytes.ContainsAny(line[:colon], " \t") {
+		return parseError("bad header field")
+	}
+	name, value := line[:colon], trimOWS(line[colon+1:])
+	switch {
+	case equalFold(name, "content-length"):
+		n, ok := parseLength(value)
+		if !ok || (h.contentLength >= 0 && h.contentLength != n) {
+			return parseError("bad Content-Length")
+		}
+		h.contentLength = n
+	case equalFold(name, "transfer-encoding"):
+		h.hasTE = true
+		h.chunked = hasSuffixFold(value, "chunked")
+	case equalFold(name, "connection"):
+		switch {
+		case containsTokenFold(value, "close"):
+			h.close = true
+		case containsTokenFold(value, "keep-alive"):
+			*keepAlive = true
+		}
+	}
+	return nil
+}
+
+// parseLength parses a Content-Length value: decimal digits only, at most 18 of them.
+func parseLength(v []byte) (int64, bool) {
+	if len(v) == 0 || len(v) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+func trimOWS(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// equalFold reports whether b equals the lower-case ASCII string s, ignoring ASCII case.
+func equalFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range len(s) {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// hasSuffixFold reports whether the last comma-separated token of b is s (lower case).
+func hasSuffixFold(b []byte, s string) bool {
+	if i := bytes.LastIndexByte(b, ','); i >= 0 {
+		b = b[i+1:]
+	}
+	return equalFold(trimOWS(b), s)
+}
+
+// containsTokenFold reports whether the comma-separated list b has the token s (lower case).
+func containsTokenFold(b []byte, s string) bool {
+	for len(b) > 0 {
+		tok := b
+		if i := bytes.IndexByte(b, ','); i >= 0 {
+			tok, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if equalFold(trimOWS(tok), s) {
+			return true
+		}
+	}
+	return false
+}

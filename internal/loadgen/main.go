@@ -1,0 +1,56 @@
+package loadgen
+
+import (
+	"context"
+	"fmt"
+	"io"
+)
+
+// Exit codes of Main.
+const (
+	ExitOK     = 0 // the run got responses
+	ExitFailed = 1 // the run failed, got no response, or was interrupted
+	ExitUsage  = 2 // bad command line
+)
+
+// Main runs `crank load URL [flags]`; args are the arguments after "load". It prints a summary
+// (--output text) or a JSON object of results (--output json) on stdout, and with --json FILE
+// writes a crank-shaped result (FILE "-" is stdout, and the summary then goes to stderr).
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c, err := parseArgs(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "crank load: %v\n", err)
+		fmt.Fprintln(stderr, "run 'crank load --help' for usage")
+		return ExitUsage
+	}
+	if c.help {
+		usage(stdout)
+		return ExitOK
+	}
+	rep, runErr := Run(ctx, c.opts)
+	if rep == nil {
+		return fail(c, stdout, stderr, runErr)
+	}
+	if runErr == nil && rep.Requests == 0 {
+		runErr = fmt.Errorf("no responses from %s (errors: %+v)", c.opts.URL, rep.Errors)
+	}
+	if err := writeOutputs(c, rep, runErr, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "crank load: error: writing results: %v\n", err)
+		return ExitFailed
+	}
+	if runErr != nil {
+		fmt.Fprintf(stderr, "crank load: error: %v\n", runErr)
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+// fail reports a run that produced no report: on stderr, and as {"error": ...} on stdout with
+// --output json.
+func fail(c *command, stdout, stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "crank load: error: %v\n", err)
+	if c.format == FormatJSON {
+		_ = writeJSON(stdout, jsonOutput{Error: err.Error()})
+	}
+	return ExitFailed
+}

@@ -1,0 +1,164 @@
+package loadgen
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/results"
+)
+
+func runMain(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	code = Main(ctx, args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestMainTextSummary(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, okReply)
+	code, out, errOut := runMain(t, "-c", "2", s.url(), "--duration", "0.2", "--pipeline", "4", "-H", "X-A: b")
+	if code != ExitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{"2 connections", "pipeline 4", "requests in 0.2", "Status: 2xx", "Requests/sec:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestMainJSONOutput(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, okReply)
+	code, out, errOut := runMain(t, s.url(), "-d", "200ms", "-c", "2", "--output", "json")
+	if code != ExitOK || !strings.Contains(errOut, "Requests/sec:") {
+		t.Fatalf("exit %d, stderr %q; want 0 and the summary on stderr", code, errOut)
+	}
+	if strings.Count(out, "\n") != 1 {
+		t.Errorf("stdout is not one line of JSON: %q", out)
+	}
+	var got jsonOutput
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Error != "" || got.Report == nil || got.Results[measure.Requests] != float64(got.Report.Requests) ||
+		got.Results[measure.Requests] != float64(s.requests.Load()) || got.Results[measure.BuiltinRPS] != got.Report.RPS {
+		t.Errorf("output %+v does not agree with itself and the server (%d)", got, s.requests.Load())
+	}
+}
+
+func TestMainCrankResultFile(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, okReply)
+	path := filepath.Join(t.TempDir(), "out.json")
+	code, _, errOut := runMain(t, s.url(), "-d", "0.2", "-c", "2", "--json", path)
+	if code != ExitOK {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	r, err := results.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := r.JobResults.Jobs[LoadJob]
+	if job == nil || job.Results[measure.Requests] != float64(s.requests.Load()) {
+		t.Fatalf("jobs.load = %+v, want results with %d requests", job, s.requests.Load())
+	}
+	if len(job.Metadata) != len(job.Results) || len(job.Measurements) != 1 || len(job.Measurements[0]) != len(job.Results) {
+		t.Errorf("metadata %d, measurements %v for %d results: want one of each", len(job.Metadata), len(job.Measurements), len(job.Results))
+	}
+	for _, m := range job.Metadata {
+		if m.Name == measure.BuiltinRPS && m.Unit != measure.UnitRPS {
+			t.Errorf("metadata %+v", m)
+		}
+	}
+}
+
+func TestMainCrankResultOnStdout(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, okReply)
+	code, out, errOut := runMain(t, s.url(), "-d", "0.2", "-c", "1", "--json", "-")
+	var r results.Result
+	if err := json.Unmarshal([]byte(out), &r); code != ExitOK || err != nil || r.JobResults.Jobs[LoadJob] == nil {
+		t.Fatalf("exit %d, stdout %q (%v)", code, out, err)
+	}
+	if !strings.Contains(errOut, "Requests/sec:") {
+		t.Errorf("summary not on stderr: %q", errOut)
+	}
+}
+
+func TestMainFailures(t *testing.T) {
+	t.Parallel()
+	down := "http://" + closedPort(t) + "/"
+	cases := []struct {
+		args     []string
+		code     int
+		stderr   string
+		jsonLine bool
+	}{
+		{[]string{}, ExitUsage, "want one URL", false},
+		{[]string{"http://a/", "http://b/"}, ExitUsage, "want one URL", false},
+		{[]string{"http://a/", "-d", "5x"}, ExitUsage, "neither seconds nor a duration", false},
+		{[]string{"http://a/", "--nope"}, ExitUsage, "not defined", false},
+		{[]string{"http://a/", "--output", "xml"}, ExitUsage, "--output", false},
+		{[]string{"ftp://a/"}, ExitUsage, "scheme must be http", false},
+		{[]string{down, "-d", "0.1", "-c", "1"}, ExitFailed, "no responses", false},
+		{[]string{down, "-d", "0.1", "-c", "1", "--output", "json"}, ExitFailed, "no responses", true},
+	}
+	for _, c := range cases {
+		code, out, errOut := runMain(t, c.args...)
+		if code != c.code || !strings.Contains(errOut, c.stderr) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", c.args, code, errOut, c.code, c.stderr)
+		}
+		var got jsonOutput
+		if c.jsonLine && (json.Unmarshal([]byte(out), &got) != nil || !strings.Contains(got.Error, "no responses")) {
+			t.Errorf("%q: stdout %q, want a JSON error", c.args, out)
+		}
+	}
+}
+
+func TestMainHelp(t *testing.T) {
+	code, out, _ := runMain(t, "--help")
+	if code != ExitOK || !strings.Contains(out, "usage: crank load URL") || !strings.Contains(out, "-connections") {
+		t.Errorf("exit %d, stdout %q", code, out)
+	}
+}
+
+func TestParseArgs(t *testing.T) {
+	c, err := parseArgs([]string{"--duration", "5", "http://h:1/p?q=1", "-w", "1.5", "-T", "250ms",
+		"-H", "A: b", "--header", "C: d", "-R", "100", "-t", "2", "--method", "POST", "--body", "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := c.opts
+	if o.URL != "http://h:1/p?q=1" || o.Duration != 5*time.Second || o.Warmup != 1500*time.Millisecond ||
+		o.Timeout != 250*time.Millisecond || len(o.Headers) != 2 || o.Rate != 100 || o.Threads != 2 ||
+		o.Connections != DefaultConnections || o.Pipeline != 1 || o.Method != "POST" || string(o.Body) != "x" {
+		t.Errorf("options %+v", o)
+	}
+}
+
+func TestBuildRequest(t *testing.T) {
+	o := Options{Method: "POST", Headers: []string{"X-A:  b ", "host: other"}, Body: []byte("hi")}
+	tg, err := parseTarget("http://127.0.0.1:8080/a?b=c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "POST /a?b=c HTTP/1.1\r\nX-A: b\r\nhost: other\r\nContent-Length: 2\r\n\r\nhi"
+	if got := string(buildRequest(o, tg)); got != want {
+		t.Errorf("request %q, want %q", got, want)
+	}
+	o = Options{Method: "GET"}
+	want = "GET /a?b=c HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n"
+	if got := string(buildRequest(o, tg)); got != want || tg.addr != "127.0.0.1:8080" {
+		t.Errorf("request %q to %s, want %q", got, tg.addr, want)
+	}
+}

@@ -1,0 +1,132 @@
+package loadgen
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Defaults shared by Options and the command line.
+const (
+	DefaultConnections = 64
+	DefaultPipeline    = 1
+	DefaultDuration    = 10 * time.Second
+	DefaultTimeout     = 2 * time.Second
+	DefaultMethod      = "GET"
+	// MaxPipeline bounds the requests a connection keeps in flight.
+	MaxPipeline = 1024
+)
+
+// Options describe one load run.
+type Options struct {
+	// URL is the target, "http://host:port/path?query". Only http is supported.
+	URL string `json:"url"`
+	// Connections is the number of TCP connections kept open (default 64).
+	Connections int `json:"connections"`
+	// Threads sets GOMAXPROCS for the run when > 0; the previous value is restored after.
+	Threads int `json:"threads"`
+	// Pipeline is the number of requests written at once on a connection (default 1). Without a
+	// rate, a connection writes Pipeline requests and waits for all their responses before the next.
+	Pipeline int `json:"pipeline"`
+	// Duration is the measured window (default 10s). Warmup runs before it, unrecorded.
+	Duration time.Duration `json:"duration"`
+	Warmup   time.Duration `json:"warmup"`
+	// Rate is the total requests per second to send on a fixed schedule; 0 sends as fast as the
+	// server answers.
+	Rate int `json:"rate"`
+	// Headers are extra request headers, "Name: value".
+	Headers []string `json:"headers,omitempty"`
+	Method  string   `json:"method"`
+	Body    []byte   `json:"-"`
+	// Timeout bounds the wait for a response (default 2s); a connection whose oldest request waited
+	// longer is closed and its requests counted as timeouts.
+	Timeout time.Duration `json:"timeout"`
+}
+
+// withDefaults fills zero fields with the defaults.
+func (o Options) withDefaults() Options {
+	if o.Connections == 0 {
+		o.Connections = DefaultConnections
+	}
+	if o.Pipeline == 0 {
+		o.Pipeline = DefaultPipeline
+	}
+	if o.Duration == 0 {
+		o.Duration = DefaultDuration
+	}
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.Method == "" {
+		o.Method = DefaultMethod
+	}
+	return o
+}
+
+// Validate returns every problem with the options at once.
+func (o Options) Validate() error {
+	var errs []error
+	if _, err := parseTarget(o.URL); err != nil {
+		errs = append(errs, err)
+	}
+	check := func(bad bool, format string, args ...any) {
+		if bad {
+			errs = append(errs, fmt.Errorf(format, args...))
+		}
+	}
+	check(o.Connections < 1, "connections must be at least 1, got %d", o.Connections)
+	check(o.Threads < 0, "threads must not be negative, got %d", o.Threads)
+	check(o.Pipeline < 1 || o.Pipeline > MaxPipeline, "pipeline must be 1..%d, got %d", MaxPipeline, o.Pipeline)
+	check(o.Duration <= 0, "duration must be positive, got %s", o.Duration)
+	check(o.Warmup < 0, "warmup must not be negative, got %s", o.Warmup)
+	check(o.Rate < 0, "rate must not be negative, got %d", o.Rate)
+	check(o.Timeout <= 0, "timeout must be positive, got %s", o.Timeout)
+	check(!isToken(o.Method), "method %q is not an HTTP token", o.Method)
+	for _, h := range o.Headers {
+		name, value, ok := strings.Cut(h, ":")
+		check(!ok || !isToken(strings.TrimSpace(name)) || strings.ContainsAny(value, "\r\n"),
+			"header %q is not \"Name: value\"", h)
+	}
+	return errors.Join(errs...)
+}
+
+// target is a parsed URL: where to connect and what to put in the request line.
+type target struct {
+	addr       string // host:port to dial
+	host       string // Host header value
+	requestURI string
+}
+
+func parseTarget(raw string) (target, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return target{}, fmt.Errorf("url %q: %w", raw, err)
+	}
+	if u.Scheme != "http" {
+		return target{}, fmt.Errorf("url %q: scheme must be http", raw)
+	}
+	if u.Hostname() == "" {
+		return target{}, fmt.Errorf("url %q: no host", raw)
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+	}
+	return target{addr: net.JoinHostPort(u.Hostname(), port), host: u.Host, requestURI: u.RequestURI()}, nil
+}
+
+// isToken reports whether s is a non-empty RFC 9110 token.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
+}

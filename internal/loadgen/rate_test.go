@@ -1,0 +1,53 @@
+package loadgen
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestRateModeHitsRate(t *testing.T) {
+	s := startServer(t, okReply)
+	rep := run(t, Options{URL: s.url(), Connections: 10, Rate: 2000, Duration: time.Second})
+	// The schedule has exactly 2000 requests before the end; all are answered.
+	if rep.Requests != 2000 || rep.Sent != 2000 || rep.Unsent != 0 || rep.Errors.Total() != 0 {
+		t.Errorf("requests %d, sent %d, unsent %d, errors %+v; want 2000 sent and answered",
+			rep.Requests, rep.Sent, rep.Unsent, rep.Errors)
+	}
+	if rep.RPS < 2000*0.97 || rep.RPS > 2000*1.03 {
+		t.Errorf("rps %.1f, want 2000 within 3%%", rep.RPS)
+	}
+	if rep.Latency.P50 > 20 {
+		t.Errorf("p50 %.2f ms at a light load, want well under 20 ms", rep.Latency.P50)
+	}
+}
+
+// TestRateModeCountsQueueingDelay stalls the server for 200 ms once. A closed-loop generator would
+// record one slow response per connection; rate mode measures every request from its intended send
+// time, so the requests that should have gone out during the stall carry its delay too.
+func TestRateModeCountsQueueingDelay(t *testing.T) {
+	const stall = 200 * time.Millisecond
+	var once sync.Once
+	var until atomic.Int64 // UnixNano the stall ends
+	var s *testServer
+	served := atomic.Int64{}
+	s = startPausingServer(t, func(int64) reply { served.Add(1); return okReply(0) }, func() {
+		if served.Load() >= 300 {
+			once.Do(func() { until.Store(time.Now().Add(stall).UnixNano()) })
+		}
+		if d := time.Until(time.Unix(0, until.Load())); d > 0 {
+			time.Sleep(d) // the stall being simulated, not a synchronisation
+		}
+	})
+	rep := run(t, Options{URL: s.url(), Connections: 10, Rate: 1000, Duration: time.Second})
+	if rep.Requests < 990 || rep.Errors.Total() != 0 {
+		t.Fatalf("requests %d, errors %+v; want about 1000 answered", rep.Requests, rep.Errors)
+	}
+	if rep.Latency.P99 < 180 || rep.Latency.Max < 195 {
+		t.Errorf("p99 %.1f ms, max %.1f ms; want the 200 ms stall in both", rep.Latency.P99, rep.Latency.Max)
+	}
+	if rep.Latency.P50 > 50 {
+		t.Errorf("p50 %.1f ms; only the requests around the stall should be slow", rep.Latency.P50)
+	}
+}

@@ -1,0 +1,120 @@
+package loadgen
+
+import (
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/crankshaft/crankshaft/internal/measure"
+)
+
+// Report is the outcome of a run's measured window.
+type Report struct {
+	Options Options `json:"options"`
+	// Start is the start of the measured window (the end of the warm-up).
+	Start time.Time `json:"start"`
+	// Elapsed is the window's length: from Start until the last connection drained its requests
+	// in flight after the end of Options.Duration.
+	Elapsed time.Duration `json:"elapsed"`
+	// Requests is the number of responses received in the window (http/requests).
+	Requests int64 `json:"requests"`
+	// Sent is the number of requests written in the window.
+	Sent int64 `json:"sent"`
+	// BadResponses are responses with a status outside 2xx and 3xx.
+	BadResponses int64 `json:"badResponses"`
+	// Status counts responses by class ("2xx": n).
+	Status map[string]int64 `json:"status"`
+	Errors ErrorCounts      `json:"errors"`
+	// Unsent counts rate-mode requests whose intended time fell before the end but that were
+	// never sent because their connection was still waiting for earlier responses.
+	Unsent int64 `json:"unsent"`
+	// Dropped counts requests in flight on a connection the server closed after a response
+	// (Connection: close) and that were therefore never answered.
+	Dropped int64 `json:"dropped"`
+	// Bytes is the number of response bytes read.
+	Bytes int64 `json:"bytes"`
+	// RPS is Requests divided by Elapsed in seconds.
+	RPS float64 `json:"rps"`
+	// Latency summarizes Histogram in milliseconds.
+	Latency Latency `json:"latency"`
+	// Histogram holds every recorded latency in microseconds.
+	Histogram *hdrhistogram.Histogram `json:"-"`
+}
+
+// Latency is a latency summary in milliseconds.
+type Latency struct {
+	Mean float64 `json:"mean"`
+	P50  float64 `json:"p50"`
+	P75  float64 `json:"p75"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	Max  float64 `json:"max"`
+}
+
+// Results returns the report as measurements, named as the wrk driver names them (latencies in
+// milliseconds) plus builtin/rps/mean.
+func (r *Report) Results() map[string]float64 {
+	return map[string]float64{
+		measure.Requests:     float64(r.Requests),
+		measure.BadResponses: float64(r.BadResponses),
+		measure.Errors:       float64(r.Errors.Total()),
+		measure.RPS:          r.RPS,
+		measure.BuiltinRPS:   r.RPS,
+		measure.LatencyMean:  r.Latency.Mean,
+		measure.Latency50:    r.Latency.P50,
+		measure.Latency75:    r.Latency.P75,
+		measure.Latency90:    r.Latency.P90,
+		measure.Latency99:    r.Latency.P99,
+		measure.LatencyMax:   r.Latency.Max,
+	}
+}
+
+// newReport merges the workers' counters and the shards' histograms. The window ends at the end
+// of the duration or when the last worker finished draining, whichever is later; an interrupted
+// run's window ends when its last worker stopped.
+func newReport(o Options, cfg *runConfig, workers []*worker, shards []*shard, interrupted bool) *Report {
+	var total counters
+	last := cfg.end
+	if interrupted {
+		last = 0
+	}
+	for _, w := range workers {
+		total.add(&w.st)
+		last = max(last, w.finish)
+	}
+	hist := newHistogram()
+	for _, s := range shards {
+		hist.Merge(s.hist)
+	}
+	r := &Report{
+		Options: o, Start: cfg.base.Add(time.Duration(cfg.measureFrom)),
+		Elapsed:  time.Duration(max(0, last-cfg.measureFrom)),
+		Requests: total.responses, Sent: total.sent, Errors: total.errors,
+		BadResponses: total.status[0] + total.status[1] + total.status[4] + total.status[5],
+		Status:       map[string]int64{},
+		Unsent:       total.unsent, Dropped: total.dropped, Bytes: total.bytes,
+		Histogram: hist, Latency: summarize(hist),
+	}
+	for class := 1; class <= 5; class++ {
+		if n := total.status[class]; n > 0 {
+			r.Status[string(rune('0'+class))+"xx"] = n
+		}
+	}
+	if r.Elapsed > 0 {
+		r.RPS = float64(r.Requests) / r.Elapsed.Seconds()
+	}
+	return r
+}
+
+func summarize(h *hdrhistogram.Histogram) Latency {
+	if h.TotalCount() == 0 {
+		return Latency{}
+	}
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	return Latency{
+		Mean: h.Mean() / 1000,
+		P50:  ms(h.ValueAtQuantile(50)), P75: ms(h.ValueAtQuantile(75)),
+		P90: ms(h.ValueAtQuantile(90)), P99: ms(h.ValueAtQuantile(99)),
+		Max: ms(h.Max()),
+	}
+}

@@ -1,0 +1,231 @@
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func run(t *testing.T, o Options) *Report {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rep, err := Run(ctx, o)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return rep
+}
+
+func TestCountsAgreeWithServer(t *testing.T) {
+	for _, depth := range []int{1, 16} {
+		t.Run(fmt.Sprintf("pipeline %d", depth), func(t *testing.T) {
+			t.Parallel()
+			s := startServer(t, okReply)
+			d := 300 * time.Millisecond
+			rep := run(t, Options{URL: s.url(), Connections: 8, Pipeline: depth, Duration: d})
+			// Sending stops at the end and every request in flight is drained: exact agreement.
+			if served := s.requests.Load(); rep.Requests != served || rep.Sent != served {
+				t.Errorf("requests %d, sent %d; server answered %d", rep.Requests, rep.Sent, served)
+			}
+			if rep.Requests < 100 || rep.Errors.Total() != 0 || rep.Status["2xx"] != rep.Requests {
+				t.Errorf("requests %d, errors %+v, status %v; want >= 100 all 2xx without errors", rep.Requests, rep.Errors, rep.Status)
+			}
+			if rep.Elapsed < d || rep.Elapsed > d+200*time.Millisecond {
+				t.Errorf("elapsed %s, want the %s window plus a short drain", rep.Elapsed, d)
+			}
+			if want := float64(rep.Requests) / rep.Elapsed.Seconds(); rep.RPS != want {
+				t.Errorf("rps %v, want %v", rep.RPS, want)
+			}
+			if got := rep.Bytes; got != rep.Requests*int64(len(hello)) {
+				t.Errorf("bytes %d, want %d", got, rep.Requests*int64(len(hello)))
+			}
+			if l := rep.Latency; l.P50 <= 0 || l.P50 > l.P99 || l.P99 > l.Max || l.Mean <= 0 {
+				t.Errorf("latency summary %+v is not ordered and positive", l)
+			}
+		})
+	}
+}
+
+func TestPipelineDepthHonoured(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, okReply)
+	run(t, Options{URL: s.url(), Connections: 4, Pipeline: 16, Duration: 200 * time.Millisecond})
+	if got := s.maxBatch.Load(); got != 16 {
+		t.Errorf("most requests in one server read = %d, want 16", got)
+	}
+}
+
+func TestWarmupIsNotRecorded(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, okReply)
+	warm, d := 300*time.Millisecond, 300*time.Millisecond
+	start := time.Now()
+	rep := run(t, Options{URL: s.url(), Connections: 4, Duration: d, Warmup: warm})
+	served := s.requests.Load()
+	if share := float64(rep.Requests) / float64(served); share < 0.3 || share > 0.7 {
+		t.Errorf("recorded %d of %d responses (%.2f), want about half", rep.Requests, served, share)
+	}
+	if off := rep.Start.Sub(start); off < warm || off > warm+100*time.Millisecond {
+		t.Errorf("window starts %s after Run, want the %s warm-up", off, warm)
+	}
+	if rep.Elapsed < d || rep.Elapsed > d+200*time.Millisecond {
+		t.Errorf("elapsed %s, want %s plus a short drain", rep.Elapsed, d)
+	}
+}
+
+func TestBadStatusCounted(t *testing.T) {
+	t.Parallel()
+	var bad atomic.Int64
+	s := startServer(t, func(n int64) reply {
+		if n%3 == 0 {
+			bad.Add(1)
+			return reply{data: []byte("HTTP/1.1 503 Busy\r\nContent-Length: 4\r\n\r\nbusy")}
+		}
+		if n%7 == 0 {
+			return reply{data: []byte("HTTP/1.1 302 Found\r\nContent-Length: 0\r\n\r\n")}
+		}
+		return okReply(n)
+	})
+	rep := run(t, Options{URL: s.url(), Connections: 4, Pipeline: 4, Duration: 200 * time.Millisecond})
+	if rep.BadResponses != bad.Load() || rep.Status["5xx"] != bad.Load() || rep.Status["3xx"] == 0 {
+		t.Errorf("bad responses %d, status %v; server sent %d 503s and some 302s", rep.BadResponses, rep.Status, bad.Load())
+	}
+	if rep.Requests != s.requests.Load() || rep.Errors.Total() != 0 {
+		t.Errorf("requests %d (server %d), errors %+v", rep.Requests, s.requests.Load(), rep.Errors)
+	}
+}
+
+func TestMalformedResponsesDetected(t *testing.T) {
+	cases := []struct {
+		name    string
+		data    string
+		close   bool
+		counted bool // the bad reply still parses as one response before the fault shows
+	}{
+		{"garbage", "garbage\r\n\r\n", false, false},
+		{"truncated", "HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\nHello", true, false},
+		{"body longer than Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nHello, World!", false, true},
+		{"bad chunk", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nHello, World!\r\n0\r\n\r\n", false, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var bad atomic.Int64
+			s := startServer(t, func(n int64) reply {
+				if n%10 == 5 {
+					bad.Add(1)
+					return reply{data: []byte(c.data), close: c.close}
+				}
+				return okReply(n)
+			})
+			rep := run(t, Options{URL: s.url(), Connections: 2, Duration: 200 * time.Millisecond})
+			good := s.requests.Load() - bad.Load()
+			if c.counted {
+				good = s.requests.Load()
+			}
+			if rep.Errors.Malformed != bad.Load() || rep.Requests != good || bad.Load() < 2 {
+				t.Errorf("malformed %d, requests %d; server sent %d bad and %d good", rep.Errors.Malformed, rep.Requests, bad.Load(), good)
+			}
+			if other := rep.Errors.Total() - rep.Errors.Malformed; other != 0 {
+				t.Errorf("other errors %+v, want none", rep.Errors)
+			}
+		})
+	}
+}
+
+func TestChunkedAndLargeBodies(t *testing.T) {
+	big := strings.Repeat("x", 100_000)
+	replies := []string{
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nHello\r\n8\r\n, World!\r\n0\r\nTrailer: t\r\n\r\n",
+		fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(big), big),
+		fmt.Sprintf("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n", len(big), big, 3, "end"),
+	}
+	t.Parallel()
+	s := startServer(t, func(n int64) reply { return reply{data: []byte(replies[n%3])} })
+	rep := run(t, Options{URL: s.url(), Connections: 4, Pipeline: 8, Duration: 200 * time.Millisecond})
+	if rep.Requests != s.requests.Load() || rep.Requests < 30 || rep.Errors.Total() != 0 {
+		t.Errorf("requests %d (server %d), errors %+v", rep.Requests, s.requests.Load(), rep.Errors)
+	}
+}
+
+func TestConnectionCloseReconnects(t *testing.T) {
+	t.Parallel()
+	closing := "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok"
+	s := startServer(t, func(n int64) reply {
+		if n%5 == 4 {
+			return reply{data: []byte(closing), close: true}
+		}
+		return okReply(n)
+	})
+	rep := run(t, Options{URL: s.url(), Connections: 4, Pipeline: 4, Duration: 200 * time.Millisecond})
+	if rep.Requests != s.requests.Load() || rep.Requests < 50 || rep.Errors.Total() != 0 {
+		t.Errorf("requests %d (server %d), errors %+v", rep.Requests, s.requests.Load(), rep.Errors)
+	}
+	if rep.Dropped == 0 || rep.Sent != rep.Requests+rep.Dropped {
+		t.Errorf("sent %d, requests %d, dropped %d: want the requests behind each close dropped", rep.Sent, rep.Requests, rep.Dropped)
+	}
+}
+
+func TestTimeoutCounted(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, func(n int64) reply {
+		if n == 3 {
+			return reply{} // never answered
+		}
+		return okReply(n)
+	})
+	rep := run(t, Options{URL: s.url(), Connections: 2, Duration: 400 * time.Millisecond, Timeout: 100 * time.Millisecond})
+	if rep.Errors.Timeout != 1 || rep.Errors.Total() != 1 || rep.Requests != s.requests.Load()-1 {
+		t.Errorf("errors %+v, requests %d (server %d); want one timeout", rep.Errors, rep.Requests, s.requests.Load())
+	}
+}
+
+func TestConnectErrors(t *testing.T) {
+	t.Parallel()
+	rep := run(t, Options{URL: "http://" + closedPort(t) + "/", Connections: 2, Duration: 200 * time.Millisecond})
+	if rep.Requests != 0 || rep.Errors.Connect < 2 || rep.Errors.Total() != rep.Errors.Connect {
+		t.Errorf("requests %d, errors %+v; want only connect errors", rep.Requests, rep.Errors)
+	}
+}
+
+func TestCancelStopsAtOnce(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, okReply)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	rep, err := Run(ctx, Options{URL: s.url(), Connections: 4, Duration: time.Minute})
+	if !errors.Is(err, context.DeadlineExceeded) || rep == nil || rep.Requests == 0 {
+		t.Fatalf("Run = %v, %v; want a partial report and the context's error", rep, err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("Run took %s after cancel at 100ms", took)
+	}
+	if rep.Elapsed > time.Second {
+		t.Errorf("elapsed %s, want the time actually run", rep.Elapsed)
+	}
+}
+
+func TestThreadsSetAndRestoreGOMAXPROCS(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	s := startServer(t, okReply)
+	run(t, Options{URL: s.url(), Connections: 1, Threads: before + 1, Duration: 50 * time.Millisecond})
+	if after := runtime.GOMAXPROCS(0); after != before {
+		t.Errorf("GOMAXPROCS after the run = %d, want %d restored", after, before)
+	}
+}
+
+func TestInvalidOptions(t *testing.T) {
+	_, err := Run(context.Background(), Options{URL: "https://x/", Connections: -1, Pipeline: 5000, Rate: -1, Headers: []string{"bad"}})
+	for _, want := range []string{"scheme must be http", "connections", "pipeline", "rate", `header "bad"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not mention %q", err, want)
+		}
+	}
+}

@@ -1,0 +1,180 @@
+package loadgen
+
+import (
+	"context"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// worker drives one connection: it writes requests, reads and parses responses, and reconnects
+// after errors. Only its own goroutine touches its fields, except nc under mu and aborted.
+type worker struct {
+	cfg   *runConfig
+	id    int
+	st    counters
+	shard *shard
+	lat   []int64 // latencies (us) not yet added to shard
+
+	mu      sync.Mutex // guards nc against abort
+	nc      *net.TCPConn
+	aborted atomic.Bool
+	sys     sysConn
+
+	buf      []byte
+	r, w     int // unparsed bytes are buf[r:w]
+	p        respParser
+	fl       flights
+	next     int64  // rate mode: schedule index of the next request
+	pending  []byte // request bytes a short write left unsent
+	deadline int64  // read deadline armed on nc; 0 when none
+	closing  bool   // the connection must be closed and reopened
+	fails    int    // consecutive connect failures, for back-off
+	finish   int64  // when the worker stopped
+}
+
+func newWorker(cfg *runConfig, id int, sh *shard) *worker {
+	w := &worker{cfg: cfg, id: id, shard: sh, lat: make([]int64, 0, latencyBatch),
+		buf: make([]byte, cfg.bufSize), fl: newFlights(cfg.depth)}
+	w.p.headOnly = cfg.headOnly
+	w.sys.init(w)
+	return w
+}
+
+func (w *worker) now() int64 { return int64(time.Since(w.cfg.base)) }
+
+func (w *worker) recording(now int64) bool { return now >= w.cfg.measureFrom }
+
+// run sends and receives until the end of the window, then drains the requests in flight.
+func (w *worker) run(ctx context.Context) {
+	defer func() {
+		w.closeConn()
+		w.flushLatencies()
+		w.finish = w.now()
+		if w.cfg.rate > 0 && !w.aborted.Load() {
+			w.st.unsent = max(0, w.cfg.scheduledBefore(w.id, w.cfg.end)-w.next)
+		}
+	}()
+	for !w.aborted.Load() {
+		now := w.now()
+		if w.nc == nil {
+			if w.finished(now) {
+				return
+			}
+			w.connect(ctx)
+			continue
+		}
+		if !w.writePending(now) {
+			continue
+		}
+		if w.fl.len() == 0 && w.finished(now) {
+			return
+		}
+		w.armDeadline(now)
+		w.afterWait(w.sys.wait())
+		if w.closing {
+			w.closeConn()
+		}
+	}
+}
+
+// writePending writes what a short write left and the requests now due, blocking if the socket
+// is full. It returns false when the connection failed.
+func (w *worker) writePending(now int64) bool {
+	if len(w.pending) == 0 {
+		w.pending = w.takeDue(now)
+	}
+	if len(w.pending) == 0 {
+		return true
+	}
+	w.nc.SetWriteDeadline(w.cfg.base.Add(time.Duration(now + w.cfg.timeout)))
+	_, err := w.nc.Write(w.pending)
+	w.pending = nil
+	if err != nil {
+		w.fail(&w.st.errors.Write, now)
+		return false
+	}
+	return true
+}
+
+// takeDue returns the bytes of the requests to send now and records them as in flight. Without a
+// rate, a connection sends Pipeline requests when it has none in flight; with one, it sends those
+// whose intended time has come, keeping at most Pipeline in flight.
+func (w *worker) takeDue(now int64) []byte {
+	if now >= w.cfg.sendUntil {
+		return nil
+	}
+	k := 0
+	if w.cfg.rate == 0 {
+		if w.fl.len() > 0 {
+			return nil
+		}
+		for ; k < w.cfg.depth; k++ {
+			w.fl.push(flight{origin: now, sent: now})
+		}
+	} else {
+		for w.fl.len() < w.cfg.depth {
+			t := w.cfg.intended(w.id, w.next)
+			if t > now || t >= w.cfg.end {
+				break
+			}
+			w.fl.push(flight{origin: t, sent: now})
+			w.next++
+			k++
+		}
+	}
+	if w.recording(now) {
+		w.st.sent += int64(k)
+	}
+	return w.cfg.batch[:k*w.cfg.reqLen]
+}
+
+// finished reports that the worker will send no more requests.
+func (w *worker) finished(now int64) bool {
+	return now >= w.cfg.sendUntil || (w.cfg.rate > 0 && w.cfg.intended(w.id, w.next) >= w.cfg.end)
+}
+
+// step handles the outcome of one read and sends what is then due. leave is true when the
+// worker must leave its wait: the connection is closing, a write was short, or the run is over.
+// again is true when the socket may hold more than the read took (full: the read filled the
+// buffer), so the caller must read again before parking: readiness is edge-triggered, and data or
+// a close that came in with the read just made will not be signalled again. Only a closed-loop
+// connection that just wrote its next batch may park at once: whatever comes next, the response
+// or a reset for a closed socket, is signalled anew.
+func (w *worker) step(n int, err error, full bool) (leave, again bool) {
+	now := w.now()
+	if !w.received(n, err, now) {
+		return true, false
+	}
+	again = full || w.fl.len() > 0 || w.cfg.rate > 0
+	if p := w.takeDue(now); len(p) > 0 {
+		rest, err := w.sys.write(p)
+		if err != nil {
+			w.fail(&w.st.errors.Write, now)
+			return true, false
+		}
+		if len(rest) > 0 {
+			w.pending = rest
+			return true, false
+		}
+	}
+	if w.fl.len() == 0 && w.finished(now) {
+		return true, false
+	}
+	w.armDeadline(now)
+	return false, again
+}
+
+// count counts an error of the given kind when it happens in the measured window.
+func (w *worker) count(kind *int64, now int64) {
+	if w.recording(now) {
+		*kind++
+	}
+}
+
+// fail counts an error and marks the connection for closing.
+func (w *worker) fail(kind *int64, now int64) {
+	w.count(kind, now)
+	w.closing = true
+}
