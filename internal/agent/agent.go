@@ -3,7 +3,15 @@
 // samples their CPU and memory, parses a load generator's output, and stops and deletes them
 // (at the controller's request, when their lease runs out, or when the agent shuts down).
 //
-// The job states and their transitions are declared once, in state.go.
+// The job states and their transitions are declared once, in state.go. Beyond
+// docs/ARCHITECTURE.md:
+//   - a job with a source.localFolder is Waiting from its creation; it may be started once its
+//     upload has been extracted (409 before);
+//   - a job whose requiredArchitecture/requiredOperatingSystem is not this machine's is marked
+//     Skipped and stays New; starting it does nothing;
+//   - any request about a job renews its lease (GET /jobs/{id} is the one a controller polls),
+//     and an upload in progress holds it;
+//   - GET /jobs lists every job's status; start, stop and DELETE answer the job's status.
 package agent
 
 import (

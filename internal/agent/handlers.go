@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/crankshaft/crankshaft/internal/agent/source"
 	"github.com/crankshaft/crankshaft/internal/api"
@@ -164,6 +165,7 @@ func (j *job) endUpload(ok bool) {
 	j.mu.Lock()
 	j.busy = false
 	j.uploaded = j.uploaded || ok
+	j.leaseAt = time.Now()
 	j.mu.Unlock()
 }
 

@@ -156,7 +156,7 @@ func (j *job) renew() {
 func (j *job) expire(now time.Time, lease time.Duration) bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.expired || now.Sub(j.leaseAt) <= lease {
+	if j.expired || j.busy || now.Sub(j.leaseAt) <= lease { // an upload in progress holds the lease
 		return false
 	}
 	j.expired = true
