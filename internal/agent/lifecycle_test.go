@@ -199,3 +199,35 @@ func TestSubmitValidationAndSkip(t *testing.T) {
 		t.Error("neither x64 nor arm64 matches this machine")
 	}
 }
+
+func TestWarmupSamplesMarked(t *testing.T) {
+	t.Parallel()
+	ta := newTestAgent(t, Options{})
+	id := ta.submit(t, api.Job{Executable: "sh", WaitForExit: true, Interval: api.Duration(50 * time.Millisecond),
+		WarmupArguments: `-c 'sleep 0.4'`, Arguments: `-c 'sleep 0.4'`})
+	st := ta.waitState(t, id, api.StateStopped, api.StateFailed)
+	if st.State != api.StateStopped {
+		t.Fatalf("status = %+v", st)
+	}
+	ms, err := ta.c.Measurements(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm, measured := 0, 0
+	for _, m := range ms.Measurements {
+		if m.Name != measure.WorkingSet {
+			continue
+		}
+		if m.Warmup {
+			warm++
+			if st.MeasuredStart != nil && m.Timestamp.After(*st.MeasuredStart) {
+				t.Errorf("warm-up sample at %v, after the measured start %v", m.Timestamp, *st.MeasuredStart)
+			}
+		} else {
+			measured++
+		}
+	}
+	if warm < 2 || measured < 2 {
+		t.Errorf("%d warm-up and %d measured working-set samples, want at least 2 of each", warm, measured)
+	}
+}
