@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -52,6 +53,12 @@ type Process struct {
 // text, and on cleanup sends SIGTERM and checks the app exits 0.
 func Start(t testing.TB, bin string, args ...string) *Process {
 	t.Helper()
+	return StartEnv(t, nil, bin, args...)
+}
+
+// StartEnv is Start with extra environment variables ("NAME=value").
+func StartEnv(t testing.TB, env []string, bin string, args ...string) *Process {
+	t.Helper()
 	port, mport := FreePort(t), FreePort(t)
 	p := &Process{
 		Addr:        net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
@@ -61,6 +68,7 @@ func Start(t testing.TB, bin string, args ...string) *Process {
 	all := append([]string{"--address", "127.0.0.1", "--port", strconv.Itoa(port),
 		"--metrics-port", strconv.Itoa(mport)}, args...)
 	p.cmd = exec.Command(bin, all...)
+	p.cmd.Env = append(os.Environ(), env...)
 	p.cmd.Stderr = testWriter{t}
 	stdout, err := p.cmd.StdoutPipe()
 	if err != nil {

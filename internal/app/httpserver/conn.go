@@ -6,38 +6,62 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"sync/atomic"
 	"time"
 )
 
-const lingerTimeout = 500 * time.Millisecond
+const (
+	lingerTimeout = 500 * time.Millisecond
+	// maxSlots bounds the pipelined requests dispatched at once for one connection.
+	maxSlots = 32
+)
 
-// conn is one client connection. Unread input is buf[r:w]; out collects the responses of one
-// batch and is written once per read. It is a dispatch.Task: Run processes the buffered input.
+// conn is one client connection. Unread input is buf[r:w]; out collects the responses to what
+// one read brought and is written once.
 type conn struct {
 	srv        *Server
 	nc         net.Conn
 	id         uint64
-	handler    Handler
 	buf        []byte
 	r, w       int
 	discard    int64 // body bytes still to skip
 	out        []byte
 	closeAfter bool
-	req        Request
-	resp       Response
+	failure    int     // status to answer a request that could not be parsed (0 = none)
+	slots      []*slot // slots[0] writes straight into out when processing inline
+	pending    atomic.Int32
 	done       chan struct{}
 }
 
+// slot is one request being answered: a dispatch.Task with its own handler and output.
+type slot struct {
+	c       *conn
+	handler Handler
+	req     Request
+	resp    Response
+	out     []byte
+}
+
 func (s *Server) newConn(nc net.Conn) *conn {
-	c := &conn{
-		srv: s, nc: nc, id: s.nextID.Add(1), handler: s.cfg.NewHandler(),
-		buf: make([]byte, s.cfg.ReadBufferSize), out: make([]byte, 0, 4096),
-	}
-	c.resp.c = c
+	c := &conn{srv: s, nc: nc, id: s.nextID.Add(1), buf: make([]byte, s.cfg.ReadBufferSize),
+		out: make([]byte, 0, 4096)}
+	first := c.slot(0)
+	first.resp.out = &c.out
 	if s.cfg.Pool != nil {
 		c.done = make(chan struct{}, 1)
+		first.resp.out = &first.out
 	}
 	return c
+}
+
+// slot returns slot i, creating it on first use.
+func (c *conn) slot(i int) *slot {
+	if i == len(c.slots) {
+		s := &slot{c: c, handler: c.srv.cfg.NewHandler()}
+		s.resp.srv, s.resp.out = c.srv, &s.out
+		c.slots = append(c.slots, s)
+	}
+	return c.slots[i]
 }
 
 func (c *conn) serve(ctx context.Context) {
@@ -48,7 +72,7 @@ func (c *conn) serve(ctx context.Context) {
 		n, err := c.nc.Read(c.buf[c.w:])
 		if n > 0 {
 			c.w += n
-			c.processBatch()
+			c.process()
 			if len(c.out) > 0 {
 				if _, werr := c.nc.Write(c.out); werr != nil {
 					return
@@ -62,28 +86,12 @@ func (c *conn) serve(ctx context.Context) {
 			}
 		}
 		if err != nil {
-			if !errors.Is(err, net.ErrClosed) && !isEOF(err) {
+			if !isEOF(err) {
 				c.srv.log.Debug("read", slog.Uint64("conn", c.id), slog.Any("err", err))
 			}
 			return
 		}
 	}
-}
-
-// processBatch processes the buffered requests inline or on the pool, and waits for it.
-func (c *conn) processBatch() {
-	if c.srv.cfg.Pool == nil {
-		c.process()
-		return
-	}
-	c.srv.cfg.Pool.Submit(c.id, c)
-	<-c.done
-}
-
-// Run is the dispatch.Task entry point.
-func (c *conn) Run() {
-	c.process()
-	c.done <- struct{}{}
 }
 
 // compact moves unread input to the front of buf.
@@ -100,73 +108,131 @@ func (c *conn) compact() {
 
 // process answers every complete request in buf[r:w], appending the responses to out.
 func (c *conn) process() {
-	count := 0
-	for !c.closeAfter {
-		if c.discard > 0 {
-			skip := min(c.discard, int64(c.w-c.r))
-			c.r += int(skip)
-			c.discard -= skip
-			if c.discard > 0 {
-				break
-			}
-		}
-		if c.r == c.w {
-			break
-		}
-		n, err := parseRequest(c.buf[c.r:c.w], &c.req)
-		if err != nil {
-			c.fail(err)
-			break
-		}
-		if n == 0 {
-			if c.w-c.r == len(c.buf) {
-				c.failStatus(431)
-			}
-			break
-		}
-		c.r += n
-		c.discard = c.req.ContentLength
-		c.serveOne()
+	if c.srv.cfg.Pool == nil {
+		c.processInline()
+	} else {
+		c.processDispatched()
+	}
+	if c.failure != 0 && !c.closeAfter {
+		c.srv.observer.Exception(KindBadRequest)
+		s := c.slots[0]
+		s.resp.out = &c.out
+		s.resp.reset(&Request{})
+		s.resp.WriteString(c.failure, "text/plain", "")
+		c.closeAfter = true
+	}
+}
+
+func (c *conn) processInline() {
+	s, count := c.slots[0], 0
+	for !c.closeAfter && c.next(&s.req) {
+		c.serveSlot(s)
+		c.closeAfter = s.resp.closed
 		count++
 	}
 	c.srv.observer.AddRequests(count)
 }
 
-// serveOne runs the handler on c.req; a panic becomes a 500 and closes the connection.
-func (c *conn) serveOne() {
-	mark := len(c.out)
+// processDispatched submits the buffered requests, one task each, waits for all of them and
+// appends their responses in request order.
+func (c *conn) processDispatched() {
+	for !c.closeAfter && c.failure == 0 {
+		n := 0
+		for n < maxSlots {
+			s := c.slot(n)
+			if !c.next(&s.req) {
+				break
+			}
+			n++
+			if !s.req.KeepAlive {
+				break // nothing after a closing request is answered
+			}
+		}
+		if n == 0 {
+			return
+		}
+		c.pending.Store(int32(n))
+		for _, s := range c.slots[:n] {
+			c.srv.cfg.Pool.Submit(c.id, s)
+		}
+		<-c.done
+		for _, s := range c.slots[:n] {
+			c.out = append(c.out, s.out...)
+			s.out = s.out[:0]
+			if s.resp.closed {
+				c.closeAfter = true
+				break
+			}
+		}
+		c.srv.observer.AddRequests(n)
+	}
+}
+
+// Run answers the slot's request on a dispatch worker.
+func (s *slot) Run() {
+	s.c.serveSlot(s)
+	if s.c.pending.Add(-1) == 0 {
+		s.c.done <- struct{}{}
+	}
+}
+
+// next parses the next buffered request into req, skipping the previous request's body. It
+// returns false when more input is needed or the input is malformed (failure is then set).
+func (c *conn) next(req *Request) bool {
+	if c.discard > 0 {
+		skip := min(c.discard, int64(c.w-c.r))
+		c.r += int(skip)
+		c.discard -= skip
+		if c.discard > 0 {
+			return false
+		}
+	}
+	if c.r == c.w {
+		return false
+	}
+	n, err := parseRequest(c.buf[c.r:c.w], req)
+	switch {
+	case err != nil:
+		c.failure = failureStatus(err)
+		return false
+	case n == 0:
+		if c.w-c.r == len(c.buf) {
+			c.failure = 431
+		}
+		return false
+	}
+	c.r += n
+	c.discard = req.ContentLength
+	return true
+}
+
+// serveSlot runs the handler; a panic becomes a 500 that closes the connection.
+func (c *conn) serveSlot(s *slot) {
+	mark := len(*s.resp.out)
 	defer func() {
 		if p := recover(); p != nil {
 			c.srv.observer.Exception(KindPanic)
 			c.srv.log.Error("handler panic", slog.Uint64("conn", c.id), slog.Any("panic", p))
-			c.out = c.out[:mark]
-			c.resp.written, c.resp.keepAlive = false, false
-			c.resp.WriteString(500, "text/plain", "")
+			*s.resp.out = (*s.resp.out)[:mark]
+			s.resp.written, s.resp.keepAlive = false, false
+			s.resp.WriteString(500, "text/plain", "")
 		}
 	}()
-	c.resp.reset(&c.req)
-	c.handler.ServeRaw(&c.resp, &c.req)
-	if !c.resp.written {
+	s.resp.reset(&s.req)
+	s.handler.ServeRaw(&s.resp, &s.req)
+	if !s.resp.written {
 		panic("handler wrote no response")
 	}
 }
 
-func (c *conn) fail(err error) {
+func failureStatus(err error) int {
 	switch {
 	case errors.Is(err, errVersion):
-		c.failStatus(505)
+		return 505
 	case errors.Is(err, errNotImplemented):
-		c.failStatus(501)
-	default:
-		c.failStatus(400)
+		return 501
 	}
-}
-
-// failStatus answers a request that could not be parsed, and closes the connection.
-func (c *conn) failStatus(status int) {
-	c.srv.observer.Exception(KindBadRequest)
-	c.resp.keepAlive, c.resp.head, c.resp.http10, c.resp.written = false, false, false, false
-	c.resp.WriteString(status, "text/plain", "")
+	return 400
 }
 
 func isEOF(err error) bool {

@@ -5,18 +5,21 @@ import (
 	"strconv"
 )
 
-// Response appends one HTTP/1.1 response to the connection's output buffer. A handler calls
-// Write (or WriteString) exactly once.
+// Response appends one HTTP/1.1 response to an output buffer. A handler calls Write (or
+// WriteString) exactly once.
 type Response struct {
-	c         *conn
+	srv       *Server
+	out       *[]byte
 	keepAlive bool
 	head      bool
 	http10    bool
 	written   bool
+	closed    bool // the response said Connection: close
 }
 
 func (w *Response) reset(r *Request) {
-	w.keepAlive, w.head, w.http10, w.written = r.KeepAlive, r.IsHead(), r.HTTP10, false
+	w.keepAlive, w.head, w.http10 = r.KeepAlive, r.IsHead(), r.HTTP10
+	w.written, w.closed = false, false
 }
 
 // Close makes the server close the connection after this response.
@@ -26,7 +29,7 @@ func (w *Response) Close() { w.keepAlive = false }
 func (w *Response) Write(status int, contentType string, body []byte) {
 	w.header(status, contentType, len(body))
 	if !w.head {
-		w.c.out = append(w.c.out, body...)
+		*w.out = append(*w.out, body...)
 	}
 }
 
@@ -34,7 +37,7 @@ func (w *Response) Write(status int, contentType string, body []byte) {
 func (w *Response) WriteString(status int, contentType string, body string) {
 	w.header(status, contentType, len(body))
 	if !w.head {
-		w.c.out = append(w.c.out, body...)
+		*w.out = append(*w.out, body...)
 	}
 }
 
@@ -43,9 +46,9 @@ func (w *Response) header(status int, contentType string, length int) {
 		panic("httpserver: response written twice")
 	}
 	w.written = true
-	b := appendStatusLine(w.c.out, status)
+	b := appendStatusLine(*w.out, status)
 	b = append(b, "Server: "...)
-	b = append(b, w.c.srv.name...)
+	b = append(b, w.srv.name...)
 	if contentType != "" {
 		b = append(b, "\r\nContent-Type: "...)
 		b = append(b, contentType...)
@@ -53,15 +56,15 @@ func (w *Response) header(status int, contentType string, length int) {
 	b = append(b, "\r\nContent-Length: "...)
 	b = strconv.AppendInt(b, int64(length), 10)
 	b = append(b, "\r\n"...)
-	b = append(b, w.c.srv.date.get()...)
+	b = append(b, w.srv.date.get()...)
 	switch {
 	case !w.keepAlive:
 		b = append(b, "Connection: close\r\n"...)
-		w.c.closeAfter = true
+		w.closed = true
 	case w.http10:
 		b = append(b, "Connection: keep-alive\r\n"...)
 	}
-	w.c.out = append(b, "\r\n"...)
+	*w.out = append(b, "\r\n"...)
 }
 
 func appendStatusLine(b []byte, status int) []byte {

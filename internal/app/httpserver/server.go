@@ -17,7 +17,8 @@ import (
 )
 
 // Handler answers one request by calling w.Write once. With a dispatch pool it runs on a worker
-// goroutine, but never concurrently for the same connection.
+// goroutine, and pipelined requests of one connection may run concurrently on several workers;
+// their responses are still written in request order.
 type Handler interface {
 	ServeRaw(w *Response, r *Request)
 }
@@ -44,8 +45,9 @@ const (
 type Config struct {
 	// Name is the Server header value (default "crankshaft").
 	Name string
-	// NewHandler returns the handler of one connection, so handlers may keep per-connection
-	// scratch state.
+	// NewHandler returns a handler for one request slot of a connection (a connection has up to
+	// 32 slots for pipelined requests). A handler value is never used by two goroutines at once,
+	// so it may keep scratch buffers.
 	NewHandler func() Handler
 	// Pool runs the request processing; nil processes on the connection's goroutine.
 	Pool     dispatch.Pool

@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -74,12 +75,14 @@ type options struct {
 	mode        string
 	partitions  int
 	workers     int
+	mutexRate   int
 }
 
 func (o *options) register(fs *flag.FlagSet, withDispatch bool) {
 	fs.StringVar(&o.address, "address", DefaultAddress, "address to listen on")
 	fs.IntVar(&o.port, "port", DefaultPort, "port to listen on")
 	fs.IntVar(&o.metricsPort, "metrics-port", 0, "port of the Prometheus /metrics endpoint (0 = off)")
+	fs.IntVar(&o.mutexRate, "mutex-profile-fraction", 0, "sample 1/N mutex contention events for /debug/pprof/mutex (0 = off)")
 	if withDispatch {
 		fs.StringVar(&o.mode, "dispatch", string(dispatch.Inline), "inline, shared or partitioned")
 		fs.IntVar(&o.partitions, "partitions", 0, "partitions for --dispatch partitioned (0 = GOMAXPROCS)")
@@ -98,6 +101,7 @@ func Run(ctx context.Context, app App, args []string, stdout io.Writer, log *slo
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%s: flags: %w", app.Name, err)
 	}
+	runtime.SetMutexProfileFraction(o.mutexRate)
 	env := &Env{Metrics: metrics.New(), Logger: log}
 	if app.Dispatch {
 		pool, err := newPool(o)
