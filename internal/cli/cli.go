@@ -18,6 +18,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/drivers/registry"
 	"github.com/crankshaft/crankshaft/internal/gate"
+	"github.com/crankshaft/crankshaft/internal/loadgen"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
@@ -60,6 +61,8 @@ func Run(ctx context.Context, st State) int {
 		return gate.Compare(ctx, st.Args[1:], st.Stdout, st.Stderr)
 	case "regressions":
 		return gate.Regressions(ctx, st.Args[1:], st.Stdout, st.Stderr)
+	case "load":
+		return loadgen.Main(ctx, st.Args[1:], st.Stdout, st.Stderr)
 	}
 	f, err := parseRunFlags(st.Args, st.Getenv)
 	if err != nil {
