@@ -1,0 +1,43 @@
+package influx
+
+import (
+	"time"
+
+	"github.com/influxdata/influxdb-client-go/v2/api/write"
+)
+
+// ChangePoint is a lasting change of one measurement found in a series of runs (written by the
+// regressions command, shown as an annotation on the nightly dashboard).
+type ChangePoint struct {
+	// Time is the start time of the first run after the change.
+	Time              time.Time
+	Scenario, Profile string
+	Service           string
+	// Metric is the measurement name ("http/rps/mean").
+	Metric            string
+	Arch, OS, Machine string
+	// Direction is "regression" or "improvement".
+	Direction string
+	// Before and After are the typical values on each side of the change.
+	Before, After float64
+	// Session and Commit are those of the first run after the change.
+	Session, Commit string
+	Text            string
+}
+
+// Point is the crank_changepoint point of a change: its tags say where (scenario, profile,
+// service, metric, direction, arch, os, machine), its fields what (before, after, change_pct,
+// session, commit, text). Writing the same change twice overwrites it.
+func (c ChangePoint) Point() *write.Point {
+	p := write.NewPointWithMeasurement(MeasurementChangePoint).SetTime(c.Time.UTC())
+	tags := clean(map[string]string{
+		"scenario": or(c.Scenario, NoScenario), "profile": or(c.Profile, NoProfile), "service": c.Service,
+		"metric": c.Metric, "direction": c.Direction, "arch": c.Arch, "os": c.OS, "machine": c.Machine,
+	})
+	p.AddField("before", c.Before).AddField("after", c.After).
+		AddField("session", c.Session).AddField("commit", c.Commit).AddField("text", c.Text)
+	if c.Before != 0 && finite(c.After/c.Before) {
+		p.AddField("change_pct", (c.After-c.Before)/c.Before*100)
+	}
+	return withTags(p, tags)
+}
