@@ -69,7 +69,10 @@ func parseRequest(b []byte, r *Request) (int, error) {
 			return 0, err
 		}
 	}
-	return next, h.finish(r)
+	if err := h.finish(r); err != nil {
+		return 0, err
+	}
+	return next, nil
 }
 
 // nextLine returns the line starting at pos without its LF (and CR), and the offset after it.

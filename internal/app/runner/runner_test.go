@@ -1,0 +1,71 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+func TestRunPrintsReadyAndStops(t *testing.T) {
+	gotPool := make(chan bool, 1)
+	app := App{Name: "test", Dispatch: true, Serve: func(ctx context.Context, ln net.Listener, env *Env) error {
+		gotPool <- env.Pool != nil
+		env.Ready()
+		env.Ready()
+		<-ctx.Done()
+		return nil
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, app, []string{"--address", "127.0.0.1", "--port", "0", "--dispatch", "partitioned"}, out, slog.New(slog.DiscardHandler))
+	}()
+	if !<-gotPool {
+		t.Errorf("partitioned dispatch gave no pool")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for out.String() == "" && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond) // poll for the ready line
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+	if got := out.String(); got != ReadyText+"\n" {
+		t.Fatalf("stdout = %q, want the ready text once", got)
+	}
+}
+
+func TestRunRejectsBadFlags(t *testing.T) {
+	app := App{Name: "test", Dispatch: true, Serve: func(context.Context, net.Listener, *Env) error { return nil }}
+	for _, args := range [][]string{{"--dispatch", "global"}, {"--no-such-flag"}, {"--partitions", "-1", "--dispatch", "shared"}} {
+		err := Run(context.Background(), app, args, &syncBuffer{}, slog.New(slog.DiscardHandler))
+		if err == nil || !strings.Contains(err.Error(), "test") {
+			t.Errorf("Run(%v) = %v, want an error naming the app", args, err)
+		}
+	}
+}
