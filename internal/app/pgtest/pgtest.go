@@ -29,8 +29,9 @@ type Server struct {
 	pgCtl   string
 }
 
-// Start runs initdb and postgres, or skips the test when initdb is not installed.
-func Start(t testing.TB) *Server {
+// Start runs initdb and postgres, or skips the test when initdb is not installed. Each setting
+// ("name=value", e.g. "shared_preload_libraries=pg_stat_statements") is passed to postgres as -c.
+func Start(t testing.TB, settings ...string) *Server {
 	t.Helper()
 	initdb, err := exec.LookPath("initdb")
 	if err != nil {
@@ -55,6 +56,9 @@ func Start(t testing.TB) *Server {
 	s.Port = freePort(t)
 	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off",
 		s.Port, filepath.Join(s.Dir, "sock"))
+	for _, kv := range settings {
+		opts += " -c " + kv
+	}
 	s.pgCtl = pgCtl(initdb)
 	t.Cleanup(func() { s.stop(t) })
 	s.run(t, s.pgCtl, "-D", s.DataDir, "-l", filepath.Join(s.Dir, "server.log"), "-o", opts, "-w", "-t", "30", "start")
