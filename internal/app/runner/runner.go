@@ -103,7 +103,9 @@ func Run(ctx context.Context, app App, args []string, stdout io.Writer, log *slo
 	}
 	runtime.SetMutexProfileFraction(o.mutexRate)
 	env := &Env{Metrics: metrics.New(), Logger: log}
-	if app.Dispatch {
+	if !app.Dispatch {
+		env.Metrics.RegisterQueueLength(nil)
+	} else {
 		pool, err := newPool(o)
 		if err != nil {
 			return fmt.Errorf("%s: %w", app.Name, err)
