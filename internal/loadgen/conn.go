@@ -86,36 +86,40 @@ func (w *worker) closeConn() {
 	w.r, w.w, w.deadline, w.closing, w.pending = 0, 0, 0, false, nil
 }
 
+// probe bounds how long a connection with requests in flight parks without trying a read. A read
+// that leaves a response incomplete does not try again before parking (that read would mostly
+// return EAGAIN); if the server closed the connection as that data came in, the close is not
+// signalled again, and the deadline's wake-up finds it.
+const probe = int64(50 * time.Millisecond)
+
 // armDeadline sets the read deadline the next wait needs: the next request's intended time in rate
-// mode, else the oldest request's timeout. Timeout deadlines are set lazily, up to a quarter of
-// the timeout late, so that a busy connection re-arms its deadline rarely rather than per read.
+// mode, else the oldest request's timeout or the probe, whichever comes first. Those are set
+// lazily, up to half a probe early, so that a busy connection re-arms its deadline rarely rather
+// than per read; a deadline that passes before the timeout only makes the next wait try a read.
 func (w *worker) armDeadline(now int64) {
-	want, exact := int64(0), false
+	want := w.cfg.end
 	if w.fl.len() > 0 {
-		want = w.fl.front().sent + w.cfg.timeout
+		want = min(w.fl.front().sent+w.cfg.timeout, now+probe)
 	}
 	if w.cfg.rate > 0 && w.fl.len() < w.cfg.depth {
-		if t := w.cfg.intended(w.id, w.next); t < w.cfg.end && (want == 0 || t < want) {
-			want, exact = max(t, now), true
+		if t := w.cfg.intended(w.id, w.next); t < w.cfg.end && t < want {
+			if t = max(t, now); t != w.deadline {
+				w.setDeadline(t)
+			}
+			return
 		}
 	}
-	if want == 0 {
-		want, exact = w.cfg.end, true
-	}
-	if exact {
-		if want != w.deadline {
-			w.setDeadline(want)
-		}
-		return
-	}
-	if w.deadline < want || w.deadline > want+w.cfg.timeout/4 {
-		w.setDeadline(want + w.cfg.timeout/8)
+	if w.deadline == 0 || w.deadline > want || w.deadline < want-probe/2 {
+		w.setDeadline(want)
 	}
 }
 
 func (w *worker) setDeadline(t int64) {
 	w.deadline = t
 	w.nc.SetReadDeadline(w.cfg.base.Add(time.Duration(t)))
+	if w.aborted.Load() { // abort's deadline may have been replaced: restore it
+		w.nc.SetReadDeadline(time.Unix(1, 0))
+	}
 }
 
 // afterWait handles the error that ended a wait: a deadline (a timeout, or time to send in rate

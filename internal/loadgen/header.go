@@ -12,29 +12,36 @@ type head struct {
 	close         bool
 }
 
-// parseHeader parses a status line and header fields, each ended by CRLF (the blank line excluded).
-func parseHeader(b []byte) (head, error) {
-	h := head{contentLength: -1}
+// parseHeader parses a status line and header fields up to the empty line that ends them. It
+// returns the bytes the head took, or 0 when the head is not complete in b. A bad line is an
+// error as soon as it is complete.
+func parseHeader(b []byte) (h head, used int, err error) {
+	h.contentLength = -1
 	line, used, err := cutLine(b)
 	if err != nil || used == 0 {
-		return h, parseError("bad status line")
+		return h, 0, err
 	}
 	keepAlive, err := parseStatusLine(line, &h)
 	if err != nil {
-		return h, err
+		return h, 0, err
 	}
-	for b = b[used:]; len(b) > 0; b = b[used:] {
-		if line, used, err = cutLine(b); err != nil || used == 0 {
-			return h, parseError("bad header line")
+	for {
+		line, n, err := cutLine(b[used:])
+		if err != nil || n == 0 {
+			return h, 0, err
+		}
+		used += n
+		if len(line) == 0 {
+			break
 		}
 		if err := h.field(line, &keepAlive); err != nil {
-			return h, err
+			return h, 0, err
 		}
 	}
 	if !keepAlive {
 		h.close = true
 	}
-	return h, nil
+	return h, used, nil
 }
 
 // parseStatusLine reads "HTTP/1.x NNN reason". It returns whether the version keeps the
@@ -63,29 +70,41 @@ func parseStatusLine(line []byte, h *head) (keepAlive bool, err error) {
 	return keepAlive, nil
 }
 
-// field applies one header field. Names are matched by length first, then case-insensitively.
+// field applies one header field. Names are matched by length first, then ignoring case.
 func (h *head) field(line []byte, keepAlive *bool) error {
 	colon := bytes.IndexByte(line, ':')
-	if colon <= 0 || bytes.ContainsAny(line[:colon], " \t") {
+	if colon <= 0 {
 		return parseError("bad header field")
 	}
-	name, value := line[:colon], trimOWS(line[colon+1:])
-	switch {
-	case equalFold(name, "content-length"):
-		n, ok := parseLength(value)
-		if !ok || (h.contentLength >= 0 && h.contentLength != n) {
-			return parseError("bad Content-Length")
+	name := line[:colon]
+	for _, c := range name {
+		if c == ' ' || c == '\t' {
+			return parseError("bad header field")
 		}
-		h.contentLength = n
-	case equalFold(name, "transfer-encoding"):
-		h.hasTE = true
-		h.chunked = hasSuffixFold(value, "chunked")
-	case equalFold(name, "connection"):
-		switch {
-		case containsTokenFold(value, "close"):
-			h.close = true
-		case containsTokenFold(value, "keep-alive"):
-			*keepAlive = true
+	}
+	switch len(name) {
+	case len("content-length"):
+		if equalFold(name, "content-length") {
+			n, ok := parseLength(trimOWS(line[colon+1:]))
+			if !ok || (h.contentLength >= 0 && h.contentLength != n) {
+				return parseError("bad Content-Length")
+			}
+			h.contentLength = n
+		}
+	case len("transfer-encoding"):
+		if equalFold(name, "transfer-encoding") {
+			h.hasTE = true
+			h.chunked = hasSuffixFold(line[colon+1:], "chunked")
+		}
+	case len("connection"):
+		if equalFold(name, "connection") {
+			value := line[colon+1:]
+			switch {
+			case containsTokenFold(value, "close"):
+				h.close = true
+			case containsTokenFold(value, "keep-alive"):
+				*keepAlive = true
+			}
 		}
 	}
 	return nil
@@ -116,17 +135,15 @@ func trimOWS(b []byte) []byte {
 	return b
 }
 
-// equalFold reports whether b equals the lower-case ASCII string s, ignoring ASCII case.
+// equalFold reports whether b equals s, ignoring ASCII case. s must hold only lower-case letters
+// and '-': b[i]|0x20 then equals s[i] only for the same letter in either case, or for '-' and
+// '\r' (a field name with a CR in it is invalid anyway, and taking it for a '-' is harmless).
 func equalFold(b []byte, s string) bool {
 	if len(b) != len(s) {
 		return false
 	}
 	for i := range len(s) {
-		c := b[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != s[i] {
+		if b[i]|0x20 != s[i] {
 			return false
 		}
 	}

@@ -42,7 +42,14 @@ type respParser struct {
 	// Set when a response completes: its status code and whether the server closes after it.
 	status int
 	close  bool
+	// last is the previous response head and lastHead what it said. Servers send the same head
+	// over and over (until their Date changes), so comparing bytes skips most parsing.
+	last     []byte
+	lastHead head
 }
+
+// maxCachedHead is the largest head the parser remembers.
+const maxCachedHead = 1024
 
 // parse consumes bytes of b and returns how many it used. done reports that a whole final response
 // ended within them (its status and close are in p); parse returns right after it, so the caller
@@ -110,15 +117,8 @@ func (p *respParser) parseHead(b []byte) (int, error) {
 	if err := checkStatusPrefix(b); err != nil {
 		return 0, err
 	}
-	end := bytes.Index(b[:min(len(b), maxHeadBytes)], crlfcrlf)
-	if end < 0 {
-		if len(b) >= maxHeadBytes {
-			return 0, parseError("response head too large")
-		}
-		return 0, nil
-	}
-	h, err := parseHeader(b[:end+2])
-	if err != nil {
+	h, used, err := p.head(b)
+	if err != nil || used == 0 {
 		return 0, err
 	}
 	p.status, p.close = h.status, h.close
@@ -138,10 +138,25 @@ func (p *respParser) parseHead(b []byte) (int, error) {
 	case h.contentLength < 0:
 		p.state, p.close = stUntilClose, true
 	}
-	return end + 4, nil
+	return used, nil
 }
 
-var crlfcrlf = []byte("\r\n\r\n")
+// head returns the parsed head at the start of b and its length, or 0 when it is not complete.
+func (p *respParser) head(b []byte) (head, int, error) {
+	if n := len(p.last); n > 0 && len(b) >= n && bytes.Equal(b[:n], p.last) {
+		return p.lastHead, n, nil
+	}
+	h, used, err := parseHeader(b[:min(len(b), maxHeadBytes)])
+	switch {
+	case err != nil:
+		return h, 0, err
+	case used == 0 && len(b) >= maxHeadBytes:
+		return h, 0, parseError("response head too large")
+	case used > 0 && used <= maxCachedHead:
+		p.last, p.lastHead = append(p.last[:0], b[:used]...), h
+	}
+	return h, used, nil
+}
 
 // checkStatusPrefix rejects a response early when its first bytes cannot start "HTTP/1.".
 func checkStatusPrefix(b []byte) error {

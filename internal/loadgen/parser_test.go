@@ -56,6 +56,7 @@ func TestParserValidStreams(t *testing.T) {
 		{"interim 100 skipped", "HTTP/1.1 100 Continue\r\n\r\n" + hello, false, []parsed{{200, false}}},
 		{"304 has no body", "HTTP/1.1 304 Not Modified\r\nContent-Length: 99\r\n\r\n" + hello, false, []parsed{{304, false}, {200, false}}},
 		{"HEAD has no body", "HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\n", true, []parsed{{200, false}, {200, false}}},
+		{"remembered head is compared", hello + strings.Replace(hello, "200 OK", "503 No", 1), false, []parsed{{200, false}, {503, false}}},
 		{"repeated equal lengths", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok", false, []parsed{{200, false}}},
 	}
 	for _, c := range cases {

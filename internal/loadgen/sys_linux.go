@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -49,14 +50,16 @@ func (s *sysConn) onReadable(fd uintptr) bool {
 	w := s.w
 	for {
 		space := len(w.buf) - w.w
-		n, err := unix.Read(int(fd), w.buf[w.w:])
-		switch {
-		case err == unix.EINTR:
+		n, errno := rawIO(unix.SYS_READ, int(fd), w.buf[w.w:])
+		var err error
+		switch errno {
+		case 0:
+		case unix.EINTR:
 			continue
-		case err == unix.EAGAIN:
+		case unix.EAGAIN:
 			return false
-		case err != nil:
-			n = 0
+		default:
+			n, err = 0, errno
 		}
 		leave, again := w.step(n, err, n == space)
 		if leave || !again {
@@ -68,16 +71,27 @@ func (s *sysConn) onReadable(fd uintptr) bool {
 // write writes p without blocking and returns what the socket did not take.
 func (s *sysConn) write(p []byte) ([]byte, error) {
 	for len(p) > 0 {
-		n, err := unix.Write(s.fd, p)
-		switch {
-		case err == unix.EINTR:
+		n, errno := rawIO(unix.SYS_WRITE, s.fd, p)
+		switch errno {
+		case 0:
+		case unix.EINTR:
 			continue
-		case err == unix.EAGAIN:
+		case unix.EAGAIN:
 			return p, nil
-		case err != nil:
-			return p, err
+		default:
+			return p, errno
 		}
 		p = p[n:]
 	}
 	return nil, nil
+}
+
+// rawIO reads or writes a non-blocking socket with a raw system call. A plain one tells the
+// scheduler it is entering a system call, and that wakes the runtime's monitor thread whenever the
+// process was idle: a futex wake, a context switch and a sleep for every such read, which costs a
+// generator more than the read itself. A non-blocking socket call never blocks, so the scheduler
+// need not know.
+func rawIO(trap uintptr, fd int, p []byte) (int, unix.Errno) {
+	r, _, errno := unix.RawSyscall(trap, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+	return int(r), errno
 }

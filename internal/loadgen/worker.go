@@ -89,6 +89,9 @@ func (w *worker) writePending(now int64) bool {
 		return true
 	}
 	w.nc.SetWriteDeadline(w.cfg.base.Add(time.Duration(now + w.cfg.timeout)))
+	if w.aborted.Load() { // do not replace abort's deadline
+		w.nc.SetWriteDeadline(time.Unix(1, 0))
+	}
 	_, err := w.nc.Write(w.pending)
 	w.pending = nil
 	if err != nil {
@@ -137,17 +140,17 @@ func (w *worker) finished(now int64) bool {
 
 // step handles the outcome of one read and sends what is then due. leave is true when the
 // worker must leave its wait: the connection is closing, a write was short, or the run is over.
-// again is true when the socket may hold more than the read took (full: the read filled the
-// buffer), so the caller must read again before parking: readiness is edge-triggered, and data or
-// a close that came in with the read just made will not be signalled again. Only a closed-loop
-// connection that just wrote its next batch may park at once: whatever comes next, the response
-// or a reset for a closed socket, is signalled anew.
+// again is true when the caller must read again before parking: when the read filled the buffer
+// (full), and in rate mode, where an idle connection must see a close before it sends again.
+// Readiness is edge-triggered: data or a close that came in with the read just made is not
+// signalled again. A closed-loop connection parks at once; a close it missed is found by the
+// next write (answered with a reset, which is signalled) or by the probe deadline.
 func (w *worker) step(n int, err error, full bool) (leave, again bool) {
 	now := w.now()
 	if !w.received(n, err, now) {
 		return true, false
 	}
-	again = full || w.fl.len() > 0 || w.cfg.rate > 0
+	again = full || w.cfg.rate > 0
 	if p := w.takeDue(now); len(p) > 0 {
 		rest, err := w.sys.write(p)
 		if err != nil {
