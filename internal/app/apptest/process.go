@@ -4,7 +4,7 @@ package apptest
 
 import (
 	"bufio"
-	"context"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -90,7 +90,7 @@ func StartEnv(t testing.TB, env []string, bin string, args ...string) *Process {
 	return p
 }
 
-func (p *Process) scan(stdout interface{ Read([]byte) (int, error) }, ready chan struct{}) {
+func (p *Process) scan(stdout io.Reader, ready chan struct{}) {
 	sc := bufio.NewScanner(stdout)
 	seen := false
 	for sc.Scan() {
@@ -128,11 +128,4 @@ type testWriter struct{ t testing.TB }
 func (w testWriter) Write(b []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(b), "\n"))
 	return len(b), nil
-}
-
-// Context returns a context ending after d or at the end of the test.
-func Context(t testing.TB, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), d)
-	t.Cleanup(cancel)
-	return ctx
 }

@@ -96,10 +96,10 @@ func (nopObserver) Exception(string) {}
 // Serve accepts connections on ln until ctx ends, then closes ln and every open connection and
 // waits for their goroutines. It returns nil after a cancellation.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	var wg sync.WaitGroup
+	defer wg.Wait() // runs after cancel: the clock and the connections see ctx end
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var wg sync.WaitGroup
-	defer wg.Wait()
 	wg.Go(func() { s.date.run(ctx) })
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()

@@ -265,3 +265,27 @@ func BenchmarkProcess16(b *testing.B) {
 		})
 	}
 }
+
+// TestServeReturnsOnAcceptError checks Serve returns (and stops its clock) when the listener
+// fails rather than when ctx ends.
+func TestServeReturnsOnAcceptError(t *testing.T) {
+	s, err := New(Config{NewHandler: func() Handler { return HandlerFunc(echoPath) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.Close()
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(context.Background(), ln) }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("Serve on a closed listener returned nil")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve did not return after an accept error")
+	}
+}
