@@ -79,3 +79,32 @@ func TestCheckDashboardsReportsEmptyPanels(t *testing.T) {
 		t.Errorf("error should name exactly the 3 bad panels:\n%s", msg)
 	}
 }
+
+// TestDashboardsWithoutCounters: with an app that exposes no counters (no metrics endpoint),
+// only the lock contention and exceptions panels are empty; the run timeline's requests/sec
+// falls back to the run's mean.
+func TestDashboardsWithoutCounters(t *testing.T) {
+	srv := influxtest.Start(t)
+	r := run{start: t0, session: "bare", arch: "x64", partitions: "1", rps: 5000, noCounters: true}
+	if _, err := Publish(context.Background(), testConfig(t, srv.URL, srv.DB), r.result(), nil); err != nil {
+		t.Fatal(err)
+	}
+	err := CheckDashboards(context.Background(), srv.URL, srv.DB, "../../dashboards")
+	if err == nil {
+		t.Fatal("no error")
+	}
+	var empty []string
+	for _, line := range strings.Split(err.Error(), "\n") {
+		file, rest, _ := strings.Cut(line, ": panel ")
+		title, _, _ := strings.Cut(rest, ": no data")
+		empty = append(empty, file+" "+title)
+	}
+	want := []string{
+		`crank-compare.json "Lock contention by variant"`, `crank-compare.json "Exceptions/sec by variant"`,
+		`crank-nightly.json "Lock contention"`, `crank-nightly.json "Exceptions/sec"`,
+		`crank-run.json "Lock contention"`, `crank-run.json "Exceptions/sec"`,
+	}
+	if strings.Join(empty, "\n") != strings.Join(want, "\n") {
+		t.Errorf("empty panels:\n%s\nwant:\n%s\n(error: %v)", strings.Join(empty, "\n"), strings.Join(want, "\n"), err)
+	}
+}

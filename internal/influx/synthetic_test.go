@@ -18,6 +18,9 @@ type run struct {
 	partitions string
 	rps        float64
 	seconds    int
+	// noCounters leaves out the application's counters (lock contention, exceptions, requests
+	// per second): an app without a metrics endpoint.
+	noCounters bool
 }
 
 func (r run) result() *results.Result {
@@ -33,11 +36,21 @@ func (r run) result() *results.Result {
 		v := float64(i % 7)
 		app = append(app,
 			api.Measurement{Name: measure.CPU, Timestamp: at, Value: 90 + v, Warmup: warm},
-			api.Measurement{Name: measure.WorkingSet, Timestamp: at, Value: 40 + v, Warmup: warm},
+			api.Measurement{Name: measure.WorkingSet, Timestamp: at, Value: 40 + v, Warmup: warm})
+		if r.noCounters {
+			continue
+		}
+		app = append(app,
 			api.Measurement{Name: measure.LockContention, Timestamp: at, Value: 1 + v/10, Warmup: warm},
 			api.Measurement{Name: measure.ExceptionCount, Timestamp: at, Value: v / 100, Warmup: warm},
 			api.Measurement{Name: RequestsPerSecond, Timestamp: at, Value: r.rps + v*100, Warmup: warm})
 		load = append(load, api.Measurement{Name: measure.CPU, Timestamp: at.Add(time.Millisecond), Value: 50 + v, Warmup: warm})
+	}
+	appResults := map[string]float64{measure.CPU: 96, measure.WorkingSet: 46,
+		measure.LockContention: 1.3, measure.ExceptionCount: 0.03, measure.StartTime: 120}
+	if r.noCounters {
+		delete(appResults, measure.LockContention)
+		delete(appResults, measure.ExceptionCount)
 	}
 	return &results.Result{
 		StartTime: r.start, Scenario: "plaintext", Profiles: []string{"local"}, Session: r.session,
@@ -46,8 +59,7 @@ func (r run) result() *results.Result {
 			Properties: map[string]string{"partitions": r.partitions},
 			Jobs: map[string]*results.JobResult{
 				"application": {
-					Results: map[string]float64{measure.CPU: 96, measure.WorkingSet: 46,
-						measure.LockContention: 1.3, measure.ExceptionCount: 0.03, measure.StartTime: 120},
+					Results:      appResults,
 					Measurements: [][]api.Measurement{app},
 					Environment:  env,
 					Variables:    map[string]any{"partitions": r.partitions, "serverPort": 5000},

@@ -41,9 +41,12 @@ func RunTimeline() Dashboard {
 		{"Working set", `"benchmarks/working-set"`, "decmbytes"},
 	}
 	for i, m := range panels {
-		q := fmt.Sprintf(`SELECT %s FROM "crank_timeline" WHERE %s`, m.field, bySession)
-		d.Panels = append(d.Panels, panel(i+1, "timeseries", m.title, m.unit, grid(i, 0), "time_series", q,
-			"$tag_service #$tag_endpoint $col"))
+		from, alias := `"crank_timeline"`, "$tag_service #$tag_endpoint $col"
+		if i == 0 { // with no sampled rate, the run's mean (one summary point) still shows
+			from, alias = `"crank_timeline", "crank_summary"`, "$tag_service $col ($m)"
+		}
+		q := fmt.Sprintf(`SELECT %s FROM %s WHERE %s`, m.field, from, bySession)
+		d.Panels = append(d.Panels, panel(i+1, "timeseries", m.title, m.unit, grid(i, 0), "time_series", q, alias))
 	}
 	q := `SELECT * FROM "crank_summary" WHERE "session" =~ /^$session$/ AND $timeFilter GROUP BY "service"`
 	d.Panels = append(d.Panels, panel(len(panels)+1, "table", "Results", "", GridPos{H: 8, W: 12, X: 12, Y: 16},
