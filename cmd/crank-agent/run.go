@@ -70,6 +70,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&cfg.key, "key", "", "TLS key file (PEM)")
 	fs.DurationVar(&cfg.opts.Lease, "lease", agent.DefaultLease, "stop and delete a job whose status has not been read for this long")
 	fs.StringVar(&cfg.opts.Dir, "dir", "", "root of the job folders (default a temporary folder removed at exit)")
+	fs.StringVar(&cfg.opts.CacheDir, "cache-dir", "", "build cache, kept across restarts (default <dir>/.build-cache with --dir, else "+agent.DefaultCacheDir()+")")
+	cacheMax := fs.String("cache-max-size", "4GiB", "largest build cache: least recently used builds are removed beyond it")
+	fs.DurationVar(&cfg.opts.CacheMaxAge, "cache-max-age", agent.DefaultCacheMaxAge, "remove cached builds unused for this long")
 	fs.StringVar(&cfg.opts.Hardware, "hardware", "", "free label for this machine, reported in /info")
 	maxUpload := fs.String("max-upload", "512MiB", "largest source upload accepted (bytes, or with KiB, MiB, GiB)")
 	if err := fs.Parse(args); err != nil {
@@ -88,6 +91,12 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	var err error
 	if cfg.opts.MaxUpload, err = parseSize(*maxUpload); err != nil {
 		return cfg, fmt.Errorf("--max-upload: %w", err)
+	}
+	if cfg.opts.CacheMaxBytes, err = parseSize(*cacheMax); err != nil {
+		return cfg, fmt.Errorf("--cache-max-size: %w", err)
+	}
+	if cfg.opts.CacheDir == "" && cfg.opts.Dir == "" {
+		cfg.opts.CacheDir = agent.DefaultCacheDir()
 	}
 	if cfg.listen, err = parseListenURL(*rawURL, cfg.cert, cfg.key); err != nil {
 		return cfg, err

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/agent"
 	"github.com/crankshaft/crankshaft/internal/api"
 )
 
@@ -191,4 +192,23 @@ func selfSigned(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
 	pool = x509.NewCertPool()
 	pool.AddCert(cert)
 	return certFile, keyFile, pool
+}
+
+func TestCacheFlags(t *testing.T) {
+	cfg, err := parseFlags([]string{"--cache-dir", "/var/cache/crank-agent", "--cache-max-size", "2GiB", "--cache-max-age", "48h"}, noEnv, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.opts.CacheDir != "/var/cache/crank-agent" || cfg.opts.CacheMaxBytes != 2<<30 || cfg.opts.CacheMaxAge != 48*time.Hour {
+		t.Errorf("cache options = %q, %d, %s", cfg.opts.CacheDir, cfg.opts.CacheMaxBytes, cfg.opts.CacheMaxAge)
+	}
+	if cfg, _ := parseFlags(nil, noEnv, &bytes.Buffer{}); cfg.opts.CacheDir != agent.DefaultCacheDir() {
+		t.Errorf("without --dir: cache %q, want the user's cache folder", cfg.opts.CacheDir)
+	}
+	if cfg, _ := parseFlags([]string{"--dir", "/srv/jobs"}, noEnv, &bytes.Buffer{}); cfg.opts.CacheDir != "" {
+		t.Errorf("with --dir: cache %q, want the agent's default (<dir>/.build-cache)", cfg.opts.CacheDir)
+	}
+	if _, err := parseFlags([]string{"--cache-max-size", "big"}, noEnv, &bytes.Buffer{}); err == nil {
+		t.Error("--cache-max-size big: want an error")
+	}
 }

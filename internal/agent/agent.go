@@ -11,7 +11,11 @@
 //     Skipped and stays New; starting it does nothing;
 //   - any request about a job renews its lease (GET /jobs/{id} is the one a controller polls),
 //     and an upload in progress holds it;
-//   - GET /jobs lists every job's status; start, stop and DELETE answer the job's status.
+//   - GET /jobs lists every job's status; start, stop and DELETE answer the job's status;
+//   - a source.repository is cloned (repo.go says which URLs and revisions are accepted) and its
+//     build is cached by repository and commit, as an upload's is by its content hash; the build
+//     cache (Options.CacheDir) outlives the agent and is bounded in size and age;
+//   - New removes the job folders a killed agent left in the same Dir.
 package agent
 
 import (
@@ -40,13 +44,26 @@ const (
 	DefaultStartTimeout = 60 * time.Second
 	// StopGrace is how long a process group has to exit after SIGTERM before SIGKILL.
 	StopGrace = 5 * time.Second
+	// DefaultCacheMaxBytes and DefaultCacheMaxAge bound the build cache.
+	DefaultCacheMaxBytes = 4 << 30
+	DefaultCacheMaxAge   = 7 * 24 * time.Hour
 )
 
 // Options configure an Agent. The zero value works: every field has a default.
 type Options struct {
 	// Dir is the root of the job folders (created). Default: os.TempDir()/crank-agent-<pid>, which
-	// Shutdown removes whole; a given Dir keeps its build cache across restarts.
+	// Shutdown removes whole. Job folders left in a given Dir by an agent that was killed are
+	// removed by New. Two agents must not share a Dir.
 	Dir string
+	// CacheDir keeps builds by source hash across jobs and restarts (see source.Cache). Default:
+	// Dir/.build-cache; StartEmbedded defaults it to DefaultCacheDir(), so that successive crank
+	// runs reuse their builds. Several agents may share one CacheDir.
+	CacheDir string
+	// CacheMaxBytes and CacheMaxAge bound the build cache: builds unused for CacheMaxAge are
+	// removed, then the least recently used until the rest fit in CacheMaxBytes. Defaults:
+	// DefaultCacheMaxBytes, DefaultCacheMaxAge; negative: no bound.
+	CacheMaxBytes int64
+	CacheMaxAge   time.Duration
 	// Lease: a job whose status has not been read for this long is stopped and deleted.
 	Lease time.Duration
 	// Token, when set, is required as a bearer token on every endpoint but /health.
@@ -94,6 +111,8 @@ func New(opts Options) (*Agent, error) {
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("agent: job folder root: %w", err)
 	}
+	a.removeLeftovers()
+	a.pruneCache()
 	if exe, err := os.Executable(); err == nil {
 		a.toolDirs = []string{filepath.Dir(exe)}
 	}
@@ -114,6 +133,18 @@ func (a *Agent) setDefaults(o *Options) error {
 		return fmt.Errorf("agent: dir %q: %w", o.Dir, err)
 	}
 	o.Dir = dir
+	if o.CacheDir == "" {
+		o.CacheDir = filepath.Join(dir, buildCacheDir)
+	}
+	if o.CacheDir, err = filepath.Abs(o.CacheDir); err != nil {
+		return fmt.Errorf("agent: cache dir: %w", err)
+	}
+	if o.CacheMaxBytes == 0 {
+		o.CacheMaxBytes = DefaultCacheMaxBytes
+	}
+	if o.CacheMaxAge == 0 {
+		o.CacheMaxAge = DefaultCacheMaxAge
+	}
 	if o.Lease <= 0 {
 		o.Lease = DefaultLease
 	}
@@ -199,7 +230,11 @@ func (a *Agent) Shutdown(ctx context.Context) error {
 
 // StartEmbedded starts an agent on 127.0.0.1 (a free port) for `crank` runs that name no agent.
 // stop shuts it down (every job stopped, folders removed); it also stops when ctx ends.
+// Its build cache is DefaultCacheDir() unless opts.CacheDir says otherwise.
 func StartEmbedded(ctx context.Context, opts Options) (url string, stop func(context.Context) error, err error) {
+	if opts.CacheDir == "" {
+		opts.CacheDir = DefaultCacheDir()
+	}
 	a, err := New(opts)
 	if err != nil {
 		return "", nil, err

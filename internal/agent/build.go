@@ -2,8 +2,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
-	"path/filepath"
 	"runtime"
 	"time"
 
@@ -13,38 +11,48 @@ import (
 	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
-// buildCacheDir is the folder under Dir that keeps built job folders by source hash.
-const buildCacheDir = ".build-cache"
-
 // prepare gets the job's source (a repository is cloned when nothing was uploaded) and builds it,
-// or reuses the build of the same source hash, build command and platform.
+// or reuses the build of the same source, build command and platform. An upload is identified by
+// the hash the controller computed; a clone by its repository and checked-out commit.
 func (a *Agent) prepare(ctx context.Context, j *job) error {
 	src := j.spec.Source
 	j.mu.Lock()
 	uploaded := j.uploaded
 	j.mu.Unlock()
+	identity := ""
+	if src != nil && src.Hash != "" && uploaded {
+		identity = src.Hash
+	}
 	if src != nil && src.Repository != "" && !uploaded {
-		if err := a.clone(ctx, j, src); err != nil {
+		commit, err := a.clone(ctx, j, src)
+		if err != nil {
 			return err
 		}
+		identity = "git:" + src.Repository + "@" + commit
 	}
 	if j.spec.BuildCommand == "" {
 		return nil
 	}
-	cache := source.Cache{Dir: filepath.Join(a.opts.Dir, buildCacheDir)}
 	key := ""
-	if src != nil && src.Hash != "" {
-		key = source.CacheKey(src.Hash, j.spec.BuildCommand, runtime.GOOS, runtime.GOARCH)
-		reused, err := cache.Restore(key, j.dir)
+	if identity != "" {
+		key = source.CacheKey(identity, j.spec.BuildCommand, runtime.GOOS, runtime.GOARCH)
+		reused, err := a.cache().Restore(key, j.dir)
 		if err != nil {
 			j.log.Warn("build cache not used", "err", err)
 		}
 		if reused {
 			j.log.Info("build reused", "key", key)
+			j.out.WriteString("build reused from the cache (" + key + ")\n")
 			j.setBuild(0, true)
 			return nil
 		}
 	}
+	return a.build(ctx, j, key)
+}
+
+// build runs the build command for this machine's platform and caches the result under key
+// (when not empty).
+func (a *Agent) build(ctx context.Context, j *job, key string) error {
 	start := time.Now()
 	env := append(j.env(), "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
 	j.out.WriteString("$ " + j.spec.BuildCommand + "\n")
@@ -54,29 +62,14 @@ func (a *Agent) prepare(ctx context.Context, j *job) error {
 		return err
 	}
 	j.setBuild(float64(time.Since(start).Microseconds())/1000, false)
-	if key != "" {
-		if err := cache.Save(key, j.dir); err != nil {
-			j.log.Warn("build not cached", "err", err)
-		}
-	}
-	return nil
-}
-
-// clone fetches the job's repository into its folder (no shell: the URL is an argument).
-func (a *Agent) clone(ctx context.Context, j *job, src *api.Source) error {
-	git, err := proc.LookPath("git", j.dir)
-	if err != nil {
-		return fmt.Errorf("job %s: source %s: %w", j.id, src.Repository, err)
-	}
-	spec := proc.Spec{Path: git, Args: []string{"clone", "--quiet", "--", src.Repository, "."}, Dir: j.dir, Env: j.env(), Stdout: j.out, Stderr: j.out}
-	if err := a.runStep(ctx, j, "git clone "+src.Repository, spec, nil); err != nil {
-		return err
-	}
-	if src.BranchOrCommit == "" {
+	if key == "" {
 		return nil
 	}
-	spec.Args = []string{"checkout", "--quiet", src.BranchOrCommit, "--"}
-	return a.runStep(ctx, j, "git checkout "+src.BranchOrCommit, spec, nil)
+	if err := a.cache().Save(key, j.dir); err != nil {
+		j.log.Warn("build not cached", "err", err)
+	}
+	a.pruneCache()
+	return nil
 }
 
 // setBuild records the build time (0 when reused) as status and as a measurement.

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
 )
@@ -15,5 +16,6 @@ func (a *Agent) handleInfo(r *http.Request) (any, error) {
 	}
 	info.Hostname, _ = os.Hostname()
 	machineInfo(r.Context(), &info)
+	info.Time = time.Now()
 	return info, nil
 }

@@ -61,6 +61,13 @@ func (a *Agent) validate(j api.Job) (drivers.Parser, error) {
 	if strings.TrimSpace(j.Executable) == "" {
 		problems = append(problems, "executable is required")
 	}
+	if src := j.Source; src != nil && src.Repository != "" {
+		for _, err := range []error{checkRepository(src.Repository), checkRevision(src.BranchOrCommit)} {
+			if err != nil {
+				problems = append(problems, err.Error())
+			}
+		}
+	}
 	var p drivers.Parser
 	if j.Parser != "" {
 		var ok bool

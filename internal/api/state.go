@@ -54,6 +54,9 @@ type Info struct {
 	Hostname      string  `json:"hostname,omitempty"`
 	GoVersion     string  `json:"goVersion,omitempty"`
 	KernelRelease string  `json:"kernel,omitempty"`
+	// Time is the agent's clock when it answered: the controller estimates each agent's clock
+	// offset from it and puts every timeline on its own clock.
+	Time time.Time `json:"time,omitzero"`
 }
 
 // Created is the answer to a job submission.

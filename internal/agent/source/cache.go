@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // CacheKey names a build: the same uploaded content, built by the same command for the same
@@ -21,22 +22,37 @@ func CacheKey(hash, buildCommand, goos, goarch string) string {
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
-// Cache keeps built job folders under one directory, one folder per key.
+// Cache keeps built job folders under one directory, one folder per key. A folder's modification
+// time is when it was last saved or restored, which is what Prune bounds by age and size. Several
+// agents (or crank processes) may share one Cache: saves are atomic renames, and a restore that
+// loses a race with a prune fails cleanly (the job then builds).
 type Cache struct{ Dir string }
 
-// Restore copies the cached folder for key into dir (which should be empty) and reports whether
-// there was one.
+// tmpPrefix starts the folders a save stages its copy in.
+const tmpPrefix = "tmp-"
+
+// Restore copies the cached folder for key into dir, replacing dir, and reports whether there was
+// one. The copy is staged beside dir and swapped in, so a failed restore leaves dir as it was.
 func (c Cache) Restore(key, dir string) (bool, error) {
 	src := filepath.Join(c.Dir, key)
 	if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
-	if err := os.RemoveAll(dir); err != nil {
-		return false, fmt.Errorf("build cache %s: %w", key, err)
-	}
-	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+	staged := dir + ".restore"
+	_ = os.RemoveAll(staged)
+	if err := os.CopyFS(staged, os.DirFS(src)); err != nil {
+		_ = os.RemoveAll(staged)
 		return false, fmt.Errorf("build cache %s: restore: %w", key, err)
 	}
+	if err := os.RemoveAll(dir); err != nil {
+		_ = os.RemoveAll(staged)
+		return false, fmt.Errorf("build cache %s: %w", key, err)
+	}
+	if err := os.Rename(staged, dir); err != nil {
+		return false, fmt.Errorf("build cache %s: restore: %w", key, err)
+	}
+	now := time.Now()
+	_ = os.Chtimes(src, now, now) // marks it used; a failure only makes it look older
 	return true, nil
 }
 
@@ -47,7 +63,7 @@ func (c Cache) Save(key, dir string) error {
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return fmt.Errorf("build cache: %w", err)
 	}
-	tmp, err := os.MkdirTemp(c.Dir, "tmp-"+key+"-")
+	tmp, err := os.MkdirTemp(c.Dir, tmpPrefix+key+"-")
 	if err != nil {
 		return fmt.Errorf("build cache: %w", err)
 	}
@@ -65,5 +81,7 @@ func (c Cache) Save(key, dir string) error {
 		}
 		return fmt.Errorf("build cache %s: save: %w", key, err)
 	}
+	now := time.Now()
+	_ = os.Chtimes(final, now, now)
 	return nil
 }

@@ -1,0 +1,86 @@
+package agent
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+)
+
+// TestCacheDirOutlivesTheAgent: a second agent (a new crank run) with the same CacheDir but its
+// own Dir reuses the first agent's build.
+func TestCacheDirOutlivesTheAgent(t *testing.T) {
+	t.Parallel()
+	cacheDir := filepath.Join(t.TempDir(), "builds")
+	job := api.Job{Executable: "./app", WaitForExit: true, BuildCommand: "cp app.sh app",
+		Source: &api.Source{LocalFolder: "src", Hash: "sha256:cafe"}}
+	run := func() api.JobStatus {
+		ta := newTestAgent(t, Options{CacheDir: cacheDir})
+		ctx := context.Background()
+		id, err := ta.c.Submit(ctx, job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ta.c.Upload(ctx, id, tarGz(t, file("app.sh", "#!/bin/sh\necho hello\n", 0o755))); err != nil {
+			t.Fatal(err)
+		}
+		if err := ta.c.Start(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		st := ta.waitState(t, id, api.StateStopped, api.StateFailed)
+		if st.State != api.StateStopped {
+			t.Fatalf("job: %s %s", st.State, st.Error)
+		}
+		return st
+	}
+	if st := run(); st.BuildReused {
+		t.Fatalf("first agent reused a build: %+v", st)
+	}
+	if st := run(); !st.BuildReused || st.BuildTimeMs != 0 {
+		t.Fatalf("second agent did not reuse the build: %+v", st)
+	}
+	ents, _ := os.ReadDir(cacheDir)
+	if len(ents) != 1 {
+		t.Errorf("cache holds %d entries, want 1", len(ents))
+	}
+}
+
+// TestLeftoverJobFoldersRemoved: job folders a killed agent left in Dir go when the next starts;
+// other files stay.
+func TestLeftoverJobFoldersRemoved(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, name := range []string{"0123456789abcdef", "0123456789abcdef.restore", "keep-me", ".build-cache"} {
+		if err := os.MkdirAll(filepath.Join(dir, name, "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var logs strings.Builder
+	a, err := New(Options{Dir: dir, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Shutdown(context.Background())
+	ents, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, ","); got != ".build-cache,keep-me" {
+		t.Errorf("left in Dir: %s", got)
+	}
+	if !strings.Contains(logs.String(), "removed a job folder left by an earlier agent") {
+		t.Errorf("logs: %s", logs.String())
+	}
+}
+
+func TestDefaultCacheDir(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", "/somewhere/cache")
+	if got := DefaultCacheDir(); got != "/somewhere/cache/crankshaft/builds" {
+		t.Errorf("DefaultCacheDir() = %q", got)
+	}
+}

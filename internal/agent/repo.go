@@ -1,0 +1,118 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/crankshaft/crankshaft/internal/agent/proc"
+	"github.com/crankshaft/crankshaft/internal/api"
+)
+
+// cloneTimeout bounds a clone and checkout.
+const cloneTimeout = 10 * time.Minute
+
+// gitProtocols are the only transports git may use for a job's repository (GIT_ALLOW_PROTOCOL):
+// not ext:: or fd::, which run commands, nor any remote helper.
+const gitProtocols = "https:http:ssh:git:file"
+
+// checkRepository accepts https://, http://, ssh://, git:// and file:// URLs, scp-like
+// user@host:path, and absolute paths on the agent's machine. It refuses what git would read as an
+// option (a leading '-'), transport-helper syntax (ext::cmd), other schemes, relative paths, and
+// white space or control characters.
+func checkRepository(repo string) error {
+	if err := plainArgument(repo, 2048); err != nil {
+		return fmt.Errorf("source.repository %q: %w", repo, err)
+	}
+	if strings.Contains(repo, "::") {
+		return fmt.Errorf("source.repository %q: transport helpers (name::address) are not accepted", repo)
+	}
+	if scheme, _, ok := strings.Cut(repo, "://"); ok {
+		switch strings.ToLower(scheme) {
+		case "https", "http", "ssh", "git", "file":
+			return nil
+		}
+		return fmt.Errorf("source.repository %q: scheme %q is not accepted (https, http, ssh, git, file)", repo, scheme)
+	}
+	if strings.HasPrefix(repo, "/") {
+		return nil
+	}
+	if host, _, ok := strings.Cut(repo, ":"); ok && host != "" && !strings.Contains(host, "/") {
+		return nil // scp-like: [user@]host:path
+	}
+	return fmt.Errorf("source.repository %q: want a URL, user@host:path, or an absolute path", repo)
+}
+
+// checkRevision accepts a branch, tag or commit name that git cannot read as an option.
+func checkRevision(rev string) error {
+	if rev == "" {
+		return nil
+	}
+	if err := plainArgument(rev, 256); err != nil {
+		return fmt.Errorf("source.branchOrCommit %q: %w", rev, err)
+	}
+	return nil
+}
+
+// plainArgument refuses what could change a command line's meaning.
+func plainArgument(s string, maxLen int) error {
+	switch {
+	case s == "":
+		return fmt.Errorf("empty")
+	case len(s) > maxLen:
+		return fmt.Errorf("longer than %d bytes", maxLen)
+	case strings.HasPrefix(s, "-"):
+		return fmt.Errorf("starts with '-'")
+	case strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0:
+		return fmt.Errorf("holds white space or control characters")
+	}
+	return nil
+}
+
+// gitEnv is the job's environment for git: no prompt (a clone needing a password fails instead of
+// hanging), only the accepted transports, ssh in batch mode unless the machine configures ssh.
+func (j *job) gitEnv() []string {
+	env := append(j.env(), "GIT_TERMINAL_PROMPT=0", "GIT_ALLOW_PROTOCOL="+gitProtocols)
+	if os.Getenv("GIT_SSH_COMMAND") == "" {
+		env = append(env, "GIT_SSH_COMMAND=ssh -o BatchMode=yes")
+	}
+	return env
+}
+
+// clone fetches the job's repository into its folder (no shell: the URL is an argument after
+// "--"), checks out branchOrCommit, and returns the commit checked out. Submodules are not
+// fetched and nothing is hard-linked to a local repository's files.
+func (a *Agent) clone(ctx context.Context, j *job, src *api.Source) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, cloneTimeout)
+	defer cancel()
+	git, err := proc.LookPath("git", j.dir)
+	if err != nil {
+		return "", fmt.Errorf("job %s: source %s: %w", j.id, src.Repository, err)
+	}
+	spec := proc.Spec{Path: git, Args: []string{"clone", "--quiet", "--no-hardlinks", "--", src.Repository, "."},
+		Dir: j.dir, Env: j.gitEnv(), Stdout: j.out, Stderr: j.out}
+	j.out.WriteString("$ git clone " + src.Repository + "\n")
+	if err := a.runStep(ctx, j, "git clone "+src.Repository, spec, nil); err != nil {
+		return "", err
+	}
+	if src.BranchOrCommit != "" {
+		spec.Args = []string{"checkout", "--quiet", src.BranchOrCommit, "--"}
+		if err := a.runStep(ctx, j, "git checkout "+src.BranchOrCommit, spec, nil); err != nil {
+			return "", err
+		}
+	}
+	cmd := exec.CommandContext(ctx, git, "rev-parse", "HEAD")
+	cmd.Dir, cmd.Env = j.dir, spec.Env
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("job %s: git rev-parse HEAD: %w", j.id, err)
+	}
+	commit := strings.TrimSpace(string(out))
+	j.out.WriteString("checked out " + commit + "\n")
+	j.log.Info("source cloned", "repository", src.Repository, "commit", commit)
+	return commit, nil
+}
