@@ -57,8 +57,7 @@ type Controller struct {
 	log  *slog.Logger
 
 	mu            sync.Mutex
-	clients       map[string]*api.Client
-	infos         map[string]api.Info
+	agents        map[string]agentConn
 	embeddedURL   string
 	embeddedStop  func(context.Context) error
 	embeddedError error
@@ -81,7 +80,7 @@ func New(opts Options) *Controller {
 	if opts.StopTimeout <= 0 {
 		opts.StopTimeout = DefaultStopTimeout
 	}
-	return &Controller{opts: opts, log: opts.Logger, clients: map[string]*api.Client{}, infos: map[string]api.Info{}}
+	return &Controller{opts: opts, log: opts.Logger, agents: map[string]agentConn{}}
 }
 
 // Close stops the embedded agent, if one was started.
@@ -120,29 +119,42 @@ func (c *Controller) endpoints(ctx context.Context, s Service) ([]string, error)
 	return []string{c.embeddedURL}, nil
 }
 
-// client returns the client of url, checking once that the agent answers.
-func (c *Controller) client(ctx context.Context, url string) (*api.Client, api.Info, error) {
+// agentConn is what the controller knows of one agent.
+type agentConn struct {
+	client *api.Client
+	info   api.Info
+	// offset is the agent's clock minus the controller's (0 when within measurement error).
+	offset time.Duration
+}
+
+// client returns the agent at url, checking once that it answers and estimating its clock offset.
+func (c *Controller) client(ctx context.Context, url string) (agentConn, error) {
 	c.mu.Lock()
-	cl, ok := c.clients[url]
-	info := c.infos[url]
+	ag, ok := c.agents[url]
 	c.mu.Unlock()
 	if ok {
-		return cl, info, nil
+		return ag, nil
 	}
 	cl, err := api.NewClient(url, c.opts.AgentToken, c.opts.HTTPClient)
 	if err != nil {
-		return nil, api.Info{}, err
+		return agentConn{}, err
 	}
 	hctx, cancel := context.WithTimeout(ctx, c.opts.AgentSilence)
 	defer cancel()
 	if err := cl.Health(hctx); err != nil {
-		return nil, api.Info{}, fmt.Errorf("agent %s is unreachable: %w", url, err)
+		return agentConn{}, fmt.Errorf("agent %s is unreachable: %w", url, err)
 	}
-	if info, err = cl.Info(hctx); err != nil {
-		return nil, api.Info{}, fmt.Errorf("agent %s: %w", url, err)
+	sent := time.Now()
+	info, err := cl.Info(hctx)
+	if err != nil {
+		return agentConn{}, fmt.Errorf("agent %s: %w", url, err)
+	}
+	ag = agentConn{client: cl, info: info, offset: clockOffset(sent, time.Now(), info.Time)}
+	if ag.offset != 0 {
+		c.log.Info("agent clock offset", "agent", url, "offset", ag.offset)
 	}
 	c.mu.Lock()
-	c.clients[url], c.infos[url] = cl, info
+	c.agents[url] = ag
 	c.mu.Unlock()
-	return cl, info, nil
+	return ag, nil
 }

@@ -13,16 +13,19 @@ import (
 
 // instance is one service's job on one agent.
 type instance struct {
-	service  string
-	url      string
-	client   *api.Client
-	info     api.Info
-	job      api.Job
-	id       string
-	started  time.Time
-	status   api.JobStatus
-	lastOK   time.Time
-	measured api.Measurements
+	service string
+	url     string
+	client  *api.Client
+	info    api.Info
+	// clockOffset is the agent's clock minus the controller's (see clockOffset).
+	clockOffset time.Duration
+	job         api.Job
+	id          string
+	started     time.Time
+	status      api.JobStatus
+	lastOK      time.Time
+	silent      bool // the last status read failed
+	measured    api.Measurements
 }
 
 func (in *instance) String() string { return fmt.Sprintf("%s on %s", in.service, in.url) }
@@ -87,12 +90,16 @@ func (c *Controller) launch(ctx context.Context, in *instance, pk *packs) error 
 	return nil
 }
 
+// silentDeleteTimeout bounds the deletion of a job whose agent stopped answering.
+const silentDeleteTimeout = 2 * time.Second
+
 // poll reads the instance's status (renewing its lease). A failure is an error only once the
 // agent has not answered for AgentSilence.
 func (c *Controller) poll(ctx context.Context, in *instance) error {
 	pctx, cancel := context.WithTimeout(ctx, c.opts.AgentSilence/2)
 	defer cancel()
 	st, err := in.client.Status(pctx, in.id)
+	in.silent = err != nil
 	if err == nil {
 		in.status, in.lastOK = st, time.Now()
 		return nil

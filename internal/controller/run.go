@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
@@ -22,11 +23,11 @@ func (c *Controller) RunOnce(ctx context.Context, services []Service) (map[strin
 			return nil, err
 		}
 		for _, u := range urls {
-			cl, info, err := c.client(ctx, u)
+			ag, err := c.client(ctx, u)
 			if err != nil {
 				return nil, fmt.Errorf("service %q: %w", s.Name, err)
 			}
-			in := &instance{service: s.Name, url: u, client: cl, info: info, job: s.Job}
+			in := &instance{service: s.Name, url: u, client: ag.client, info: ag.info, clockOffset: ag.offset, job: s.Job}
 			all = append(all, in)
 			if s.Job.WaitForExit {
 				loads = append(loads, in)
@@ -136,22 +137,34 @@ func (c *Controller) collect(ctx context.Context, ins []*instance) error {
 			return fmt.Errorf("service %q: reading measurements from %s: %w", in.service, in.url, err)
 		}
 		in.measured = m
+		in.toLocal()
 	}
 	return nil
 }
 
-// cleanup deletes every job, even when ctx is cancelled.
+// cleanup deletes every job, concurrently, even when ctx is cancelled. A job on an agent that
+// stopped answering gets a short try: it is the agent's lease that cleans it up.
 func (c *Controller) cleanup(ctx context.Context, ins []*instance) {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.opts.StopTimeout)
 	defer cancel()
+	var wg sync.WaitGroup
 	for _, in := range ins {
 		if in.id == "" {
 			continue
 		}
-		if err := in.client.Delete(dctx, in.id); err != nil {
-			c.log.Warn("deleting job", "service", in.service, "agent", in.url, "err", err)
-		}
+		wg.Go(func() {
+			ctx := dctx
+			if in.silent {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(dctx, silentDeleteTimeout)
+				defer cancel()
+			}
+			if err := in.client.Delete(ctx, in.id); err != nil {
+				c.log.Warn("deleting job", "service", in.service, "agent", in.url, "err", err)
+			}
+		})
 	}
+	wg.Wait()
 }
 
 // measuredStart is when the load's measured window began: the latest measured-run start any
@@ -160,8 +173,8 @@ func measuredStart(loads []*instance, loadStart time.Time) time.Time {
 	start := loadStart
 	for _, in := range loads {
 		s := loadStart.Add(in.job.Warmup.Std())
-		if in.status.MeasuredStart != nil {
-			s = *in.status.MeasuredStart
+		if ms, ok := in.measuredStartLocal(); ok {
+			s = ms
 		}
 		if s.After(start) {
 			start = s
@@ -191,49 +204,4 @@ func markOutsideLoad(servers []*instance, from, to time.Time) {
 // isOnce tells the measurements taken once per job rather than sampled.
 func isOnce(name string) bool {
 	return name == "benchmarks/build-time" || name == "benchmarks/start-time"
-}
-
-func assemble(services []Service, all []*instance) (map[string]*results.JobResult, error) {
-	out := map[string]*results.JobResult{}
-	for _, s := range services {
-		jr := &results.JobResult{Variables: s.Job.Variables, Environment: map[string]any{}}
-		var endpoints []string
-		for _, in := range all {
-			if in.service != s.Name || in.status.Skipped != "" {
-				continue
-			}
-			jr.Metadata = results.MergeMetadata(jr.Metadata, in.measured.Metadata)
-			jr.Measurements = append(jr.Measurements, in.measured.Measurements)
-			endpoints = append(endpoints, in.url)
-			if len(endpoints) == 1 {
-				jr.Environment = environment(in)
-			}
-		}
-		if len(endpoints) == 0 {
-			continue
-		}
-		jr.Environment["endpoints"] = endpoints
-		res, err := results.Summarize(jr.Metadata, jr.Measurements)
-		if err != nil {
-			return nil, fmt.Errorf("service %q: %w", s.Name, err)
-		}
-		jr.Results = res
-		out[s.Name] = jr
-	}
-	return out, nil
-}
-
-func environment(in *instance) map[string]any {
-	i := in.info
-	env := map[string]any{
-		"os": i.OS, "arch": i.Arch, "cores": i.Cores, "cpuModel": i.CPUModel, "memoryMB": i.MemoryMB,
-		"agentVersion": i.Version, "hostname": i.Hostname, "kernel": i.KernelRelease, "goVersion": i.GoVersion,
-	}
-	if i.Hardware != "" {
-		env["hardware"] = i.Hardware
-	}
-	if in.status.BuildReused {
-		env["buildReused"] = true
-	}
-	return env
 }

@@ -1,0 +1,76 @@
+package controller
+
+import (
+	"fmt"
+	"maps"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/results"
+)
+
+// assemble builds each service's result from its instances: one timeline per endpoint that ran
+// it, summarized by the metadata (aggregate per endpoint, then reduce across endpoints). The
+// environment is the first endpoint's machine, plus the list of endpoints; with several
+// endpoints, each one's machine is under "agents". Endpoints that skipped the job are listed
+// under "skipped" with the agent's reason; a service every endpoint skipped has no results.
+func assemble(services []Service, all []*instance) (map[string]*results.JobResult, error) {
+	out := map[string]*results.JobResult{}
+	for _, s := range services {
+		jr := &results.JobResult{Variables: s.Job.Variables, Environment: map[string]any{},
+			Results: map[string]float64{}, Metadata: []api.Metadata{}, Measurements: [][]api.Measurement{}}
+		endpoints, agents, skipped := []string{}, []map[string]any{}, map[string]string{}
+		for _, in := range all {
+			if in.service != s.Name {
+				continue
+			}
+			if in.status.Skipped != "" {
+				skipped[in.url] = in.status.Skipped
+				continue
+			}
+			jr.Metadata = results.MergeMetadata(jr.Metadata, in.measured.Metadata)
+			jr.Measurements = append(jr.Measurements, in.measured.Measurements)
+			endpoints = append(endpoints, in.url)
+			env := environment(in)
+			if len(endpoints) == 1 {
+				jr.Environment = maps.Clone(env)
+			}
+			env["endpoint"] = in.url
+			agents = append(agents, env)
+		}
+		if len(endpoints) == 0 && len(skipped) == 0 {
+			continue
+		}
+		jr.Environment["endpoints"] = endpoints
+		if len(agents) > 1 {
+			jr.Environment["agents"] = agents
+		}
+		if len(skipped) > 0 {
+			jr.Environment["skipped"] = skipped
+		}
+		res, err := results.Summarize(jr.Metadata, jr.Measurements)
+		if err != nil {
+			return nil, fmt.Errorf("service %q: %w", s.Name, err)
+		}
+		jr.Results = res
+		out[s.Name] = jr
+	}
+	return out, nil
+}
+
+func environment(in *instance) map[string]any {
+	i := in.info
+	env := map[string]any{
+		"os": i.OS, "arch": i.Arch, "cores": i.Cores, "cpuModel": i.CPUModel, "memoryMB": i.MemoryMB,
+		"agentVersion": i.Version, "hostname": i.Hostname, "kernel": i.KernelRelease, "goVersion": i.GoVersion,
+	}
+	if i.Hardware != "" {
+		env["hardware"] = i.Hardware
+	}
+	if in.status.BuildReused {
+		env["buildReused"] = true
+	}
+	if in.clockOffset != 0 {
+		env["clockOffsetMs"] = float64(in.clockOffset.Microseconds()) / 1000
+	}
+	return env
+}
