@@ -12,18 +12,15 @@ import (
 	"strings"
 	"testing"
 
+	composeschema "github.com/compose-spec/compose-go/v2/schema"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
 )
 
 func compileSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	f, err := os.Open("testdata/compose-spec.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
+	// The Compose specification's schema, as compose-go (the reference Go implementation) embeds it.
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(composeschema.Schema))
 	if err != nil {
 		t.Fatal(err)
 	}
