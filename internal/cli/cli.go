@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,6 +17,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/drivers/registry"
 	"github.com/crankshaft/crankshaft/internal/gate"
+	"github.com/crankshaft/crankshaft/internal/influx"
 	"github.com/crankshaft/crankshaft/internal/loadgen"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
@@ -61,6 +61,8 @@ func Run(ctx context.Context, st State) int {
 		return gate.Compare(ctx, st.Args[1:], st.Stdout, st.Stderr)
 	case "regressions":
 		return gate.Regressions(ctx, st.Args[1:], st.Stdout, st.Stderr)
+	case "push":
+		return influx.Main(ctx, st.Args[1:], st.Getenv, st.Stdout, st.Stderr)
 	case "load":
 		return loadgen.Main(ctx, st.Args[1:], st.Stdout, st.Stderr)
 	}
@@ -116,7 +118,7 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
 		return ExitFailed
 	}
-	return finish(ctx, st, f, run, res)
+	return finish(ctx, st, f, run, res, log)
 }
 
 func resolve(ctx context.Context, f *runFlags) (*config.Resolved, error) {
@@ -152,7 +154,7 @@ func writeDryRun(st State, path string, r *config.Resolved) int {
 }
 
 // finish writes the JSON first (nothing is lost), then prints the tables, then compares.
-func finish(ctx context.Context, st State, f *runFlags, run controller.Run, res *results.Result) int {
+func finish(ctx context.Context, st State, f *runFlags, run controller.Run, res *results.Result, log *slog.Logger) int {
 	if f.jsonOut != "" {
 		if err := results.WriteFile(f.jsonOut, res); err != nil {
 			fmt.Fprintf(st.Stderr, "crank: writing %s: %v\n", f.jsonOut, err)
@@ -170,6 +172,14 @@ func finish(ctx context.Context, st State, f *runFlags, run controller.Run, res 
 	}
 	if f.jsonOut != "" {
 		fmt.Fprintf(st.Stderr, "results written to %s\n", f.jsonOut)
+	}
+	if cfg := influxConfig(st, f); cfg.Enabled() {
+		sum, err := influx.Publish(ctx, cfg, res, log)
+		if err != nil {
+			fmt.Fprintf(st.Stderr, "crank: influxdb: %v\n", err)
+			return ExitFailed
+		}
+		fmt.Fprintln(st.Stderr, sum.String())
 	}
 	if f.compare != "" {
 		base, err := results.ReadFile(f.compare)
@@ -189,14 +199,22 @@ func finish(ctx context.Context, st State, f *runFlags, run controller.Run, res 
 	return ExitOK
 }
 
+// influxConfig is the environment's CRANK_INFLUX_* settings with the command line's flags over them.
+func influxConfig(st State, f *runFlags) influx.Config {
+	cfg := influx.ConfigFromEnv(st.Getenv)
+	for _, kv := range []struct {
+		flag string
+		dst  *string
+	}{{f.influx.url, &cfg.URL}, {f.influx.token, &cfg.Token}, {f.influx.org, &cfg.Org}, {f.influx.bucket, &cfg.Bucket}} {
+		if kv.flag != "" {
+			*kv.dst = kv.flag
+		}
+	}
+	return cfg
+}
+
 func newSession() string {
 	b := make([]byte, 3)
 	_, _ = rand.Read(b)
 	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b)
-}
-
-// IsUsage reports whether err is a command-line usage error.
-func IsUsage(err error) bool {
-	var ue *usageError
-	return errors.As(err, &ue)
 }

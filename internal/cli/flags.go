@@ -41,8 +41,6 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(f
 func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error) {
 	f := &runFlags{variables: map[string]string{}, properties: map[string]string{}, iterations: 1,
 		agentToken: getenv("CRANK_AGENT_TOKEN")}
-	f.influx = influxFlags{url: getenv("CRANK_INFLUX_URL"), token: getenv("CRANK_INFLUX_TOKEN"),
-		org: getenv("CRANK_INFLUX_ORG"), bucket: getenv("CRANK_INFLUX_BUCKET")}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		if !strings.HasPrefix(arg, "-") {
