@@ -102,7 +102,7 @@ func (w *worker) armDeadline(now int64) {
 		want = min(w.fl.front().sent+w.cfg.timeout, now+probe)
 	}
 	if w.cfg.rate > 0 && w.fl.len() < w.cfg.depth {
-		if t := w.cfg.intended(w.id, w.next); t < w.cfg.end && t < want {
+		if t := w.cfg.intended(w.id, w.next) - sendEarly; t < w.cfg.end && t < want {
 			if t = max(t, now); t != w.deadline {
 				w.setDeadline(t)
 			}
@@ -123,7 +123,8 @@ func (w *worker) setDeadline(t int64) {
 }
 
 // afterWait handles the error that ended a wait: a deadline (a timeout, or time to send in rate
-// mode), an abort, or a failed read.
+// mode), an abort, or a failed read. Before a timeout is counted, the socket is read once: a
+// generator that was not scheduled for a while may find the response waiting.
 func (w *worker) afterWait(err error) {
 	if err == nil || w.aborted.Load() {
 		return
@@ -134,7 +135,7 @@ func (w *worker) afterWait(err error) {
 		return
 	}
 	w.deadline = 0 // expired: the next wait re-arms it
-	if w.fl.len() > 0 && now >= w.fl.front().sent+w.cfg.timeout {
+	if w.fl.len() > 0 && now >= w.fl.front().sent+w.cfg.timeout && !w.sys.readNow() {
 		if w.recording(now) {
 			w.st.errors.Timeout += int64(w.fl.len())
 		}

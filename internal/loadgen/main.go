@@ -32,7 +32,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(c, stdout, stderr, runErr)
 	}
 	if runErr == nil && rep.Requests == 0 {
-		runErr = fmt.Errorf("no responses from %s (errors: %+v)", c.opts.URL, rep.Errors)
+		runErr = fmt.Errorf("no responses from %s (errors: %s)", c.opts.URL, rep.Errors)
 	}
 	if err := writeOutputs(c, rep, runErr, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "crank load: error: writing results: %v\n", err)

@@ -1,12 +1,15 @@
 package loadgen
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/api"
 )
 
 // Defaults shared by Options and the command line.
@@ -44,6 +47,34 @@ type Options struct {
 	// Timeout bounds the wait for a response (default 2s); a connection whose oldest request waited
 	// longer is closed and its requests counted as timeouts.
 	Timeout time.Duration `json:"timeout"`
+}
+
+// MarshalJSON writes the durations in seconds.
+func (o Options) MarshalJSON() ([]byte, error) {
+	type plain Options
+	return json.Marshal(struct {
+		plain
+		Duration api.Duration `json:"duration"`
+		Warmup   api.Duration `json:"warmup"`
+		Timeout  api.Duration `json:"timeout"`
+	}{plain(o), api.Duration(o.Duration), api.Duration(o.Warmup), api.Duration(o.Timeout)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (o *Options) UnmarshalJSON(b []byte) error {
+	type plain Options
+	var v struct {
+		plain
+		Duration api.Duration `json:"duration"`
+		Warmup   api.Duration `json:"warmup"`
+		Timeout  api.Duration `json:"timeout"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*o = Options(v.plain)
+	o.Duration, o.Warmup, o.Timeout = v.Duration.Std(), v.Warmup.Std(), v.Timeout.Std()
+	return nil
 }
 
 // withDefaults fills zero fields with the defaults.

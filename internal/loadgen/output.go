@@ -105,7 +105,7 @@ func writeSummary(w io.Writer, r *Report) {
 	}
 	fmt.Fprintf(w, "Running %s load @ %s (warm-up %s)\n", o.Duration, o.URL, o.Warmup)
 	fmt.Fprintf(w, "  %d connections, %d threads, pipeline %d, rate %s\n",
-		o.Connections, o.Threads, o.Pipeline, rate)
+		o.Connections, r.Threads, o.Pipeline, rate)
 	l := r.Latency
 	fmt.Fprintf(w, "  Latency (ms)  mean %.2f  p50 %.2f  p75 %.2f  p90 %.2f  p99 %.2f  max %.2f\n",
 		l.Mean, l.P50, l.P75, l.P90, l.P99, l.Max)
@@ -114,14 +114,16 @@ func writeSummary(w io.Writer, r *Report) {
 	for _, k := range slices.Sorted(maps.Keys(r.Status)) {
 		classes = append(classes, fmt.Sprintf("%s %d", k, r.Status[k]))
 	}
+	if len(classes) == 0 {
+		classes = []string{"no response"}
+	}
 	fmt.Fprintf(w, "  Status: %s\n", strings.Join(classes, ", "))
 	if r.BadResponses > 0 {
 		fmt.Fprintf(w, "  Non-2xx or 3xx responses: %d\n", r.BadResponses)
 	}
 	e := r.Errors
 	if e.Total() > 0 {
-		fmt.Fprintf(w, "  Errors: connect %d, read %d, write %d, timeout %d, malformed %d\n",
-			e.Connect, e.Read, e.Write, e.Timeout, e.Malformed)
+		fmt.Fprintf(w, "  Errors: %s\n", e)
 	}
 	if r.Unsent > 0 || r.Dropped > 0 {
 		fmt.Fprintf(w, "  Unsent (behind schedule): %d, dropped (server closed): %d\n", r.Unsent, r.Dropped)

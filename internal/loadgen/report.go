@@ -1,16 +1,21 @@
 package loadgen
 
 import (
+	"encoding/json"
+	"runtime"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
 // Report is the outcome of a run's measured window.
 type Report struct {
 	Options Options `json:"options"`
+	// Threads is the GOMAXPROCS the run had.
+	Threads int `json:"threads"`
 	// Start is the start of the measured window (the end of the warm-up).
 	Start time.Time `json:"start"`
 	// Elapsed is the window's length: from Start until the last connection drained its requests
@@ -69,6 +74,30 @@ func (r *Report) Results() map[string]float64 {
 	}
 }
 
+// MarshalJSON writes Elapsed in seconds.
+func (r Report) MarshalJSON() ([]byte, error) {
+	type plain Report
+	return json.Marshal(struct {
+		plain
+		Elapsed api.Duration `json:"elapsed"`
+	}{plain(r), api.Duration(r.Elapsed)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (without the histogram).
+func (r *Report) UnmarshalJSON(b []byte) error {
+	type plain Report
+	var v struct {
+		plain
+		Elapsed api.Duration `json:"elapsed"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*r = Report(v.plain)
+	r.Elapsed = v.Elapsed.Std()
+	return nil
+}
+
 // newReport merges the workers' counters and the shards' histograms. The window ends at the end
 // of the duration or when the last worker finished draining, whichever is later; an interrupted
 // run's window ends when its last worker stopped.
@@ -87,7 +116,7 @@ func newReport(o Options, cfg *runConfig, workers []*worker, shards []*shard, in
 		hist.Merge(s.hist)
 	}
 	r := &Report{
-		Options: o, Start: cfg.base.Add(time.Duration(cfg.measureFrom)),
+		Options: o, Threads: runtime.GOMAXPROCS(0), Start: cfg.base.Add(time.Duration(cfg.measureFrom)),
 		Elapsed:  time.Duration(max(0, last-cfg.measureFrom)),
 		Requests: total.responses, Sent: total.sent, Errors: total.errors,
 		BadResponses: total.status[0] + total.status[1] + total.status[4] + total.status[5],

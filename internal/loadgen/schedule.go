@@ -24,6 +24,11 @@ type runConfig struct {
 	end, sendUntil int64
 }
 
+// sendEarly is how long before its intended time rate mode may send a request. The runtime's
+// timers wake an idle thread up to a millisecond late; waking a millisecond early and sending then
+// keeps that slack out of the latencies (an early request is measured from when it left).
+const sendEarly = int64(time.Millisecond)
+
 // lateGrace is how long after the end rate mode still sends requests that were due before it:
 // the runtime's timers wake up to a millisecond late.
 const lateGrace = int64(10 * time.Millisecond)

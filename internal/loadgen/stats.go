@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -28,6 +29,11 @@ type ErrorCounts struct {
 // Total is the sum of every kind (http/requests/errors).
 func (e ErrorCounts) Total() int64 {
 	return e.Connect + e.Read + e.Write + e.Timeout + e.Malformed
+}
+
+func (e ErrorCounts) String() string {
+	return fmt.Sprintf("connect %d, read %d, write %d, timeout %d, malformed %d",
+		e.Connect, e.Read, e.Write, e.Timeout, e.Malformed)
 }
 
 func (e *ErrorCounts) add(o ErrorCounts) {

@@ -68,6 +68,23 @@ func (s *sysConn) onReadable(fd uintptr) bool {
 	}
 }
 
+// readNow reads what the socket holds without waiting and handles it. It returns false when
+// nothing was there.
+func (s *sysConn) readNow() bool {
+	w := s.w
+	space := len(w.buf) - w.w
+	n, errno := rawIO(unix.SYS_READ, s.fd, w.buf[w.w:])
+	switch errno {
+	case 0:
+		w.step(n, nil, n == space)
+	case unix.EAGAIN, unix.EINTR:
+		return false
+	default:
+		w.step(0, errno, false)
+	}
+	return true
+}
+
 // write writes p without blocking and returns what the socket did not take.
 func (s *sysConn) write(p []byte) ([]byte, error) {
 	for len(p) > 0 {

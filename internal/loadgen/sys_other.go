@@ -24,6 +24,9 @@ func (s *sysConn) detach() { s.nc = nil }
 // write leaves p to the caller, which writes it with a blocking net.Conn write.
 func (s *sysConn) write(p []byte) ([]byte, error) { return p, nil }
 
+// readNow returns false: the portable path cannot read without waiting.
+func (s *sysConn) readNow() bool { return false }
+
 func (s *sysConn) wait() error {
 	w := s.w
 	for {

@@ -1,0 +1,116 @@
+// Package builtin parses the output of the built-in load generator (internal/loadgen):
+//
+//	crank load http://host:port/path --connections 64 --duration 15 --output json
+//
+// With --output json, `crank load` prints one line of JSON on stdout, {"results": {...},
+// "report": {...}} with the results named as the wrk driver names them plus builtin/rps/mean, or
+// {"error": "..."} when the run failed; its readable summary goes to stderr. The agent's output
+// combines both streams, so Parse looks for the JSON object among the lines. It also reads the
+// crank-shaped result that `--json -` prints (jobResults.jobs.load.results).
+//
+// An output without such an object is an error quoting the tool's own message ("crank load:
+// error: ..." or a usage error), as is a run that reported an error or got no response.
+package builtin
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/measure"
+)
+
+// Parser parses `crank load --output json` output. The zero value is ready to use.
+type Parser struct{}
+
+// Name is the job's `parser` value.
+func (Parser) Name() string { return "builtin" }
+
+// Files returns nil: the generator needs no helper file.
+func (Parser) Files() map[string][]byte { return nil }
+
+// output is what the JSON object may hold: --output json's fields, or a crank-shaped result's.
+type output struct {
+	Results    map[string]float64 `json:"results"`
+	Error      string             `json:"error"`
+	JobResults *struct {
+		Jobs map[string]struct {
+			Results map[string]float64 `json:"results"`
+		} `json:"jobs"`
+	} `json:"jobResults"`
+}
+
+// maxOutput bounds how much output Parse reads.
+const maxOutput = 16 << 20
+
+// Parse reads the generator's complete output.
+func (Parser) Parse(r io.Reader) (map[string]float64, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxOutput))
+	if err != nil {
+		return nil, fmt.Errorf("builtin: reading output: %w", err)
+	}
+	out, found := findObject(data)
+	if !found {
+		return nil, fmt.Errorf("builtin: %w", noObject(data))
+	}
+	if out.Error != "" {
+		return nil, fmt.Errorf("builtin: %s", out.Error)
+	}
+	results := out.Results
+	if results == nil && out.JobResults != nil {
+		for _, job := range out.JobResults.Jobs {
+			results = job.Results
+		}
+	}
+	n, ok := results[measure.Requests]
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("builtin: the JSON output has no %s result", measure.Requests)
+	case n == 0:
+		return nil, fmt.Errorf("builtin: no responses (%v errors)", results[measure.Errors])
+	}
+	return results, nil
+}
+
+// findObject decodes the last JSON object that starts a line and holds results or an error.
+func findObject(data []byte) (output, bool) {
+	var best output
+	found := false
+	for off := 0; off < len(data); {
+		if data[off] == '{' {
+			var o output
+			if json.NewDecoder(bytes.NewReader(data[off:])).Decode(&o) == nil &&
+				(o.Results != nil || o.Error != "" || o.JobResults != nil) {
+				best, found = o, true
+			}
+		}
+		i := bytes.IndexByte(data[off:], '\n')
+		if i < 0 {
+			break
+		}
+		off += i + 1
+	}
+	return best, found
+}
+
+// noObject explains an output without a JSON object: the tool's last error line, if it printed one.
+func noObject(data []byte) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return errors.New("empty output")
+	}
+	var last string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); strings.HasPrefix(line, "crank load:") {
+			last = line
+		}
+	}
+	if last != "" {
+		return errors.New(last)
+	}
+	return errors.New("no JSON results in the output (run crank load with --output json)")
+}

@@ -1,0 +1,51 @@
+package builtin_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/crankshaft/crankshaft/internal/drivers/builtin"
+	"github.com/crankshaft/crankshaft/internal/drivers/drivertest"
+	"github.com/crankshaft/crankshaft/internal/measure"
+)
+
+func TestGolden(t *testing.T) {
+	drivertest.Run(t, builtin.Parser{}, "testdata")
+}
+
+// TestValues pins values read by hand from the captured outputs, so that a golden file rewritten
+// with -update cannot silently change them.
+func TestValues(t *testing.T) {
+	cases := map[string]map[string]float64{
+		"non2xx":    {measure.Requests: 65250, measure.BadResponses: 65250, measure.Errors: 0},
+		"crankjson": {measure.Requests: 66193, measure.Latency99: 0.213, measure.LatencyMax: 3.283},
+		"pipeline":  {measure.Requests: 251592, measure.Latency50: 5.587, measure.BadResponses: 0},
+	}
+	for name, want := range cases {
+		got := drivertest.Parse(t, builtin.Parser{}, filepath.Join("testdata", name, "output.txt"))
+		for k, v := range want {
+			if got.Measurements[k] != v {
+				t.Errorf("%s: %s = %v, want %v", name, k, got.Measurements[k], v)
+			}
+		}
+	}
+}
+
+func TestParser(t *testing.T) {
+	p := builtin.Parser{}
+	if p.Name() != "builtin" || p.Files() != nil {
+		t.Errorf("Name %q, Files %v", p.Name(), p.Files())
+	}
+	cases := map[string]string{
+		"":                           "builtin: empty output",
+		"hello\n":                    "no JSON results",
+		`{"results":{"x":1}}` + "\n": "has no http/requests",
+		`{"error":"boom"}` + "\n":    "builtin: boom",
+	}
+	for in, want := range cases {
+		if _, err := p.Parse(strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) error %v, want %q", in, err, want)
+		}
+	}
+}
