@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/agent/proc"
 	"github.com/crankshaft/crankshaft/internal/agent/source"
 )
 
@@ -40,7 +41,8 @@ func (a *Agent) pruneCache() {
 }
 
 // removeLeftovers deletes the job folders an earlier agent on the same Dir left behind when it
-// was killed before it could clean up (its processes died with it: see proc).
+// was killed before it could clean up, and kills what still runs in them: a job's first process
+// dies with its agent, but its descendants may not (see proc.KillGroupsIn).
 func (a *Agent) removeLeftovers() {
 	ents, err := os.ReadDir(a.opts.Dir)
 	if err != nil {
@@ -51,6 +53,9 @@ func (a *Agent) removeLeftovers() {
 			continue
 		}
 		p := filepath.Join(a.opts.Dir, e.Name())
+		if groups := proc.KillGroupsIn(p); len(groups) > 0 {
+			a.log.Warn("killed processes left by an earlier agent", "dir", p, "groups", groups)
+		}
 		if err := os.RemoveAll(p); err != nil {
 			a.log.Warn("leftover job folder not removed", "dir", p, "err", err)
 			continue

@@ -147,7 +147,7 @@ func (c *Controller) client(ctx context.Context, url string) (agentConn, error) 
 	sent := time.Now()
 	info, err := cl.Info(hctx)
 	if err != nil {
-		return agentConn{}, fmt.Errorf("agent %s: %w", url, err)
+		return agentConn{}, fmt.Errorf("reading the agent's /info: %w", err) // err names the agent
 	}
 	ag = agentConn{client: cl, info: info, offset: clockOffset(sent, time.Now(), info.Time)}
 	if ag.offset != 0 {

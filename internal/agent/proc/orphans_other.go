@@ -1,0 +1,6 @@
+//go:build !linux
+
+package proc
+
+// KillGroupsIn finds nothing outside Linux (it reads /proc).
+func KillGroupsIn(dir string) []int { return nil }
