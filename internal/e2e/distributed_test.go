@@ -1,0 +1,224 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sample is one measurement of a timeline, with its time.
+type sample struct {
+	Name      string    `json:"name"`
+	Timestamp time.Time `json:"timestamp"`
+	Value     float64   `json:"value"`
+}
+
+// jobResult is the part of a service's result the distributed tests read.
+type jobResult struct {
+	Results      map[string]float64 `json:"results"`
+	Measurements [][]sample         `json:"measurements"`
+	Environment  map[string]any     `json:"environment"`
+}
+
+func readJobs(t *testing.T, path string) map[string]jobResult {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		JobResults struct {
+			Jobs map[string]jobResult `json:"jobs"`
+		} `json:"jobResults"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return r.JobResults.Jobs
+}
+
+// value is the timeline's last sample of name (a load generator's parsed values come once).
+func value(tl []sample, name string) (float64, bool) {
+	v, ok := 0.0, false
+	for _, s := range tl {
+		if s.Name == name {
+			v, ok = s.Value, true
+		}
+	}
+	return v, ok
+}
+
+// firstSample is when the timeline's first sample of name was taken.
+func firstSample(tl []sample, name string) time.Time {
+	for _, s := range tl {
+		if s.Name == name {
+			return s.Timestamp
+		}
+	}
+	return time.Time{}
+}
+
+// TestAgentInfo: /info describes the machine, with the --hardware label.
+func TestAgentInfo(t *testing.T) {
+	ap := runAgent(t, nil, fmt.Sprintf("http://127.0.0.1:%d", freePort(t)), "--hardware", "rack-7 slot 3")
+	ap.waitHealthy(t, nil, 15*time.Second)
+	before := time.Now()
+	info, err := ap.client(t, "", nil).Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.OS != runtime.GOOS || info.Arch != runtime.GOARCH || info.Cores != runtime.NumCPU() ||
+		info.MemoryMB <= 0 || info.Version == "" || info.Hardware != "rack-7 slot 3" || info.GoVersion != runtime.Version() {
+		t.Errorf("info = %+v", info)
+	}
+	if cpuinfo, _ := os.ReadFile("/proc/cpuinfo"); strings.Contains(string(cpuinfo), "model name") && info.CPUModel == "" {
+		t.Errorf("no CPU model in %+v", info)
+	}
+	if d := info.Time.Sub(before); d < -time.Second || d > 5*time.Second {
+		t.Errorf("agent time %s, now %s", info.Time, before)
+	}
+}
+
+// otherArch is an architecture this machine is not.
+func otherArch() string {
+	if runtime.GOARCH == "arm64" {
+		return "x64"
+	}
+	return "arm64"
+}
+
+// TestSkippedOnOtherArchitecture: a profile requiring another architecture for the application:
+// the agent skips it, crank says so, the run goes on, and the results record it.
+func TestSkippedOnOtherArchitecture(t *testing.T) {
+	ap := runAgent(t, nil, fmt.Sprintf("http://127.0.0.1:%d", freePort(t)))
+	ap.waitHealthy(t, nil, 15*time.Second)
+	cfg := shellJobs(t, t.TempDir(), fmt.Sprintf(`
+profiles:
+  elsewhere:
+    agents:
+      application:
+        endpoints: [ "%[1]s" ]
+        options:
+          requiredArchitecture: %[2]s
+      load:
+        endpoints: [ "%[1]s" ]
+`, ap.url, otherArch()))
+	out := filepath.Join(t.TempDir(), "out.json")
+	r := crankEnv(t, time.Minute, nil, "--config", cfg, "--scenario", "shell", "--profile", "elsewhere", "--json", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	why := fmt.Sprintf("requires architecture %s, this agent is %s", otherArch(), runtime.GOARCH)
+	mustContain(t, "stderr", r.stderr, "[application] skipped on "+ap.url+": "+why)
+	jobs := readJobs(t, out)
+	app := jobs["application"]
+	skipped, _ := app.Environment["skipped"].(map[string]any)
+	if skipped[ap.url] != why || len(app.Results) != 0 {
+		t.Errorf("application result: environment %v, results %v", app.Environment, app.Results)
+	}
+	if _, ok := jobs["load"].Results["benchmarks/start-time"]; !ok {
+		t.Errorf("the load did not run: %v", jobs["load"].Results)
+	}
+}
+
+// twoLoadAgents starts agents on 127.0.0.2 and 127.0.0.3 (same port) and writes a configuration
+// importing the plaintext scenario, with a scenario "twoloads" (load and load2, both wrk) and the
+// profile given (fmt verbs: %[1]s the first agent, %[2]s the second).
+func twoLoadAgents(t *testing.T, profile string) (cfg, a, b string) {
+	port := freePort(t)
+	pa := runAgent(t, nil, fmt.Sprintf("http://127.0.0.2:%d", port))
+	pb := runAgent(t, nil, fmt.Sprintf("http://127.0.0.3:%d", port))
+	pa.waitHealthy(t, nil, 15*time.Second)
+	pb.waitHealthy(t, nil, 15*time.Second)
+	cfg = writeFile(t, t.TempDir(), "many.yml", fmt.Sprintf(`
+imports:
+  - %[3]s
+scenarios:
+  twoloads:
+    application:
+      job: plaintext
+    load:
+      job: wrk
+      variables: { path: /plaintext, presetHeaders: plaintext }
+    load2:
+      job: wrk
+      variables: { path: /plaintext, presetHeaders: plaintext }
+`+profile, pa.url, pb.url, filepath.Join(testEnv.root, "scenarios/plaintext.yml")))
+	return cfg, pa.url, pb.url
+}
+
+// TestSeveralLoadAgents: one app on 127.0.0.2; wrk on 127.0.0.2 and 127.0.0.3 at once, first as
+// one service with two endpoints (its rps is the sum of theirs, its p99 the larger), then as two
+// services load and load2 (started together).
+func TestSeveralLoadAgents(t *testing.T) {
+	cfg, a, b := twoLoadAgents(t, `
+profiles:
+  many:
+    variables: { serverAddress: 127.0.0.2 }
+    agents:
+      application: { endpoints: [ "%[1]s" ] }
+      load: { endpoints: [ "%[1]s", "%[2]s" ] }
+      load2: { endpoints: [ "%[2]s" ] }
+`)
+	common := []string{"--config", cfg, "--profile", "many", "--variable", "duration=2", "--variable", "warmup=0",
+		"--variable", "serverPort=" + strconv.Itoa(freePort(t))}
+	t.Run("one service, two endpoints", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "out.json")
+		r := crankEnv(t, 3*time.Minute, nil, append(common, "--scenario", "plaintext", "--json", out)...)
+		if r.code != 0 {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+		load := readJobs(t, out)["load"]
+		if eps := fmt.Sprint(load.Environment["endpoints"]); eps != fmt.Sprintf("[%s %s]", a, b) {
+			t.Fatalf("load ran on %s", eps)
+		}
+		if len(load.Measurements) != 2 {
+			t.Fatalf("%d timelines, want 2", len(load.Measurements))
+		}
+		var sum, maxP99 float64
+		for i, tl := range load.Measurements {
+			rps, ok1 := value(tl, "http/rps/mean")
+			p99, ok2 := value(tl, "http/latency/99")
+			if !ok1 || !ok2 || rps <= 0 {
+				t.Fatalf("timeline %d: rps %v (%v), p99 %v (%v)", i, rps, ok1, p99, ok2)
+			}
+			t.Logf("endpoint %d: %.0f req/s, p99 %.2f ms", i, rps, p99)
+			sum, maxP99 = sum+rps, math.Max(maxP99, p99)
+		}
+		if got := load.Results["http/rps/mean"]; math.Abs(got-sum) > 0.5 {
+			t.Errorf("service rps %v, want the sum of the endpoints' %v", got, sum)
+		}
+		if got := load.Results["http/latency/99"]; got != maxP99 {
+			t.Errorf("service p99 %v, want the larger endpoint's %v", got, maxP99)
+		}
+		agents, _ := load.Environment["agents"].([]any)
+		if len(agents) != 2 {
+			t.Errorf("environment.agents = %v", load.Environment["agents"])
+		}
+	})
+	t.Run("load and load2", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "out.json")
+		r := crankEnv(t, 3*time.Minute, nil, append(common, "--scenario", "twoloads", "--load.endpoints", a, "--json", out)...)
+		if r.code != 0 {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+		jobs := readJobs(t, out)
+		l1, l2 := jobs["load"], jobs["load2"]
+		if l1.Results["http/rps/mean"] <= 0 || l2.Results["http/rps/mean"] <= 0 {
+			t.Fatalf("rps: load %v, load2 %v", l1.Results["http/rps/mean"], l2.Results["http/rps/mean"])
+		}
+		s1, s2 := firstSample(l1.Measurements[0], "benchmarks/cpu"), firstSample(l2.Measurements[0], "benchmarks/cpu")
+		if s1.IsZero() || s2.IsZero() || s1.Sub(s2).Abs() > time.Second {
+			t.Errorf("load and load2 did not start together: first samples at %s and %s", s1, s2)
+		}
+		t.Logf("load %.0f req/s, load2 %.0f req/s, starts %s apart", l1.Results["http/rps/mean"], l2.Results["http/rps/mean"], s1.Sub(s2).Abs())
+	})
+}

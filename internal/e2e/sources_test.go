@@ -1,0 +1,123 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// snapshot extracts the repository's last commit (git archive HEAD) into a folder: a source that
+// does not change while the test runs, whatever else is edited in the working tree.
+func snapshot(t *testing.T) string {
+	t.Helper()
+	dir, tarball := t.TempDir(), filepath.Join(t.TempDir(), "head.tar")
+	for _, argv := range [][]string{{"git", "archive", "--format=tar", "-o", tarball, "HEAD"}, {"tar", "-xf", tarball, "-C", dir}} {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = testEnv.root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Skipf("no snapshot of the repository: %v: %v\n%s", argv, err, out)
+		}
+	}
+	return dir
+}
+
+// TestBuildReusedAcrossCrankRuns: two crank runs of the plaintext scenario on the embedded agent
+// with the same source; the second reuses the first's build from the user's cache folder.
+func TestBuildReusedAcrossCrankRuns(t *testing.T) {
+	src := snapshot(t)
+	env := []string{"XDG_CACHE_HOME=" + t.TempDir()}
+	run := func() jobResult {
+		out := filepath.Join(t.TempDir(), "out.json")
+		r := crankEnv(t, 3*time.Minute, env, "--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
+			"--variable", "duration=1", "--variable", "warmup=0", "--variable", "serverPort="+strconv.Itoa(freePort(t)),
+			"--application.source.localFolder", src, "--json", out)
+		if r.code != 0 {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+		return readJobs(t, out)["application"]
+	}
+	first := run()
+	if bt := first.Results["benchmarks/build-time"]; bt <= 0 || first.Environment["buildReused"] != nil {
+		t.Fatalf("first run: build-time %v, buildReused %v", bt, first.Environment["buildReused"])
+	}
+	second := run()
+	if bt, ok := second.Results["benchmarks/build-time"]; !ok || bt != 0 || second.Environment["buildReused"] != true {
+		t.Fatalf("second run: build-time %v (%v), buildReused %v", bt, ok, second.Environment["buildReused"])
+	}
+	t.Logf("build %.0f ms, then reused", first.Results["benchmarks/build-time"])
+}
+
+// gitRepo creates a repository with two commits of app.sh and returns it and the first commit.
+// The second commit's app.sh fails (exit 3), so a job that succeeds ran the first.
+func gitRepo(t *testing.T) (dir, first string) {
+	t.Helper()
+	dir = t.TempDir()
+	git := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	commit := func(version string) string {
+		body := "#!/bin/sh\necho \"version " + version + "\"\n"
+		if version != "one" {
+			body += "exit 3\n"
+		}
+		if err := os.WriteFile(filepath.Join(dir, "app.sh"), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		git("add", "app.sh")
+		git("commit", "--quiet", "-m", "version "+version)
+		return git("rev-parse", "HEAD")
+	}
+	git("init", "--quiet", "-b", "main")
+	first = commit("one")
+	commit("two")
+	return dir, first
+}
+
+// TestGitSourceAtCommit: a job whose source is a git repository (file:// URL) at a given commit,
+// cloned and built by the embedded agent; the second run reuses the build of that commit.
+func TestGitSourceAtCommit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	repo, first := gitRepo(t)
+	cfg := shellJobs(t, t.TempDir(), `
+  fromgit:
+    application:
+      job: sleeper
+    load:
+      job: quick
+      source:
+        repository: file://`+repo+`
+        branchOrCommit: `+first+`
+      buildCommand: cp app.sh app
+      executable: ./app
+      arguments: ''
+`)
+	env := []string{"XDG_CACHE_HOME=" + t.TempDir()}
+	for i, wantReused := range []bool{false, true} {
+		out := filepath.Join(t.TempDir(), "out.json")
+		r := crankEnv(t, time.Minute, env, "--config", cfg, "--scenario", "fromgit", "--json", out)
+		if r.code != 0 {
+			t.Fatalf("run %d: exit %d\n%s", i, r.code, r.stderr)
+		}
+		load := readJobs(t, out)["load"]
+		if reused := load.Environment["buildReused"] == true; reused != wantReused {
+			t.Errorf("run %d: buildReused %v, want %v", i, reused, wantReused)
+		}
+		if _, ok := load.Results["benchmarks/build-time"]; !ok {
+			t.Errorf("run %d: no build time in %v", i, load.Results)
+		}
+	}
+}
