@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"time"
 
@@ -56,8 +57,11 @@ func (a *Agent) build(ctx context.Context, j *job, key string) error {
 	start := time.Now()
 	env := append(j.env(), "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
 	j.out.WriteString("$ " + j.spec.BuildCommand + "\n")
+	if err := j.user.own(j.dir); err != nil {
+		return fmt.Errorf("job %s: build: %w", j.id, err)
+	}
 	err := a.runStep(ctx, j, "build", proc.Spec{Path: "/bin/sh", Args: []string{"-c", j.spec.BuildCommand},
-		Dir: j.dir, Env: env, Stdout: j.out, Stderr: j.out}, nil)
+		Dir: j.dir, Env: env, Stdout: j.out, Stderr: j.out, Credential: j.user.credential()}, nil)
 	if err != nil {
 		return err
 	}

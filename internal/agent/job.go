@@ -28,6 +28,7 @@ type job struct {
 	log    *slog.Logger
 	out    *output.Buffer
 	parser drivers.Parser // nil when the job names none
+	user   *jobUser       // nil: the agent's own user
 
 	mu       sync.Mutex
 	state    api.JobState
@@ -88,9 +89,13 @@ func (a *Agent) createJob(spec api.Job) (*job, error) {
 	if err != nil {
 		return nil, err
 	}
+	usr, err := lookupUser(spec.User)
+	if err != nil {
+		return nil, badRequest("job %q: %v", spec.Name, err)
+	}
 	id := newID()
 	j := &job{
-		id: id, spec: spec, dir: filepath.Join(a.opts.Dir, id), parser: parser,
+		id: id, spec: spec, dir: filepath.Join(a.opts.Dir, id), parser: parser, user: usr,
 		log: a.log.With("job", id, "service", spec.Service), out: output.New(0),
 		state: api.StateNew, leaseAt: time.Now(),
 	}

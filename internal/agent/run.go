@@ -41,6 +41,9 @@ func (a *Agent) execute(ctx context.Context, j *job) error {
 	if err := a.prepare(ctx, j); err != nil {
 		return err
 	}
+	if err := j.user.own(j.dir); err != nil { // also what a reused build restored
+		return fmt.Errorf("job %s: %w", j.id, err)
+	}
 	if err := j.advance(api.StateStarting, "source ready"); err != nil {
 		return err
 	}
@@ -66,7 +69,8 @@ func (a *Agent) runMeasured(ctx context.Context, j *job, exe string) error {
 		return fmt.Errorf("job %s: %w", j.id, err)
 	}
 	var stdout *output.Buffer
-	spec := proc.Spec{Path: exe, Args: args, Dir: j.dir, Env: j.env(), Stdout: j.out, Stderr: j.out}
+	spec := proc.Spec{Path: exe, Args: args, Dir: j.dir, Env: j.env(), Stdout: j.out, Stderr: j.out,
+		Credential: j.user.credential()}
 	if j.spec.WaitForExit {
 		stdout = output.New(0)
 		spec.Stdout = io.MultiWriter(j.out, stdout)
@@ -153,7 +157,8 @@ func (a *Agent) warmup(ctx context.Context, j *job, exe string) error {
 	if err != nil {
 		return fmt.Errorf("job %s: warm-up: %w", j.id, err)
 	}
-	spec := proc.Spec{Path: exe, Args: args, Dir: j.dir, Env: j.env(), Stdout: j.out, Stderr: j.out}
+	spec := proc.Spec{Path: exe, Args: args, Dir: j.dir, Env: j.env(), Stdout: j.out, Stderr: j.out,
+		Credential: j.user.credential()}
 	return a.runStep(ctx, j, "warm-up run", spec, func(p *proc.Process) {
 		go a.sampleLoop(ctx, j, p, true, time.Now())
 	})
@@ -189,7 +194,7 @@ func (j *job) env() []string {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	env := os.Environ()
+	env := j.user.environ(os.Environ())
 	for _, k := range keys {
 		env = append(env, k+"="+j.spec.Environment[k])
 	}

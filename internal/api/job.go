@@ -18,6 +18,10 @@ type Job struct {
 	Source *Source `json:"source,omitempty"`
 	// BuildCommand runs with sh -c in the job's folder before the executable starts.
 	BuildCommand string `json:"buildCommand,omitempty"`
+	// User, when set, is the system account the build command and the processes run as (a
+	// database server that refuses root). The agent gives the job folder to it first. Only an
+	// agent running as root, or as that very user, accepts it.
+	User string `json:"user,omitempty"`
 	// Executable is a path inside the job folder ("./app") or a program name looked up next to the
 	// agent's own binary and then on PATH ("wrk").
 	Executable string `json:"executable"`

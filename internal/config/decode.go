@@ -37,7 +37,7 @@ func (d *decoder) job(n *node, j *api.Job) []string {
 		switch p.key {
 		case "endpoints":
 			endpoints = d.endpoints(p)
-		case "executable", "arguments", "warmupArguments", "buildCommand", "readyStateText", "parser", "metricsUrl":
+		case "executable", "arguments", "warmupArguments", "buildCommand", "readyStateText", "parser", "metricsUrl", "user":
 			d.stringField(j, p)
 		case "environmentVariables":
 			j.Environment = d.stringMap(p)
@@ -76,7 +76,7 @@ func (d *decoder) unknown(p pair, prefix string) {
 
 func knownFold(key string) string {
 	for _, k := range []string{"executable", "arguments", "warmupArguments", "buildCommand", "readyStateText",
-		"parser", "metricsUrl", "environmentVariables", "port", "metricsPort", "waitForExit", "startTimeout",
+		"parser", "metricsUrl", "user", "environmentVariables", "port", "metricsPort", "waitForExit", "startTimeout",
 		"timeout", "interval", "warmup", "source", "options", "counters", "endpoints", "variables",
 		"localFolder", "repository", "branchOrCommit", "requiredArchitecture", "requiredOperatingSystem"} {
 		if strings.EqualFold(k, key) {
@@ -103,6 +103,8 @@ func (d *decoder) stringField(j *api.Job, p pair) {
 		j.Parser = s
 	case "metricsUrl":
 		j.MetricsURL = s
+	case "user":
+		j.User = s
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"reflect"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -28,6 +29,9 @@ type Spec struct {
 	// Stdout and Stderr receive the process's output; nil discards it. They may be the same
 	// writer, which then must be safe for concurrent use.
 	Stdout, Stderr io.Writer
+	// Credential, when set, is the user and groups the process runs as (the agent must be root).
+	// The parent-death signal is set after the switch, so it still applies.
+	Credential *syscall.Credential
 }
 
 // Exit is how a process ended.
@@ -67,6 +71,7 @@ func Start(s Spec) (*Process, error) {
 	cmd := exec.Command(s.Path, s.Args...)
 	cmd.Dir, cmd.Env = s.Dir, s.Env
 	cmd.SysProcAttr = sysProcAttr()
+	cmd.SysProcAttr.Credential = s.Credential
 	p := &Process{cmd: cmd, done: make(chan struct{})}
 	var writeEnds []*os.File
 	closeAll := func() {
