@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// bins is the folder holding crank, crank-agent and bombardier, built once by TestMain.
+// bins is the folder holding crank, crank-agent, bombardier and ghz, built once by TestMain.
 type env struct {
 	root string // module root
 	bins string
@@ -31,7 +31,8 @@ func setup() (env, func(), error) {
 	if err != nil {
 		return env{}, nil, err
 	}
-	cmd := exec.Command("go", "build", "-o", dir+"/", "./cmd/crank", "./cmd/crank-agent", "github.com/codesenberg/bombardier")
+	cmd := exec.Command("go", "build", "-o", dir+"/", "./cmd/crank", "./cmd/crank-agent", "github.com/codesenberg/bombardier",
+		"github.com/bojand/ghz/cmd/ghz")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
