@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/crankshaft/crankshaft/internal/api"
 )
 
 // dryService is one service in the --dry-run JSON; the optional keys appear only when set.
@@ -17,6 +19,9 @@ type dryService struct {
 	ReadyStateText       string            `json:"readyStateText,omitempty"`
 	WaitForExit          bool              `json:"waitForExit,omitempty"`
 	Parser               string            `json:"parser,omitempty"`
+	MetricsPort          int               `json:"metricsPort,omitempty"`
+	MetricsURL           string            `json:"metricsUrl,omitempty"`
+	Counters             []api.CounterSpec `json:"counters,omitempty"`
 	Variables            map[string]any    `json:"variables"`
 	EnvironmentVariables map[string]string `json:"environmentVariables"`
 	Endpoints            []string          `json:"endpoints"`
@@ -62,6 +67,7 @@ func dryServiceOf(s Service) dryService {
 		Job: j.Name, Executable: j.Executable, Arguments: j.Arguments, WarmupArguments: j.WarmupArguments,
 		BuildCommand: j.BuildCommand, Port: j.Port, ReadyStateText: j.ReadyStateText,
 		WaitForExit: j.WaitForExit, Parser: j.Parser,
+		MetricsPort: j.MetricsPort, MetricsURL: j.MetricsURL, Counters: j.Counters,
 		Variables: j.Variables, EnvironmentVariables: j.Environment, Endpoints: s.Endpoints,
 	}
 	if d.Variables == nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/osteele/liquid"
 )
 
@@ -227,7 +228,8 @@ func (c *Config) resolveService(e *liquid.Engine, scenario string, svc pair, pro
 	return c.finish(e, where, svc.key, jobName, job, cmdVars)
 }
 
-// finish merges and renders the variables, renders the job and decodes it.
+// finish merges and renders the variables, renders the job and decodes it. A job with a metrics
+// endpoint gets the default counters (measure.WithDefaultCounters) besides its own.
 func (c *Config) finish(e *liquid.Engine, where, svc, jobName string, job, cmdVars *node) (Service, error) {
 	vars := newMap(Pos{})
 	vars = merge(vars, c.root.get(keyVariables))
@@ -246,6 +248,9 @@ func (c *Config) finish(e *liquid.Engine, where, svc, jobName string, job, cmdVa
 	endpoints := d.job(body, &j)
 	if len(d.errs) > 0 {
 		return Service{}, errors.Join(d.errs...)
+	}
+	if j.MetricsPort != 0 || j.MetricsURL != "" {
+		j.Counters = measure.WithDefaultCounters(j.Counters)
 	}
 	return Service{Name: svc, Job: j, Endpoints: endpoints}, nil
 }

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
 // loadShipped loads scenarios/plaintext.yml from the repository root.
@@ -42,7 +45,8 @@ func TestShippedPlaintext(t *testing.T) {
 		app, load := resolveShipped(t, Request{Profiles: profiles})
 		a := app.Job
 		if a.Service != "application" || a.Name != "plaintext" || a.Executable != "./bin/plaintext" ||
-			a.Arguments != "--address 127.0.0.1 --port 5000" || a.Port != 5000 ||
+			a.Arguments != "--address 127.0.0.1 --port 5000 --metrics-port 5001 --dispatch inline --partitions 0 --workers 0" ||
+			a.Port != 5000 || a.MetricsPort != 5001 || len(a.Counters) != len(measure.DefaultCounters()) ||
 			a.ReadyStateText != "Application started." || a.BuildCommand != "go build -o bin/plaintext ./apps/plaintext" {
 			t.Errorf("profiles %v: application job = %+v", profiles, a)
 		}
@@ -61,6 +65,21 @@ func TestShippedPlaintext(t *testing.T) {
 		if len(app.Endpoints) != 0 || len(load.Endpoints) != 0 {
 			t.Errorf("profiles %v: endpoints %v %v, want none (embedded agent)", profiles, app.Endpoints, load.Endpoints)
 		}
+	}
+}
+
+// TestShippedPlaintextKnobs: the dispatch knobs reach the app's flags, and the metrics port follows
+// serverPort unless set (0 turns the metrics off).
+func TestShippedPlaintextKnobs(t *testing.T) {
+	app, _ := resolveShipped(t, Request{Variables: map[string]string{
+		"serverPort": "7000", "dispatch": "partitioned", "partitions": "4", "workers": "8"}})
+	want := "--address 127.0.0.1 --port 7000 --metrics-port 7001 --dispatch partitioned --partitions 4 --workers 8"
+	if a := app.Job; a.Arguments != want || a.MetricsPort != 7001 || a.Port != 7000 {
+		t.Errorf("arguments %q metricsPort %d port %d\nwant %q, 7001, 7000", a.Arguments, a.MetricsPort, a.Port, want)
+	}
+	app, _ = resolveShipped(t, Request{Variables: map[string]string{"metricsPort": "0"}})
+	if a := app.Job; a.MetricsPort != 0 || len(a.Counters) != 0 || !strings.Contains(a.Arguments, "--metrics-port 0 ") {
+		t.Errorf("metricsPort=0: metricsPort %d, %d counters, arguments %q", a.MetricsPort, len(a.Counters), a.Arguments)
 	}
 }
 

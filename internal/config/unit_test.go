@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
 // writeTree writes files (slash paths) under a new temporary folder and returns it.
@@ -140,7 +141,8 @@ func TestDurationsAndSource(t *testing.T) {
 	if j.Source == nil || j.Source.LocalFolder != wantSrc || j.Options.RequiredArchitecture != "x64" {
 		t.Errorf("source %+v options %+v, want localFolder %s", j.Source, j.Options, wantSrc)
 	}
-	wantCounters := []api.CounterSpec{{Metric: "http_requests_total", Measurement: "app/requests", Read: "rate", Scale: 1}}
+	wantCounters := append([]api.CounterSpec{{Metric: "http_requests_total", Measurement: "app/requests", Read: "rate", Scale: 1}},
+		measure.DefaultCounters()...) // a job with metricsPort gets the defaults after its own
 	if !reflect.DeepEqual(j.Counters, wantCounters) {
 		t.Errorf("counters = %+v", j.Counters)
 	}

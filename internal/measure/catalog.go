@@ -30,6 +30,14 @@ const (
 	BuiltinRPS     = "builtin/rps/mean"
 	LockContention = "runtime-counter/lock-contention"
 	ExceptionCount = "runtime-counter/exception-count"
+
+	MonitorLockContention = "runtime-counter/monitor-lock-contention-count"
+	GCPause               = "runtime-counter/gc-pause"
+	GCPauseP99            = "runtime-counter/gc-pause-p99"
+	Goroutines            = "runtime-counter/goroutines"
+	Threads               = "runtime-counter/threads"
+	QueueLength           = "runtime-counter/queue-length"
+	SchedLatencyP99       = "runtime-counter/sched-latency-p99"
 )
 
 // Units, spelled the same everywhere.
@@ -59,7 +67,18 @@ func md(source, name string, agg, red api.Operation, format, unit, short, long s
 
 // Default returns the shipped catalog. Each call returns a fresh map the caller may extend.
 func Default() Catalog {
-	list := []api.Metadata{
+	list := List()
+	c := make(Catalog, len(list))
+	for _, m := range list {
+		c[m.Name] = m
+	}
+	return c
+}
+
+// List returns the shipped catalog's entries in the order they are declared (host process, load,
+// tools, counters): the order of docs/MEASUREMENTS.md.
+func List() []api.Metadata {
+	return []api.Metadata{
 		md("Host Process", CPU, api.OpMax, api.OpMax, "n0", UnitPercent, "Max CPU Usage (%)", "Highest CPU of the job's process tree over the run, in percent of the whole machine"),
 		md("Host Process", CPURaw, api.OpMax, api.OpMax, "n0", UnitPercent, "Max CPU Usage, raw (%)", "Highest CPU of the job's process tree, in percent of one core (can exceed 100)"),
 		md("Host Process", CPUGlobal, api.OpMax, api.OpMax, "n0", UnitPercent, "Max Global CPU Usage (%)", "Highest CPU of the whole machine over the run, in percent"),
@@ -81,12 +100,14 @@ func Default() Catalog {
 		md("bombardier", BombardierRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (bombardier)", "Requests per second as bombardier reports it"),
 		md("builtin", BuiltinRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (builtin)", "Requests per second as the built-in generator (crank load) reports it"),
 		md("ghz", GRPCRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (gRPC)", "gRPC calls per second as ghz reports it, calls ending in an error status included"),
-		md("Counters", LockContention, api.OpAvg, api.OpMax, "n2", UnitMsPerSec, "Lock contention (ms/s)", "Time goroutines spent waiting on sync.Mutex/RWMutex, in ms per second"),
-		md("Counters", ExceptionCount, api.OpAvg, api.OpSum, "n2", UnitPerSec, "Exceptions (/s)", "Recovered panics and failed requests per second"),
+		md("Counters", LockContention, api.OpAvg, api.OpMax, "n2", UnitMsPerSec, "Lock contention (ms/s)", "Time goroutines spent blocked on sync.Mutex, sync.RWMutex and the Go runtime's internal locks, in ms per second (100 ms/s: on average a tenth of a goroutine waiting)"),
+		md("Counters", ExceptionCount, api.OpAvg, api.OpSum, "n2", UnitPerSec, "Exceptions (/s)", "Exceptions thrown (.NET) or recovered panics and failed requests (Go apps) per second"),
+		md("Counters", MonitorLockContention, api.OpAvg, api.OpMax, "n2", UnitPerSec, "Monitor lock contentions (/s)", "Times a .NET thread found a Monitor lock taken, per second"),
+		md("Counters", GCPause, api.OpAvg, api.OpMax, "n2", UnitMsPerSec, "GC pause (ms/s)", "Time the program was paused by its garbage collector, in ms per second"),
+		md("Counters", GCPauseP99, api.OpMax, api.OpMax, "n3", UnitMs, "GC pause p99 (ms)", "99th percentile of GC pauses in one sampling interval, the worst interval"),
+		md("Counters", Goroutines, api.OpMax, api.OpMax, "n0", UnitCount, "Max goroutines", "Highest number of goroutines"),
+		md("Counters", Threads, api.OpMax, api.OpMax, "n0", UnitCount, "Max threads", "Highest number of OS threads (Go) or thread-pool threads (.NET)"),
+		md("Counters", QueueLength, api.OpMax, api.OpMax, "n0", UnitCount, "Max queue length", "Highest number of work items waiting for a dispatch worker (Go apps) or the .NET thread pool"),
+		md("Counters", SchedLatencyP99, api.OpMax, api.OpMax, "n3", UnitMs, "Scheduling latency p99 (ms)", "99th percentile of the time goroutines waited to run after becoming runnable in one sampling interval, the worst interval"),
 	}
-	c := make(Catalog, len(list))
-	for _, m := range list {
-		c[m.Name] = m
-	}
-	return c
 }
