@@ -315,3 +315,40 @@ func TestFortunesKilledCrankLeavesNoPostgres(t *testing.T) {
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	waitNoPostgres(t, tmp, port, 10*time.Second)
 }
+
+// TestTechEmpowerProfile: the lab profile sends each fortunes service to its machine, points the
+// app at the database machine, and caps wrk's threads at the level's connections.
+func TestTechEmpowerProfile(t *testing.T) {
+	for _, c := range []struct{ connections, threads string }{{"16", "16"}, {"512", "28"}} {
+		r := crank(t, 30*time.Second, "--config", "scenarios/fortunes.yml", "--config", "profiles/techempower.yml",
+			"--profile", "techempower", "--scenario", "fortunes", "--variable", "connections="+c.connections, "--dry-run", "-")
+		if r.code != 0 {
+			t.Fatalf("dry run: exit %d\n%s", r.code, r.stderr)
+		}
+		var dry struct {
+			Services map[string]struct {
+				Arguments string   `json:"arguments"`
+				Endpoints []string `json:"endpoints"`
+			} `json:"services"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &dry); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string][]string{
+			"db":          {"http://10.0.0.2:5010", "-p 5432 -c listen_addresses=* -c max_connections=2000"},
+			"application": {"http://10.0.0.1:5010", "--address 10.0.0.1 --port 8080", "@10.0.0.2:5432/hello_world"},
+			"load":        {"http://10.0.0.3:5010", "-c " + c.connections + " -t " + c.threads + " -d 15s", "http://10.0.0.1:8080/fortunes"},
+		}
+		for svc, w := range want {
+			s := dry.Services[svc]
+			if len(s.Endpoints) != 1 || s.Endpoints[0] != w[0] {
+				t.Errorf("%s: endpoints %v, want [%s]", svc, s.Endpoints, w[0])
+			}
+			for _, part := range w[1:] {
+				if !strings.Contains(s.Arguments, part) {
+					t.Errorf("connections %s: %s arguments %q lack %q", c.connections, svc, s.Arguments, part)
+				}
+			}
+		}
+	}
+}
