@@ -1,0 +1,40 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+)
+
+// suggest says which of the load's settings to raise when it is too light: a rate cap first;
+// then threads when each is busy, connections while they are few, pipeline while it is shallow.
+func suggest(l *job, th Thresholds) string {
+	if rate, ok := number(l.vars["rate"]); ok && rate > 0 {
+		return fmt.Sprintf("the load is capped at %s requests/s (rate): raise or remove the cap", n0(rate))
+	}
+	var raise []string
+	if l.threads > 0 && l.raw/float64(l.threads) >= th.BusyThread {
+		raise = append(raise, fmt.Sprintf("threads (now %d, each %.0f%% busy)", l.threads, l.raw/float64(l.threads)))
+	}
+	conns, hasConns := number(l.vars["connections"])
+	if hasConns && conns < float64(th.ManyConnections) {
+		raise = append(raise, fmt.Sprintf("connections (now %s)", n0(conns)))
+	}
+	if depth, ok := number(l.vars["pipeline"]); ok && depth < float64(th.FewPipeline) {
+		raise = append(raise, fmt.Sprintf("pipeline (now %s) if the server pipelines HTTP/1.1", n0(depth)))
+	}
+	switch {
+	case len(raise) > 0:
+		return "raise " + orList(raise)
+	case hasConns:
+		return fmt.Sprintf("raise connections (now %s)", n0(conns))
+	}
+	return "raise the load's connections, pipeline or threads"
+}
+
+// orList joins "a", "b", "c" as "a, b or c".
+func orList(items []string) string {
+	if len(items) == 1 {
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}
