@@ -201,7 +201,14 @@ profiles:
 		}
 		agents, _ := load.Environment["agents"].([]any)
 		if len(agents) != 2 {
-			t.Errorf("environment.agents = %v", load.Environment["agents"])
+			t.Fatalf("environment.agents = %v", load.Environment["agents"])
+		}
+		for i, want := range []string{a, b} {
+			env, _ := agents[i].(map[string]any)
+			if env["endpoint"] != want || env["os"] != runtime.GOOS || env["arch"] != runtime.GOARCH ||
+				env["cores"] != float64(runtime.NumCPU()) || env["agentVersion"] == "" || env["memoryMB"] == nil {
+				t.Errorf("environment of endpoint %d: %v", i, env)
+			}
 		}
 	})
 	t.Run("load and load2", func(t *testing.T) {
