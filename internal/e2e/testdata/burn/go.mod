@@ -1,0 +1,3 @@
+module burn
+
+go 1.26
