@@ -10,13 +10,12 @@ import (
 	"github.com/crankshaft/crankshaft/internal/agent/counters"
 	"github.com/crankshaft/crankshaft/internal/agent/proc"
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
-// metricsURL is where the job's Prometheus metrics are, or "" when it has no counters to read.
+// metricsURL is where the job's Prometheus metrics are, or "" when it has none.
 func (j *job) metricsURL() string {
 	switch {
-	case len(j.spec.Counters) == 0:
-		return ""
 	case j.spec.MetricsURL != "":
 		return j.spec.MetricsURL
 	case j.spec.MetricsPort != 0:
@@ -25,15 +24,21 @@ func (j *job) metricsURL() string {
 	return ""
 }
 
-// scrapeLoop reads the job's counters every interval while p runs. A failed scrape is logged and
-// skipped: the next one may work (the endpoint may come up after the job's ready text).
+// scrapeLoop reads the job's counters every interval while p runs: its own, or the default
+// counters when it names none (crank's config already merges the defaults into a job's own). A
+// failed scrape is logged and skipped: the next one may work (the endpoint may come up after the
+// job's ready text).
 func (a *Agent) scrapeLoop(ctx context.Context, j *job, p *proc.Process, runStart time.Time) {
 	url := j.metricsURL()
 	if url == "" {
 		return
 	}
+	specs := j.spec.Counters
+	if len(specs) == 0 {
+		specs = measure.DefaultCounters()
+	}
 	interval := a.interval(j)
-	s, err := counters.New(url, j.spec.Counters, &http.Client{Timeout: min(interval, 5*time.Second)})
+	s, err := counters.New(url, specs, &http.Client{Timeout: min(interval, 5*time.Second)})
 	if err != nil {
 		j.log.Warn("counters not read", "err", err)
 		return

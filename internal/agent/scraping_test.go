@@ -61,3 +61,51 @@ func TestCountersScrapedWhileRunning(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestDefaultCountersWhenNoneNamed: a job with a metrics endpoint and no counters gets the
+// defaults; a default metric the endpoint does not expose is absent, not zero.
+func TestDefaultCountersWhenNoneNamed(t *testing.T) {
+	t.Parallel()
+	var scrapes atomic.Int64
+	metrics := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := scrapes.Add(1)
+		fmt.Fprintf(w, "# TYPE go_goroutines gauge\ngo_goroutines 42\n"+
+			"# TYPE go_sync_mutex_wait_total_seconds_total counter\ngo_sync_mutex_wait_total_seconds_total %g\n", float64(n)*0.005)
+	}))
+	defer metrics.Close()
+	ta := newTestAgent(t, Options{})
+	id := ta.submit(t, api.Job{Executable: "sh", Arguments: `-c 'sleep 30'`, Interval: api.Duration(50 * time.Millisecond),
+		MetricsURL: metrics.URL + "/metrics"})
+	ta.waitState(t, id, api.StateRunning)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ms, err := ta.c.Measurements(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][]float64{}
+		for _, m := range ms.Measurements {
+			got[m.Name] = append(got[m.Name], m.Value)
+		}
+		if len(got[measure.LockContention]) >= 3 {
+			if g := got[measure.Goroutines]; len(g) == 0 || g[0] != 42 {
+				t.Errorf("goroutines %v, want 42", g)
+			}
+			// 5 ms of waiting more every scrape, a scrape every ~50 ms: about 100 ms/s.
+			for _, v := range got[measure.LockContention] {
+				if v < 25 || v > 500 {
+					t.Errorf("lock contention %v, want about 100 ms/s", got[measure.LockContention])
+					break
+				}
+			}
+			if v, ok := got[measure.ExceptionCount]; ok {
+				t.Errorf("exception-count %v, want absent: the endpoint does not expose it", v)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %v after %d scrapes", got, scrapes.Load())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
