@@ -10,6 +10,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
+	"slices"
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/agent"
@@ -32,6 +34,8 @@ type State struct {
 	Getenv func(string) string
 	Stdout io.Writer
 	Stderr io.Writer
+	// LookPath finds programs on this machine (default exec.LookPath).
+	LookPath func(string) (string, error)
 }
 
 // Exit codes.
@@ -45,6 +49,9 @@ const (
 func Run(ctx context.Context, st State) int {
 	if st.Getenv == nil {
 		st.Getenv = func(string) string { return "" }
+	}
+	if st.LookPath == nil {
+		st.LookPath = exec.LookPath
 	}
 	if len(st.Args) == 0 {
 		fmt.Fprint(st.Stderr, usage)
@@ -84,7 +91,7 @@ func logger(st State, verbose bool) *slog.Logger {
 
 func runScenario(ctx context.Context, st State, f *runFlags) int {
 	log := logger(st, f.verbose)
-	resolved, err := resolve(ctx, f)
+	resolved, err := resolve(ctx, st, f)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
 		return ExitBadInput
@@ -121,7 +128,7 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 	return finish(ctx, st, f, run, res, log)
 }
 
-func resolve(ctx context.Context, f *runFlags) (*config.Resolved, error) {
+func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, error) {
 	cfg, err := config.Load(ctx, f.configs, config.LoadOptions{})
 	if err != nil {
 		return nil, err
@@ -134,7 +141,37 @@ func resolve(ctx context.Context, f *runFlags) (*config.Resolved, error) {
 		}
 		req.Overrides = append(req.Overrides, ov)
 	}
-	return cfg.Resolve(req)
+	res, err := cfg.Resolve(req)
+	if err != nil {
+		return nil, err
+	}
+	if swaps := wrkFallback(cfg, res, st.LookPath); len(swaps) > 0 {
+		for _, o := range swaps {
+			fmt.Fprintf(st.Stderr, "[%s] wrk is not installed here: using the built-in load generator (%s %s)\n", o.Service, o, o.Value)
+		}
+		req.Overrides = append(req.Overrides, swaps...)
+		return cfg.Resolve(req)
+	}
+	return res, nil
+}
+
+// wrkFallback swaps wrk for the built-in generator on the services that run on the embedded
+// agent when wrk is not installed on this machine, so the first run needs nothing from apt.
+// Services on other agents keep wrk: those machines are prepared for it (see agents/).
+func wrkFallback(cfg *config.Config, res *config.Resolved, lookPath func(string) (string, error)) []config.Override {
+	if !slices.Contains(cfg.Jobs(), "builtin") {
+		return nil
+	}
+	if _, err := lookPath("wrk"); err == nil {
+		return nil
+	}
+	var swaps []config.Override
+	for _, s := range res.Services {
+		if s.Job.Name == "wrk" && len(s.Endpoints) == 0 {
+			swaps = append(swaps, config.Override{Service: s.Name, Path: "job", Value: "builtin"})
+		}
+	}
+	return swaps
 }
 
 func writeDryRun(st State, path string, r *config.Resolved) int {

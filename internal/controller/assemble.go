@@ -62,6 +62,7 @@ func environment(in *instance) map[string]any {
 	env := map[string]any{
 		"os": i.OS, "arch": i.Arch, "cores": i.Cores, "cpuModel": i.CPUModel, "memoryMB": i.MemoryMB,
 		"agentVersion": i.Version, "hostname": i.Hostname, "kernel": i.KernelRelease, "goVersion": i.GoVersion,
+		"job": in.job.Name,
 	}
 	if i.Hardware != "" {
 		env["hardware"] = i.Hardware

@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -62,5 +64,32 @@ func TestIterations(t *testing.T) {
 	a, b := load.Iterations[0]["http/rps/mean"], load.Iterations[1]["http/rps/mean"]
 	if got, want := load.Results["http/rps/mean"], (a+b)/2; a <= 0 || b <= 0 || got != want {
 		t.Errorf("mean rps %v, want (%v+%v)/2", got, a, b)
+	}
+}
+
+// TestPlaintextWithoutWrk is the README's first command on a machine without wrk: PATH holds
+// only go and sh, and crank uses its built-in load generator.
+func TestPlaintextWithoutWrk(t *testing.T) {
+	bin := t.TempDir()
+	for _, tool := range []string{"go", "sh"} {
+		p, err := exec.LookPath(tool)
+		if err != nil {
+			t.Skipf("%s not found", tool)
+		}
+		if err := os.Symlink(p, filepath.Join(bin, tool)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "out.json")
+	r := crankEnv(t, 3*time.Minute, []string{"PATH=" + bin}, "--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
+		"--variable", "duration=2", "--variable", "warmup=1",
+		"--variable", "serverPort="+strconv.Itoa(freePort(t)), "--json", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	mustContain(t, "stderr", r.stderr, "wrk is not installed")
+	load := readResult(t, out).JobResults.Jobs["load"]
+	if load.Environment["job"] != "builtin" || load.Results["http/rps/mean"] <= 0 {
+		t.Errorf("load ran %v at %v req/s; want builtin > 0", load.Environment["job"], load.Results["http/rps/mean"])
 	}
 }

@@ -5,6 +5,7 @@ package registry
 import (
 	"github.com/crankshaft/crankshaft/internal/drivers"
 	"github.com/crankshaft/crankshaft/internal/drivers/bombardier"
+	"github.com/crankshaft/crankshaft/internal/drivers/builtin"
 	"github.com/crankshaft/crankshaft/internal/drivers/ghz"
 	"github.com/crankshaft/crankshaft/internal/drivers/h2load"
 	"github.com/crankshaft/crankshaft/internal/drivers/wrk"
@@ -13,7 +14,7 @@ import (
 // Builtin returns a fresh map of every built-in parser by its Name: "wrk", "bombardier", "ghz",
 // "h2load". The caller may add to it.
 func Builtin() map[string]drivers.Parser {
-	list := []drivers.Parser{wrk.Parser{}, bombardier.Parser{}, ghz.Parser{}, h2load.Parser{}}
+	list := []drivers.Parser{wrk.Parser{}, bombardier.Parser{}, ghz.Parser{}, h2load.Parser{}, builtin.Parser{}}
 	m := make(map[string]drivers.Parser, len(list))
 	for _, p := range list {
 		m[p.Name()] = p

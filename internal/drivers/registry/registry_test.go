@@ -12,7 +12,7 @@ import (
 func TestBuiltin(t *testing.T) {
 	got := registry.Builtin()
 	names := slices.Sorted(maps.Keys(got))
-	if want := []string{"bombardier", "ghz", "h2load", "wrk"}; !slices.Equal(names, want) {
+	if want := []string{"bombardier", "builtin", "ghz", "h2load", "wrk"}; !slices.Equal(names, want) {
 		t.Fatalf("Builtin() names = %v, want %v", names, want)
 	}
 	for name, p := range got {
