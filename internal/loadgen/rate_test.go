@@ -33,14 +33,16 @@ func TestRateModeCountsQueueingDelay(t *testing.T) {
 	var until atomic.Int64 // UnixNano the stall ends
 	var s *testServer
 	served := atomic.Int64{}
-	s = startPausingServer(t, func(int64) reply { served.Add(1); return okReply(0) }, func() {
+	s = newServer(t, func(int64) reply { served.Add(1); return okReply(0) })
+	s.pause = func() {
 		if served.Load() >= 300 {
 			once.Do(func() { until.Store(time.Now().Add(stall).UnixNano()) })
 		}
 		if d := time.Until(time.Unix(0, until.Load())); d > 0 {
 			time.Sleep(d) // the stall being simulated, not a synchronisation
 		}
-	})
+	}
+	s.start()
 	rep := run(t, Options{URL: s.url(), Connections: 10, Rate: 1000, Duration: time.Second})
 	if rep.Requests < 990 || rep.Errors.Total() != 0 {
 		t.Fatalf("requests %d, errors %+v; want about 1000 answered", rep.Requests, rep.Errors)

@@ -17,6 +17,7 @@ func (w *worker) received(n int, err error, now int64) bool {
 		return false
 	}
 	w.w += n
+	w.reads++
 	if w.recording(now) {
 		w.st.bytes += int64(n)
 	}

@@ -33,8 +33,9 @@ type Report struct {
 	// Unsent counts rate-mode requests whose intended time fell before the end but that were
 	// never sent because their connection was still waiting for earlier responses.
 	Unsent int64 `json:"unsent"`
-	// Dropped counts requests in flight on a connection the server closed after a response
-	// (Connection: close) and that were therefore never answered.
+	// Dropped counts requests that were in flight on a connection when it closed, and so were
+	// never answered: behind a response with Connection: close, a malformed response or a read
+	// error. (Requests that timed out are counted in Errors.Timeout instead.)
 	Dropped int64 `json:"dropped"`
 	// Bytes is the number of response bytes read.
 	Bytes int64 `json:"bytes"`

@@ -16,12 +16,13 @@ type reply struct {
 
 // testServer is a raw-TCP HTTP/1.1 server on 127.0.0.1:0. It answers each GET request (no body)
 // with handler(n), n counting requests from 0 over the server's life, and writes the replies to
-// all the requests one read brought in one write.
+// all the requests one read brought in one write (or one write each, when split).
 type testServer struct {
 	t       *testing.T
 	ln      net.Listener
 	handler func(n int64) reply
 	pause   func() // when set, called before each write: a test stalls the server with it
+	split   bool   // write each reply on its own, as nginx does, rather than a read's all at once
 
 	requests atomic.Int64 // requests answered
 	maxBatch atomic.Int64 // most requests one read brought
@@ -32,20 +33,23 @@ func okReply(int64) reply { return reply{data: []byte(hello)} }
 
 func startServer(t *testing.T, handler func(n int64) reply) *testServer {
 	t.Helper()
-	return startPausingServer(t, handler, nil)
+	return newServer(t, handler).start()
 }
 
-// startPausingServer starts a server that calls pause before each write.
-func startPausingServer(t *testing.T, handler func(n int64) reply, pause func()) *testServer {
+// newServer returns a server to configure (pause, split) before start.
+func newServer(t *testing.T, handler func(n int64) reply) *testServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &testServer{t: t, ln: ln, handler: handler, pause: pause}
+	return &testServer{t: t, ln: ln, handler: handler}
+}
+
+func (s *testServer) start() *testServer {
 	s.wg.Go(s.accept)
-	t.Cleanup(func() {
-		ln.Close()
+	s.t.Cleanup(func() {
+		s.ln.Close()
 		s.wg.Wait()
 	})
 	return s
@@ -96,6 +100,12 @@ func (s *testServer) serve(c net.Conn) {
 			}
 			have = copy(buf, buf[end+4:have])
 			r := s.handler(s.requests.Add(1) - 1)
+			if s.split && len(out) > 0 {
+				if _, err := c.Write(out); err != nil {
+					return
+				}
+				out = out[:0]
+			}
 			out = append(out, r.data...)
 			batch++
 			closing = r.close

@@ -53,7 +53,7 @@ type counters struct {
 	status  [6]int64
 	bytes   int64
 	unsent  int64 // rate mode: requests due before the end that were never sent
-	dropped int64 // requests in flight on a connection the server closed after a response
+	dropped int64 // requests in flight on a connection when it closed
 	errors  ErrorCounts
 }
 

@@ -20,6 +20,7 @@ type sysConn struct {
 	rc     syscall.RawConn
 	fd     int
 	readFn func(uintptr) bool
+	woken  bool // the callback runs after a wait for readiness, not as a wait's first try
 }
 
 func (s *sysConn) init(w *worker) {
@@ -43,11 +44,16 @@ func (s *sysConn) detach() { s.rc, s.fd = nil, -1 }
 
 // wait reads and handles responses until the worker must leave (nil) or the read deadline passes.
 func (s *sysConn) wait() error {
+	s.woken = false
 	return s.rc.Read(s.readFn)
 }
 
 func (s *sysConn) onReadable(fd uintptr) bool {
 	w := s.w
+	if d := w.coalesceWait(s.woken); d > 0 {
+		rawSleep(d)
+	}
+	s.woken = true // the next call follows a park
 	for {
 		space := len(w.buf) - w.w
 		n, errno := rawIO(unix.SYS_READ, int(fd), w.buf[w.w:])
@@ -62,8 +68,15 @@ func (s *sysConn) onReadable(fd uintptr) bool {
 			n, err = 0, errno
 		}
 		leave, again := w.step(n, err, n == space)
-		if leave || !again {
-			return leave
+		if leave {
+			return true
+		}
+		if d := w.coalesceWait(false); d > 0 {
+			rawSleep(d)
+			continue
+		}
+		if !again {
+			return false
 		}
 	}
 }
@@ -101,6 +114,13 @@ func (s *sysConn) write(p []byte) ([]byte, error) {
 		p = p[n:]
 	}
 	return nil, nil
+}
+
+// rawSleep sleeps without telling the scheduler: the wait is short (at most maxCoalesce), and the
+// goroutines sharing this thread may as well wait for the responses to come in.
+func rawSleep(ns int64) {
+	ts := unix.NsecToTimespec(ns)
+	unix.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
 }
 
 // rawIO reads or writes a non-blocking socket with a raw system call. A plain one tells the

@@ -32,6 +32,9 @@ type worker struct {
 	closing  bool   // the connection must be closed and reopened
 	fails    int    // consecutive connect failures, for back-off
 	finish   int64  // when the worker stopped
+	waited   bool   // the current batch has had its coalescing wait
+	reads    int    // reads that brought bytes of the current batch
+	trickled bool   // the last batch came in more than one read
 }
 
 func newWorker(cfg *runConfig, id int, sh *shard) *worker {
@@ -65,22 +68,21 @@ func (w *worker) run(ctx context.Context) {
 			w.connect(ctx)
 			continue
 		}
-		if !w.writePending(now) {
-			continue
+		if w.writePending(now) {
+			if w.fl.len() == 0 && w.finished(now) {
+				return
+			}
+			w.armDeadline(now)
+			w.afterWait(w.sys.wait())
 		}
-		if w.fl.len() == 0 && w.finished(now) {
-			return
-		}
-		w.armDeadline(now)
-		w.afterWait(w.sys.wait())
 		if w.closing {
 			w.closeConn()
 		}
 	}
 }
 
-// writePending writes what a short write left and the requests now due, blocking if the socket
-// is full. It returns false when the connection failed.
+// writePending writes what a short write left and the requests now due: without blocking where
+// the socket takes it all, else waiting for room. It returns false when the connection failed.
 func (w *worker) writePending(now int64) bool {
 	if len(w.pending) == 0 {
 		w.pending = w.takeDue(now)
@@ -88,11 +90,14 @@ func (w *worker) writePending(now int64) bool {
 	if len(w.pending) == 0 {
 		return true
 	}
-	w.nc.SetWriteDeadline(w.cfg.base.Add(time.Duration(now + w.cfg.timeout)))
-	if w.aborted.Load() { // do not replace abort's deadline
-		w.nc.SetWriteDeadline(time.Unix(1, 0))
+	rest, err := w.sys.write(w.pending)
+	if err == nil && len(rest) > 0 {
+		w.nc.SetWriteDeadline(w.cfg.base.Add(time.Duration(now + w.cfg.timeout)))
+		if w.aborted.Load() { // do not replace abort's deadline
+			w.nc.SetWriteDeadline(time.Unix(1, 0))
+		}
+		_, err = w.nc.Write(rest)
 	}
-	_, err := w.nc.Write(w.pending)
 	w.pending = nil
 	if err != nil {
 		w.fail(&w.st.errors.Write, now)
@@ -114,6 +119,7 @@ func (w *worker) takeDue(now int64) []byte {
 		if w.fl.len() > 0 {
 			return nil
 		}
+		w.waited, w.trickled, w.reads = false, w.reads > 1, 0
 		for ; k < w.cfg.depth; k++ {
 			w.fl.push(flight{origin: now, sent: now})
 		}
@@ -168,6 +174,35 @@ func (w *worker) step(n int, err error, full bool) (leave, again bool) {
 	}
 	w.armDeadline(now)
 	return false, again
+}
+
+// Coalescing of pipelined responses (see coalesceWait).
+const (
+	coalesceShare = 20 // the wait is at most this fraction of the batch's time so far
+	minCoalesce   = int64(20 * time.Microsecond)
+	maxCoalesce   = int64(200 * time.Microsecond)
+)
+
+// coalesceWait returns how long to wait before reading, or 0. Servers that write each pipelined
+// response on its own (nginx) deliver a batch in a trickle of small segments; reading each as it
+// comes costs a wake-up and a read, with its ACK, per segment. So a closed-loop connection waits
+// once per batch, for a twentieth of the time the batch has taken so far (20 us to 200 us), before
+// it reads: when woken for a batch if the previous one trickled in (woken), else when a read left
+// the batch partly answered. That delays the responses that arrive meanwhile by at most a
+// twentieth of their latency.
+func (w *worker) coalesceWait(woken bool) int64 {
+	if w.cfg.rate > 0 || w.waited || w.fl.len() == 0 {
+		return 0
+	}
+	if partial := w.fl.len() < w.cfg.depth; !partial && !(woken && w.trickled) {
+		return 0
+	}
+	d := min((w.now()-w.fl.front().sent)/coalesceShare, maxCoalesce)
+	if d < minCoalesce {
+		return 0
+	}
+	w.waited = true
+	return d
 }
 
 // count counts an error of the given kind when it happens in the measured window.
