@@ -53,7 +53,7 @@ const (
 type Options struct {
 	// Dir is the root of the job folders (created). Default: os.TempDir()/crank-agent-<pid>, which
 	// Shutdown removes whole. Job folders left in a given Dir by an agent that was killed are
-	// removed by New. Two agents must not share a Dir.
+	// removed by New. New refuses a Dir another running agent holds (a lock file in it).
 	Dir string
 	// CacheDir keeps builds by source hash across jobs and restarts (see source.Cache). Default:
 	// Dir/.build-cache; StartEmbedded defaults it to DefaultCacheDir(), so that successive crank
@@ -88,6 +88,7 @@ type Agent struct {
 	opts     Options
 	log      *slog.Logger
 	ownDir   bool     // Dir was made by New: Shutdown removes it whole
+	dirLock  *os.File // held while the agent runs: one agent per Dir
 	toolDirs []string // looked in for bare executable names before PATH
 	handler  http.Handler
 
@@ -111,6 +112,11 @@ func New(opts Options) (*Agent, error) {
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("agent: job folder root: %w", err)
 	}
+	lock, err := lockDir(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	a.dirLock = lock
 	a.removeLeftovers()
 	a.pruneCache()
 	if exe, err := os.Executable(); err == nil {
@@ -222,6 +228,9 @@ func (a *Agent) Shutdown(ctx context.Context) error {
 		}
 		if a.ownDir {
 			err = os.RemoveAll(a.opts.Dir)
+		}
+		if a.dirLock != nil {
+			a.dirLock.Close()
 		}
 		a.log.Info("agent shut down")
 	})

@@ -70,7 +70,7 @@ func TestLeftoverJobFoldersRemoved(t *testing.T) {
 	for _, e := range ents {
 		names = append(names, e.Name())
 	}
-	if got := strings.Join(names, ","); got != ".build-cache,keep-me" {
+	if got := strings.Join(names, ","); got != ".agent.lock,.build-cache,keep-me" {
 		t.Errorf("left in Dir: %s", got)
 	}
 	if !strings.Contains(logs.String(), "removed a job folder left by an earlier agent") {
@@ -83,4 +83,26 @@ func TestDefaultCacheDir(t *testing.T) {
 	if got := DefaultCacheDir(); got != "/somewhere/cache/crankshaft/builds" {
 		t.Errorf("DefaultCacheDir() = %q", got)
 	}
+}
+
+// TestOneAgentPerDir: a second agent on a Dir in use is refused; once the first shuts down, the
+// Dir is free.
+func TestOneAgentPerDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	first, err := New(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), "in use by another agent") {
+		t.Fatalf("second agent on the same Dir: %v", err)
+	}
+	if err := first.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	again, err := New(Options{Dir: dir})
+	if err != nil {
+		t.Fatalf("after shutdown: %v", err)
+	}
+	_ = again.Shutdown(context.Background())
 }
