@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -126,7 +127,7 @@ func TestShippedScenarioList(t *testing.T) {
 	if got := cfg.Profiles(); len(got) != 1 || got[0] != "local" {
 		t.Errorf("Profiles() = %v", got)
 	}
-	if got := cfg.Jobs(); len(got) != 3 || got[0] != "bombardier" || got[1] != "plaintext" || got[2] != "wrk" {
+	if got, want := cfg.Jobs(), []string{"bombardier", "builtin", "plaintext", "wrk"}; !slices.Equal(got, want) {
 		t.Errorf("Jobs() = %v", got)
 	}
 }
