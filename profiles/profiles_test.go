@@ -64,11 +64,14 @@ func resolve(t *testing.T, file, profile string) (map[string]api.Job, map[string
 	return jobs, dry.Services
 }
 
+// profileCase is one profile file's profile and what it does to each service.
+type profileCase struct {
+	file, profile string
+	services      map[string]want
+}
+
 func TestProfilesResolveWithPlaintext(t *testing.T) {
-	cases := []struct {
-		file, profile string
-		services      map[string]want
-	}{
+	cases := []profileCase{
 		{"local.yml", "local", map[string]want{
 			"application": {endpoints: []string{}, variables: map[string]any{"serverAddress": "127.0.0.1"}},
 			"load":        {endpoints: []string{}, args: []string{"http://127.0.0.1:5000/plaintext"}},
@@ -93,6 +96,22 @@ func TestProfilesResolveWithPlaintext(t *testing.T) {
 				args:      []string{"-c 256 -t 32 ", "http://10.20.0.10:5000/plaintext"},
 				options:   api.Options{RequiredArchitecture: "x64", RequiredOperatingSystem: "linux"}},
 		}},
+		{"techempower.yml", "techempower", map[string]want{
+			"application": {endpoints: []string{"http://10.0.0.1:5010"},
+				variables: map[string]any{"serverAddress": "10.0.0.1", "serverPort": 8080.0, "databaseServer": "10.0.0.2", "cores": 28.0},
+				args:      []string{"--address 10.0.0.1 --port 8080"},
+				options:   api.Options{RequiredOperatingSystem: "linux"}},
+			"load": {endpoints: []string{"http://10.0.0.3:5010"},
+				variables: map[string]any{"serverAddress": "10.0.0.1", "cores": 28.0, "threads": 28.0},
+				args:      []string{"-c 32 -t 28 -d 15s", "http://10.0.0.1:8080/plaintext"},
+				options:   api.Options{RequiredOperatingSystem: "linux"}},
+		}},
+	}
+	files, _ := filepath.Glob("*.yml")
+	for _, f := range files {
+		if !slices.ContainsFunc(cases, func(c profileCase) bool { return c.file == f }) {
+			t.Errorf("%s has no case here: add what its profiles do to the plaintext scenario", f)
+		}
 	}
 	for _, c := range cases {
 		t.Run(c.profile, func(t *testing.T) {
