@@ -191,7 +191,7 @@ const (
 // the batch partly answered. That delays the responses that arrive meanwhile by at most a
 // twentieth of their latency.
 func (w *worker) coalesceWait(woken bool) int64 {
-	if w.cfg.rate > 0 || w.waited || w.fl.len() == 0 {
+	if w.cfg.rate > 0 || w.cfg.depth == 1 || w.waited || w.fl.len() == 0 {
 		return 0
 	}
 	if partial := w.fl.len() < w.cfg.depth; !partial && !(woken && w.trickled) {

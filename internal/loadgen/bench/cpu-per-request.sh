@@ -20,5 +20,5 @@ s1=$(cpu "$server")
 n=$(grep -oE '[0-9]+ requests in' "$out" | grep -oE '^[0-9]+')
 read -r cu cs <"$tm"
 awk -v n="$n" -v cu="$cu" -v cs="$cs" -v s="$((s1 - s0))" -v tick="$tick" -v cmd="$*" 'BEGIN {
-  printf "%-70.70s requests %8d  client %5.2f us/req (%.2fs user %.2fs sys)  server %5.2f us/req\n",
-    cmd, n, (cu + cs) / n * 1e6, cu, cs, s / tick / n * 1e6 }'
+  printf "requests %8d  client %5.2f us/req (%.2fs user %.2fs sys)  server %5.2f us/req  %s\n",
+    n, (cu + cs) / n * 1e6, cu, cs, s / tick / n * 1e6, cmd }'
