@@ -203,8 +203,10 @@ func TestTimeoutCounted(t *testing.T) {
 		return okReply(n)
 	})
 	rep := run(t, Options{URL: s.url(), Connections: 2, Duration: 400 * time.Millisecond, Timeout: 100 * time.Millisecond})
-	if rep.Errors.Timeout != 1 || rep.Errors.Total() != 1 || rep.Requests != s.requests.Load()-1 {
-		t.Errorf("errors %+v, requests %d (server %d); want one timeout", rep.Errors, rep.Requests, s.requests.Load())
+	// Request 3 is never answered. On a loaded machine another answer may come too late as well:
+	// every request the server took is either a response or a timeout.
+	if rep.Errors.Timeout < 1 || rep.Errors.Total() != rep.Errors.Timeout || rep.Requests+rep.Errors.Timeout != s.requests.Load() {
+		t.Errorf("errors %s, requests %d (server %d); want the unanswered request timed out", rep.Errors, rep.Requests, s.requests.Load())
 	}
 }
 
