@@ -9,7 +9,13 @@ type Measurement struct {
 	Value     float64   `json:"value"`
 	// Warmup marks samples taken during the warm-up: kept in timelines, left out of summaries.
 	Warmup bool `json:"warmup,omitempty"`
+	// Cooldown marks a server's samples taken after the load ended: kept in timelines, left out
+	// of summaries.
+	Cooldown bool `json:"cooldown,omitempty"`
 }
+
+// Measured tells whether the sample counts in summaries (neither warm-up nor cool-down).
+func (m Measurement) Measured() bool { return !m.Warmup && !m.Cooldown }
 
 // Operation says how values are combined: over one job's samples (aggregate) or across several
 // endpoints of one service (reduce).

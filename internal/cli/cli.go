@@ -17,6 +17,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/agent"
 	"github.com/crankshaft/crankshaft/internal/config"
 	"github.com/crankshaft/crankshaft/internal/controller"
+	"github.com/crankshaft/crankshaft/internal/diagnose"
 	"github.com/crankshaft/crankshaft/internal/drivers/registry"
 	"github.com/crankshaft/crankshaft/internal/gate"
 	"github.com/crankshaft/crankshaft/internal/influx"
@@ -125,6 +126,7 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
 		return ExitFailed
 	}
+	res.JobResults.Diagnostics = diagnose.Diagnose(res, diagnose.DefaultThresholds())
 	return finish(ctx, st, f, run, res, log)
 }
 

@@ -184,20 +184,17 @@ func measuredStart(loads []*instance, loadStart time.Time) time.Time {
 }
 
 // markOutsideLoad marks the servers' samples taken before the measured window as warm-up and
-// drops those taken after the load ended (the servers idle while they are being stopped).
+// those taken after the load ended (the servers idle while they are being stopped) as cool-down.
+// Every sample stays in the timeline; summaries use the measured ones.
 func markOutsideLoad(servers []*instance, from, to time.Time) {
 	for _, in := range servers {
-		kept := in.measured.Measurements[:0]
-		for _, m := range in.measured.Measurements {
-			if m.Timestamp.After(to) && !isOnce(m.Name) {
+		for i, m := range in.measured.Measurements {
+			if isOnce(m.Name) {
 				continue
 			}
-			if m.Timestamp.Before(from) && !isOnce(m.Name) {
-				m.Warmup = true
-			}
-			kept = append(kept, m)
+			in.measured.Measurements[i].Warmup = m.Warmup || m.Timestamp.Before(from)
+			in.measured.Measurements[i].Cooldown = m.Timestamp.After(to)
 		}
-		in.measured.Measurements = kept
 	}
 }
 

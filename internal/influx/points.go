@@ -32,6 +32,7 @@ const RequestsPerSecond = "runtime-counter/requests-per-second"
 const (
 	PhaseWarmup   = "warmup"
 	PhaseMeasured = "measured"
+	PhaseCooldown = "cooldown"
 )
 
 // Points builds every point of a run: one crank_summary point per service, one crank_timeline
@@ -112,15 +113,15 @@ func summaryPoint(values map[string]float64, tags map[string]string, at time.Tim
 // timelinePoints makes one point per sample time and phase, with a field per measurement name.
 func timelinePoints(samples []api.Measurement, tags map[string]string, endpoint string) []*write.Point {
 	type key struct {
-		at     int64
-		warmup bool
+		at    int64
+		phase string
 	}
 	byKey := map[key]*write.Point{}
 	for _, s := range samples {
 		if s.Timestamp.IsZero() || !finite(s.Value) || s.Name == "" {
 			continue
 		}
-		k := key{s.Timestamp.UnixNano(), s.Warmup}
+		k := key{s.Timestamp.UnixNano(), phase(s)}
 		p := byKey[k]
 		if p == nil {
 			p = write.NewPointWithMeasurement(MeasurementTimeline).SetTime(s.Timestamp.UTC())
@@ -132,20 +133,23 @@ func timelinePoints(samples []api.Measurement, tags map[string]string, endpoint 
 		if c := cmp.Compare(a.at, b.at); c != 0 {
 			return c
 		}
-		return cmp.Compare(phase(a.warmup), phase(b.warmup))
+		return cmp.Compare(a.phase, b.phase)
 	})
 	out := make([]*write.Point, 0, len(keys))
 	for _, k := range keys {
 		p := withTags(byKey[k], tags)
-		p.AddTag("endpoint", endpoint).AddTag("phase", phase(k.warmup))
+		p.AddTag("endpoint", endpoint).AddTag("phase", k.phase)
 		out = append(out, p.SortTags().SortFields())
 	}
 	return out
 }
 
-func phase(warmup bool) string {
-	if warmup {
+func phase(m api.Measurement) string {
+	switch {
+	case m.Warmup:
 		return PhaseWarmup
+	case m.Cooldown:
+		return PhaseCooldown
 	}
 	return PhaseMeasured
 }

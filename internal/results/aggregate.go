@@ -79,7 +79,7 @@ func ValidOperation(op api.Operation) bool {
 }
 
 // Summarize turns one service's timelines (one per endpoint) into summary values: for each
-// declared measurement, samples outside the warmup are aggregated per endpoint, then the
+// declared measurement, the measured samples (not warm-up, not cool-down) are aggregated per endpoint, then the
 // per-endpoint values are reduced across endpoints. Names with no sample are left out.
 func Summarize(metadata []api.Metadata, timelines [][]api.Measurement) (map[string]float64, error) {
 	out := make(map[string]float64, len(metadata))
@@ -88,7 +88,7 @@ func Summarize(metadata []api.Metadata, timelines [][]api.Measurement) (map[stri
 		for _, tl := range timelines {
 			var vals []float64
 			for _, m := range tl {
-				if m.Name == md.Name && !m.Warmup {
+				if m.Name == md.Name && m.Measured() {
 					vals = append(vals, m.Value)
 				}
 			}
