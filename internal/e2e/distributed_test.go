@@ -169,7 +169,7 @@ profiles:
       load2: { endpoints: [ "%[2]s" ] }
 `)
 	common := []string{"--config", cfg, "--profile", "many", "--variable", "duration=2", "--variable", "warmup=0",
-		"--variable", "serverPort=" + strconv.Itoa(freePort(t))}
+		"--variable", "serverPort=" + strconv.Itoa(freePort(t)), "--variable", "metricsPort=0"}
 	t.Run("one service, two endpoints", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "out.json")
 		r := crankEnv(t, 3*time.Minute, nil, append(common, "--scenario", "plaintext", "--json", out)...)

@@ -32,7 +32,7 @@ func TestTokenTwoAgents(t *testing.T) {
 	load.waitHealthy(t, nil, 15*time.Second)
 	cfg := twoAgentProfile(t, app.url, load.url)
 	args := []string{"--config", cfg, "--scenario", "plaintext", "--profile", "two", "--variable", "duration=1",
-		"--variable", "warmup=0", "--variable", "serverAddress=127.0.0.2", "--variable", "serverPort=" + strconv.Itoa(freePort(t))}
+		"--variable", "warmup=0", "--variable", "serverAddress=127.0.0.2", "--variable", "serverPort=" + strconv.Itoa(freePort(t)), "--variable", "metricsPort=0"}
 	for _, c := range []struct {
 		name  string
 		env   []string

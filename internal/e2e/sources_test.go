@@ -31,10 +31,10 @@ func TestBuildReusedAcrossCrankRuns(t *testing.T) {
 	src := snapshot(t)
 	// -trimpath keeps Go's own cache valid across job folders, so the first build is quick too.
 	env := []string{"XDG_CACHE_HOME=" + t.TempDir(), "GOFLAGS=-buildvcs=false -trimpath"}
-	run := func() jobResult {
+	run := func() jobResult { // metricsPort=0: no second port to collide with other tests' sockets
 		out := filepath.Join(t.TempDir(), "out.json")
 		r := crankEnv(t, 3*time.Minute, env, "--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
-			"--variable", "duration=1", "--variable", "warmup=0", "--variable", "serverPort="+strconv.Itoa(freePort(t)),
+			"--variable", "duration=1", "--variable", "warmup=0", "--variable", "serverPort="+strconv.Itoa(freePort(t)), "--variable", "metricsPort=0",
 			"--application.source.localFolder", src, "--json", out)
 		if r.code != 0 {
 			t.Fatalf("exit %d\n%s", r.code, r.stderr)
