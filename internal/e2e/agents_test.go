@@ -81,9 +81,9 @@ func TestTwoAgentsByHand(t *testing.T) {
 	load := startAgent(t, "127.0.0.3:"+strconv.Itoa(port))
 	p := twoAgentProfile(t, app, load)
 	out := filepath.Join(t.TempDir(), "out.json")
-	r := crank(t, 3*time.Minute, "--config", p, "--scenario", "plaintext", "--profile", "two",
-		"--variable", "duration=2", "--variable", "warmup=0", "--variable", "serverAddress=127.0.0.2",
-		"--variable", "serverPort="+strconv.Itoa(freePort(t)), "--json", out)
+	_, ports := appPorts(t)
+	r := crank(t, 3*time.Minute, append([]string{"--config", p, "--scenario", "plaintext", "--profile", "two",
+		"--variable", "duration=2", "--variable", "warmup=0", "--variable", "serverAddress=127.0.0.2", "--json", out}, ports...)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
@@ -137,20 +137,25 @@ func startCrankUntilLoad(t *testing.T, args ...string) *exec.Cmd {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	started := make(chan struct{})
+	started, ended := make(chan struct{}), make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
+		var seen strings.Builder
 		closed := false
 		for sc.Scan() {
+			seen.WriteString(sc.Text() + "\n")
 			if !closed && strings.Contains(sc.Text(), "[load] starting") {
 				close(started)
 				closed = true
 			}
 		}
 		_, _ = io.Copy(io.Discard, stderr)
+		ended <- seen.String()
 	}()
 	select {
 	case <-started:
+	case out := <-ended:
+		t.Fatalf("crank ended before the load started:\n%s", out)
 	case <-time.After(2 * time.Minute):
 		t.Fatal("the load job never started")
 	}
@@ -176,9 +181,9 @@ func waitGone(t *testing.T, d time.Duration, parts ...string) {
 
 // TestKilledCrankLeavesNothingEmbedded: the embedded agent's children die with crank.
 func TestKilledCrankLeavesNothingEmbedded(t *testing.T) {
-	port := strconv.Itoa(freePort(t))
-	cmd := startCrankUntilLoad(t, "--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
-		"--variable", "duration=60", "--variable", "warmup=0", "--variable", "serverPort="+port)
+	port, ports := appPorts(t)
+	cmd := startCrankUntilLoad(t, append([]string{"--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
+		"--variable", "duration=60", "--variable", "warmup=0"}, ports...)...)
 	if len(processesWith("--port", port)) == 0 {
 		t.Fatal("the app is not running (cannot test cleanup)")
 	}
@@ -190,10 +195,10 @@ func TestKilledCrankLeavesNothingEmbedded(t *testing.T) {
 // TestKilledCrankLeaseExpires: with a standalone agent, the lease stops and deletes the jobs.
 func TestKilledCrankLeaseExpires(t *testing.T) {
 	agentURL := startAgent(t, "127.0.0.1:"+strconv.Itoa(freePort(t)), "--lease", "3s")
-	port := strconv.Itoa(freePort(t))
+	port, ports := appPorts(t)
 	p := twoAgentProfile(t, agentURL, agentURL)
-	cmd := startCrankUntilLoad(t, "--config", p, "--scenario", "plaintext", "--profile", "two",
-		"--variable", "duration=60", "--variable", "warmup=0", "--variable", "serverPort="+port)
+	cmd := startCrankUntilLoad(t, append([]string{"--config", p, "--scenario", "plaintext", "--profile", "two",
+		"--variable", "duration=60", "--variable", "warmup=0"}, ports...)...)
 	if len(processesWith("--port", port)) == 0 {
 		t.Fatal("the app is not running (cannot test cleanup)")
 	}

@@ -3,14 +3,13 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +54,31 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// freePorts returns n distinct loopback TCP ports that were free a moment ago (held open together,
+// so two calls in one test cannot return the same port twice).
+func freePorts(t *testing.T, n int) []int {
+	t.Helper()
+	var ports []int
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+	}
+	return ports
+}
+
+// appPorts gives the app a free port and a free metrics port (its default is port + 1, which
+// another test's app may hold).
+func appPorts(t *testing.T) (port string, vars []string) {
+	t.Helper()
+	p := freePorts(t, 2)
+	port = strconv.Itoa(p[0])
+	return port, []string{"--variable", "serverPort=" + port, "--variable", "metricsPort=" + strconv.Itoa(p[1])}
+}
+
 // freePort returns a loopback TCP port that was free a moment ago.
 func freePort(t *testing.T) int {
 	t.Helper()
@@ -75,23 +99,7 @@ type runResult struct {
 // crank runs bin/crank from the module root with a deadline.
 func crank(t *testing.T, timeout time.Duration, args ...string) runResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(testEnv.bins, "crank"), args...)
-	cmd.Dir = testEnv.root
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("crank %v: %v", args, err)
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("crank %v did not finish within %s\nstderr:\n%s", args, timeout, errb.String())
-	}
-	return runResult{code, out.String(), errb.String()}
+	return crankEnv(t, timeout, nil, args...)
 }
 
 // result is the part of crank's JSON the tests read.

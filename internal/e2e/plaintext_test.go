@@ -1,11 +1,9 @@
 package e2e
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 )
@@ -20,9 +18,9 @@ func TestPlaintextEmbedded(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.json")
-			args := []string{"--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
-				"--variable", "duration=3", "--variable", "warmup=1",
-				"--variable", "serverPort=" + strconv.Itoa(freePort(t)), "--json", out}
+			_, ports := appPorts(t)
+			args := append([]string{"--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
+				"--variable", "duration=3", "--variable", "warmup=1", "--json", out}, ports...)
 			if load != "" {
 				args = append(args, "--load.job", load)
 			}
@@ -51,9 +49,9 @@ func TestPlaintextEmbedded(t *testing.T) {
 // TestIterations keeps each iteration's results and averages them.
 func TestIterations(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out.json")
-	r := crank(t, 3*time.Minute, "--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
-		"--variable", "duration=1", "--variable", "warmup=0", "--iterations", "2",
-		"--variable", fmt.Sprintf("serverPort=%d", freePort(t)), "--json", out)
+	_, ports := appPorts(t)
+	r := crank(t, 3*time.Minute, append([]string{"--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
+		"--variable", "duration=1", "--variable", "warmup=0", "--iterations", "2", "--json", out}, ports...)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
@@ -81,9 +79,9 @@ func TestPlaintextWithoutWrk(t *testing.T) {
 		}
 	}
 	out := filepath.Join(t.TempDir(), "out.json")
-	r := crankEnv(t, 3*time.Minute, []string{"PATH=" + bin}, "--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
-		"--variable", "duration=2", "--variable", "warmup=1",
-		"--variable", "serverPort="+strconv.Itoa(freePort(t)), "--json", out)
+	_, ports := appPorts(t)
+	r := crankEnv(t, 3*time.Minute, []string{"PATH=" + bin}, append([]string{"--config", "scenarios/plaintext.yml",
+		"--scenario", "plaintext", "--variable", "duration=2", "--variable", "warmup=1", "--json", out}, ports...)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
