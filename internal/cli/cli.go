@@ -100,10 +100,16 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 	if f.dryRun != "" {
 		return writeDryRun(st, f.dryRun, resolved)
 	}
+	httpClient, err := controller.HTTPClient(f.agentCA)
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "crank: --agent-ca: %v\n", err)
+		return ExitBadInput
+	}
 	ctl := controller.New(controller.Options{
 		Logger:     log,
 		Progress:   st.Stderr,
 		AgentToken: f.agentToken,
+		HTTPClient: httpClient,
 		StartEmbedded: func(ctx context.Context) (string, func(context.Context) error, error) {
 			return agent.StartEmbedded(ctx, agent.Options{
 				Parsers: registry.Builtin(), Catalog: measure.Default(), Logger: log, Hardware: "embedded",

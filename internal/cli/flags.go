@@ -19,6 +19,7 @@ type runFlags struct {
 	properties  map[string]string
 	dryRun      string
 	agentToken  string
+	agentCA     string
 	compare     string
 	session     string
 	verbose     bool
@@ -40,7 +41,7 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(f
 // override. "--flag=value" and "--flag value" are both accepted.
 func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error) {
 	f := &runFlags{variables: map[string]string{}, properties: map[string]string{}, iterations: 1,
-		agentToken: getenv("CRANK_AGENT_TOKEN")}
+		agentToken: getenv("CRANK_AGENT_TOKEN"), agentCA: getenv("CRANK_AGENT_CA")}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		if !strings.HasPrefix(arg, "-") {
@@ -105,6 +106,8 @@ func (f *runFlags) set(name, value string) error {
 		f.dryRun = value
 	case "agent-token":
 		f.agentToken = value
+	case "agent-ca":
+		f.agentCA = value
 	case "compare":
 		f.compare = value
 	case "session":
@@ -150,6 +153,7 @@ Run options (crank's names):
   --dry-run FILE           write the resolved scenario as JSON ("-" for stdout) and run nothing
   --compare FILE           compare the results with FILE right after the run (exit 1 on regression)
   --agent-token TOKEN      bearer token for the agents (or CRANK_AGENT_TOKEN)
+  --agent-ca FILE          PEM CA certificate(s) that signed the agents' TLS certificates (or CRANK_AGENT_CA)
   --session ID             session id recorded with the results (default: generated)
   --influx-url/--influx-token/--influx-org/--influx-bucket   push results to InfluxDB (or CRANK_INFLUX_*)
   -v, --verbose            debug logs

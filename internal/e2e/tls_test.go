@@ -59,7 +59,7 @@ func testCA(t *testing.T, ip string) (caFile, certFile, keyFile string) {
 	return write("ca.pem", "CERTIFICATE", caDER), write("cert.pem", "CERTIFICATE", der), write("key.pem", "EC PRIVATE KEY", kb)
 }
 
-// TestHTTPSAgent: an agent on https with a token; crank trusts its CA through SSL_CERT_FILE and
+// TestHTTPSAgent: an agent on https with a token; crank trusts its CA given with --agent-ca and
 // runs a scenario on it, and refuses it, naming the agent, without the CA.
 func TestHTTPSAgent(t *testing.T) {
 	caFile, certFile, keyFile := testCA(t, "127.0.0.5")
@@ -79,14 +79,15 @@ profiles:
 `)
 	args := []string{"--config", cfg, "--scenario", "shell", "--profile", "tls"}
 	out := filepath.Join(t.TempDir(), "out.json")
-	r := crankEnv(t, time.Minute, []string{"SSL_CERT_FILE=" + caFile, "CRANK_AGENT_TOKEN=" + testToken}, append(args, "--json", out)...)
+	noSystemCA := "SSL_CERT_FILE=" + filepath.Join(t.TempDir(), "none.pem")
+	r := crankEnv(t, time.Minute, []string{noSystemCA, "CRANK_AGENT_TOKEN=" + testToken}, append(args, "--agent-ca", caFile, "--json", out)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	if eps := fmt.Sprint(readJobs(t, out)["load"].Environment["endpoints"]); eps != "["+ap.url+"]" {
 		t.Errorf("load ran on %s", eps)
 	}
-	r = crankEnv(t, time.Minute, []string{"SSL_CERT_FILE=" + filepath.Join(t.TempDir(), "none.pem"), "CRANK_AGENT_TOKEN=" + testToken}, args...)
+	r = crankEnv(t, time.Minute, []string{noSystemCA, "CRANK_AGENT_TOKEN=" + testToken}, args...)
 	if r.code == 0 {
 		t.Fatal("crank trusted an agent certificate signed by an unknown CA")
 	}
