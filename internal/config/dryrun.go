@@ -15,6 +15,7 @@ type dryService struct {
 	Arguments            string            `json:"arguments"`
 	WarmupArguments      string            `json:"warmupArguments,omitempty"`
 	BuildCommand         string            `json:"buildCommand,omitempty"`
+	User                 string            `json:"user,omitempty"`
 	Port                 int               `json:"port,omitempty"`
 	ReadyStateText       string            `json:"readyStateText,omitempty"`
 	WaitForExit          bool              `json:"waitForExit,omitempty"`
@@ -65,7 +66,7 @@ func dryServiceOf(s Service) dryService {
 	j := s.Job
 	d := dryService{
 		Job: j.Name, Executable: j.Executable, Arguments: j.Arguments, WarmupArguments: j.WarmupArguments,
-		BuildCommand: j.BuildCommand, Port: j.Port, ReadyStateText: j.ReadyStateText,
+		BuildCommand: j.BuildCommand, User: j.User, Port: j.Port, ReadyStateText: j.ReadyStateText,
 		WaitForExit: j.WaitForExit, Parser: j.Parser,
 		MetricsPort: j.MetricsPort, MetricsURL: j.MetricsURL, Counters: j.Counters,
 		Variables: j.Variables, EnvironmentVariables: j.Environment, Endpoints: s.Endpoints,
