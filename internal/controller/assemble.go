@@ -3,8 +3,10 @@ package controller
 import (
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
@@ -40,6 +42,7 @@ func assemble(services []Service, all []*instance) (map[string]*results.JobResul
 		if len(endpoints) == 0 && len(skipped) == 0 {
 			continue
 		}
+		sortByCatalog(jr.Metadata)
 		jr.Environment["endpoints"] = endpoints
 		if len(agents) > 1 {
 			jr.Environment["agents"] = agents
@@ -55,6 +58,22 @@ func assemble(services []Service, all []*instance) (map[string]*results.JobResul
 		out[s.Name] = jr
 	}
 	return out, nil
+}
+
+// sortByCatalog orders metadata as the catalog declares it (so tables read the same on every
+// run), with names the catalog does not know after, in their own order.
+func sortByCatalog(md []api.Metadata) {
+	rank := map[string]int{}
+	for i, m := range measure.List() {
+		rank[m.Name] = i
+	}
+	pos := func(name string) int {
+		if r, ok := rank[name]; ok {
+			return r
+		}
+		return len(rank)
+	}
+	slices.SortStableFunc(md, func(a, b api.Metadata) int { return pos(a.Name) - pos(b.Name) })
 }
 
 func environment(in *instance) map[string]any {
