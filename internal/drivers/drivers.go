@@ -3,7 +3,12 @@
 // the name -> parser table the agent uses.
 package drivers
 
-import "io"
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+)
 
 // Parser turns a tool's complete output into summary values keyed by measurement name
 // (names and units as in internal/measure). Parse is a pure function of its input.
@@ -16,4 +21,22 @@ type Parser interface {
 	// Parse reads the tool's output. It returns an error that says what was wrong when the output
 	// is not a successful run (the tool's own error message where it printed one).
 	Parse(r io.Reader) (map[string]float64, error)
+}
+
+// EachLine calls add with every non-blank line of a tool's text output, trimmed (lines up to
+// 1 MiB). An error from add is returned wrapped with the line.
+func EachLine(r io.Reader, add func(line string) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); line != "" {
+			if err := add(line); err != nil {
+				return fmt.Errorf("line %q: %w", line, err)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("reading output: %w", err)
+	}
+	return nil
 }

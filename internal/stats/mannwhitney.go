@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -56,7 +57,7 @@ func rank(x, y []float64) ([]float64, float64) {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmpFloat(val(a), val(b)) })
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(val(a), val(b)) })
 	ranks := make([]float64, n)
 	tieSum := 0.0
 	for i := 0; i < n; {
@@ -73,16 +74,6 @@ func rank(x, y []float64) ([]float64, float64) {
 		i = j + 1
 	}
 	return ranks, tieSum
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // normalU is the normal approximation of U's two-sided p-value, with tie and continuity corrections.

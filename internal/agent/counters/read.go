@@ -1,6 +1,7 @@
 package counters
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -72,18 +73,8 @@ func addBuckets(acc []bucket, h *dto.Histogram) []bucket {
 	if i := slices.IndexFunc(acc, func(x bucket) bool { return math.IsInf(x.le, 1) }); i < 0 {
 		acc = append(acc, bucket{le: math.Inf(1), count: float64(h.GetSampleCount())})
 	}
-	slices.SortFunc(acc, func(a, b bucket) int { return cmpFloat(a.le, b.le) })
+	slices.SortFunc(acc, func(a, b bucket) int { return cmp.Compare(a.le, b.le) })
 	return acc
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // value computes a spec's value from two readings dt apart; false when there is none yet.

@@ -34,13 +34,12 @@
 package h2load
 
 import (
-	"bufio"
 	"fmt"
+	"github.com/crankshaft/crankshaft/internal/drivers"
 	"io"
 	"math"
 	"regexp"
 	"strconv"
-	"strings"
 
 	"github.com/crankshaft/crankshaft/internal/measure"
 )
@@ -68,17 +67,8 @@ type report struct {
 // Parse reads h2load's complete output.
 func (Parser) Parse(r io.Reader) (map[string]float64, error) {
 	var rep report
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
-		if line := strings.TrimSpace(sc.Text()); line != "" {
-			if err := rep.add(line); err != nil {
-				return nil, fmt.Errorf("h2load: line %q: %w", line, err)
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("h2load: reading output: %w", err)
+	if err := drivers.EachLine(r, rep.add); err != nil {
+		return nil, fmt.Errorf("h2load: %w", err)
 	}
 	if err := rep.check(); err != nil {
 		return nil, fmt.Errorf("h2load: %w", err)

@@ -18,13 +18,12 @@
 package wrk
 
 import (
-	"bufio"
 	"fmt"
+	"github.com/crankshaft/crankshaft/internal/drivers"
 	"io"
 	"math"
 	"regexp"
 	"strconv"
-	"strings"
 
 	_ "embed"
 
@@ -61,17 +60,8 @@ type report struct {
 // Parse reads wrk's complete output.
 func (Parser) Parse(r io.Reader) (map[string]float64, error) {
 	rep := report{values: map[string]float64{}}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
-		if line := strings.TrimSpace(sc.Text()); line != "" {
-			if err := rep.add(line); err != nil {
-				return nil, fmt.Errorf("wrk: line %q: %w", line, err)
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("wrk: reading output: %w", err)
+	if err := drivers.EachLine(r, rep.add); err != nil {
+		return nil, fmt.Errorf("wrk: %w", err)
 	}
 	if err := rep.check(); err != nil {
 		return nil, fmt.Errorf("wrk: %w", err)
