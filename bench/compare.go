@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// comparison is one table of the report: subjects measured in alternating rounds against a
+// reference, on one side of the exchange.
+type comparison struct {
+	Title, Side, About string
+	Rows               []row
+	Samples            []sample
+	Commands           []string
+	Notes              []string
+}
+
+// The subjects.
+const (
+	nginxPlaintext = "nginx plaintext"
+	nginxJSON      = "nginx json"
+	appPlaintext   = "plaintext app"
+	appJSON        = "json app"
+	genWrk         = "wrk"
+	genCrank       = "crank load"
+	genBombardier  = "bombardier"
+)
+
+// compare starts the servers once and runs the comparisons asked for.
+func (e *env) compare(ctx context.Context) ([]comparison, error) {
+	srv, notes := e.startServers(ctx)
+	defer func() {
+		for _, s := range srv {
+			e.procs.stop(s.p, 3*time.Second)
+		}
+	}()
+	var out []comparison
+	if e.cfg.wants(sectionServers) {
+		c := e.serversComparison(ctx, srv)
+		c.Notes = append(notes, c.Notes...)
+		out = append(out, c)
+	}
+	if e.cfg.wants(sectionGenerators) {
+		out = append(out, e.generatorsComparison(ctx, srv))
+	}
+	return out, ctx.Err()
+}
+
+// startServers starts nginx and the two apps, pinned to the server CPU, and checks one answer of
+// each. A server that cannot start is missing, and the rows that need it say why.
+func (e *env) startServers(ctx context.Context) (map[string]*server, []string) {
+	srv := map[string]*server{}
+	var notes []string
+	start := func(name string, f func() (*server, error), paths map[string]string) {
+		s, err := f()
+		if err != nil {
+			e.log.Warn("server did not start", "server", name, "err", err)
+			e.tools.missing[name] = fmt.Sprintf("%s did not start: %v", name, err)
+			return
+		}
+		srv[name] = s
+		for path, want := range paths {
+			a, err := probe(s.Addr, path)
+			if err == nil && (a.Status != 200 || a.Body != want) {
+				err = fmt.Errorf("GET %s answered %d %q, want 200 %q", path, a.Status, a.Body, want)
+			}
+			if err != nil {
+				e.tools.missing[name] = fmt.Sprintf("%s answers wrongly: %v", name, err)
+				delete(srv, name)
+				e.procs.stop(s.p, 3*time.Second)
+				return
+			}
+			notes = append(notes, fmt.Sprintf("%s `GET %s`: %d %s, %d-byte body, %d bytes with the head.",
+				name, path, a.Status, a.ContentType, len(a.Body), a.Bytes))
+		}
+	}
+	plain, js := map[string]string{"/plaintext": "Hello, World!"}, map[string]string{"/json": `{"message":"Hello, World!"}`}
+	if e.tools.nginx != "" {
+		both := map[string]string{"/plaintext": plain["/plaintext"], "/json": js["/json"]}
+		start("nginx", func() (*server, error) { return startNginx(ctx, e, e.tools.nginx) }, both)
+	}
+	start(appPlaintext, func() (*server, error) { return startApp(ctx, e, appPlaintext, e.tools.plaintext) }, plain)
+	start(appJSON, func() (*server, error) { return startApp(ctx, e, appJSON, e.tools.json) }, js)
+	return srv, notes
+}
+
+// serversComparison: the apps against nginx, server CPU per request, all under the same wrk.
+func (e *env) serversComparison(ctx context.Context, srv map[string]*server) comparison {
+	c := comparison{Title: "The apps against nginx", Side: sideServer,
+		About: "Server CPU per request, every server under the same client (wrk, one thread, pinned to CPU 1)."}
+	subjects := []struct {
+		name, server, path, missingKey string
+		target                         float64
+	}{
+		{nginxPlaintext, "nginx", "/plaintext", "nginx", 0},
+		{appPlaintext, appPlaintext, "/plaintext", appPlaintext, 1},
+		{appJSON, appJSON, "/json", appJSON, 1.3},
+		{nginxJSON, "nginx", "/json", "nginx", 0},
+	}
+	var trials []trial
+	for _, p := range []int{e.cfg.pipeline, 1} {
+		for _, sub := range subjects {
+			r := row{Subject: sub.name, Mode: modeName(p), Reference: nginxPlaintext, Target: sub.target}
+			r.Skipped = e.firstMissing("wrk", "nginx", sub.missingKey)
+			c.Rows = append(c.Rows, r)
+			if r.Skipped == "" {
+				t := trial{Subject: sub.name, Pipeline: p, Server: srv[sub.server], Path: sub.path,
+					Client: wrkClient(e.tools.wrk, e.tools.lua)}
+				trials = append(trials, t)
+				c.Commands = append(c.Commands, e.show(e.argv(t, e.cfg.seconds)))
+			}
+		}
+	}
+	for _, name := range []string{"nginx", appPlaintext, appJSON} {
+		if s := srv[name]; s != nil {
+			c.Commands = append([]string{s.Command}, c.Commands...)
+		}
+	}
+	c.Samples = e.runRounds(ctx, "servers", trials)
+	return c
+}
+
+// generatorsComparison: crank load against wrk and bombardier, client CPU per request, all
+// against nginx.
+func (e *env) generatorsComparison(ctx context.Context, srv map[string]*server) comparison {
+	c := comparison{Title: "crank load against wrk and bombardier", Side: sideClient,
+		About: "Client CPU per request, every generator against the same server (nginx, /plaintext, pinned to CPU 0)."}
+	gens := []struct {
+		name   string
+		client client
+		target map[bool]float64 // by pipelined
+	}{
+		{genWrk, wrkClient(e.tools.wrk, e.tools.lua), nil},
+		{genCrank, crankLoadClient(e.tools.crank), map[bool]float64{true: 0.5, false: 1}},
+		{genBombardier, bombardierClient(e.tools.bombardier), nil},
+	}
+	var trials []trial
+	for _, p := range []int{e.cfg.pipeline, 1} {
+		for _, g := range gens {
+			r := row{Subject: g.name, Mode: modeName(p), Reference: genWrk, Target: g.target[p > 1]}
+			r.Skipped = e.firstMissing("nginx", "wrk")
+			t := trial{Subject: g.name, Pipeline: p, Server: srv["nginx"], Path: "/plaintext", Client: g.client}
+			if _, ok := g.client.Args("http://x/", p, 1, 1); !ok && r.Skipped == "" {
+				r.Skipped = "n/a: " + g.name + " cannot pipeline"
+			}
+			c.Rows = append(c.Rows, r)
+			if r.Skipped == "" {
+				trials = append(trials, t)
+				c.Commands = append(c.Commands, e.show(e.argv(t, e.cfg.seconds)))
+			}
+		}
+	}
+	if s := srv["nginx"]; s != nil {
+		c.Commands = append([]string{s.Command}, c.Commands...)
+	}
+	c.Samples = e.runRounds(ctx, "generators", trials)
+	return c
+}
+
+// firstMissing is the reason the first missing tool or server of names gives, or "".
+func (e *env) firstMissing(names ...string) string {
+	for _, n := range names {
+		if why, ok := e.tools.missing[n]; ok {
+			return "skipped: " + why
+		}
+	}
+	return ""
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The sections of the bench.
+const (
+	sectionServers    = "servers"    // the apps against nginx, under wrk
+	sectionGenerators = "generators" // crank load against wrk and bombardier, on nginx
+	sectionAgent      = "agent"      // the agent's CPU while it samples a job
+	sectionOverhead   = "overhead"   // crank's start to the first request
+)
+
+var allSections = []string{sectionServers, sectionGenerators, sectionAgent, sectionOverhead}
+
+// config is the bench's command line.
+type config struct {
+	rounds, seconds int
+	connections     int
+	pipeline        int
+	agentWindow     time.Duration
+	overheadRuns    int
+	sections        []string
+	out             string
+	repo            string // the repository root (the current folder)
+	bin             string // where `make build` put crank, crank-agent and bombardier
+}
+
+func (c config) wants(section string) bool { return slices.Contains(c.sections, section) }
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	c := config{repo: ".", bin: "bin"}
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&c.rounds, "rounds", 5, "rounds of each comparison (each runs every subject once, alternating)")
+	fs.IntVar(&c.seconds, "seconds", 3, "seconds of each measured run")
+	fs.IntVar(&c.connections, "connections", 64, "connections of every load generator")
+	fs.IntVar(&c.pipeline, "pipeline", 16, "pipeline depth of the pipelined runs")
+	fs.DurationVar(&c.agentWindow, "agent-window", 10*time.Second, "how long the agent's CPU is measured per case")
+	fs.IntVar(&c.overheadRuns, "overhead-runs", 3, "timed crank runs with a cached build (after one that warms the cache)")
+	only := fs.String("only", strings.Join(allSections, ","), "sections to run")
+	fs.StringVar(&c.out, "out", "docs/PERFORMANCE.md", "the report to write")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	var problems []error
+	if c.rounds < 1 || c.seconds < 1 || c.connections < 1 || c.pipeline < 2 || c.overheadRuns < 1 {
+		problems = append(problems, errors.New("--rounds, --seconds, --connections and --overhead-runs must be >= 1, --pipeline >= 2"))
+	}
+	if c.agentWindow < time.Second {
+		problems = append(problems, errors.New("--agent-window must be at least 1s"))
+	}
+	for s := range strings.SplitSeq(*only, ",") {
+		if s = strings.TrimSpace(s); !slices.Contains(allSections, s) {
+			problems = append(problems, fmt.Errorf("--only: unknown section %q (want %s)", s, strings.Join(allSections, ", ")))
+		}
+		c.sections = append(c.sections, s)
+	}
+	if err := errors.Join(problems...); err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return c, err
+	}
+	return c, nil
+}
+
+// estimate is the expected run time of the sections asked for (without builds).
+func (e *env) estimate() time.Duration {
+	run := time.Duration(e.cfg.seconds)*time.Second + 300*time.Millisecond
+	var d time.Duration
+	if e.cfg.wants(sectionServers) {
+		d += time.Duration(8*e.cfg.rounds) * run
+	}
+	if e.cfg.wants(sectionGenerators) {
+		d += time.Duration(5*e.cfg.rounds) * run
+	}
+	if e.cfg.wants(sectionAgent) {
+		d += 4 * (e.cfg.agentWindow + 2*time.Second)
+	}
+	if e.cfg.wants(sectionOverhead) {
+		d += time.Duration(e.cfg.overheadRuns+1) * 4 * time.Second
+	}
+	return d
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"os"
+	"testing"
+)
+
+func TestParseStat(t *testing.T) {
+	cases := []struct {
+		name, line string
+		want       procStat
+	}{
+		{"plain", "4242 (nginx) S 4241 4241 4241 0 -1 4194624 188 0 0 0 1234 567 0 0 20 0 1 0 9876 100 200\n",
+			procStat{PID: 4242, PPID: 4241, Comm: "nginx", State: 'S', UTime: 1234, STime: 567}},
+		{"comm with spaces and parentheses", "17 (my (odd) app) R 1 17 17 0 -1 0 0 0 0 0 3 4 0 0 20 0 1 0 1 2 3",
+			procStat{PID: 17, PPID: 1, Comm: "my (odd) app", State: 'R', UTime: 3, STime: 4}},
+		{"zombie", "99 (wrk) Z 98 99 99 0 -1 0 0 0 0 0 250 180 0 0 20 0 2 0 1 0 0",
+			procStat{PID: 99, PPID: 98, Comm: "wrk", State: 'Z', UTime: 250, STime: 180}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := parseStat([]byte(c.line))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != c.want {
+				t.Errorf("got %+v, want %+v", got, c.want)
+			}
+			if got.Ticks() != c.want.UTime+c.want.STime {
+				t.Errorf("Ticks = %d", got.Ticks())
+			}
+		})
+	}
+}
+
+func TestParseStatErrors(t *testing.T) {
+	for _, line := range []string{
+		"",
+		"12 nginx S 1",
+		"x (a) S 1 2 3 4 5 6 7 8 9 10 11 12 13",
+		"12 (a) S 1 2 3",
+		"12 (a) S 1 2 3 4 5 6 7 8 9 10 -5 12 13",
+		"12 (a) S one 2 3 4 5 6 7 8 9 10 11 12 13",
+	} {
+		if s, err := parseStat([]byte(line)); err == nil {
+			t.Errorf("parseStat(%q) = %+v, want an error", line, s)
+		}
+	}
+}
+
+func TestReadStatSelf(t *testing.T) {
+	s, err := readStat(os.Getpid())
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	if s.PID != os.Getpid() || s.PPID != os.Getppid() || s.State == 0 {
+		t.Errorf("own stat = %+v, want pid %d ppid %d", s, os.Getpid(), os.Getppid())
+	}
+}
+
+func TestSumTree(t *testing.T) {
+	stats := []procStat{
+		{PID: 1, PPID: 0, UTime: 1000},
+		{PID: 10, PPID: 1, UTime: 5, STime: 5},      // nginx master
+		{PID: 11, PPID: 10, UTime: 300, STime: 200}, // its worker
+		{PID: 12, PPID: 11, UTime: 1},               // a grandchild
+		{PID: 20, PPID: 1, UTime: 7},                // unrelated
+	}
+	got, err := sumTree(stats, 10)
+	if err != nil || got != 511 {
+		t.Errorf("sumTree(10) = %d, %v; want 511", got, err)
+	}
+	if got, err := sumTree(stats, 20); err != nil || got != 7 {
+		t.Errorf("sumTree(20) = %d, %v; want 7", got, err)
+	}
+	if _, err := sumTree(stats, 30); err == nil {
+		t.Error("sumTree of a missing process: want an error")
+	}
+}
+
+func TestParseSchedstat(t *testing.T) {
+	n, err := parseSchedstat([]byte("123456789 2000 31\n"))
+	if err != nil || n != 123456789 {
+		t.Errorf("parseSchedstat = %d, %v", n, err)
+	}
+	for _, bad := range []string{"", "x 1 2"} {
+		if _, err := parseSchedstat([]byte(bad)); err == nil {
+			t.Errorf("parseSchedstat(%q): want an error", bad)
+		}
+	}
+}
+
+func TestTicksToUS(t *testing.T) {
+	if got := ticksToUS(250); got != 2.5e6 {
+		t.Errorf("ticksToUS(250) = %v, want 2.5e6", got)
+	}
+}

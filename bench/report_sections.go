@@ -1,0 +1,191 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+func renderComparison(p printer, c comparison) {
+	other := sideClient
+	if c.Side == sideClient {
+		other = sideServer
+	}
+	p("## %s", c.Title)
+	p("")
+	p("%s", c.About)
+	p("")
+	p("| subject | mode | %s CPU us/req | ratio (per-round median) | ratio of medians | target | met | %s us/req | req/s | runs |", c.Side, other)
+	p("| --- | --- | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: |")
+	otherMedians := otherSide(c)
+	for _, r := range summarize(c.Rows, c.Samples, c.Side) {
+		target := "-"
+		if r.Target > 0 {
+			target = "<= " + ratio(r.Target)
+		}
+		if r.Skipped != "" {
+			p("| %s | %s | %s | | | %s | - | | | 0 |", r.Subject, r.Mode, r.Skipped, target)
+			continue
+		}
+		p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |", r.Subject, r.Mode, num(r.Median, 2),
+			ratio(r.RoundRatio), ratio(r.RatioOfMedians), target, r.Met(),
+			num(otherMedians[r.Subject+"|"+r.Mode], 2), num(r.MedianRPS, 0), r.Runs)
+	}
+	p("")
+	p("Ratios are against %s in the same mode.", refName(c.Rows))
+	p("")
+	p("<details><summary>Per round</summary>")
+	p("")
+	p("| round | subject | mode | requests | server us/req | client us/req | note |")
+	p("| ---: | --- | --- | ---: | ---: | ---: | --- |")
+	for _, s := range c.Samples {
+		p("| %d | %s | %s | %d | %s | %s | %s |", s.Round, s.Subject, s.Mode, s.Requests, num(s.ServerUS, 2),
+			num(s.ClientUS, 2), strings.ReplaceAll(s.Err, "|", "/"))
+	}
+	p("")
+	p("</details>")
+	p("")
+	if len(c.Commands) > 0 {
+		p("Commands (`$TMP` is the bench's temporary folder; the apps are `go build ./apps/...` into it):")
+		p("")
+		p("```")
+		for _, cmd := range c.Commands {
+			p("%s", cmd)
+		}
+		p("```")
+		p("")
+	}
+	for _, n := range c.Notes {
+		p("- %s", n)
+	}
+	if len(c.Notes) > 0 {
+		p("")
+	}
+}
+
+// otherSide is the median CPU per request of the side a comparison does not judge, by subject|mode.
+func otherSide(c comparison) map[string]float64 {
+	by := map[string][]float64{}
+	for _, s := range c.Samples {
+		if !s.Valid() {
+			continue
+		}
+		v := s.ClientUS
+		if c.Side == sideClient {
+			v = s.ServerUS
+		}
+		by[s.Subject+"|"+s.Mode] = append(by[s.Subject+"|"+s.Mode], v)
+	}
+	out := map[string]float64{}
+	for k, xs := range by {
+		out[k] = median(xs)
+	}
+	return out
+}
+
+func refName(rows []row) string {
+	if len(rows) == 0 {
+		return "the reference"
+	}
+	return rows[0].Reference
+}
+
+func renderAgent(p printer, a agentSection) {
+	p("## The agent's CPU while it samples a job")
+	p("")
+	p("`%s`, not pinned. For each case a job is submitted and started with the API client", a.Command)
+	p("(`internal/api`), the agent is left 1 s to finish starting it, and its own CPU (utime + stime of")
+	p("`/proc/<pid>/stat`, every thread; not the job's) is read over the window. Nothing else calls the")
+	p("agent in the window (a controller would also read the job's status every 250 ms). The schedstat")
+	p("column is the same from `/proc/<pid>/task/*/schedstat` in nanoseconds, finer than the 10 ms ticks.")
+	p("")
+	if a.Skipped != "" {
+		p("%s", a.Skipped)
+		p("")
+		return
+	}
+	p("| job | interval | window | agent CPU, % of one core | schedstat | CPU samples taken | target | met |")
+	p("| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |")
+	for _, c := range a.Cases {
+		target, met := "-", "-"
+		if c.Interval == time.Second {
+			target, met = "< 1%", metBelow(c.Percent(), 1)
+		}
+		if c.Err != "" {
+			p("| %s | %s | | failed: %s | | | %s | - |", c.Job, c.Interval, strings.ReplaceAll(c.Err, "|", "/"), target)
+			continue
+		}
+		p("| %s | %s | %.1f s | %.2f%% | %.3f%% | %d | %s | %s |", c.Job, c.Interval, c.Window.Seconds(),
+			c.Percent(), c.SchedPercent(), c.Samples, target, met)
+	}
+	p("")
+}
+
+func renderOverhead(p printer, o overheadSection) {
+	p("## crank's overhead: from start to the first request")
+	p("")
+	p("`%s`", o.Command)
+	p("")
+	p("The plaintext scenario with the built-in load for 1 s, run once to warm the build cache and then")
+	p("timed. The load reaches the app through a forwarding proxy in the bench (the load's `serverPort`")
+	p("is the proxy's), which records when the first byte of the first request arrives; it forwards")
+	p("within tens of microseconds. Times are from just before crank's process is started; the phases")
+	p("are the moments crank printed its progress lines. A run counts when the agent reused the cached")
+	p("build (`environment.buildReused`); the source is the whole repository, so another engineer's")
+	p("edit in between makes a run rebuild, and that run is shown but not counted.")
+	p("")
+	if o.Skipped != "" {
+		p("%s", o.Skipped)
+		p("")
+		return
+	}
+	head := []string{"run", "build"}
+	for _, e := range progressEvents[:4] {
+		head = append(head, e.name)
+	}
+	head = append(head, "**first request**", "load done", "exit", "note")
+	p("| %s |", strings.Join(head, " | "))
+	p("|%s", strings.Repeat(" --- |", len(head)))
+	for _, r := range o.Runs {
+		p("| %s |", strings.Join(overheadCells(r), " | "))
+	}
+	p("")
+	p("Median time to the first request of the counted runs: **%s s**.", num(o.MedianFirst(), 2))
+	p("")
+}
+
+func overheadCells(r overheadRun) []string {
+	build := "rebuilt"
+	if r.Reused {
+		build = "reused"
+	}
+	name := fmt.Sprint(r.Run)
+	if r.Warm {
+		name += " (warm-up)"
+	}
+	at := map[string]time.Duration{}
+	for _, e := range r.Events {
+		if _, ok := at[e.Name]; !ok {
+			at[e.Name] = e.At
+		}
+	}
+	secs := func(d time.Duration, ok bool) string {
+		if !ok || d <= 0 {
+			return ""
+		}
+		return fmt.Sprintf("%.3f", d.Seconds())
+	}
+	cells := []string{name, build}
+	for _, e := range progressEvents[:4] {
+		d, ok := at[e.name]
+		cells = append(cells, secs(d, ok))
+	}
+	first := "none"
+	if r.FirstRequest > 0 {
+		first = "**" + secs(r.FirstRequest, true) + "**"
+	}
+	d, ok := at["load done"]
+	cells = append(cells, first, secs(d, ok), secs(r.Exit, true),
+		strings.ReplaceAll(strings.ReplaceAll(r.Err, "|", "/"), "\n", " "))
+	return cells
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// trial is one subject of a comparison: a client against a server path in one mode.
+type trial struct {
+	Subject  string
+	Pipeline int
+	Server   *server
+	Path     string
+	Client   client
+}
+
+func (t trial) mode() string { return modeName(t.Pipeline) }
+
+// argv is the trial's pinned client command line for a run of seconds.
+func (e *env) argv(t trial, seconds int) []string {
+	args, _ := t.Client.Args(t.Server.URL(t.Path), t.Pipeline, seconds, e.cfg.connections)
+	return e.pinned(cpuClient, args...)
+}
+
+// runRounds runs every trial once per round; odd rounds in the given order, even rounds in the
+// reverse order (A B B A ...), so that a drift of the machine's load weighs alike on all. Each
+// distinct server path is warmed up first by a one-second unmeasured run.
+func (e *env) runRounds(ctx context.Context, name string, trials []trial) []sample {
+	warmed := map[string]bool{}
+	for _, t := range trials {
+		if k := t.Server.URL(t.Path); !warmed[k] {
+			warmed[k] = true
+			if s := e.measure(ctx, 0, t, 1); s.Err != "" {
+				e.log.Warn("warm-up failed", "comparison", name, "subject", t.Subject, "err", s.Err)
+			}
+		}
+	}
+	var out []sample
+	for r := 1; r <= e.cfg.rounds && ctx.Err() == nil; r++ {
+		order := slices.Clone(trials)
+		if r%2 == 0 {
+			slices.Reverse(order)
+		}
+		for _, t := range order {
+			s := e.measure(ctx, r, t, e.cfg.seconds)
+			e.log.Info(name, "round", r, "subject", s.Subject, "mode", s.Mode, "requests", s.Requests,
+				"server_us", round2(s.ServerUS), "client_us", round2(s.ClientUS), "err", s.Err)
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func round2(x float64) float64 { return float64(int64(x*100+0.5)) / 100 }
+
+// measure runs the trial's client once and divides each side's CPU by the requests it counted.
+func (e *env) measure(ctx context.Context, round int, t trial, seconds int) sample {
+	s := sample{Round: round, Subject: t.Subject, Mode: t.mode()}
+	fail := func(err error) sample { s.Err = err.Error(); return s }
+	before, err := treeTicks(t.Server.p.Pid())
+	if err != nil {
+		return fail(fmt.Errorf("server %s: %w", t.Server.Name, err))
+	}
+	var out bytes.Buffer
+	start := time.Now()
+	p, err := e.procs.start(e.argv(t, seconds), nil, &out)
+	if err != nil {
+		return fail(err)
+	}
+	limit := time.NewTimer(time.Duration(seconds+20) * time.Second)
+	defer limit.Stop()
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		e.procs.stop(p, time.Second)
+		return fail(ctx.Err())
+	case <-limit.C:
+		e.procs.stop(p, time.Second)
+		return fail(fmt.Errorf("%s did not finish within %ds", t.Client.Name, seconds+20))
+	}
+	s.Seconds = time.Since(start).Seconds()
+	after, err := treeTicks(t.Server.p.Pid())
+	if err != nil {
+		return fail(fmt.Errorf("server %s: %w", t.Server.Name, err))
+	}
+	if p.exitErr != nil {
+		return fail(fmt.Errorf("%s: CPU at exit: %w", t.Client.Name, p.exitErr))
+	}
+	if p.waitErr != nil {
+		return fail(fmt.Errorf("%s: %w: %s", t.Client.Name, p.waitErr, tail(out.Bytes())))
+	}
+	s.Requests, err = t.Client.Parse(out.Bytes())
+	if err != nil {
+		return fail(fmt.Errorf("%s: %w", t.Client.Name, err))
+	}
+	if s.Requests > 0 {
+		s.ServerUS = ticksToUS(after-before) / float64(s.Requests)
+		s.ClientUS = ticksToUS(p.exitTicks) / float64(s.Requests)
+	}
+	return s
+}
+
+func ticksToUS(t uint64) float64 { return float64(t) * 1e6 / ticksPerSecond }

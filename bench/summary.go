@@ -1,0 +1,135 @@
+package main
+
+import (
+	"math"
+	"slices"
+)
+
+// sample is one measured run: one client against one server for one round.
+type sample struct {
+	Round         int
+	Subject, Mode string
+	Requests      int64
+	Seconds       float64 // the client's wall time
+	// ServerUS and ClientUS are CPU microseconds per request of each side.
+	ServerUS, ClientUS float64
+	// Err, when set, says why the run does not count (an error, non-2xx answers).
+	Err string
+}
+
+// Valid tells whether the run counts.
+func (s sample) Valid() bool { return s.Err == "" && s.Requests > 0 }
+
+// row is one line of a comparison: a subject in a mode, measured against a reference.
+type row struct {
+	Subject, Mode, Reference string
+	// Target is the highest ratio to the reference that meets the goal; 0 means no target.
+	Target float64
+	// Skipped, when set, says why the row was not measured ("nginx not installed").
+	Skipped string
+}
+
+// rowResult is a row with its figures.
+type rowResult struct {
+	row
+	Runs              int     // valid runs of the subject
+	Median, RefMedian float64 // median CPU us/req of the subject and of its reference
+	MedianRPS         float64
+	RatioOfMedians    float64 // Median / RefMedian
+	// RoundRatio is the median, over rounds where both ran, of subject / reference in that round:
+	// the figure the target is judged on, since neighbouring runs share the machine's conditions.
+	RoundRatio  float64
+	RoundRatios []float64
+}
+
+// Met says whether the target is met: "yes", "no", or "-" when there is none or no figure.
+func (r rowResult) Met() string {
+	if r.Target == 0 || r.Skipped != "" || math.IsNaN(r.RoundRatio) {
+		return "-"
+	}
+	if r.RoundRatio <= r.Target {
+		return "yes"
+	}
+	return "no"
+}
+
+// median of xs (NaN for none); xs is not modified.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// measuredUS picks the side a comparison measures.
+func measuredUS(s sample, side string) float64 {
+	if side == sideClient {
+		return s.ClientUS
+	}
+	return s.ServerUS
+}
+
+// The side of the exchange a comparison measures.
+const (
+	sideServer = "server"
+	sideClient = "client"
+)
+
+// summarize computes each row's medians and ratios from the samples of a comparison.
+func summarize(rows []row, samples []sample, side string) []rowResult {
+	type key struct{ subject, mode string }
+	byKey := map[key][]sample{}
+	for _, s := range samples {
+		if s.Valid() {
+			byKey[key{s.Subject, s.Mode}] = append(byKey[key{s.Subject, s.Mode}], s)
+		}
+	}
+	var out []rowResult
+	for _, r := range rows {
+		res := rowResult{row: r, Median: math.NaN(), RefMedian: math.NaN(), MedianRPS: math.NaN(),
+			RatioOfMedians: math.NaN(), RoundRatio: math.NaN()}
+		if r.Skipped != "" {
+			out = append(out, res)
+			continue
+		}
+		mine, ref := byKey[key{r.Subject, r.Mode}], byKey[key{r.Reference, r.Mode}]
+		res.Runs = len(mine)
+		res.Median = median(values(mine, func(s sample) float64 { return measuredUS(s, side) }))
+		res.MedianRPS = median(values(mine, func(s sample) float64 { return float64(s.Requests) / s.Seconds }))
+		res.RefMedian = median(values(ref, func(s sample) float64 { return measuredUS(s, side) }))
+		res.RatioOfMedians = res.Median / res.RefMedian
+		res.RoundRatios = roundRatios(mine, ref, side)
+		res.RoundRatio = median(res.RoundRatios)
+		out = append(out, res)
+	}
+	return out
+}
+
+func values(ss []sample, f func(sample) float64) []float64 {
+	out := make([]float64, 0, len(ss))
+	for _, s := range ss {
+		out = append(out, f(s))
+	}
+	return out
+}
+
+// roundRatios pairs the subject's and the reference's runs by round, in round order.
+func roundRatios(mine, ref []sample, side string) []float64 {
+	refByRound := map[int]float64{}
+	for _, s := range ref {
+		refByRound[s.Round] = measuredUS(s, side)
+	}
+	var out []float64
+	for _, s := range mine {
+		if r, ok := refByRound[s.Round]; ok && r > 0 {
+			out = append(out, measuredUS(s, side)/r)
+		}
+	}
+	return out
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+func TestMedian(t *testing.T) {
+	cases := []struct {
+		in   []float64
+		want float64
+	}{
+		{[]float64{3}, 3},
+		{[]float64{5, 1, 3}, 3},
+		{[]float64{4, 1, 3, 2}, 2.5},
+		{[]float64{2, 2, 9, 1, 7}, 2},
+	}
+	for _, c := range cases {
+		in := slices.Clone(c.in)
+		if got := median(c.in); got != c.want {
+			t.Errorf("median(%v) = %v, want %v", c.in, got, c.want)
+		}
+		if !slices.Equal(in, c.in) {
+			t.Errorf("median changed its input to %v", c.in)
+		}
+	}
+	if got := median(nil); !math.IsNaN(got) {
+		t.Errorf("median(nil) = %v, want NaN", got)
+	}
+}
+
+// threeRounds: the reference costs 4, 5, 6 us/req by round; the subject 2, 3, 6; the round-3 run of
+// the subject also had an invalid twin that must be ignored.
+func threeRounds() []sample {
+	mk := func(round int, subject string, server, client float64) sample {
+		return sample{Round: round, Subject: subject, Mode: "unpipelined", Requests: 1000, Seconds: 2,
+			ServerUS: server, ClientUS: client}
+	}
+	return []sample{
+		mk(1, "ref", 4, 1), mk(1, "sub", 2, 1),
+		mk(2, "sub", 3, 1), mk(2, "ref", 5, 1),
+		mk(3, "ref", 6, 1), mk(3, "sub", 6, 2),
+		{Round: 3, Subject: "sub", Mode: "unpipelined", Requests: 10, Seconds: 2, ServerUS: 99, Err: "3 responses were not 2xx or 3xx"},
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	rows := []row{
+		{Subject: "ref", Mode: "unpipelined", Reference: "ref"},
+		{Subject: "sub", Mode: "unpipelined", Reference: "ref", Target: 0.6},
+		{Subject: "gone", Mode: "unpipelined", Reference: "ref", Target: 1, Skipped: "skipped: gone not installed"},
+	}
+	res := summarize(rows, threeRounds(), sideServer)
+	if len(res) != 3 {
+		t.Fatalf("%d results, want 3", len(res))
+	}
+	ref, sub, gone := res[0], res[1], res[2]
+	if ref.Median != 5 || ref.RoundRatio != 1 || ref.Runs != 3 || ref.Met() != "-" {
+		t.Errorf("reference = %+v", ref)
+	}
+	if sub.Median != 3 || sub.RefMedian != 5 || sub.RatioOfMedians != 0.6 || sub.Runs != 3 {
+		t.Errorf("subject medians = %+v", sub)
+	}
+	// per round: 2/4, 3/5, 6/6 -> median 0.6
+	if want := []float64{0.5, 0.6, 1}; !slices.Equal(sub.RoundRatios, want) || sub.RoundRatio != 0.6 {
+		t.Errorf("round ratios = %v (median %v), want %v (0.6)", sub.RoundRatios, sub.RoundRatio, want)
+	}
+	if sub.MedianRPS != 500 || sub.Met() != "yes" {
+		t.Errorf("rps %v met %q, want 500 yes", sub.MedianRPS, sub.Met())
+	}
+	if gone.Runs != 0 || !math.IsNaN(gone.Median) || gone.Met() != "-" {
+		t.Errorf("skipped row = %+v", gone)
+	}
+	client := summarize(rows[1:2], threeRounds(), sideClient)[0]
+	if client.Median != 1 || client.RoundRatio != 1 {
+		t.Errorf("client side = %+v, want median 1, ratio 1", client)
+	}
+}
+
+func TestMet(t *testing.T) {
+	r := rowResult{row: row{Target: 0.5}, RoundRatio: 0.51}
+	if r.Met() != "no" {
+		t.Errorf("0.51 against 0.5: %q, want no", r.Met())
+	}
+	r.RoundRatio = 0.5
+	if r.Met() != "yes" {
+		t.Errorf("0.5 against 0.5: %q, want yes", r.Met())
+	}
+	r.RoundRatio = math.NaN()
+	if r.Met() != "-" {
+		t.Errorf("no figure: %q, want -", r.Met())
+	}
+}
