@@ -1,27 +1,32 @@
 package gate
 
 import (
+	"cmp"
 	"context"
-	"errors"
-	"flag"
 	"fmt"
-	"io"
-	"strings"
+	"slices"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/influx"
 	"github.com/crankshaft/crankshaft/internal/stats"
 )
 
 // Finding is one change point in a history, as `crank regressions` reports it. Index is the
-// position in the series of the first run after the change; Time and File are that run's.
+// position in the series of the first run after the change; Time, File (result files) or Session
+// (InfluxDB), Commit and OS are that run's.
 type Finding struct {
 	Scenario   string    `json:"scenario,omitempty"`
-	Profiles   string    `json:"profiles,omitempty"`
+	Profiles   string    `json:"profiles,omitempty"` // joined with "+", as the profile tag
 	Service    string    `json:"service"`
+	Arch       string    `json:"arch,omitempty"`
+	Machine    string    `json:"machine,omitempty"`
 	Metric     string    `json:"metric"`
 	Index      int       `json:"index"`
 	Time       time.Time `json:"time"`
-	File       string    `json:"file"`
+	File       string    `json:"file,omitempty"`
+	Session    string    `json:"session,omitempty"`
+	Commit     string    `json:"commit,omitempty"`
+	OS         string    `json:"os,omitempty"`
 	Before     float64   `json:"before"`
 	After      float64   `json:"after"`
 	Change     float64   `json:"change"` // after/before - 1
@@ -32,135 +37,128 @@ type Finding struct {
 
 // History is the outcome of a regressions run.
 type History struct {
-	Dir      string
-	Files    int
-	Series   int
-	Options  stats.Options
-	Findings []Finding
+	// Dir is the history folder; empty when the history came from InfluxDB.
+	Dir string
+	// Influx names the InfluxDB history ("crank/autogen at http://..."); empty for a folder.
+	Influx string
+	// Files counts the runs analysed: result files, or runs in crank_summary.
+	Files  int
+	Series int
+	// Truncated tells that InfluxDB held more points than influx.DefaultMaxRows: only the most
+	// recent were analysed.
+	Truncated bool
+	Options   stats.Options
+	Findings  []Finding
+}
+
+// Selection chooses the runs and metrics a regressions run analyses.
+type Selection struct {
+	// Metrics to analyse; when empty, every RPS, http/latency/99 and benchmarks/cpu.
+	Metrics []string
+	// Scenario and Profile, when set, keep only the runs of that scenario and of those profiles
+	// (joined with "+" as the profile tag: "local+arm").
+	Scenario, Profile string
+	// Since, when set, leaves out older runs.
+	Since time.Time
+}
+
+func (s Selection) wants(metric string) bool {
+	if len(s.Metrics) == 0 {
+		return isDefaultMetric(metric)
+	}
+	return slices.Contains(s.Metrics, metric)
+}
+
+func (s Selection) keeps(scenario, profile string, at time.Time) bool {
+	return (s.Scenario == "" || s.Scenario == scenario) && (s.Profile == "" || s.Profile == profile) &&
+		(s.Since.IsZero() || !at.Before(s.Since))
 }
 
 // DetectRegressions reads the result files under dir and finds change points in each series of
 // the wanted metrics (the default ones when empty).
 func DetectRegressions(ctx context.Context, dir string, wanted []string, opts stats.Options) (History, error) {
+	return DetectDir(ctx, dir, Selection{Metrics: wanted}, opts)
+}
+
+// DetectDir finds change points in the runs that sel selects among the result files under dir.
+func DetectDir(ctx context.Context, dir string, sel Selection, opts stats.Options) (History, error) {
 	entries, err := loadHistory(ctx, dir)
 	if err != nil {
 		return History{}, err
 	}
-	all := buildSeries(entries, wanted)
-	for _, m := range wanted {
-		if !hasSeries(all, m) {
-			return History{}, fmt.Errorf("unknown metric %q: no result under %s reports it", m, dir)
+	pts, runs := dirPoints(entries, sel)
+	if runs == 0 {
+		return History{}, fmt.Errorf("history %s: no result (*.json)%s", dir, sel.describe())
+	}
+	h := History{Dir: dir, Files: runs, Options: opts}
+	return h, h.detect(ctx, pts, sel, "no result under "+dir)
+}
+
+// DetectInflux finds change points in the runs that sel selects in crank_summary.
+func DetectInflux(ctx context.Context, cfg influx.Config, sel Selection, opts stats.Options) (History, error) {
+	pts, runs, truncated, err := influxPoints(ctx, cfg, sel)
+	if err != nil {
+		return History{}, err
+	}
+	where := fmt.Sprintf("%s at %s", cmp.Or(cfg.Bucket, influx.DefaultBucket), cfg.URL)
+	if runs == 0 && len(sel.Metrics) == 0 {
+		return History{}, fmt.Errorf("influx %s: no run in %s%s", where, influx.MeasurementSummary, sel.describe())
+	}
+	h := History{Influx: where, Files: runs, Truncated: truncated, Options: opts}
+	return h, h.detect(ctx, pts, sel, fmt.Sprintf("no run in %s of %s", influx.MeasurementSummary, where))
+}
+
+// describe says which runs sel selects (" of scenario "x" since ..."), for an error saying there
+// are none.
+func (s Selection) describe() string {
+	d := ""
+	if s.Scenario != "" {
+		d += fmt.Sprintf(" of scenario %q", s.Scenario)
+	}
+	if s.Profile != "" {
+		d += fmt.Sprintf(" with profile %q", s.Profile)
+	}
+	if !s.Since.IsZero() {
+		d += " since " + s.Since.UTC().Format(time.RFC3339)
+	}
+	return d
+}
+
+// detect finds the change points of every series of pts. none says where a metric was looked
+// for, in the error naming a wanted metric that no series has.
+func (h *History) detect(ctx context.Context, pts []histPoint, sel Selection, none string) error {
+	all := buildSeries(pts, sel)
+	for _, m := range sel.Metrics {
+		if !slices.ContainsFunc(all, func(s *series) bool { return s.key.metric == m }) {
+			return fmt.Errorf("unknown metric %q: %s reports it", m, none)
 		}
 	}
-	h := History{Dir: dir, Files: len(entries), Series: len(all), Options: opts, Findings: []Finding{}}
+	h.Series, h.Findings = len(all), []Finding{}
 	for _, s := range all {
 		if err := ctx.Err(); err != nil {
-			return History{}, err
+			return err
 		}
-		o := opts
+		o := h.Options
 		o.Seed ^= s.key.seed()
 		for _, cp := range stats.DetectChangePoints(s.values, o) {
 			h.Findings = append(h.Findings, finding(s, cp))
 		}
 	}
-	return h, nil
-}
-
-func hasSeries(all []*series, metric string) bool {
-	for _, s := range all {
-		if s.key.metric == metric {
-			return true
-		}
-	}
-	return false
+	return nil
 }
 
 func finding(s *series, cp stats.ChangePoint) Finding {
 	bad := s.dir == LowerIsBetter && cp.Change > 0 || s.dir == HigherIsBetter && cp.Change < 0
+	p, k := s.points[cp.Index], s.key
 	return Finding{
-		Scenario: s.key.scenario, Profiles: s.key.profiles, Service: s.key.service, Metric: s.key.metric,
-		Index: cp.Index, Time: s.times[cp.Index], File: s.files[cp.Index],
-		Before: cp.Before, After: cp.After, Change: cp.Change, PValue: cp.PValue,
+		Scenario: k.scenario, Profiles: k.profile, Service: k.service, Arch: k.arch, Machine: k.machine,
+		Metric: k.metric, Index: cp.Index, Time: p.at, File: p.file, Session: p.session, Commit: p.commit,
+		OS: p.os, Before: cp.Before, After: cp.After, Change: cp.Change, PValue: cp.PValue,
 		Direction: s.dir.String(), Regression: bad,
 	}
 }
 
 // Regressed tells whether a change point goes the bad way.
 func (h History) Regressed() bool {
-	for _, f := range h.Findings {
-		if f.Regression {
-			return true
-		}
-	}
-	return false
-}
-
-const regressionsUsage = `usage: crank regressions --history DIR [flags]
-
-Finds change points (E-divisive means with a permutation test, as Apache Otava does) in each
-metric of each service over the result files under DIR, ordered by their startTime.
-Exit status: 0 done (1 with --fail-on-regression when a change goes the bad way), 2 bad input.
-
-Flags:
-`
-
-// Regressions implements `crank regressions --history DIR [--format text|markdown|json]
-// [--p-value 0.001] [--magnitude 0.02] [--window N] [--metric NAME]... [--fail-on-regression]`.
-func Regressions(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("regressions", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, regressionsUsage)
-		fs.PrintDefaults()
-	}
-	var metrics stringList
-	var magnitude fraction
-	dir := fs.String("history", "", "folder of result JSON files (searched recursively)")
-	format := fs.String("format", "text", "output format: text, markdown or json")
-	pvalue := fs.Float64("p-value", stats.DefaultPValue, "significance level a change point must reach")
-	fs.Var(&magnitude, "magnitude", "smallest relative change between the means before and after, as 2% or 0.02 (default 0)")
-	window := fs.Int("window", stats.DefaultWindow, "sliding window length, in runs")
-	fs.Var(&metrics, "metric", "metric to analyse (repeatable); default: RPS, http/latency/99, benchmarks/cpu")
-	failOn := fs.Bool("fail-on-regression", false, "exit 1 when a change point goes the bad way")
-	pos, err := parseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return ExitOK
-	}
-	if err != nil {
-		return ExitBadInput
-	}
-	if msg := checkRegressionArgs(pos, *dir, *format, *pvalue, *window); msg != "" {
-		fmt.Fprintf(stderr, "crank regressions: %s\n", msg)
-		return ExitBadInput
-	}
-	opts := stats.Options{PValue: *pvalue, Magnitude: float64(magnitude), Window: *window, Seed: DefaultSeed}
-	h, err := DetectRegressions(ctx, *dir, metrics, opts)
-	if err != nil {
-		fmt.Fprintf(stderr, "crank regressions: %v\n", err)
-		return ExitBadInput
-	}
-	if err := h.write(stdout, *format); err != nil {
-		fmt.Fprintf(stderr, "crank regressions: writing the report: %v\n", err)
-		return ExitBadInput
-	}
-	if *failOn && h.Regressed() {
-		return ExitRegressed
-	}
-	return ExitOK
-}
-
-func checkRegressionArgs(pos []string, dir, format string, pvalue float64, window int) string {
-	switch {
-	case len(pos) > 0:
-		return fmt.Sprintf("unexpected argument %q (the folder goes after --history)", pos[0])
-	case dir == "":
-		return "--history DIR is required"
-	case !strings.Contains("|text|markdown|json|", "|"+format+"|"):
-		return fmt.Sprintf("--format %q: want text, markdown or json", format)
-	case pvalue <= 0 || pvalue >= 1:
-		return fmt.Sprintf("--p-value %g: want a level in (0, 1)", pvalue)
-	case window < 4:
-		return fmt.Sprintf("--window %d: want at least 4 runs", window)
-	}
-	return ""
+	return slices.ContainsFunc(h.Findings, func(f Finding) bool { return f.Regression })
 }
