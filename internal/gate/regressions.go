@@ -88,7 +88,7 @@ func DetectDir(ctx context.Context, dir string, sel Selection, opts stats.Option
 	}
 	pts, runs := dirPoints(entries, sel)
 	if runs == 0 {
-		return History{}, fmt.Errorf("history %s: no result (*.json)%s", dir, sel.describe())
+		return History{}, fmt.Errorf("history %s: no result%s", dir, sel.describe())
 	}
 	h := History{Dir: dir, Files: runs, Options: opts}
 	return h, h.detect(ctx, pts, sel, "no result under "+dir)
@@ -102,14 +102,14 @@ func DetectInflux(ctx context.Context, cfg influx.Config, sel Selection, opts st
 	}
 	where := fmt.Sprintf("%s at %s", cmp.Or(cfg.Bucket, influx.DefaultBucket), cfg.URL)
 	if runs == 0 && len(sel.Metrics) == 0 {
-		return History{}, fmt.Errorf("influx %s: no run in %s%s", where, influx.MeasurementSummary, sel.describe())
+		return History{}, fmt.Errorf("no run%s in %s of %s", sel.describe(), influx.MeasurementSummary, where)
 	}
 	h := History{Influx: where, Files: runs, Truncated: truncated, Options: opts}
 	return h, h.detect(ctx, pts, sel, fmt.Sprintf("no run in %s of %s", influx.MeasurementSummary, where))
 }
 
-// describe says which runs sel selects (" of scenario "x" since ..."), for an error saying there
-// are none.
+// describe says which runs sel selects (` of scenario "x" since ...`), for an error saying
+// there are none.
 func (s Selection) describe() string {
 	d := ""
 	if s.Scenario != "" {

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -41,6 +42,7 @@ type regressionsFlags struct {
 	scenario, profile string
 	since             age
 	influx            influx.Config
+	token             string // --influx-token; its default stays out of the usage text
 }
 
 func (f *regressionsFlags) define(fs *flag.FlagSet) {
@@ -56,7 +58,7 @@ func (f *regressionsFlags) define(fs *flag.FlagSet) {
 	fs.Var(&f.since, "since", "only the runs of the last 90d, 2w, 36h...")
 	fs.BoolVar(&f.write, "write-changepoints", true, "with InfluxDB configured, write the change points to crank_changepoint")
 	fs.StringVar(&f.influx.URL, "influx-url", f.influx.URL, "InfluxDB URL (CRANK_INFLUX_URL)")
-	fs.StringVar(&f.influx.Token, "influx-token", f.influx.Token, "token, or user:password for InfluxDB 1.8 (CRANK_INFLUX_TOKEN; prefer the environment)")
+	fs.StringVar(&f.token, "influx-token", "", "token, or user:password for InfluxDB 1.8 (default CRANK_INFLUX_TOKEN; prefer the environment)")
 	fs.StringVar(&f.influx.Org, "influx-org", f.influx.Org, "organization, ignored by InfluxDB 1.8 (CRANK_INFLUX_ORG)")
 	fs.StringVar(&f.influx.Bucket, "influx-bucket", f.influx.Bucket, "bucket, database/retention-policy for 1.8 (CRANK_INFLUX_BUCKET)")
 	fs.StringVar(&f.influx.SpoolDir, "spool", f.influx.SpoolDir, "where change points wait when InfluxDB cannot take them (CRANK_SPOOL_DIR)")
@@ -90,6 +92,7 @@ func RegressionsEnv(ctx context.Context, args []string, getenv func(string) stri
 	if err != nil {
 		return ExitBadInput
 	}
+	f.influx.Token = cmp.Or(f.token, f.influx.Token)
 	if msg := f.check(pos); msg != "" {
 		fmt.Fprintf(stderr, "crank regressions: %s\n", msg)
 		return ExitBadInput

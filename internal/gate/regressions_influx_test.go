@@ -5,7 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -173,7 +176,7 @@ func TestRegressionsFromInfluxBadInput(t *testing.T) {
 		want   string
 	}{
 		{getenv, []string{"--metric", "x/y"}, `unknown metric "x/y": no run in crank_summary of crank/autogen at ` + srv.URL},
-		{getenv, []string{"--scenario", "json"}, `no run in crank_summary of scenario "json"`},
+		{getenv, []string{"--scenario", "json", "--since", "2w"}, `no run of scenario "json" since `},
 		{getenv, []string{"--since", "90x"}, `invalid value "90x" for flag -since`},
 		{getenv, []string{"--since", "-2d"}, `invalid value "-2d" for flag -since`},
 		{down, nil, "http://127.0.0.1:1"},
@@ -212,5 +215,34 @@ func TestRegressionsWriteFailureKeepsTheReport(t *testing.T) {
 	code, _, errOut = runRegressionsEnv(getenv, "--history", dir, "--write-changepoints=false")
 	if code != ExitOK || errOut != "" {
 		t.Errorf("--write-changepoints=false: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestRegressionsInfluxToken: the token comes from the environment, the flag overrides it, and
+// neither shows in the usage text.
+func TestRegressionsInfluxToken(t *testing.T) {
+	auth := make(chan string, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth <- r.Header.Get("Authorization")
+		io.WriteString(w, `{"results": [{"statement_id": 0}]}`)
+	}))
+	defer srv.Close()
+	env := map[string]string{"CRANK_INFLUX_URL": srv.URL, "CRANK_INFLUX_TOKEN": "sekrit"}
+	getenv := func(k string) string { return env[k] }
+	for _, c := range []struct {
+		args []string
+		want string
+	}{{nil, "Token sekrit"}, {[]string{"--influx-token", "other"}, "Token other"}} {
+		code, _, errOut := runRegressionsEnv(getenv, c.args...)
+		if code != ExitBadInput || !strings.Contains(errOut, "no run in crank_summary of crank/autogen at "+srv.URL) {
+			t.Errorf("%v: exit %d, stderr %q", c.args, code, errOut)
+		}
+		if got := <-auth; got != c.want {
+			t.Errorf("%v: Authorization %q, want %q", c.args, got, c.want)
+		}
+	}
+	if code, _, errOut := runRegressionsEnv(getenv, "--help"); code != ExitOK || strings.Contains(errOut, "sekrit") ||
+		!strings.Contains(errOut, "-influx-token") {
+		t.Errorf("--help: exit %d, usage shows the token or no token flag:\n%s", code, errOut)
 	}
 }

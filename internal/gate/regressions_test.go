@@ -95,6 +95,10 @@ func TestRegressionsNoChangeAndChosenMetric(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "No change points in 2 series over 30 results") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
+	code, out, _ = runRegressions("--history", dir, "--scenario", "plaintext", "--since", "100000d")
+	if code != ExitOK || !strings.Contains(out, "No change points in 3 series over 30 results") {
+		t.Errorf("--scenario plaintext --since 100000d: exit %d:\n%s", code, out)
+	}
 }
 
 func TestRegressionsBadInput(t *testing.T) {
@@ -118,6 +122,8 @@ func TestRegressionsBadInput(t *testing.T) {
 		{[]string{"--history", dir, "--p-value", "0"}, "--p-value 0"},
 		{[]string{"--history", dir, "--window", "2"}, "--window 2"},
 		{[]string{"--history", dir, "extra"}, `unexpected argument "extra"`},
+		{[]string{"--history", dir, "--scenario", "json"}, "history " + dir + `: no result of scenario "json"`},
+		{[]string{"--history", dir, "--profile", "lab"}, `no result with profile "lab"`},
 	}
 	for _, c := range cases {
 		code, _, errOut := runRegressions(c.args...)
