@@ -68,7 +68,7 @@ func Run(ctx context.Context, st State) int {
 	case "compare":
 		return gate.Compare(ctx, st.Args[1:], st.Stdout, st.Stderr)
 	case "regressions":
-		return gate.Regressions(ctx, st.Args[1:], st.Stdout, st.Stderr)
+		return gate.RegressionsEnv(ctx, st.Args[1:], st.Getenv, st.Stdout, st.Stderr)
 	case "push":
 		return influx.Main(ctx, st.Args[1:], st.Getenv, st.Stdout, st.Stderr)
 	case "load":

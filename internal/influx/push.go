@@ -74,7 +74,8 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 	fs := flag.NewFlagSet("crank push", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.URL, "influx-url", cfg.URL, "InfluxDB URL (CRANK_INFLUX_URL)")
-	fs.StringVar(&cfg.Token, "influx-token", cfg.Token, "token, or user:password for InfluxDB 1.8 (CRANK_INFLUX_TOKEN)")
+	envToken := cfg.Token // not the flag's default: --help would print it
+	fs.StringVar(&cfg.Token, "influx-token", "", "token, or user:password for InfluxDB 1.8 (default CRANK_INFLUX_TOKEN)")
 	fs.StringVar(&cfg.Org, "influx-org", cfg.Org, "organization, ignored by InfluxDB 1.8 (CRANK_INFLUX_ORG)")
 	fs.StringVar(&cfg.Bucket, "influx-bucket", cfg.Bucket, "bucket, database/retention for 1.8 (CRANK_INFLUX_BUCKET)")
 	fs.StringVar(&cfg.SpoolDir, "spool", cfg.SpoolDir, "spool folder (CRANK_SPOOL_DIR)")
@@ -89,6 +90,9 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "crank push: unexpected argument %q\n", fs.Arg(0))
 		return ExitUsage
+	}
+	if cfg.Token == "" {
+		cfg.Token = envToken
 	}
 	cfg = cfg.withDefaults()
 	sp := Spool{Dir: cfg.SpoolDir}
