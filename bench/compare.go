@@ -112,11 +112,13 @@ func (e *env) serversComparison(ctx context.Context, srv map[string]*server) com
 			}
 		}
 	}
+	var starts []string
 	for _, name := range []string{"nginx", appPlaintext, appJSON} {
 		if s := srv[name]; s != nil {
-			c.Commands = append([]string{s.Command}, c.Commands...)
+			starts = append(starts, s.Command)
 		}
 	}
+	c.Commands = append(starts, c.Commands...)
 	c.Samples = e.runRounds(ctx, "servers", trials)
 	return c
 }

@@ -39,7 +39,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	c := config{repo: ".", bin: "bin"}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.IntVar(&c.rounds, "rounds", 5, "rounds of each comparison (each runs every subject once, alternating)")
+	fs.IntVar(&c.rounds, "rounds", 7, "rounds of each comparison (each runs every subject once, alternating)")
 	fs.IntVar(&c.seconds, "seconds", 3, "seconds of each measured run")
 	fs.IntVar(&c.connections, "connections", 64, "connections of every load generator")
 	fs.IntVar(&c.pipeline, "pipeline", 16, "pipeline depth of the pipelined runs")

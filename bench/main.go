@@ -70,11 +70,11 @@ func (e *env) bench(ctx context.Context) (*report, error) {
 		}
 		rep.Comparisons = cmps
 	}
-	if e.cfg.wants(sectionAgent) {
+	if e.cfg.wants(sectionAgent) && ctx.Err() == nil {
 		a := e.agentCPU(ctx)
 		rep.Agent = &a
 	}
-	if e.cfg.wants(sectionOverhead) {
+	if e.cfg.wants(sectionOverhead) && ctx.Err() == nil {
 		o := e.overhead(ctx)
 		rep.Overhead = &o
 	}

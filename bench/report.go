@@ -86,6 +86,7 @@ func renderMethod(p printer, c config) {
 	p("- The server is pinned to CPU %d and the client to CPU %d (`taskset -c`); %d connections; one client",
 		cpuServer, cpuClient, c.connections)
 	p("  thread; pipelined runs send %d requests per write (wrk with the wrk driver's `pipeline.lua`).", c.pipeline)
+	p("  The Go programs (the apps, crank load, bombardier) see one CPU and run with GOMAXPROCS 1.")
 	p("- %d rounds of %d s runs, after one unmeasured 1 s run per server path. Each round runs every",
 		c.rounds, c.seconds)
 	p("  subject once, odd rounds in order and even rounds in reverse (A B, B A, ...), so that the drift")
@@ -93,6 +94,8 @@ func renderMethod(p printer, c config) {
 	p("  judged against a target is the **median of the per-round ratios** (subject / reference of the")
 	p("  same round); the ratio of the medians is shown beside it.")
 	p("- A run with an error or with answers other than 2xx/3xx does not count (its raw line says why).")
+	p("- The apps are built by the bench (`go build -o $TMP/bin/ ./apps/plaintext ./apps/json`) and run")
+	p("  with their defaults (inline dispatch, no metrics); `crank load` is `bin/crank` of `make build`.")
 	p("")
 }
 

@@ -46,7 +46,7 @@ func renderComparison(p printer, c comparison) {
 	p("</details>")
 	p("")
 	if len(c.Commands) > 0 {
-		p("Commands (`$TMP` is the bench's temporary folder; the apps are `go build ./apps/...` into it):")
+		p("Commands (`$TMP` is the bench's temporary folder):")
 		p("")
 		p("```")
 		for _, cmd := range c.Commands {
@@ -104,7 +104,7 @@ func renderAgent(p printer, a agentSection) {
 		p("")
 		return
 	}
-	p("| job | interval | window | agent CPU, % of one core | schedstat | CPU samples taken | target | met |")
+	p("| job | interval | window | agent CPU, %% of one core | schedstat | CPU samples taken | target | met |")
 	p("| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |")
 	for _, c := range a.Cases {
 		target, met := "-", "-"

@@ -53,6 +53,7 @@ func TestRenderReport(t *testing.T) {
 		"| 3 | sub | unpipelined | 10 | 99.00 | 0.00 | 3 responses were not 2xx or 3xx |",
 		"taskset -c 1 wrk -c 64 URL\n",
 		"- a note\n",
+		"| job | interval | window | agent CPU, % of one core |",
 		"| sleep 60 | 1s | 10.0 s | 0.30% | 0.250% | 10 | < 1% | yes |",
 		"| sleep 60 | 100ms | 10.0 s | 2.00% | 2.010% | 100 | - | - |",
 		"| 0 (warm-up) | rebuilt |  |  |  |  | **1.700** |  | 3.000 |  |",

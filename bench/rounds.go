@@ -31,7 +31,7 @@ func (e *env) argv(t trial, seconds int) []string {
 func (e *env) runRounds(ctx context.Context, name string, trials []trial) []sample {
 	warmed := map[string]bool{}
 	for _, t := range trials {
-		if k := t.Server.URL(t.Path); !warmed[k] {
+		if k := t.Server.URL(t.Path); !warmed[k] && ctx.Err() == nil {
 			warmed[k] = true
 			if s := e.measure(ctx, 0, t, 1); s.Err != "" {
 				e.log.Warn("warm-up failed", "comparison", name, "subject", t.Subject, "err", s.Err)
