@@ -29,6 +29,7 @@ type config struct {
 	overheadRuns    int
 	sections        []string
 	out             string
+	nginx, wrk      string // the programs to use: a path, or a name looked up on PATH
 	repo            string // the repository root (the current folder)
 	bin             string // where `make build` put crank, crank-agent and bombardier
 }
@@ -46,6 +47,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&c.agentWindow, "agent-window", 10*time.Second, "how long the agent's CPU is measured per case")
 	fs.IntVar(&c.overheadRuns, "overhead-runs", 3, "timed crank runs with a cached build (after one that warms the cache)")
 	only := fs.String("only", strings.Join(allSections, ","), "sections to run")
+	fs.StringVar(&c.nginx, "nginx", "nginx", "nginx to run (a path, or a name on PATH or in /usr/sbin)")
+	fs.StringVar(&c.wrk, "wrk", "wrk", "wrk to run (a path, or a name on PATH)")
 	fs.StringVar(&c.out, "out", "docs/PERFORMANCE.md", "the report to write")
 	if err := fs.Parse(args); err != nil {
 		return c, err

@@ -68,21 +68,16 @@ func (e *env) show(argv []string) string {
 func (e *env) findTools(ctx context.Context) error {
 	t := &e.tools
 	t.missing = map[string]string{}
-	look := func(name string, paths ...string) string {
-		for _, p := range paths {
-			if st, err := os.Stat(p); err == nil && !st.IsDir() {
-				return p
-			}
-		}
-		if p, err := exec.LookPath(name); err == nil {
+	look := func(name, prog string) string {
+		if p := findProgram(prog); p != "" {
 			return p
 		}
 		t.missing[name] = name + " not installed"
 		return ""
 	}
-	t.taskset = look("taskset")
-	t.nginx = look("nginx", "/usr/sbin/nginx")
-	t.wrk = look("wrk")
+	t.taskset = look("taskset", "taskset")
+	t.nginx = look("nginx", e.cfg.nginx)
+	t.wrk = look("wrk", e.cfg.wrk)
 	abs, err := filepath.Abs(filepath.Join(e.cfg.repo, "internal/drivers/wrk/scripts/pipeline.lua"))
 	if err != nil {
 		return fmt.Errorf("wrk's pipeline script: %w", err)
@@ -110,6 +105,24 @@ func (e *env) findTools(ctx context.Context) error {
 	}
 	t.versions = e.versions()
 	return nil
+}
+
+// findProgram is prog's path: prog itself when it holds a slash, else found on PATH or in
+// /usr/sbin (Debian's nginx, off a user's PATH); "" when there is none.
+func findProgram(prog string) string {
+	if strings.Contains(prog, "/") {
+		if isFile(prog) {
+			return prog
+		}
+		return ""
+	}
+	if p, err := exec.LookPath(prog); err == nil {
+		return p
+	}
+	if p := filepath.Join("/usr/sbin", prog); isFile(p) {
+		return p
+	}
+	return ""
 }
 
 func isFile(p string) bool {

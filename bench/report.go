@@ -109,8 +109,11 @@ func goals(r *report) []goal {
 			}
 			g := goal{What: fmt.Sprintf("%s / %s, %s, %s CPU per request", res.Subject, res.Reference, res.Mode, c.Side),
 				Figure: ratio(res.RoundRatio), Target: "<= " + ratio(res.Target), Met: res.Met()}
-			if res.Skipped != "" {
+			switch {
+			case res.Skipped != "":
 				g.Figure, g.Met = res.Skipped, "-"
+			case math.IsNaN(res.RoundRatio):
+				g.Figure = "n/a: no figure for " + res.Reference
 			}
 			out = append(out, g)
 		}

@@ -93,7 +93,9 @@ func refName(rows []row) string {
 func renderAgent(p printer, a agentSection) {
 	p("## The agent's CPU while it samples a job")
 	p("")
-	p("`%s`, not pinned. For each case a job is submitted and started with the API client", a.Command)
+	p("`%s` (not pinned)", a.Command)
+	p("")
+	p("For each case a job is submitted and started with the API client")
 	p("(`internal/api`), the agent is left 1 s to finish starting it, and its own CPU (utime + stime of")
 	p("`/proc/<pid>/stat`, every thread; not the job's) is read over the window. Nothing else calls the")
 	p("agent in the window (a controller would also read the job's status every 250 ms). The schedstat")

@@ -75,8 +75,13 @@ func TestRenderSkipped(t *testing.T) {
 	r.Agent = &agentSection{Skipped: "skipped: crank-agent: not done within 15s"}
 	r.Overhead = &overheadSection{Skipped: "skipped: crank not built"}
 	r.Comparisons[0].Rows[1].Skipped = "skipped: wrk not installed"
+	r.Comparisons = append(r.Comparisons, comparison{Title: "No reference", Side: sideClient,
+		Rows:    []row{{Subject: "sub", Mode: "unpipelined", Reference: "absent", Target: 1}},
+		Samples: threeRounds()})
 	doc := renderReport(r)
 	for _, want := range []string{
+		"| sub / absent, unpipelined, client CPU per request | n/a: no figure for absent | <= 1.00x | - |",
+		"| sub | unpipelined | 1.00 | n/a | n/a | <= 1.00x | - | 3.00 | 500 | 3 |",
 		"| sub / ref, unpipelined, server CPU per request | skipped: wrk not installed | <= 0.60x | - |",
 		"| crank-agent sampling a job every 1 s, its CPU | skipped: crank-agent: not done within 15s | < 1% of one core | - |",
 		"| crank start to the first request at the app, cached build | skipped: crank not built | < 2 s | - |",
