@@ -28,7 +28,7 @@ const (
 )
 
 // compare starts the servers once and runs the comparisons asked for.
-func (e *env) compare(ctx context.Context) ([]comparison, error) {
+func (e *env) compare(ctx context.Context) []comparison {
 	srv, notes := e.startServers(ctx)
 	defer func() {
 		for _, s := range srv {
@@ -44,7 +44,7 @@ func (e *env) compare(ctx context.Context) ([]comparison, error) {
 	if e.cfg.wants(sectionGenerators) {
 		out = append(out, e.generatorsComparison(ctx, srv))
 	}
-	return out, ctx.Err()
+	return out
 }
 
 // startServers starts nginx and the two apps, pinned to the server CPU, and checks one answer of

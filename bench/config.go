@@ -27,6 +27,7 @@ type config struct {
 	pipeline        int
 	agentWindow     time.Duration
 	overheadRuns    int
+	limit           time.Duration
 	sections        []string
 	out             string
 	nginx, wrk      string // the programs to use: a path, or a name looked up on PATH
@@ -46,6 +47,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.pipeline, "pipeline", 16, "pipeline depth of the pipelined runs")
 	fs.DurationVar(&c.agentWindow, "agent-window", 10*time.Second, "how long the agent's CPU is measured per case")
 	fs.IntVar(&c.overheadRuns, "overhead-runs", 3, "timed crank runs with a cached build (after one that warms the cache)")
+	fs.DurationVar(&c.limit, "limit", 9*time.Minute+30*time.Second, "stop measuring after this long and write what was measured")
 	only := fs.String("only", strings.Join(allSections, ","), "sections to run")
 	fs.StringVar(&c.nginx, "nginx", "nginx", "nginx to run (a path, or a name on PATH or in /usr/sbin)")
 	fs.StringVar(&c.wrk, "wrk", "wrk", "wrk to run (a path, or a name on PATH)")

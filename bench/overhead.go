@@ -113,7 +113,7 @@ func (e *env) overheadRun(ctx context.Context, i int) (overheadRun, string) {
 		r.Err = err.Error()
 		return r, e.show(argv)
 	}
-	limit := time.NewTimer(3 * time.Minute) // a cold build included
+	limit := time.NewTimer(2 * time.Minute) // a cold build included
 	defer limit.Stop()
 	select {
 	case <-p.done:
