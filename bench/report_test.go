@@ -74,12 +74,14 @@ func TestRenderSkipped(t *testing.T) {
 	r := testReport()
 	r.Agent = &agentSection{Skipped: "skipped: crank-agent: not done within 15s"}
 	r.Overhead = &overheadSection{Skipped: "skipped: crank not built"}
+	r.Warning = "This run hit the bench's time limit."
 	r.Comparisons[0].Rows[1].Skipped = "skipped: wrk not installed"
 	r.Comparisons = append(r.Comparisons, comparison{Title: "No reference", Side: sideClient,
 		Rows:    []row{{Subject: "sub", Mode: "unpipelined", Reference: "absent", Target: 1}},
 		Samples: threeRounds()})
 	doc := renderReport(r)
 	for _, want := range []string{
+		"\n**This run hit the bench's time limit.**\n",
 		"| sub / absent, unpipelined, client CPU per request | n/a: no figure for absent | <= 1.00x | - |",
 		"| sub | unpipelined | 1.00 | n/a | n/a | <= 1.00x | - | 3.00 | 500 | 3 |",
 		"| sub / ref, unpipelined, server CPU per request | skipped: wrk not installed | <= 0.60x | - |",
