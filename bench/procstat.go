@@ -159,3 +159,50 @@ func parseSchedstat(b []byte) (uint64, error) {
 	}
 	return n, nil
 }
+
+// cpuTimes is one CPU's line of /proc/stat, in ticks.
+type cpuTimes struct{ Busy, Idle, Steal uint64 }
+
+// parseCPUStat reads the per-CPU lines of /proc/stat ("cpu0 user nice system idle iowait irq
+// softirq steal ..."), keyed by CPU number. Busy is user + nice + system + irq + softirq + steal.
+func parseCPUStat(b []byte) (map[int]cpuTimes, error) {
+	out := map[int]cpuTimes{}
+	for line := range bytes.SplitSeq(b, []byte("\n")) {
+		f := bytes.Fields(line)
+		if len(f) < 9 || !bytes.HasPrefix(f[0], []byte("cpu")) || len(f[0]) == 3 {
+			continue
+		}
+		cpu, err := strconv.Atoi(string(f[0][3:]))
+		if err != nil {
+			return nil, fmt.Errorf("/proc/stat %q: %w", f[0], err)
+		}
+		var v [8]uint64
+		for i := range v {
+			if v[i], err = strconv.ParseUint(string(f[i+1]), 10, 64); err != nil {
+				return nil, fmt.Errorf("/proc/stat %s field %d: %w", f[0], i+1, err)
+			}
+		}
+		out[cpu] = cpuTimes{Busy: v[0] + v[1] + v[2] + v[5] + v[6] + v[7], Idle: v[3] + v[4], Steal: v[7]}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("/proc/stat: no per-CPU line")
+	}
+	return out, nil
+}
+
+// readCPUTimes reads one CPU's counters from /proc/stat.
+func readCPUTimes(cpu int) (cpuTimes, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return cpuTimes{}, err
+	}
+	all, err := parseCPUStat(b)
+	if err != nil {
+		return cpuTimes{}, err
+	}
+	t, ok := all[cpu]
+	if !ok {
+		return cpuTimes{}, fmt.Errorf("/proc/stat: no cpu%d", cpu)
+	}
+	return t, nil
+}

@@ -95,3 +95,26 @@ func TestTicksToUS(t *testing.T) {
 		t.Errorf("ticksToUS(250) = %v, want 2.5e6", got)
 	}
 }
+
+func TestParseCPUStat(t *testing.T) {
+	in := "cpu  306820 0 328821 376656 1584 0 128107 154 0 0\n" +
+		"cpu0 155264 1 163654 184065 327 2 68945 78 0 0\n" +
+		"cpu1 151556 0 165167 192590 1256 0 59161 76 0 0\n" +
+		"intr 25321569 0 0\nctxt 1\n"
+	got, err := parseCPUStat([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]cpuTimes{
+		0: {Busy: 155264 + 1 + 163654 + 2 + 68945 + 78, Idle: 184065 + 327, Steal: 78},
+		1: {Busy: 151556 + 165167 + 59161 + 76, Idle: 192590 + 1256, Steal: 76},
+	}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	for _, bad := range []string{"intr 1 2\n", "cpuX 1 2 3 4 5 6 7 8\n", "cpu0 1 2 x 4 5 6 7 8\n"} {
+		if _, err := parseCPUStat([]byte(bad)); err == nil {
+			t.Errorf("parseCPUStat(%q): want an error", bad)
+		}
+	}
+}

@@ -36,11 +36,11 @@ func renderComparison(p printer, c comparison) {
 	p("")
 	p("<details><summary>Per round</summary>")
 	p("")
-	p("| round | subject | mode | requests | server us/req | client us/req | note |")
-	p("| ---: | --- | --- | ---: | ---: | ---: | --- |")
+	p("| round | subject | mode | requests | server us/req | client us/req | others on CPU %d, %d | note |", cpuServer, cpuClient)
+	p("| ---: | --- | --- | ---: | ---: | ---: | ---: | --- |")
 	for _, s := range c.Samples {
-		p("| %d | %s | %s | %d | %s | %s | %s |", s.Round, s.Subject, s.Mode, s.Requests, num(s.ServerUS, 2),
-			num(s.ClientUS, 2), strings.ReplaceAll(s.Err, "|", "/"))
+		p("| %d | %s | %s | %d | %s | %s | %s%%, %s%% | %s |", s.Round, s.Subject, s.Mode, s.Requests, num(s.ServerUS, 2),
+			num(s.ClientUS, 2), num(s.OthersServer, 0), num(s.OthersClient, 0), strings.ReplaceAll(s.Err, "|", "/"))
 	}
 	p("")
 	p("</details>")

@@ -50,7 +50,7 @@ func TestRenderReport(t *testing.T) {
 		"| sub | unpipelined | 3.00 | 0.60x | 0.60x | <= 0.60x | yes | 1.00 | 500 | 3 |",
 		"| ref | unpipelined | 5.00 | 1.00x | 1.00x | - | - | 1.00 | 500 | 3 |",
 		"| gone | pipelined 16 | n/a: gone cannot pipeline | | | - | - | | | 0 |",
-		"| 3 | sub | unpipelined | 10 | 99.00 | 0.00 | 3 responses were not 2xx or 3xx |",
+		"| 3 | sub | unpipelined | 10 | 99.00 | 0.00 | 4%, 7% | 3 responses were not 2xx or 3xx |",
 		"taskset -c 1 wrk -c 64 URL\n",
 		"- a note\n",
 		"| job | interval | window | agent CPU, % of one core |",

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 )
@@ -58,12 +59,14 @@ func round2(x float64) float64 { return float64(int64(x*100+0.5)) / 100 }
 
 // measure runs the trial's client once and divides each side's CPU by the requests it counted.
 func (e *env) measure(ctx context.Context, round int, t trial, seconds int) sample {
-	s := sample{Round: round, Subject: t.Subject, Mode: t.mode()}
+	s := sample{Round: round, Subject: t.Subject, Mode: t.mode(), OthersServer: math.NaN(), OthersClient: math.NaN()}
 	fail := func(err error) sample { s.Err = err.Error(); return s }
 	before, err := treeTicks(t.Server.p.Pid())
 	if err != nil {
 		return fail(fmt.Errorf("server %s: %w", t.Server.Name, err))
 	}
+	cpu0, err0 := readCPUTimes(cpuServer)
+	cpu1, err1 := readCPUTimes(cpuClient)
 	var out bytes.Buffer
 	start := time.Now()
 	p, err := e.procs.start(e.argv(t, seconds), nil, &out)
@@ -86,6 +89,12 @@ func (e *env) measure(ctx context.Context, round int, t trial, seconds int) samp
 	if err != nil {
 		return fail(fmt.Errorf("server %s: %w", t.Server.Name, err))
 	}
+	if end, err := readCPUTimes(cpuServer); err == nil && err0 == nil {
+		s.OthersServer = othersShare(cpu0, end, after-before)
+	}
+	if end, err := readCPUTimes(cpuClient); err == nil && err1 == nil && p.exitErr == nil {
+		s.OthersClient = othersShare(cpu1, end, p.exitTicks)
+	}
 	if p.exitErr != nil {
 		return fail(fmt.Errorf("%s: CPU at exit: %w", t.Client.Name, p.exitErr))
 	}
@@ -101,6 +110,17 @@ func (e *env) measure(ctx context.Context, round int, t trial, seconds int) samp
 		s.ClientUS = ticksToUS(p.exitTicks) / float64(s.Requests)
 	}
 	return s
+}
+
+// othersShare is the percentage of a CPU's time between two reads that was busy but not charged
+// to the server (which used serverTicks of it).
+func othersShare(before, after cpuTimes, serverTicks uint64) float64 {
+	busy := float64(after.Busy - before.Busy)
+	total := busy + float64(after.Idle-before.Idle)
+	if total <= 0 {
+		return math.NaN()
+	}
+	return max(0, busy-float64(serverTicks)) / total * 100
 }
 
 func ticksToUS(t uint64) float64 { return float64(t) * 1e6 / ticksPerSecond }

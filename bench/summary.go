@@ -13,6 +13,10 @@ type sample struct {
 	Seconds       float64 // the client's wall time
 	// ServerUS and ClientUS are CPU microseconds per request of each side.
 	ServerUS, ClientUS float64
+	// OthersServer and OthersClient are the shares of the server's and the client's CPU, in
+	// percent, that went to anything else during the run (other engineers' processes, steal): signs
+	// of a disturbed run. NaN: unknown.
+	OthersServer, OthersClient float64
 	// Err, when set, says why the run does not count (an error, non-2xx answers).
 	Err string
 }

@@ -41,7 +41,7 @@ func threeRounds() []sample {
 		mk(1, "ref", 4, 1), mk(1, "sub", 2, 1),
 		mk(2, "sub", 3, 1), mk(2, "ref", 5, 1),
 		mk(3, "ref", 6, 1), mk(3, "sub", 6, 2),
-		{Round: 3, Subject: "sub", Mode: "unpipelined", Requests: 10, Seconds: 2, ServerUS: 99, Err: "3 responses were not 2xx or 3xx"},
+		{Round: 3, Subject: "sub", Mode: "unpipelined", Requests: 10, Seconds: 2, ServerUS: 99, OthersServer: 4.4, OthersClient: 7, Err: "3 responses were not 2xx or 3xx"},
 	}
 }
 
@@ -90,5 +90,19 @@ func TestMet(t *testing.T) {
 	r.RoundRatio = math.NaN()
 	if r.Met() != "-" {
 		t.Errorf("no figure: %q, want -", r.Met())
+	}
+}
+
+func TestOthersShare(t *testing.T) {
+	before := cpuTimes{Busy: 1000, Idle: 500}
+	after := cpuTimes{Busy: 1290, Idle: 510} // 300 ticks: 290 busy, of which the server 261
+	if got := othersShare(before, after, 261); math.Abs(got-29.0/300*100) > 1e-9 {
+		t.Errorf("othersShare = %v, want %v", got, 29.0/300*100)
+	}
+	if got := othersShare(before, after, 400); got != 0 {
+		t.Errorf("server above the CPU's busy time: %v, want 0", got)
+	}
+	if got := othersShare(before, before, 0); !math.IsNaN(got) {
+		t.Errorf("no time passed: %v, want NaN", got)
 	}
 }
