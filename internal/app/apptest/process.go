@@ -45,7 +45,8 @@ type Process struct {
 	Addr        string // host:port of the app
 	MetricsAddr string // host:port of /metrics
 	cmd         *exec.Cmd
-	exited      chan error
+	exited      chan struct{} // closed once the process has exited and exitErr is set
+	exitErr     error
 	stopped     bool
 }
 
@@ -60,10 +61,13 @@ func Start(t testing.TB, bin string, args ...string) *Process {
 func StartEnv(t testing.TB, env []string, bin string, args ...string) *Process {
 	t.Helper()
 	port, mport := FreePort(t), FreePort(t)
+	for mport == port { // each was free alone; they must also differ
+		mport = FreePort(t)
+	}
 	p := &Process{
 		Addr:        net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
 		MetricsAddr: net.JoinHostPort("127.0.0.1", strconv.Itoa(mport)),
-		exited:      make(chan error, 1),
+		exited:      make(chan struct{}),
 	}
 	all := append([]string{"--address", "127.0.0.1", "--port", strconv.Itoa(port),
 		"--metrics-port", strconv.Itoa(mport)}, args...)
@@ -82,8 +86,8 @@ func StartEnv(t testing.TB, env []string, bin string, args ...string) *Process {
 	t.Cleanup(func() { p.Stop(t) })
 	select {
 	case <-ready:
-	case err := <-p.exited:
-		t.Fatalf("%s exited before ready: %v", bin, err)
+	case <-p.exited:
+		t.Fatalf("%s exited before ready: %v", bin, p.exitErr)
 	case <-time.After(15 * time.Second):
 		t.Fatalf("%s not ready after 15s", bin)
 	}
@@ -99,7 +103,8 @@ func (p *Process) scan(stdout io.Reader, ready chan struct{}) {
 			close(ready)
 		}
 	}
-	p.exited <- p.cmd.Wait()
+	p.exitErr = p.cmd.Wait()
+	close(p.exited)
 }
 
 // Stop sends SIGTERM and fails the test unless the app exits 0 within 10 s. It is idempotent.
@@ -111,9 +116,9 @@ func (p *Process) Stop(t testing.TB) {
 	p.stopped = true
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case err := <-p.exited:
-		if err != nil {
-			t.Errorf("app exit after SIGTERM: %v", err)
+	case <-p.exited:
+		if p.exitErr != nil {
+			t.Errorf("app exit after SIGTERM: %v", p.exitErr)
 		}
 	case <-time.After(10 * time.Second):
 		_ = p.cmd.Process.Kill()
