@@ -35,13 +35,17 @@ type config struct {
 	bin             string // where `make build` put crank, crank-agent and bombardier
 }
 
+// maxRounds bounds the rounds of a comparison: disturbed rounds are run again, up to as many
+// again as asked for.
+func (c config) maxRounds() int { return 2 * c.rounds }
+
 func (c config) wants(section string) bool { return slices.Contains(c.sections, section) }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	c := config{repo: ".", bin: "bin"}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.IntVar(&c.rounds, "rounds", 7, "rounds of each comparison (each runs every subject once, alternating)")
+	fs.IntVar(&c.rounds, "rounds", 5, "undisturbed rounds wanted per comparison (each runs every subject once, alternating; at most twice as many are run)")
 	fs.IntVar(&c.seconds, "seconds", 3, "seconds of each measured run")
 	fs.IntVar(&c.connections, "connections", 64, "connections of every load generator")
 	fs.IntVar(&c.pipeline, "pipeline", 16, "pipeline depth of the pipelined runs")
@@ -80,10 +84,10 @@ func (e *env) estimate() time.Duration {
 	run := time.Duration(e.cfg.seconds)*time.Second + 300*time.Millisecond
 	var d time.Duration
 	if e.cfg.wants(sectionServers) {
-		d += time.Duration(8*e.cfg.rounds) * run
+		d += time.Duration(8*(e.cfg.rounds+1)) * run
 	}
 	if e.cfg.wants(sectionGenerators) {
-		d += time.Duration(5*e.cfg.rounds) * run
+		d += time.Duration(5*(e.cfg.rounds+1)) * run
 	}
 	if e.cfg.wants(sectionAgent) {
 		d += 4 * (e.cfg.agentWindow + 2*time.Second)

@@ -17,8 +17,9 @@ func renderComparison(p printer, c comparison) {
 	p("")
 	p("| subject | mode | %s CPU us/req | ratio (per-round median) | ratio of medians | target | met | %s us/req | req/s | runs |", c.Side, other)
 	p("| --- | --- | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: |")
-	otherMedians := otherSide(c)
-	for _, r := range summarize(c.Rows, c.Samples, c.Side) {
+	kept, roundsNote := selectRounds(c.Samples)
+	otherMedians := otherSide(c.Side, kept)
+	for _, r := range summarize(c.Rows, kept, c.Side) {
 		target := "-"
 		if r.Target > 0 {
 			target = "<= " + ratio(r.Target)
@@ -32,7 +33,7 @@ func renderComparison(p printer, c comparison) {
 			num(otherMedians[r.Subject+"|"+r.Mode], 2), num(r.MedianRPS, 0), r.Runs)
 	}
 	p("")
-	p("Ratios are against %s in the same mode.", refName(c.Rows))
+	p("Ratios are against %s in the same mode. %s", refName(c.Rows), roundsNote)
 	p("")
 	p("<details><summary>Per round</summary>")
 	p("")
@@ -40,7 +41,7 @@ func renderComparison(p printer, c comparison) {
 	p("| ---: | --- | --- | ---: | ---: | ---: | ---: | --- |")
 	for _, s := range c.Samples {
 		p("| %d | %s | %s | %d | %s | %s | %s%%, %s%% | %s |", s.Round, s.Subject, s.Mode, s.Requests, num(s.ServerUS, 2),
-			num(s.ClientUS, 2), num(s.OthersServer, 0), num(s.OthersClient, 0), strings.ReplaceAll(s.Err, "|", "/"))
+			num(s.ClientUS, 2), num(s.OthersServer, 0), num(s.OthersClient, 0), sampleNote(s))
 	}
 	p("")
 	p("</details>")
@@ -63,15 +64,27 @@ func renderComparison(p printer, c comparison) {
 	}
 }
 
+// sampleNote is the raw table's note on a run: why it does not count, whether it was disturbed.
+func sampleNote(s sample) string {
+	var notes []string
+	if s.Disturbed() {
+		notes = append(notes, "disturbed")
+	}
+	if s.Err != "" {
+		notes = append(notes, strings.ReplaceAll(s.Err, "|", "/"))
+	}
+	return strings.Join(notes, "; ")
+}
+
 // otherSide is the median CPU per request of the side a comparison does not judge, by subject|mode.
-func otherSide(c comparison) map[string]float64 {
+func otherSide(side string, samples []sample) map[string]float64 {
 	by := map[string][]float64{}
-	for _, s := range c.Samples {
+	for _, s := range samples {
 		if !s.Valid() {
 			continue
 		}
 		v := s.ClientUS
-		if c.Side == sideClient {
+		if side == sideClient {
 			v = s.ServerUS
 		}
 		by[s.Subject+"|"+s.Mode] = append(by[s.Subject+"|"+s.Mode], v)

@@ -40,7 +40,10 @@ func (e *env) runRounds(ctx context.Context, name string, trials []trial) []samp
 		}
 	}
 	var out []sample
-	for r := 1; r <= e.cfg.rounds && ctx.Err() == nil; r++ {
+	for r := 1; r <= e.cfg.maxRounds() && ctx.Err() == nil; r++ {
+		if cleanRounds(out) >= e.cfg.rounds {
+			break
+		}
 		order := slices.Clone(trials)
 		if r%2 == 0 {
 			slices.Reverse(order)
@@ -48,7 +51,8 @@ func (e *env) runRounds(ctx context.Context, name string, trials []trial) []samp
 		for _, t := range order {
 			s := e.measure(ctx, r, t, e.cfg.seconds)
 			e.log.Info(name, "round", r, "subject", s.Subject, "mode", s.Mode, "requests", s.Requests,
-				"server_us", round2(s.ServerUS), "client_us", round2(s.ClientUS), "err", s.Err)
+				"server_us", round2(s.ServerUS), "client_us", round2(s.ClientUS),
+				"others_percent", fmt.Sprintf("%.0f,%.0f", s.OthersServer, s.OthersClient), "err", s.Err)
 			out = append(out, s)
 		}
 	}

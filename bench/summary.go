@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"slices"
 )
@@ -23,6 +24,60 @@ type sample struct {
 
 // Valid tells whether the run counts.
 func (s sample) Valid() bool { return s.Err == "" && s.Requests > 0 }
+
+// disturbedPercent: a run in which other processes took more than this share of the server's or
+// the client's CPU is disturbed.
+const disturbedPercent = 10
+
+// Disturbed tells whether other processes took a noticeable share of either CPU during the run.
+func (s sample) Disturbed() bool {
+	return s.OthersServer > disturbedPercent || s.OthersClient > disturbedPercent // false for NaN
+}
+
+// minCleanRounds is the fewest undisturbed rounds the figures are computed from; with fewer, they
+// are computed from every round, and the report says so.
+const minCleanRounds = 3
+
+// cleanRounds counts the rounds none of whose runs was disturbed.
+func cleanRounds(samples []sample) int {
+	n := 0
+	for _, ok := range roundsClean(samples) {
+		if ok {
+			n++
+		}
+	}
+	return n
+}
+
+// roundsClean tells, by round, whether none of its runs was disturbed.
+func roundsClean(samples []sample) map[int]bool {
+	clean := map[int]bool{}
+	for _, s := range samples {
+		if _, seen := clean[s.Round]; !seen {
+			clean[s.Round] = true
+		}
+		if s.Disturbed() {
+			clean[s.Round] = false
+		}
+	}
+	return clean
+}
+
+// selectRounds keeps the samples of the undisturbed rounds when there are at least
+// minCleanRounds of them, else all; note says which.
+func selectRounds(samples []sample) (kept []sample, note string) {
+	clean := roundsClean(samples)
+	n := cleanRounds(samples)
+	if n < minCleanRounds {
+		return samples, fmt.Sprintf("Only %d of %d rounds were undisturbed: the figures use every round, disturbed ones included.", n, len(clean))
+	}
+	for _, s := range samples {
+		if clean[s.Round] {
+			kept = append(kept, s)
+		}
+	}
+	return kept, fmt.Sprintf("The figures use the %d undisturbed rounds of %d (a round is disturbed when other processes took more than %d%% of either CPU during one of its runs).", n, len(clean), disturbedPercent)
+}
 
 // row is one line of a comparison: a subject in a mode, measured against a reference.
 type row struct {

@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -104,5 +105,35 @@ func TestOthersShare(t *testing.T) {
 	}
 	if got := othersShare(before, before, 0); !math.IsNaN(got) {
 		t.Errorf("no time passed: %v, want NaN", got)
+	}
+}
+
+func TestSelectRounds(t *testing.T) {
+	samples := append(threeRounds(),
+		sample{Round: 4, Subject: "ref", Mode: "unpipelined", Requests: 1000, Seconds: 2, ServerUS: 50, OthersServer: 40},
+		sample{Round: 4, Subject: "sub", Mode: "unpipelined", Requests: 1000, Seconds: 2, ServerUS: 1, OthersClient: 11})
+	if !samples[7].Disturbed() || !samples[8].Disturbed() || samples[0].Disturbed() {
+		t.Fatal("Disturbed: want true above 10% of either CPU only")
+	}
+	if n := cleanRounds(samples); n != 3 {
+		t.Errorf("cleanRounds = %d, want 3", n)
+	}
+	kept, note := selectRounds(samples)
+	if len(kept) != 7 || !strings.Contains(note, "the 3 undisturbed rounds of 4") {
+		t.Errorf("kept %d samples, note %q; want the 7 of rounds 1-3", len(kept), note)
+	}
+	res := summarize([]row{{Subject: "sub", Mode: "unpipelined", Reference: "ref"}}, kept, sideServer)[0]
+	if res.RoundRatio != 0.6 || res.Median != 3 {
+		t.Errorf("figures from the clean rounds: ratio %v median %v, want 0.6 and 3", res.RoundRatio, res.Median)
+	}
+	// With fewer than minCleanRounds clean rounds every round counts.
+	busy := slices.Clone(samples)
+	busy[0].OthersServer, busy[2].OthersClient = 50, 50 // rounds 1 and 2
+	kept, note = selectRounds(busy)
+	if len(kept) != len(busy) || !strings.Contains(note, "Only 1 of 4 rounds were undisturbed") {
+		t.Errorf("kept %d of %d, note %q", len(kept), len(busy), note)
+	}
+	if got := sampleNote(busy[0]); got != "disturbed" {
+		t.Errorf("sampleNote = %q", got)
 	}
 }
