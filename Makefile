@@ -41,7 +41,8 @@ test: test-deps build
 	PATH="$(CURDIR)/$(BIN):$(CURDIR)/$(CACHE)/bin:$$PATH" $(GO) test -count=1 -timeout 20m ./...
 
 # docs/PERFORMANCE.md: CPU per request of the apps against nginx and of crank load against wrk and
-# bombardier (pinned, alternating rounds), the agent's CPU, crank's start-up; 5 to 9 minutes (rounds disturbed by other work are run again).
+# bombardier (pinned, alternating rounds), the agent's CPU, crank's start-up. 5 to 9 minutes: rounds
+# disturbed by other work are run again.
 # Options: make bench BENCH_ARGS="--rounds 3 --only servers,agent" (go run ./bench -h).
 bench: build
 	$(GO) run ./bench $(BENCH_ARGS)
