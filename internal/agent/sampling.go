@@ -33,6 +33,14 @@ func (a *Agent) sampleLoop(ctx context.Context, j *job, p *proc.Process, warmup 
 		if err != nil {
 			return // the process is gone
 		}
+		select {
+		case <-p.Wait():
+			// Reaped while sampling: the agent may already have started the next run (the measured
+			// one after a warm-up), and this sample would carry this run's mark past that start.
+			// A sample kept here was taken before the reaping, so before anything that follows it.
+			return
+		default:
+		}
 		w := warmup || st.Time.Sub(runStart) < j.spec.Warmup.Std()
 		m := func(name string, v float64) api.Measurement {
 			return api.Measurement{Name: name, Timestamp: st.Time, Value: v, Warmup: w}
