@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -14,6 +16,7 @@ type comparison struct {
 	Samples            []sample
 	Commands           []string
 	Notes              []string
+	NginxConf          string // the configuration nginx ran with, when it did
 }
 
 // The subjects.
@@ -35,6 +38,10 @@ func (e *env) compare(ctx context.Context) []comparison {
 			e.procs.stop(s.p, 3*time.Second)
 		}
 	}()
+	conf := ""
+	if s := srv["nginx"]; s != nil {
+		conf = strings.ReplaceAll(nginxConfig(filepath.Join(e.tmp, "nginx"), s.port), e.tmp, "$TMP")
+	}
 	var out []comparison
 	if e.cfg.wants(sectionServers) {
 		c := e.serversComparison(ctx, srv)
@@ -43,6 +50,9 @@ func (e *env) compare(ctx context.Context) []comparison {
 	}
 	if e.cfg.wants(sectionGenerators) {
 		out = append(out, e.generatorsComparison(ctx, srv))
+	}
+	if len(out) > 0 {
+		out[0].NginxConf = conf
 	}
 	return out
 }

@@ -56,6 +56,14 @@ func renderComparison(p printer, c comparison) {
 		p("```")
 		p("")
 	}
+	if c.NginxConf != "" {
+		p("`$TMP/nginx/nginx.conf`:")
+		p("")
+		p("```nginx")
+		p("%s", strings.TrimRight(c.NginxConf, "\n"))
+		p("```")
+		p("")
+	}
 	for _, n := range c.Notes {
 		p("- %s", n)
 	}

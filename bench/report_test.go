@@ -19,7 +19,8 @@ func testReport() *report {
 		Machine: machine{CPUModel: "AMD EPYC", Cores: 2, Kernel: "6.18.44", OS: "linux", Arch: "amd64"},
 		Tools:   []string{"Go 1.26.8", "nginx/1.22.1"}, LoadBefore: "4.73 5.60 5.65", LoadAfter: "5.00 5.10 5.20",
 		Comparisons: []comparison{{Title: "Subjects", Side: sideServer, About: "About.", Rows: rows,
-			Samples: threeRounds(), Commands: []string{"taskset -c 1 wrk -c 64 URL"}, Notes: []string{"a note"}}},
+			Samples: threeRounds(), Commands: []string{"taskset -c 1 wrk -c 64 URL"}, Notes: []string{"a note"},
+			NginxConf: "worker_processes 1;\n"}},
 		Agent: &agentSection{Command: "bin/crank-agent --url U", Cases: []agentCase{
 			{Job: "sleep 60", Interval: time.Second, Window: 10 * time.Second, Ticks: 3, SchedNs: 25e6, Samples: 10},
 			{Job: "sleep 60", Interval: 100 * time.Millisecond, Window: 10 * time.Second, Ticks: 20, SchedNs: 201e6, Samples: 100},
@@ -54,6 +55,7 @@ func TestRenderReport(t *testing.T) {
 		"| 3 | sub | unpipelined | 10 | 99.00 | 0.00 | 4%, 7% | 3 responses were not 2xx or 3xx |",
 		"taskset -c 1 wrk -c 64 URL\n",
 		"- a note\n",
+		"```nginx\nworker_processes 1;\n```\n",
 		"| job | interval | window | agent CPU, % of one core |",
 		"| sleep 60 | 1s | 10.0 s | 0.30% | 0.250% | 10 | < 1% | yes |",
 		"| sleep 60 | 100ms | 10.0 s | 2.00% | 2.010% | 100 | - | - |",

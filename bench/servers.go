@@ -18,6 +18,7 @@ import (
 type server struct {
 	Name string
 	Addr string // 127.0.0.1:port
+	port int
 	p    *proc
 	// Command is the command line as the report shows it.
 	Command string
@@ -93,7 +94,7 @@ func startServer(ctx context.Context, e *env, name string, argv []string, port i
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	s := &server{Name: name, Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), p: p}
+	s := &server{Name: name, Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), port: port, p: p}
 	if err := waitListening(ctx, s.Addr, p, 15*time.Second); err != nil {
 		e.procs.stop(p, 2*time.Second)
 		return nil, fmt.Errorf("%s: %w: %s", name, err, tail(out.Bytes()))
