@@ -129,7 +129,7 @@ func (e *env) serversComparison(ctx context.Context, srv map[string]*server) com
 		}
 	}
 	c.Commands = append(starts, c.Commands...)
-	c.Samples = e.runRounds(ctx, "servers", trials)
+	c.Samples = e.runRounds(ctx, "servers", trials, c.Rows)
 	return c
 }
 
@@ -166,7 +166,7 @@ func (e *env) generatorsComparison(ctx context.Context, srv map[string]*server) 
 	if s := srv["nginx"]; s != nil {
 		c.Commands = append([]string{s.Command}, c.Commands...)
 	}
-	c.Samples = e.runRounds(ctx, "generators", trials)
+	c.Samples = e.runRounds(ctx, "generators", trials, c.Rows)
 	return c
 }
 

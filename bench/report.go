@@ -94,18 +94,18 @@ func renderMethod(p printer, c config) {
 		cpuServer, cpuClient, c.connections)
 	p("  thread; pipelined runs send %d requests per write (wrk with the wrk driver's `pipeline.lua`).", c.pipeline)
 	p("  The Go programs (the apps, crank load, bombardier) see one CPU and run with GOMAXPROCS 1.")
-	p("- Rounds of %d s runs, after one unmeasured 1 s run per server path, until %d rounds were", c.seconds, c.rounds)
-	p("  undisturbed (at most %d; *disturbed* below). Each round runs every subject once, odd rounds in", c.maxRounds())
-	p("  order and even rounds in reverse (A B, B A, ...), so that the drift of a shared machine weighs")
-	p("  alike on all subjects. Tables give medians over rounds. The ratio judged against a target is")
-	p("  the **median of the per-round ratios** (subject / reference of the same round); the ratio of")
-	p("  the medians is shown beside it.")
+	p("- Rounds of %d s runs, after one unmeasured 1 s run per server path: %d, and more (up to %d)", c.seconds, c.rounds, c.maxRounds())
+	p("  while a row has fewer than %d rounds with its run and its reference's undisturbed (below).", c.rounds)
+	p("  Each round runs every subject once, odd rounds in order and even rounds in reverse (A B, B A,")
+	p("  ...), so that the drift of a shared machine weighs alike on all subjects. Tables give medians.")
+	p("  The ratio judged against a target is the **median of the per-round ratios** (subject /")
+	p("  reference of the same round); the ratio of the medians is shown beside it.")
 	p("- A run with an error or with answers other than 2xx/3xx does not count (its raw line says why).")
 	p("  The per-round tables give each run's *others on CPU %d, %d*: the shares of the server's and the", cpuServer, cpuClient)
 	p("  client's CPU that went to anything else (other processes, the hypervisor's steal; from")
 	p("  `/proc/stat`). A run is *disturbed* when either is above %d%%: a server that shares its CPU, or", disturbedPercent)
-	p("  whose client is slowed, costs more per request. The figures use only the rounds none of whose")
-	p("  runs was disturbed, when there are at least %d; each table says which.", minCleanRounds)
+	p("  whose client is slowed, costs more per request. A row's figures use the undisturbed runs when")
+	p("  at least %d rounds have its run and its reference's undisturbed, else every run (it says so).", minCleanRounds)
 	p("- The apps are built by the bench (`go build -o $TMP/bin/ ./apps/plaintext ./apps/json`) and run")
 	p("  with their defaults (inline dispatch, no metrics); `crank load` is `bin/crank` of `make build`.")
 	p("")
@@ -115,8 +115,7 @@ func renderMethod(p printer, c config) {
 func goals(r *report) []goal {
 	var out []goal
 	for _, c := range r.Comparisons {
-		kept, _ := selectRounds(c.Samples)
-		for _, res := range summarize(c.Rows, kept, c.Side) {
+		for _, res := range summarize(c.Rows, c.Samples, c.Side) {
 			if res.Target == 0 {
 				continue
 			}
@@ -127,6 +126,8 @@ func goals(r *report) []goal {
 				g.Figure, g.Met = res.Skipped, "-"
 			case math.IsNaN(res.RoundRatio):
 				g.Figure = "n/a: no figure for " + res.Reference
+			case !res.Clean:
+				g.Figure += " (disturbed runs included)"
 			}
 			out = append(out, g)
 		}

@@ -17,9 +17,9 @@ func renderComparison(p printer, c comparison) {
 	p("")
 	p("| subject | mode | %s CPU us/req | ratio (per-round median) | ratio of medians | target | met | %s us/req | req/s | runs |", c.Side, other)
 	p("| --- | --- | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: |")
-	kept, roundsNote := selectRounds(c.Samples)
-	otherMedians := otherSide(c.Side, kept)
-	for _, r := range summarize(c.Rows, kept, c.Side) {
+	results := summarize(c.Rows, c.Samples, c.Side)
+	otherMedians := otherSide(c.Side, c.Samples, results)
+	for _, r := range results {
 		target := "-"
 		if r.Target > 0 {
 			target = "<= " + ratio(r.Target)
@@ -28,12 +28,18 @@ func renderComparison(p printer, c comparison) {
 			p("| %s | %s | %s | | | %s | - | | | 0 |", r.Subject, r.Mode, r.Skipped, target)
 			continue
 		}
-		p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |", r.Subject, r.Mode, num(r.Median, 2),
+		runs := fmt.Sprintf("%d of %d", r.Runs, r.AllRuns)
+		if !r.Clean {
+			runs = fmt.Sprintf("%d, disturbed incl.", r.Runs)
+		}
+		p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", r.Subject, r.Mode, num(r.Median, 2),
 			ratio(r.RoundRatio), ratio(r.RatioOfMedians), target, r.Met(),
-			num(otherMedians[r.Subject+"|"+r.Mode], 2), num(r.MedianRPS, 0), r.Runs)
+			num(otherMedians[r.Subject+"|"+r.Mode], 2), num(r.MedianRPS, 0), runs)
 	}
 	p("")
-	p("Ratios are against %s in the same mode. %s", refName(c.Rows), roundsNote)
+	p("Ratios are against %s in the same mode. A row uses the runs in which neither CPU was", refName(c.Rows))
+	p("disturbed, when at least %d rounds have both its run and its reference's undisturbed (*runs*:", minCleanRounds)
+	p("used of valid); otherwise every valid run (*disturbed incl.*).")
 	p("")
 	p("<details><summary>Per round</summary>")
 	p("")
@@ -84,11 +90,16 @@ func sampleNote(s sample) string {
 	return strings.Join(notes, "; ")
 }
 
-// otherSide is the median CPU per request of the side a comparison does not judge, by subject|mode.
-func otherSide(side string, samples []sample) map[string]float64 {
+// otherSide is the median CPU per request of the side a comparison does not judge, by subject|mode,
+// over the same runs as the row's figures.
+func otherSide(side string, samples []sample, results []rowResult) map[string]float64 {
+	clean := map[string]bool{}
+	for _, r := range results {
+		clean[r.Subject+"|"+r.Mode] = r.Clean
+	}
 	by := map[string][]float64{}
 	for _, s := range samples {
-		if !s.Valid() {
+		if !s.Valid() || (clean[s.Subject+"|"+s.Mode] && s.Disturbed()) {
 			continue
 		}
 		v := s.ClientUS

@@ -28,8 +28,9 @@ func (e *env) argv(t trial, seconds int) []string {
 
 // runRounds runs every trial once per round; odd rounds in the given order, even rounds in the
 // reverse order (A B B A ...), so that a drift of the machine's load weighs alike on all. Each
-// distinct server path is warmed up first by a one-second unmeasured run.
-func (e *env) runRounds(ctx context.Context, name string, trials []trial) []sample {
+// distinct server path is warmed up first by a one-second unmeasured run. After the rounds asked
+// for, it goes on while rows lack undisturbed rounds (cleanPairs), up to maxRounds.
+func (e *env) runRounds(ctx context.Context, name string, trials []trial, rows []row) []sample {
 	warmed := map[string]bool{}
 	for _, t := range trials {
 		if k := t.Server.URL(t.Path); !warmed[k] && ctx.Err() == nil {
@@ -41,7 +42,7 @@ func (e *env) runRounds(ctx context.Context, name string, trials []trial) []samp
 	}
 	var out []sample
 	for r := 1; r <= e.cfg.maxRounds() && ctx.Err() == nil; r++ {
-		if cleanRounds(out) >= e.cfg.rounds {
+		if r > e.cfg.rounds && (e.cfg.rounds < minCleanRounds || cleanPairs(rows, out) >= e.cfg.rounds) {
 			break
 		}
 		order := slices.Clone(trials)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"math"
 	"slices"
 )
@@ -34,50 +33,9 @@ func (s sample) Disturbed() bool {
 	return s.OthersServer > disturbedPercent || s.OthersClient > disturbedPercent // false for NaN
 }
 
-// minCleanRounds is the fewest undisturbed rounds the figures are computed from; with fewer, they
-// are computed from every round, and the report says so.
+// minCleanRounds is the fewest rounds with a row's subject and reference both undisturbed that
+// the row's figures are computed from; with fewer, they use every run, and the report says so.
 const minCleanRounds = 3
-
-// cleanRounds counts the rounds none of whose runs was disturbed.
-func cleanRounds(samples []sample) int {
-	n := 0
-	for _, ok := range roundsClean(samples) {
-		if ok {
-			n++
-		}
-	}
-	return n
-}
-
-// roundsClean tells, by round, whether none of its runs was disturbed.
-func roundsClean(samples []sample) map[int]bool {
-	clean := map[int]bool{}
-	for _, s := range samples {
-		if _, seen := clean[s.Round]; !seen {
-			clean[s.Round] = true
-		}
-		if s.Disturbed() {
-			clean[s.Round] = false
-		}
-	}
-	return clean
-}
-
-// selectRounds keeps the samples of the undisturbed rounds when there are at least
-// minCleanRounds of them, else all; note says which.
-func selectRounds(samples []sample) (kept []sample, note string) {
-	clean := roundsClean(samples)
-	n := cleanRounds(samples)
-	if n < minCleanRounds {
-		return samples, fmt.Sprintf("Only %d of %d rounds were undisturbed: the figures use every round, disturbed ones included.", n, len(clean))
-	}
-	for _, s := range samples {
-		if clean[s.Round] {
-			kept = append(kept, s)
-		}
-	}
-	return kept, fmt.Sprintf("The figures use the %d undisturbed rounds of %d (a round is disturbed when other processes took more than %d%% of either CPU during one of its runs).", n, len(clean), disturbedPercent)
-}
 
 // row is one line of a comparison: a subject in a mode, measured against a reference.
 type row struct {
@@ -91,7 +49,10 @@ type row struct {
 // rowResult is a row with its figures.
 type rowResult struct {
 	row
-	Runs              int     // valid runs of the subject
+	// Runs are the subject's runs the figures use, of AllRuns valid ones. Clean says they are the
+	// undisturbed runs; otherwise too few rounds were undisturbed and every valid run counts.
+	Runs, AllRuns     int
+	Clean             bool
 	Median, RefMedian float64 // median CPU us/req of the subject and of its reference
 	MedianRPS         float64
 	RatioOfMedians    float64 // Median / RefMedian
@@ -140,13 +101,20 @@ const (
 	sideClient = "client"
 )
 
-// summarize computes each row's medians and ratios from the samples of a comparison.
+// summarize computes each row's medians and ratios from the samples of a comparison. A row uses
+// the undisturbed runs of its subject and its reference when at least minCleanRounds rounds have
+// both undisturbed, and every valid run otherwise.
 func summarize(rows []row, samples []sample, side string) []rowResult {
 	type key struct{ subject, mode string }
-	byKey := map[key][]sample{}
+	all, clean := map[key][]sample{}, map[key][]sample{}
 	for _, s := range samples {
-		if s.Valid() {
-			byKey[key{s.Subject, s.Mode}] = append(byKey[key{s.Subject, s.Mode}], s)
+		if !s.Valid() {
+			continue
+		}
+		k := key{s.Subject, s.Mode}
+		all[k] = append(all[k], s)
+		if !s.Disturbed() {
+			clean[k] = append(clean[k], s)
 		}
 	}
 	var out []rowResult
@@ -157,17 +125,41 @@ func summarize(rows []row, samples []sample, side string) []rowResult {
 			out = append(out, res)
 			continue
 		}
-		mine, ref := byKey[key{r.Subject, r.Mode}], byKey[key{r.Reference, r.Mode}]
-		res.Runs = len(mine)
+		mk, rk := key{r.Subject, r.Mode}, key{r.Reference, r.Mode}
+		mine, ref := clean[mk], clean[rk]
+		res.RoundRatios, res.Clean = roundRatios(mine, ref, side), true
+		if len(res.RoundRatios) < minCleanRounds {
+			mine, ref = all[mk], all[rk]
+			res.RoundRatios, res.Clean = roundRatios(mine, ref, side), false
+		}
+		res.Runs, res.AllRuns = len(mine), len(all[mk])
 		res.Median = median(values(mine, func(s sample) float64 { return measuredUS(s, side) }))
 		res.MedianRPS = median(values(mine, func(s sample) float64 { return float64(s.Requests) / s.Seconds }))
 		res.RefMedian = median(values(ref, func(s sample) float64 { return measuredUS(s, side) }))
 		res.RatioOfMedians = res.Median / res.RefMedian
-		res.RoundRatios = roundRatios(mine, ref, side)
 		res.RoundRatio = median(res.RoundRatios)
 		out = append(out, res)
 	}
 	return out
+}
+
+// cleanPairs is, over the rows that are measured, the fewest rounds in which a row's subject and
+// its reference both ran undisturbed: the rounds go on until it reaches the rounds asked for.
+func cleanPairs(rows []row, samples []sample) int {
+	fewest := -1
+	for _, r := range rows {
+		if r.Skipped != "" {
+			continue
+		}
+		n := 0
+		if res := summarize([]row{r}, samples, sideServer)[0]; res.Clean {
+			n = len(res.RoundRatios)
+		}
+		if fewest < 0 || n < fewest {
+			fewest = n
+		}
+	}
+	return max(fewest, 0)
 }
 
 func values(ss []sample, f func(sample) float64) []float64 {

@@ -3,7 +3,6 @@ package main
 import (
 	"math"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -108,30 +107,33 @@ func TestOthersShare(t *testing.T) {
 	}
 }
 
-func TestSelectRounds(t *testing.T) {
+func TestSummarizeDisturbed(t *testing.T) {
+	rows := []row{{Subject: "sub", Mode: "unpipelined", Reference: "ref"}}
 	samples := append(threeRounds(),
 		sample{Round: 4, Subject: "ref", Mode: "unpipelined", Requests: 1000, Seconds: 2, ServerUS: 50, OthersServer: 40},
 		sample{Round: 4, Subject: "sub", Mode: "unpipelined", Requests: 1000, Seconds: 2, ServerUS: 1, OthersClient: 11})
 	if !samples[7].Disturbed() || !samples[8].Disturbed() || samples[0].Disturbed() {
 		t.Fatal("Disturbed: want true above 10% of either CPU only")
 	}
-	if n := cleanRounds(samples); n != 3 {
-		t.Errorf("cleanRounds = %d, want 3", n)
+	res := summarize(rows, samples, sideServer)[0]
+	if !res.Clean || res.Runs != 3 || res.AllRuns != 4 || res.RoundRatio != 0.6 || res.Median != 3 || res.RefMedian != 5 {
+		t.Errorf("from the undisturbed runs: %+v; want clean, 3 of 4 runs, ratio 0.6, medians 3 and 5", res)
 	}
-	kept, note := selectRounds(samples)
-	if len(kept) != 7 || !strings.Contains(note, "the 3 undisturbed rounds of 4") {
-		t.Errorf("kept %d samples, note %q; want the 7 of rounds 1-3", len(kept), note)
+	if n := cleanPairs(rows, samples); n != 3 {
+		t.Errorf("cleanPairs = %d, want 3", n)
 	}
-	res := summarize([]row{{Subject: "sub", Mode: "unpipelined", Reference: "ref"}}, kept, sideServer)[0]
-	if res.RoundRatio != 0.6 || res.Median != 3 {
-		t.Errorf("figures from the clean rounds: ratio %v median %v, want 0.6 and 3", res.RoundRatio, res.Median)
-	}
-	// With fewer than minCleanRounds clean rounds every round counts.
+	// With fewer than minCleanRounds undisturbed pairs every valid run counts.
 	busy := slices.Clone(samples)
-	busy[0].OthersServer, busy[2].OthersClient = 50, 50 // rounds 1 and 2
-	kept, note = selectRounds(busy)
-	if len(kept) != len(busy) || !strings.Contains(note, "Only 1 of 4 rounds were undisturbed") {
-		t.Errorf("kept %d of %d, note %q", len(kept), len(busy), note)
+	busy[0].OthersServer, busy[2].OthersClient = 50, 50 // round 1's ref, round 2's sub
+	res = summarize(rows, busy, sideServer)[0]
+	if res.Clean || res.Runs != 4 || len(res.RoundRatios) != 4 {
+		t.Errorf("too few undisturbed rounds: %+v; want every run (4)", res)
+	}
+	if n := cleanPairs(rows, busy); n != 0 {
+		t.Errorf("cleanPairs = %d, want 0 (below the minimum)", n)
+	}
+	if n := cleanPairs(append(rows, row{Subject: "x", Skipped: "n/a"}), samples); n != 3 {
+		t.Errorf("cleanPairs ignoring a skipped row = %d, want 3", n)
 	}
 	if got := sampleNote(busy[0]); got != "disturbed" {
 		t.Errorf("sampleNote = %q", got)
