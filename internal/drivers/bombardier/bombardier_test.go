@@ -1,7 +1,6 @@
 package bombardier_test
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/crankshaft/crankshaft/internal/drivers/bombardier"
@@ -32,15 +31,7 @@ func TestValues(t *testing.T) {
 			measure.Latency75: 0.282, measure.Latency90: 0.496, measure.Latency99: 1.41,
 		},
 	}
-	for name, want := range cases {
-		t.Run(name, func(t *testing.T) {
-			got := drivertest.Parse(t, bombardier.Parser{}, filepath.Join("testdata", name, "output.txt"))
-			if got.Error != "" {
-				t.Fatalf("Parse: %s", got.Error)
-			}
-			drivertest.Compare(t, got.Measurements, want)
-		})
-	}
+	drivertest.Values(t, bombardier.Parser{}, cases)
 }
 
 func TestErrors(t *testing.T) {
@@ -49,12 +40,7 @@ func TestErrors(t *testing.T) {
 		"badflag": `bombardier: no JSON result in output: time: unknown unit "x" in duration "1x"`,
 		"empty":   "bombardier: empty output",
 	}
-	for name, want := range cases {
-		got := drivertest.Parse(t, bombardier.Parser{}, filepath.Join("testdata", name, "output.txt"))
-		if got.Error != want {
-			t.Errorf("%s: error %q, want %q", name, got.Error, want)
-		}
-	}
+	drivertest.Errors(t, bombardier.Parser{}, cases)
 }
 
 func TestNameAndFiles(t *testing.T) {

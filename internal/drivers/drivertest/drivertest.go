@@ -129,3 +129,29 @@ func write(t *testing.T, path string, g Golden) {
 		t.Fatal(err)
 	}
 }
+
+// Values parses each case's testdata/<case>/output.txt and compares it with values read by hand
+// from that output (so a careless -update cannot change them unnoticed).
+func Values(t *testing.T, p drivers.Parser, cases map[string]map[string]float64) {
+	t.Helper()
+	for name, want := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := Parse(t, p, filepath.Join("testdata", name, "output.txt"))
+			if got.Error != "" {
+				t.Fatalf("Parse: %s", got.Error)
+			}
+			Compare(t, got.Measurements, want)
+		})
+	}
+}
+
+// Errors checks that each case's output fails to parse with exactly the given message.
+func Errors(t *testing.T, p drivers.Parser, cases map[string]string) {
+	t.Helper()
+	for name, want := range cases {
+		got := Parse(t, p, filepath.Join("testdata", name, "output.txt"))
+		if got.Error != want {
+			t.Errorf("%s: error %q, want %q", name, got.Error, want)
+		}
+	}
+}

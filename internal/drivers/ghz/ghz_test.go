@@ -1,7 +1,6 @@
 package ghz_test
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/crankshaft/crankshaft/internal/drivers/drivertest"
@@ -36,15 +35,7 @@ func TestValues(t *testing.T) {
 			measure.Errors: 200, measure.LatencyMean: 0.550973,
 		},
 	}
-	for name, want := range cases {
-		t.Run(name, func(t *testing.T) {
-			got := drivertest.Parse(t, ghz.Parser{}, filepath.Join("testdata", name, "output.txt"))
-			if got.Error != "" {
-				t.Fatalf("Parse: %s", got.Error)
-			}
-			drivertest.Compare(t, got.Measurements, want)
-		})
-	}
+	drivertest.Values(t, ghz.Parser{}, cases)
 }
 
 func TestErrors(t *testing.T) {
@@ -54,12 +45,7 @@ func TestErrors(t *testing.T) {
 		"nocalls": "ghz: no calls in the report",
 		"empty":   "ghz: empty output",
 	}
-	for name, want := range cases {
-		got := drivertest.Parse(t, ghz.Parser{}, filepath.Join("testdata", name, "output.txt"))
-		if got.Error != want {
-			t.Errorf("%s: error %q, want %q", name, got.Error, want)
-		}
-	}
+	drivertest.Errors(t, ghz.Parser{}, cases)
 }
 
 func TestNameAndFiles(t *testing.T) {

@@ -1,7 +1,6 @@
 package h2load_test
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/crankshaft/crankshaft/internal/drivers/drivertest"
@@ -40,15 +39,7 @@ func TestValues(t *testing.T) {
 			measure.LatencyMean: 0.298, measure.LatencyMax: 24.5,
 		},
 	}
-	for name, want := range cases {
-		t.Run(name, func(t *testing.T) {
-			got := drivertest.Parse(t, h2load.Parser{}, filepath.Join("testdata", name, "output.txt"))
-			if got.Error != "" {
-				t.Fatalf("Parse: %s", got.Error)
-			}
-			drivertest.Compare(t, got.Measurements, want)
-		})
-	}
+	drivertest.Values(t, h2load.Parser{}, cases)
 }
 
 func TestErrors(t *testing.T) {
@@ -57,12 +48,7 @@ func TestErrors(t *testing.T) {
 		"badflag": "h2load: run failed: -D: value error bogus",
 		"empty":   "h2load: empty output",
 	}
-	for name, want := range cases {
-		got := drivertest.Parse(t, h2load.Parser{}, filepath.Join("testdata", name, "output.txt"))
-		if got.Error != want {
-			t.Errorf("%s: error %q, want %q", name, got.Error, want)
-		}
-	}
+	drivertest.Errors(t, h2load.Parser{}, cases)
 }
 
 func TestNameAndFiles(t *testing.T) {

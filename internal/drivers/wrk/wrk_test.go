@@ -42,15 +42,7 @@ func TestValues(t *testing.T) {
 			measure.BadResponses: 0, measure.Errors: 0,
 		},
 	}
-	for name, want := range cases {
-		t.Run(name, func(t *testing.T) {
-			got := drivertest.Parse(t, wrk.Parser{}, filepath.Join("testdata", name, "output.txt"))
-			if got.Error != "" {
-				t.Fatalf("Parse: %s", got.Error)
-			}
-			drivertest.Compare(t, got.Measurements, want)
-		})
-	}
+	drivertest.Values(t, wrk.Parser{}, cases)
 }
 
 func TestErrorsQuoteWrk(t *testing.T) {
@@ -60,12 +52,7 @@ func TestErrorsQuoteWrk(t *testing.T) {
 		"dropped":   "wrk: no responses (Socket errors: connect 0, read 19020, write 0, timeout 0)",
 		"badscript": "wrk: script not loaded (wrk ran without it): /tmp/capture/bad.lua: /tmp/capture/bad.lua:2: unexpected symbol near '='",
 	}
-	for name, want := range cases {
-		got := drivertest.Parse(t, wrk.Parser{}, filepath.Join("testdata", name, "output.txt"))
-		if got.Error != want {
-			t.Errorf("%s: error %q, want %q", name, got.Error, want)
-		}
-	}
+	drivertest.Errors(t, wrk.Parser{}, cases)
 }
 
 func TestFiles(t *testing.T) {
