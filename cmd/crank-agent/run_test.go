@@ -10,6 +10,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 	"io"
 	"log/slog"
 	"math/big"
@@ -18,7 +19,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -105,7 +105,7 @@ func TestServeHTTPSWithToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	addrs := make(chan net.Addr, 1)
 	done := make(chan error, 1)
@@ -137,24 +137,6 @@ func TestServeHTTPSWithToken(t *testing.T) {
 	if !strings.Contains(logs.String(), "agent shut down") {
 		t.Errorf("logs lack the shutdown: %s", logs.String())
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the agent's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func withLogger(cfg config, w io.Writer) config {

@@ -2,10 +2,8 @@ package agent
 
 import (
 	"context"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,33 +14,8 @@ import (
 // commit.
 func gitRepo(t *testing.T) (dir, first string) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	dir = t.TempDir()
-	git := func(args ...string) string {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	commit := func(version string) string {
-		if err := os.WriteFile(filepath.Join(dir, "app.sh"), []byte("#!/bin/sh\necho version "+version+"\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		git("add", "app.sh")
-		git("commit", "--quiet", "-m", "version "+version)
-		return git("rev-parse", "HEAD")
-	}
-	git("init", "--quiet", "-b", "main")
-	first = commit("one")
-	commit("two")
-	return dir, first
+	dir, commits := testutil.GitRepo(t, "#!/bin/sh\necho version one\n", "#!/bin/sh\necho version two\n")
+	return dir, commits[0]
 }
 
 // TestCloneCheckoutBuildAndReuse clones a local repository at its first commit (file:// URL),

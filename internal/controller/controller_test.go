@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -12,7 +13,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -71,24 +71,6 @@ func startAgent(t *testing.T, skew time.Duration, files map[string]string) strin
 	return srv.URL
 }
 
-// syncWriter collects progress lines from the controller's goroutines.
-type syncWriter struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *syncWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
-}
-
 func otherArch() string {
 	if runtime.GOARCH == "arm64" {
 		return "amd64"
@@ -107,7 +89,7 @@ func TestSeveralEndpointsSkewAndSkip(t *testing.T) {
 		Arguments: `-c "sleep 0.5; echo http/rps/mean=$(cat ../rps); echo http/latency/99=$(cat ../p99)"`}
 	extra := server
 	extra.Options.RequiredArchitecture = otherArch()
-	var progress syncWriter
+	var progress testutil.SyncBuffer
 	c := New(Options{Progress: &progress, PollInterval: 50 * time.Millisecond})
 	defer c.Close(context.Background())
 	before := time.Now()

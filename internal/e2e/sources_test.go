@@ -1,11 +1,10 @@
 package e2e
 
 import (
-	"os"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 )
@@ -56,34 +55,8 @@ func TestBuildReusedAcrossCrankRuns(t *testing.T) {
 // The second commit's app.sh fails (exit 3), so a job that succeeds ran the first.
 func gitRepo(t *testing.T) (dir, first string) {
 	t.Helper()
-	dir = t.TempDir()
-	git := func(args ...string) string {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	commit := func(version string) string {
-		body := "#!/bin/sh\necho \"version " + version + "\"\n"
-		if version != "one" {
-			body += "exit 3\n"
-		}
-		if err := os.WriteFile(filepath.Join(dir, "app.sh"), []byte(body), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		git("add", "app.sh")
-		git("commit", "--quiet", "-m", "version "+version)
-		return git("rev-parse", "HEAD")
-	}
-	git("init", "--quiet", "-b", "main")
-	first = commit("one")
-	commit("two")
-	return dir, first
+	dir, commits := testutil.GitRepo(t, "#!/bin/sh\necho \"version one\"\n", "#!/bin/sh\necho \"version two\"\nexit 3\n")
+	return dir, commits[0]
 }
 
 // TestGitSourceAtCommit: a job whose source is a git repository (file:// URL) at a given commit,

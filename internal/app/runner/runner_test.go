@@ -1,28 +1,14 @@
 package runner
 
 import (
-	"bytes"
 	"context"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
-
-// syncBuffer is a bytes.Buffer safe for one writer and one reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 func TestRunPrintsReadyAndStops(t *testing.T) {
 	gotPool := make(chan bool, 1)
@@ -34,7 +20,7 @@ func TestRunPrintsReadyAndStops(t *testing.T) {
 		return nil
 	}}
 	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncBuffer{}
+	out := &testutil.SyncBuffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, app, []string{"--address", "127.0.0.1", "--port", "0", "--dispatch", "partitioned"}, out, slog.New(slog.DiscardHandler))
@@ -63,7 +49,7 @@ func TestRunPrintsReadyAndStops(t *testing.T) {
 func TestRunRejectsBadFlags(t *testing.T) {
 	app := App{Name: "test", Dispatch: true, Serve: func(context.Context, net.Listener, *Env) error { return nil }}
 	for _, args := range [][]string{{"--dispatch", "global"}, {"--no-such-flag"}, {"--partitions", "-1", "--dispatch", "shared"}} {
-		err := Run(context.Background(), app, args, &syncBuffer{}, slog.New(slog.DiscardHandler))
+		err := Run(context.Background(), app, args, &testutil.SyncBuffer{}, slog.New(slog.DiscardHandler))
 		if err == nil || !strings.Contains(err.Error(), "test") {
 			t.Errorf("Run(%v) = %v, want an error naming the app", args, err)
 		}
