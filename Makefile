@@ -6,7 +6,7 @@ CACHE     := .cache
 GOFLAGS   ?= -buildvcs=false
 export GOFLAGS
 
-.PHONY: build agents test test-deps bench clean
+.PHONY: build agents test test-deps test-fresh bench clean
 
 build:
 	$(GO) build -o $(BIN)/crank ./cmd/crank
@@ -19,11 +19,13 @@ agents:
 	  CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -o $(BIN)/crank-agent-linux-$$arch ./cmd/crank-agent || exit 1; \
 	done
 
-# Debian packages (wrk, h2load, nginx, qemu for the arm64 agent test, shellcheck for actionlint) and influxd 1.8.10,
-# built from the Go module proxy once and cached in .cache/bin.
+# Debian packages (wrk, h2load, nginx, qemu for the arm64 agent test, shellcheck for actionlint, git,
+# ip for the network-namespace tests, systemd-analyze for the agent's unit), actionlint into bin/, and
+# influxd 1.8.10, built from the Go module proxy once and cached in .cache/bin.
 test-deps:
 	@missing=""; \
-	for t in wrk:wrk h2load:nghttp2-client nginx:nginx-light qemu-aarch64-static:qemu-user-static shellcheck:shellcheck; do \
+	for t in wrk:wrk h2load:nghttp2-client nginx:nginx-light qemu-aarch64-static:qemu-user-static shellcheck:shellcheck \
+	         git:git ip:iproute2 systemd-analyze:systemd; do \
 	  command -v $${t%%:*} >/dev/null 2>&1 || missing="$$missing $${t#*:}"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -32,6 +34,7 @@ test-deps:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
 	  else echo "warning: not root, cannot install$$missing; the tests that need them will be skipped"; fi; \
 	fi
+	$(GO) build -o $(BIN)/ github.com/rhysd/actionlint/cmd/actionlint
 	@if [ ! -x $(CACHE)/bin/influxd ]; then \
 	  echo "building influxd v1.8.10 into $(CACHE)/bin (about 3 minutes, once)"; \
 	  GOBIN=$(CURDIR)/$(CACHE)/bin $(GO) install github.com/influxdata/influxdb/cmd/influxd@v1.8.10 || exit 1; \
@@ -39,6 +42,18 @@ test-deps:
 
 test: test-deps build
 	PATH="$(CURDIR)/$(BIN):$(CURDIR)/$(CACHE)/bin:$$PATH" $(GO) test -count=1 -timeout 20m ./...
+
+# What a new user's first `make test` meets: a fresh clone of HEAD in a temporary folder, empty Go
+# module and build caches, CI=true (a missing component fails instead of skipping). Run it before
+# resolving anything that changes the build, the Makefile, go.mod or what the tests need.
+test-fresh:
+	@tmp=$$(mktemp -d /tmp/crankshaft-fresh.XXXXXX); \
+	echo "fresh clone in $$tmp"; \
+	git clone -q "$(CURDIR)" "$$tmp/src" && \
+	cd "$$tmp/src" && \
+	GOMODCACHE="$$tmp/gomod" GOCACHE="$$tmp/gocache" CI=true $(MAKE) test; \
+	rc=$$?; chmod -R u+w "$$tmp" 2>/dev/null; rm -rf "$$tmp"; \
+	echo "make test-fresh: exit $$rc"; exit $$rc
 
 # docs/PERFORMANCE.md: CPU per request of the apps against nginx and of crank load against wrk and
 # bombardier (pinned, alternating rounds), the agent's CPU, crank's start-up. 5 to 9 minutes: rounds

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 // install runs install.sh into root with the given options and returns its output.
@@ -103,7 +105,7 @@ func TestInstallRefusesBadInput(t *testing.T) {
 
 func TestShellcheck(t *testing.T) {
 	if _, err := exec.LookPath("shellcheck"); err != nil {
-		t.Skip("shellcheck is not installed (apt-get install shellcheck)")
+		testutil.Missing(t, "shellcheck is not installed (apt-get install shellcheck)")
 	}
 	if out, err := exec.Command("shellcheck", "install.sh").CombinedOutput(); err != nil {
 		t.Errorf("shellcheck install.sh: %v\n%s", err, out)
@@ -113,7 +115,7 @@ func TestShellcheck(t *testing.T) {
 // TestUnitVerifies runs systemd-analyze verify on the unit (with an executable that exists here).
 func TestUnitVerifies(t *testing.T) {
 	if _, err := exec.LookPath("systemd-analyze"); err != nil {
-		t.Skip("systemd-analyze is not installed")
+		testutil.Missing(t, "systemd-analyze is not installed (apt-get install systemd)")
 	}
 	unit, err := os.ReadFile("crank-agent.service")
 	if err != nil {

@@ -21,6 +21,8 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/app/apptest"
 	"github.com/crankshaft/crankshaft/internal/app/metrics"
+
+	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 func TestGRPC(t *testing.T) {
@@ -156,7 +158,7 @@ func checkGhz(t *testing.T, addr string) {
 func checkH2load(t *testing.T, addr string) {
 	h2load, err := exec.LookPath("h2load")
 	if err != nil {
-		t.Skip("h2load not installed")
+		testutil.Missing(t, "h2load is not installed (apt-get install nghttp2-client)")
 	}
 	msg, err := proto.Marshal(&testpb.SimpleRequest{ResponseSize: 10})
 	if err != nil {

@@ -63,7 +63,7 @@ func gitRepo(t *testing.T) (dir, first string) {
 // cloned and built by the embedded agent; the second run reuses the build of that commit.
 func TestGitSourceAtCommit(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
+		testutil.Missing(t, "git is not installed")
 	}
 	repo, first := gitRepo(t)
 	cfg := shellJobs(t, t.TempDir(), `

@@ -17,6 +17,8 @@ import (
 
 	testpb "google.golang.org/grpc/interop/grpc_testing"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 // teTimeout bounds each TechEmpower scenario run (builds, database, warm-up and load included).
@@ -54,7 +56,7 @@ func loadResults(t *testing.T, args ...string) map[string]float64 {
 func needTool(t *testing.T, name string) {
 	t.Helper()
 	if _, err := exec.LookPath(name); err != nil {
-		t.Skipf("%s is not installed", name)
+		testutil.Missing(t, "%s is not installed (make test-deps)", name)
 	}
 }
 

@@ -36,7 +36,7 @@ func (s *SyncBuffer) String() string {
 func GitRepo(t testing.TB, scripts ...string) (dir string, commits []string) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
+		Missing(t, "git is not installed")
 	}
 	dir = t.TempDir()
 	git := func(args ...string) string {

@@ -16,6 +16,8 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/drivers/wrk"
 	"github.com/crankshaft/crankshaft/internal/measure"
+
+	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 // batchServer is a minimal HTTP/1.1 server on 127.0.0.1 that answers every complete GET it reads
@@ -98,7 +100,7 @@ func (s *batchServer) record(batch int64) {
 func TestPipelineScriptWithWrk(t *testing.T) {
 	bin, err := exec.LookPath("wrk")
 	if err != nil {
-		t.Skip("wrk is not installed")
+		testutil.Missing(t, "wrk is not installed (apt-get install wrk)")
 	}
 	const depth = 4
 	s := startBatchServer(t)
