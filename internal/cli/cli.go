@@ -120,6 +120,7 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 	run := controller.Run{
 		Scenario: resolved.Scenario, Profiles: resolved.Profiles, Iterations: f.iterations,
 		Description: f.description, Session: f.session, Properties: f.properties,
+		Span: f.spread.span, Repeat: f.spread.repeat, Exclude: f.spread.exclude,
 	}
 	if run.Session == "" {
 		run.Session = newSession()
@@ -133,7 +134,13 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 		return ExitFailed
 	}
 	res.JobResults.Diagnostics = diagnose.Diagnose(res, diagnose.DefaultThresholds())
-	return finish(ctx, st, f, run, res, log)
+	verdict := judge(res, f.verdict, scenarioThresholds(resolved))
+	code := finish(ctx, st, f, run, res, log)
+	writeVerdict(st.Stdout, st.Stderr, res)
+	if code != ExitOK {
+		return code
+	}
+	return verdict
 }
 
 func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, error) {

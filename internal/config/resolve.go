@@ -9,6 +9,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/threshold"
 	"github.com/osteele/liquid"
 )
 
@@ -33,6 +34,8 @@ type Service struct {
 	Job  api.Job
 	// Endpoints are the agents to run on; empty means the embedded local agent.
 	Endpoints []string
+	// Thresholds are the service's pass/fail conditions (key thresholds of its job, scenario or profile).
+	Thresholds []threshold.Threshold
 }
 
 // Scenarios lists the scenario names, sorted.
@@ -222,10 +225,14 @@ func (c *Config) resolveService(e *liquid.Engine, scenario string, svc pair, pro
 			}
 		}
 	}
+	ths, tErrs := thresholds(job, svc.key, where)
+	errs = append(errs, tErrs...)
 	if len(errs) > 0 {
 		return Service{}, errors.Join(errs...)
 	}
-	return c.finish(e, where, svc.key, jobName, job, cmdVars)
+	s, err := c.finish(e, where, svc.key, jobName, job.without(keyThresholds), cmdVars)
+	s.Thresholds = ths
+	return s, err
 }
 
 // finish merges and renders the variables, renders the job and decodes it. A job with a metrics
