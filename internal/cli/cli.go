@@ -93,9 +93,15 @@ func logger(st State, verbose bool) *slog.Logger {
 func runScenario(ctx context.Context, st State, f *runFlags) int {
 	log := logger(st, f.verbose)
 	resolved, err := resolve(ctx, st, f)
+	if err == nil {
+		err = checkThresholdServices(f.verdict.thresholds, resolved)
+	}
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
 		return ExitBadInput
+	}
+	for _, w := range resolved.Warnings {
+		fmt.Fprintf(st.Stderr, "crank: warning: %s\n", w)
 	}
 	if f.dryRun != "" {
 		return writeDryRun(st, f.dryRun, resolved)

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -136,4 +137,18 @@ func scenarioThresholds(r *config.Resolved) []threshold.Threshold {
 		out = append(out, s.Thresholds...)
 	}
 	return out
+}
+
+// checkThresholdServices fails a --threshold naming a service the scenario does not have.
+func checkThresholdServices(ths []threshold.Threshold, r *config.Resolved) error {
+	var names []string
+	for _, s := range r.Services {
+		names = append(names, s.Name)
+	}
+	for _, t := range ths {
+		if t.Service != "" && !slices.Contains(names, t.Service) {
+			return fmt.Errorf("--threshold %s: no service %q in scenario %q; services: %s", t, t.Service, r.Scenario, strings.Join(names, ", "))
+		}
+	}
+	return nil
 }
