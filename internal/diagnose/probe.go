@@ -1,0 +1,56 @@
+package diagnose
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/results"
+)
+
+// NeedsProbe tells whether the diagnosis is "underloaded", the one verdict a short run at twice
+// the connections can confirm or turn into "serialized".
+func NeedsProbe(diags []results.Diagnostic) bool {
+	return slices.ContainsFunc(diags, func(d results.Diagnostic) bool { return d.Kind == Underloaded })
+}
+
+// Probe reads a short extra run at twice the connections (probe) against the run it checks
+// (res): when the RPS rose by less than th.ProbeGain, the server handles requests one (or a few)
+// at a time whatever the load, and the underloaded verdict becomes serialized; otherwise the
+// verdict stays, with the gain the probe measured. connections is the load's setting in res.
+func Probe(diags []results.Diagnostic, res, probe *results.Result, connections float64, th Thresholds) []results.Diagnostic {
+	base, probed := totalRPS(res), totalRPS(probe)
+	i := slices.IndexFunc(diags, func(d results.Diagnostic) bool { return d.Kind == Underloaded })
+	if i < 0 || base <= 0 {
+		return diags
+	}
+	out := slices.Clone(diags)
+	gain := probed/base - 1
+	figures := fmt.Sprintf("%s -> %s connections: %s -> %s requests/s, %+.0f%%",
+		n0(connections), n0(2*connections), n0(base), n0(probed), 100*gain)
+	if gain < th.ProbeGain {
+		r := newRun(res)
+		main, load := busiest(known(r.servers)), known(r.loads)[0]
+		out[i] = results.Diagnostic{Kind: Serialized, Message: fmt.Sprintf(
+			"requests per second stayed flat when the connections doubled (%s, a short probe run) while neither side is saturated "+
+				"(%s: %s; %s: %s): the server handles requests one or a few at a time (a lock, a one-slot channel, "+
+				"a single worker or connection to a backend); more load will not help",
+			figures, main.name, short(main), load.name, short(load))}
+		return out
+	}
+	out[i].Message += fmt.Sprintf(" (checked by a short probe run: %s)", figures)
+	return out
+}
+
+func totalRPS(res *results.Result) float64 {
+	if res == nil {
+		return 0
+	}
+	var s float64
+	for _, jr := range res.JobResults.Jobs {
+		if jr != nil {
+			s += jr.Results[measure.RPS]
+		}
+	}
+	return s
+}
