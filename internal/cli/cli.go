@@ -139,7 +139,9 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
 		return ExitFailed
 	}
-	res.JobResults.Diagnostics = diagnose.Diagnose(res, diagnose.DefaultThresholds())
+	th := diagnose.DefaultThresholds()
+	res.JobResults.Diagnostics = diagnose.Diagnose(res, th)
+	res.JobResults.Diagnostics = probe(ctx, st, f, ctl, run, resolved, res, th)
 	verdict := judge(res, f.verdict, scenarioThresholds(resolved))
 	code := finish(ctx, st, f, run, res, log)
 	writeVerdict(st.Stdout, st.Stderr, res)

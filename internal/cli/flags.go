@@ -26,6 +26,7 @@ type runFlags struct {
 	influx      influxFlags
 	verdict     verdictFlags
 	spread      spreadFlags
+	noProbe     bool
 }
 
 type influxFlags struct {
@@ -52,6 +53,10 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 		name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
 		if name == "verbose" || name == "v" {
 			f.verbose = true
+			continue
+		}
+		if name == "no-probe" {
+			f.noProbe = true
 			continue
 		}
 		if !hasValue {
@@ -168,6 +173,8 @@ Run options (crank's names):
   --span DURATION          repeat the run until DURATION (HH:mm:ss or 90s) has passed
   --threshold EXPR         fail the run (exit 99) unless [service:]metric OP number holds, e.g.
                            'load:http/latency/99<5' (repeatable; also thresholds: in the scenario)
+  --no-probe               when the diagnosis says underloaded, do not check it with a short run at
+                           twice the connections (which tells a serialized server from a light load)
   --max-error-rate SHARE   fail the run (exit 1) when more than SHARE of requests fail (default 1%; off)
   --description TEXT       a description stored with the results
   --property name=value    a property stored with the results (repeatable)

@@ -8,19 +8,23 @@ import (
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
-// NeedsProbe tells whether the diagnosis is "underloaded", the one verdict a short run at twice
-// the connections can confirm or turn into "serialized".
+// NeedsProbe tells whether the diagnosis found nothing saturated ("underloaded", or "unreliable"
+// on a busy machine): the verdicts a short run at twice the connections can confirm or turn into
+// "serialized", since it does not rest on CPU figures.
 func NeedsProbe(diags []results.Diagnostic) bool {
-	return slices.ContainsFunc(diags, func(d results.Diagnostic) bool { return d.Kind == Underloaded })
+	return slices.ContainsFunc(diags, unsaturated)
 }
+
+func unsaturated(d results.Diagnostic) bool { return d.Kind == Underloaded || d.Kind == Unreliable }
 
 // Probe reads a short extra run at twice the connections (probe) against the run it checks
 // (res): when the RPS rose by less than th.ProbeGain, the server handles requests one (or a few)
-// at a time whatever the load, and the underloaded verdict becomes serialized; otherwise the
-// verdict stays, with the gain the probe measured. connections is the load's setting in res.
+// at a time whatever the load, and the underloaded (or unreliable) verdict becomes serialized;
+// otherwise the verdict stays, with the gain the probe measured. connections is the load's
+// setting in res.
 func Probe(diags []results.Diagnostic, res, probe *results.Result, connections float64, th Thresholds) []results.Diagnostic {
 	base, probed := totalRPS(res), totalRPS(probe)
-	i := slices.IndexFunc(diags, func(d results.Diagnostic) bool { return d.Kind == Underloaded })
+	i := slices.IndexFunc(diags, unsaturated)
 	if i < 0 || base <= 0 {
 		return diags
 	}

@@ -129,7 +129,7 @@ func Check(res *results.Result, ths []Threshold) []results.ThresholdCheck {
 
 // Line renders one check for the end of a run: "✓ load: http/latency/99 < 5 (1.23)".
 func Line(c results.ThresholdCheck) string {
-	mark, what := "pass", results.Format(c.Value, "n3")
+	mark, what := "pass", strings.TrimSuffix(strings.TrimRight(results.Format(c.Value, "n3"), "0"), ".")
 	if !c.Pass {
 		mark = "FAIL"
 	}
