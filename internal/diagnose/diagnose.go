@@ -82,7 +82,7 @@ func Diagnose(res *results.Result, th Thresholds) []results.Diagnostic {
 	if res == nil {
 		return nil
 	}
-	r := newRun(res)
+	r := newRun(res, th)
 	busy := machineBusy(r, th)
 	out := append([]results.Diagnostic{}, busy...)
 	out = append(out, errorBound(r, th)...)

@@ -182,24 +182,22 @@ func TestErrorShareBelowThreshold(t *testing.T) {
 // Machine-busy comes first and marks every other verdict unreliable; what the run's jobs can use
 // leaves out the work outside the run.
 func TestMachineBusy(t *testing.T) {
+	busy := results.Diagnostic{Kind: MachineBusy, Message: "the machine of application and load was 98% busy (benchmarks/cpu/global, % of its 2 cores) " +
+		"and 48% of it was used outside the run (other processes, the kernel, the agent): CPU figures and every other verdict are unreliable; run on a quiet machine"}
+	// Nothing saturated on a busy machine: no "underloaded", no advice to raise the load.
 	check(t, map[string]fakeJob{
 		"application": {raw: []float64{60}, global: 98, cores: 2, host: "box"},
 		"load":        {raw: []float64{40}, global: 95, cores: 2, host: "box", vars: wrkVars(1, 32, 16), results: wrk(0, 0)},
-	},
-		results.Diagnostic{Kind: MachineBusy, Message: "the machine of application and load was 98% busy (benchmarks/cpu/global, % of its 2 cores) " +
-			"and 48% of it was used outside the run (other processes, the kernel, the agent): CPU figures and every other verdict are unreliable; run on a quiet machine"},
-		results.Diagnostic{Kind: ServerBound, Message: "application: the server's CPU is saturated (60% of the 64% it can use (% of one core): " +
-			"2 cores, 40% used by load, 96% used outside the run): the server limits the run (unreliable: the machine was busy, see machine-busy)"})
-	// Nothing saturated on a busy machine: no "underloaded", no advice to raise the load.
+	}, busy, results.Diagnostic{Kind: Unreliable, Message: "what limited the run cannot be told: neither side reached the CPU it could use " +
+		"(application: 60% of 160% (% of one core); load: 40% of 100% (% of one core)), but the machine was busy outside the run, " +
+		"so the load may not be too light; run on a quiet machine"})
+	// A verdict that stands is marked unreliable.
 	check(t, map[string]fakeJob{
-		"application": {raw: []float64{20}, global: 60, cores: 2, host: "box"},
-		"load":        {raw: []float64{10}, global: 60, cores: 2, host: "box", vars: wrkVars(1, 32, 1), results: wrk(0, 0)},
-	},
-		results.Diagnostic{Kind: MachineBusy, Message: "the machine of application and load was 60% busy (benchmarks/cpu/global, % of its 2 cores) " +
-			"and 45% of it was used outside the run (other processes, the kernel, the agent): CPU figures and every other verdict are unreliable; run on a quiet machine"},
-		results.Diagnostic{Kind: Unreliable, Message: "what limited the run cannot be told: neither side reached the CPU it could use " +
-			"(application: 20% of 100% (% of one core); load: 10% of 90% (% of one core)), but the machine was busy outside the run, " +
-			"so the load may not be too light; run on a quiet machine"})
+		"application": {raw: []float64{5}, global: 98, cores: 2, host: "box"},
+		"load":        {raw: []float64{95}, global: 95, cores: 2, host: "box", vars: wrkVars(1, 32, 16), results: wrk(0, 0)},
+	}, busy, results.Diagnostic{Kind: ClientBound, Message: "load: the load generator's CPU is saturated (95% of the 100% it can use (% of one core): 1 thread) " +
+		"while application uses 5% of 105% (% of one core): the load generator limits the run; give it more threads or a machine of its own " +
+		"(unreliable: the machine was busy, see machine-busy)"})
 }
 
 // The first wrong case of the issue, in figures: a server spinning on the CPU beside a burner
@@ -259,7 +257,7 @@ func TestFiguresFallbacks(t *testing.T) {
 	if !j.hasCPU || j.raw != 80 || j.cores != 0 || j.machine != "url:http://a:5010" || !j.load || j.threads != 2 {
 		t.Errorf("summary fallback %+v", j)
 	}
-	setCap(j, []*job{j}, nil)
+	setCap(j, []*job{j}, nil, DefaultThresholds())
 	if j.cap != 0 || j.capNote != "cores unknown" || j.saturated(0.9) {
 		t.Errorf("unknown cores: cap %v %q, saturated %v; want 0, not saturated", j.cap, j.capNote, j.saturated(0.9))
 	}

@@ -68,7 +68,7 @@ func (m *machine) outside() float64 {
 	return max(0, m.global/100*float64(m.cores)*100-m.own)
 }
 
-func newRun(res *results.Result) run {
+func newRun(res *results.Result, th Thresholds) run {
 	var r run
 	names := make([]string, 0, len(res.JobResults.Jobs))
 	for n := range res.JobResults.Jobs {
@@ -91,7 +91,7 @@ func newRun(res *results.Result) run {
 	}
 	r.machines = machines(all)
 	for _, j := range all {
-		setCap(j, all, r.machineOf(j))
+		setCap(j, all, r.machineOf(j), th)
 	}
 	return r
 }
@@ -185,9 +185,11 @@ func machineOf(env map[string]any) string {
 	return ""
 }
 
-// setCap sets the CPU the job can use: its machine's cores less what the run's other jobs and
-// the work outside the run used there, and for a load generator no more than its threads' cores.
-func setCap(j *job, all []*job, m *machine) {
+// setCap sets the CPU the job can use: its machine's cores less what the run's other jobs used
+// there, less the work outside the run when it is noticeable (minOutside) but the machine is not
+// busy (on a busy machine every job would look saturated with what the others left it), and for
+// a load generator no more than its threads' cores.
+func setCap(j *job, all []*job, m *machine, th Thresholds) {
 	if j.cores == 0 {
 		j.cap, j.capNote = 0, "cores unknown"
 		return
@@ -201,7 +203,7 @@ func setCap(j *job, all []*job, m *machine) {
 			taken = append(taken, fmt.Sprintf("%.0f%% used by %s", o.raw, o.name))
 		}
 	}
-	if out := m.outside(); out >= minOutside*float64(j.cores)*100 {
+	if out, capacity := m.outside(), float64(j.cores)*100; out >= minOutside*capacity && out < th.OtherShare*capacity {
 		j.cap -= out
 		taken = append(taken, fmt.Sprintf("%.0f%% used outside the run", out))
 	}

@@ -19,9 +19,10 @@ func unsaturated(d results.Diagnostic) bool { return d.Kind == Underloaded || d.
 
 // Probe reads a short extra run at twice the connections (probe) against the run it checks
 // (res): when the RPS rose by less than th.ProbeGain, the server handles requests one (or a few)
-// at a time whatever the load, and the underloaded (or unreliable) verdict becomes serialized;
-// otherwise the verdict stays, with the gain the probe measured. connections is the load's
-// setting in res.
+// at a time whatever the load, and the underloaded verdict becomes serialized; otherwise the
+// verdict stays, with the gain the probe measured. An unreliable verdict (a busy machine, where
+// a CPU-starved server also stays flat) stays unreliable, with what the probe saw. connections is
+// the load's setting in res.
 func Probe(diags []results.Diagnostic, res, probe *results.Result, connections float64, th Thresholds) []results.Diagnostic {
 	base, probed := totalRPS(res), totalRPS(probe)
 	i := slices.IndexFunc(diags, unsaturated)
@@ -32,8 +33,16 @@ func Probe(diags []results.Diagnostic, res, probe *results.Result, connections f
 	gain := probed/base - 1
 	figures := fmt.Sprintf("%s -> %s connections: %s -> %s requests/s, %+.0f%%",
 		n0(connections), n0(2*connections), n0(base), n0(probed), 100*gain)
+	if out[i].Kind == Unreliable {
+		what := "the load was too light"
+		if gain < th.ProbeGain {
+			what = "the load is not what limits the run"
+		}
+		out[i].Message += fmt.Sprintf(" (a short probe run: %s, so %s)", figures, what)
+		return out
+	}
 	if gain < th.ProbeGain {
-		r := newRun(res)
+		r := newRun(res, th)
 		main, load := busiest(known(r.servers)), known(r.loads)[0]
 		out[i] = results.Diagnostic{Kind: Serialized, Message: fmt.Sprintf(
 			"requests per second stayed flat when the connections doubled (%s, a short probe run) while neither side is saturated "+

@@ -36,4 +36,14 @@ func TestProbe(t *testing.T) {
 	if diags[0].Kind != Underloaded {
 		t.Error("Probe modified its input")
 	}
+	// On a busy machine a CPU-starved server stays flat too: unreliable stays, with what the probe saw.
+	unreliable := []results.Diagnostic{{Kind: Unreliable, Message: "what limited the run cannot be told"}}
+	got := Probe(unreliable, base, probeRun(1010), 32, th)
+	if got[0].Kind != Unreliable || !strings.HasSuffix(got[0].Message, "+3%, so the load is not what limits the run)") {
+		t.Errorf("unreliable, flat: %s", show(got))
+	}
+	got = Probe(unreliable, base, probeRun(1900), 32, th)
+	if got[0].Kind != Unreliable || !strings.HasSuffix(got[0].Message, "+94%, so the load was too light)") {
+		t.Errorf("unreliable, rose: %s", show(got))
+	}
 }

@@ -53,7 +53,6 @@ const (
 	UnitCount    = "count"
 	UnitPerSec   = "/s"
 	UnitMsPerSec = "ms/s"
-	UnitUs       = "us"
 )
 
 // Catalog maps measurement names to their metadata. Build one with Default.
@@ -90,7 +89,7 @@ func List() []api.Metadata {
 		md("Host Process", WorkingSet, api.OpMax, api.OpMax, "n0", UnitMB, "Max Working Set (MB)", "Highest resident memory of the job's process tree"),
 		md("Host Process", PrivateMemory, api.OpMax, api.OpMax, "n0", UnitMB, "Max Private Memory (MB)", "Highest private (anonymous) memory of the job's process tree"),
 		md("Host Process", BuildTime, api.OpMax, api.OpMax, "n0", UnitMs, "Build Time (ms)", "Time the agent spent building the job (0 when a cached build was reused)"),
-		md("Derived", CPUPerRequest, api.OpMax, api.OpMax, "n2", UnitUs, "CPU per request (us)", "The job's mean CPU over its measured samples divided by the run's requests per second: microseconds of CPU per request"),
+		md("Derived", CPUPerRequest, api.OpMax, api.OpMax, "n4", UnitMs, "CPU per request (ms)", "The job's mean CPU over its measured samples divided by the run's requests per second: milliseconds of CPU per request"),
 		md("Host Process", StartTime, api.OpMax, api.OpMax, "n0", UnitMs, "Start Time (ms)", "Time from process start to ready"),
 		md("Load", RPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec", "Requests per second over the measured duration"),
 		md("Load", Requests, api.OpMax, api.OpSum, "n0", UnitCount, "Requests", "Responses received over the measured duration"),

@@ -9,7 +9,7 @@ import (
 //     socket errors, in percent;
 //   - benchmarks/cpu/per-request on every job with CPU, when the run's load jobs report RPS: the
 //     job's mean CPU over its measured samples (cpu/raw, the summary when there are no samples) over
-//     the run's requests per second, in microseconds of CPU per request.
+//     the run's requests per second, in milliseconds of CPU per request.
 //
 // Existing values are kept, so Derive may run again on a result read back from a file.
 func Derive(jobs map[string]*JobResult) {
@@ -29,7 +29,7 @@ func Derive(jobs map[string]*JobResult) {
 			continue
 		}
 		if cpu, ok := MeasuredMean(jr, measure.CPURaw); ok {
-			setDerived(jr, measure.CPUPerRequest, cpu/100/rps*1e6)
+			setDerived(jr, measure.CPUPerRequest, cpu/100/rps*1e3)
 		}
 	}
 }

@@ -23,7 +23,7 @@ func WriteTables(w io.Writer, r *Result, services []string) error {
 		writeTable(&b, svc, rows(jr))
 	}
 	if len(r.JobResults.Diagnostics) > 0 {
-		b.WriteString("\nDiagnosis:\n")
+		b.WriteString("\nDiagnosis" + iterationNote(r) + ":\n")
 		for _, d := range r.JobResults.Diagnostics {
 			fmt.Fprintf(&b, "  %s: %s\n", d.Kind, d.Message)
 		}
@@ -105,4 +105,14 @@ func Format(v float64, format string) string {
 		b.WriteString(frac)
 	}
 	return b.String()
+}
+
+// iterationNote says which iteration the diagnosis's samples come from, with several.
+func iterationNote(r *Result) string {
+	for _, jr := range r.JobResults.Jobs {
+		if jr != nil && jr.TimelineIteration > 0 && len(jr.Iterations) > 1 {
+			return fmt.Sprintf(" (CPU from the samples of iteration %d of %d; results are the means)", jr.TimelineIteration, len(jr.Iterations))
+		}
+	}
+	return ""
 }
