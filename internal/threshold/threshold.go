@@ -64,12 +64,13 @@ func Parse(expr string) (Threshold, error) {
 	}
 	t := Threshold{Source: "--threshold"}
 	target := strings.TrimSpace(expr[:i])
+	named := false
 	if svc, metric, ok := strings.Cut(target, ":"); ok {
-		t.Service, target = strings.TrimSpace(svc), metric
+		t.Service, target, named = strings.TrimSpace(svc), metric, true
 	}
 	t.Metric = strings.TrimSpace(target)
-	if t.Metric == "" || (strings.Contains(target, ":") && t.Service == "") {
-		return Threshold{}, fmt.Errorf("threshold %q: no metric before the operator", expr)
+	if t.Metric == "" || (named && t.Service == "") {
+		return Threshold{}, fmt.Errorf("threshold %q: no metric before the operator, or an empty service before ':'", expr)
 	}
 	var err error
 	if t.Op, t.Value, err = ParseCondition(expr[i:]); err != nil {
