@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/config"
 	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/diagnose"
@@ -33,16 +34,16 @@ func probe(ctx context.Context, st State, f *runFlags, ctl *controller.Controlle
 		if !s.Job.WaitForExit {
 			continue
 		}
-		c, ok := numeric(s.Job.Variables["connections"])
+		c, ok := api.Number(s.Job.Variables["connections"])
 		if !ok || c < 1 {
 			continue
 		}
 		conns = c
 		pf.overrides = append(pf.overrides, [2]string{s.Name + ".variables.connections", strconv.FormatFloat(2*c, 'f', -1, 64)})
-		if d, ok := numeric(s.Job.Variables["duration"]); ok && d > ProbeDuration {
+		if d, ok := api.Number(s.Job.Variables["duration"]); ok && d > ProbeDuration {
 			pf.overrides = append(pf.overrides, [2]string{s.Name + ".variables.duration", strconv.Itoa(ProbeDuration)})
 		}
-		if w, ok := numeric(s.Job.Variables["warmup"]); ok && w > ProbeWarmup {
+		if w, ok := api.Number(s.Job.Variables["warmup"]); ok && w > ProbeWarmup {
 			pf.overrides = append(pf.overrides, [2]string{s.Name + ".variables.warmup", strconv.Itoa(ProbeWarmup)})
 		}
 	}
@@ -66,20 +67,4 @@ func probe(ctx context.Context, st State, f *runFlags, ctl *controller.Controlle
 	}
 	fmt.Fprintf(st.Stderr, "probe: could not run, the diagnosis stays as it was: %v\n", err)
 	return diags
-}
-
-// numeric reads a variable as a number (YAML numbers or numeric strings).
-func numeric(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case float64:
-		return x, true
-	case string:
-		f, err := strconv.ParseFloat(x, 64)
-		return f, err == nil
-	}
-	return 0, false
 }

@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -50,19 +49,11 @@ func numberOf(n *node) (float64, bool) {
 	if n == nil || n.isMap() || n.isList() {
 		return 0, false
 	}
-	switch x := n.value.(type) {
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case float64:
-		return x, true
-	case string:
-		s := strings.TrimSpace(x)
-		if f, err := strconv.ParseFloat(s, 64); err == nil {
-			return f, true
-		}
-		if d, err := time.ParseDuration(s); err == nil {
+	if f, ok := api.Number(n.value); ok {
+		return f, true
+	}
+	if s, ok := n.value.(string); ok {
+		if d, err := time.ParseDuration(strings.TrimSpace(s)); err == nil {
 			return d.Seconds(), true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
@@ -147,24 +148,10 @@ func readJob(name string, jr *results.JobResult) *job {
 	return j
 }
 
-// measuredMean is the mean of the name's samples outside warm-up over every endpoint's timeline,
-// or its summary value when the result has no samples of it.
+// measuredMean is the mean of the name's measured samples over every endpoint's timeline, or its
+// summary value when the result has no samples of it.
 func measuredMean(jr *results.JobResult, name string) (float64, bool) {
-	var sum float64
-	var n int
-	for _, tl := range jr.Measurements {
-		for _, m := range tl {
-			if m.Name == name && !m.Warmup {
-				sum += m.Value
-				n++
-			}
-		}
-	}
-	if n > 0 {
-		return sum / float64(n), true
-	}
-	v, ok := jr.Results[name]
-	return v, ok
+	return results.MeasuredMean(jr, name)
 }
 
 // machineOf names the machine a job ran on: the agent's hostname, else its first endpoint.
@@ -224,21 +211,8 @@ func plural(n int, what string) string {
 	return strconv.Itoa(n) + " " + what + "s"
 }
 
-// number reads a variable or environment value: JSON numbers, Go numbers, numeric strings.
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case float64:
-		return x, true
-	case string:
-		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
-		return f, err == nil
-	}
-	return 0, false
-}
+// number reads a variable or environment value as a number.
+func number(v any) (float64, bool) { return api.Number(v) }
 
 // total adds a result over the jobs that have it.
 func total(jobs []*job, name string) float64 {
