@@ -22,7 +22,7 @@ const (
 
 // CompareOptions tune a comparison. Zero values mean the defaults.
 type CompareOptions struct {
-	Metrics      []string // metrics to compare; empty means RPS, http/latency/99 and benchmarks/cpu
+	Metrics      []string // metrics to compare; empty means the default set (isDefaultMetric)
 	Threshold    float64  // smallest relative change that counts
 	Alpha        float64  // significance level of the tests
 	MarkdownFile string   // when set, a PR-comment table is written there
