@@ -121,4 +121,16 @@ func TestBadValuesFailAtOnce(t *testing.T) {
 	if strings.Contains(r.stderr, "starting job") {
 		t.Errorf("a job was started:\n%s", r.stderr)
 	}
+	// A variable no job uses is a warning with the nearest name; a threshold on a service the
+	// scenario lacks is bad input.
+	r = crank(t, 30*time.Second, "--config", "scenarios/plaintext.yml", "--scenario", "plaintext", "--variable", "duraton=3", "--dry-run", "-")
+	if r.code != 0 {
+		t.Fatalf("dry run: exit %d\n%s", r.code, r.stderr)
+	}
+	mustContain(t, "stderr", r.stderr, "crank: warning: --variable duraton: no job of the scenario uses duraton (did you mean duration?)")
+	r = crank(t, 30*time.Second, "--config", "scenarios/plaintext.yml", "--scenario", "plaintext", "--threshold", "lod:http/latency/99<3")
+	if r.code != 2 {
+		t.Fatalf("threshold on an unknown service: exit %d, want 2\n%s", r.code, r.stderr)
+	}
+	mustContain(t, "stderr", r.stderr, `no service "lod" in scenario "plaintext"; services: application, load`)
 }
