@@ -93,9 +93,15 @@ func logger(st State, verbose bool) *slog.Logger {
 func runScenario(ctx context.Context, st State, f *runFlags) int {
 	log := logger(st, f.verbose)
 	resolved, err := resolve(ctx, st, f)
+	if err == nil {
+		err = checkThresholdServices(f.verdict.thresholds, resolved)
+	}
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
 		return ExitBadInput
+	}
+	for _, w := range resolved.Warnings {
+		fmt.Fprintf(st.Stderr, "crank: warning: %s\n", w)
 	}
 	if f.dryRun != "" {
 		return writeDryRun(st, f.dryRun, resolved)
@@ -120,6 +126,7 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 	run := controller.Run{
 		Scenario: resolved.Scenario, Profiles: resolved.Profiles, Iterations: f.iterations,
 		Description: f.description, Session: f.session, Properties: f.properties,
+		Span: f.spread.span, Repeat: f.spread.repeat, Exclude: f.spread.exclude,
 	}
 	if run.Session == "" {
 		run.Session = newSession()
@@ -132,8 +139,16 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
 		return ExitFailed
 	}
-	res.JobResults.Diagnostics = diagnose.Diagnose(res, diagnose.DefaultThresholds())
-	return finish(ctx, st, f, run, res, log)
+	th := diagnose.DefaultThresholds()
+	res.JobResults.Diagnostics = diagnose.Diagnose(res, th)
+	res.JobResults.Diagnostics = probe(ctx, st, f, ctl, run, resolved, res, th)
+	verdict := judge(res, f.verdict, scenarioThresholds(resolved))
+	code := finish(ctx, st, f, run, res, log)
+	writeVerdict(st.Stdout, st.Stderr, res)
+	if code != ExitOK {
+		return code
+	}
+	return verdict
 }
 
 func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, error) {

@@ -24,6 +24,9 @@ type runFlags struct {
 	session     string
 	verbose     bool
 	influx      influxFlags
+	verdict     verdictFlags
+	spread      spreadFlags
+	noProbe     bool
 }
 
 type influxFlags struct {
@@ -41,7 +44,7 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(f
 // override. "--flag=value" and "--flag value" are both accepted.
 func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error) {
 	f := &runFlags{variables: map[string]string{}, properties: map[string]string{}, iterations: 1,
-		agentToken: getenv("CRANK_AGENT_TOKEN"), agentCA: getenv("CRANK_AGENT_CA")}
+		agentToken: getenv("CRANK_AGENT_TOKEN"), agentCA: getenv("CRANK_AGENT_CA"), verdict: newVerdictFlags()}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		if !strings.HasPrefix(arg, "-") {
@@ -50,6 +53,10 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 		name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
 		if name == "verbose" || name == "v" {
 			f.verbose = true
+			continue
+		}
+		if name == "no-probe" {
+			f.noProbe = true
 			continue
 		}
 		if !hasValue {
@@ -68,6 +75,9 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 	}
 	if f.scenario == "" {
 		return nil, usagef("--scenario is required")
+	}
+	if err := f.spread.check(f.iterations); err != nil {
+		return nil, err
 	}
 	return f, nil
 }
@@ -100,6 +110,7 @@ func (f *runFlags) set(name, value string) error {
 			return usagef("--iterations %q: want a whole number of at least 1", value)
 		}
 		f.iterations = n
+		f.spread.iterationSet = true
 	case "description":
 		f.description = value
 	case "dry-run":
@@ -121,6 +132,12 @@ func (f *runFlags) set(name, value string) error {
 	case "influx-bucket":
 		f.influx.bucket = value
 	default:
+		if ok, err := f.verdict.set(name, value); ok {
+			return err
+		}
+		if ok, err := f.spread.set(name, value); ok {
+			return err
+		}
 		if !strings.Contains(name, ".") {
 			return usagef("unknown flag --%s (see crank --help)", name)
 		}
@@ -147,7 +164,18 @@ Run options (crank's names):
   --<service>.<path> VAL   override a job key, e.g. --load.variables.connections 64,
                            --application.environmentVariables GOGC=off, --load.job bombardier
   --json FILE              write the results as JSON
-  --iterations N           run N times; results are averaged, each kept under iterations
+  --iterations N           run N times; results are the means, each iteration kept under iterations,
+                           mean/stdev/CV/min/max under spread; the table shows mean ± CV
+  --exclude LOW[:HIGH]     with --iterations, leave out the LOW lowest and HIGH highest iterations...
+  --exclude-order S:R      ...ordered by service S's result R, e.g. load:http/rps/mean
+  --repeat SERVICE         with --iterations or --span, restart SERVICE and the ones after it each
+                           iteration; the services before it keep running (default: the last one)
+  --span DURATION          repeat the run until DURATION (HH:mm:ss or 90s) has passed
+  --threshold EXPR         fail the run (exit 99) unless [service:]metric OP number holds, e.g.
+                           'load:http/latency/99<5' (repeatable; also thresholds: in the scenario)
+  --no-probe               when the diagnosis says underloaded, do not check it with a short run at
+                           twice the connections (which tells a serialized server from a light load)
+  --max-error-rate SHARE   fail the run (exit 1) when more than SHARE of requests fail (default 1%; off)
   --description TEXT       a description stored with the results
   --property name=value    a property stored with the results (repeatable)
   --dry-run FILE           write the resolved scenario as JSON ("-" for stdout) and run nothing
@@ -157,4 +185,8 @@ Run options (crank's names):
   --session ID             session id recorded with the results (default: generated)
   --influx-url/--influx-token/--influx-org/--influx-bucket   push results to InfluxDB (or CRANK_INFLUX_*)
   -v, --verbose            debug logs
+
+Exit status: 0 the run passed; 1 the run failed (a job failed, more failed requests than
+--max-error-rate, or --compare found a regression); 2 bad input (flags, configuration, values);
+99 a threshold was not met.
 `

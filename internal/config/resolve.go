@@ -9,6 +9,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/threshold"
 	"github.com/osteele/liquid"
 )
 
@@ -25,6 +26,8 @@ type Resolved struct {
 	Scenario string
 	Profiles []string
 	Services []Service // in the scenario's YAML order
+	// Warnings are problems that do not stop the run: a --variable that no job uses.
+	Warnings []string
 }
 
 // Service is one service of the scenario.
@@ -33,6 +36,9 @@ type Service struct {
 	Job  api.Job
 	// Endpoints are the agents to run on; empty means the embedded local agent.
 	Endpoints []string
+	// Thresholds are the service's pass/fail conditions (key thresholds of its job, scenario or profile).
+	Thresholds []threshold.Threshold
+	uses       map[string]bool // variables the job declares or its templates mention
 }
 
 // Scenarios lists the scenario names, sorted.
@@ -87,8 +93,15 @@ func (c *Config) Resolve(req Request) (*Resolved, error) {
 		r.Services = append(r.Services, s)
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return nil, errors.Join(unique(errs)...)
 	}
+	used := map[string]bool{}
+	for _, s := range r.Services {
+		for k := range s.uses {
+			used[k] = true
+		}
+	}
+	r.Warnings = unusedVariables(cmdVars, used)
 	return r, nil
 }
 
@@ -222,10 +235,14 @@ func (c *Config) resolveService(e *liquid.Engine, scenario string, svc pair, pro
 			}
 		}
 	}
+	ths, tErrs := thresholds(job, svc.key, where)
+	errs = append(errs, tErrs...)
 	if len(errs) > 0 {
 		return Service{}, errors.Join(errs...)
 	}
-	return c.finish(e, where, svc.key, jobName, job, cmdVars)
+	s, err := c.finish(e, where, svc.key, jobName, job.without(keyThresholds), cmdVars)
+	s.Thresholds = ths
+	return s, err
 }
 
 // finish merges and renders the variables, renders the job and decodes it. A job with a metrics
@@ -234,9 +251,14 @@ func (c *Config) finish(e *liquid.Engine, where, svc, jobName string, job, cmdVa
 	vars := newMap(Pos{})
 	vars = merge(vars, c.root.get(keyVariables))
 	vars = merge(vars, job.get(keyVariables))
+	uses := map[string]bool{}
+	usedVariables(job, vars, uses)
 	vars = merge(vars, cmdVars)
 	if err := renderVariables(e, vars, where); err != nil {
 		return Service{}, err
+	}
+	if errs := checkValues(vars, cmdVars, where); len(errs) > 0 {
+		return Service{}, errors.Join(errs...)
 	}
 	bindings, _ := vars.toAny().(map[string]any)
 	body := job.without(keyVariables, "job")
@@ -252,5 +274,27 @@ func (c *Config) finish(e *liquid.Engine, where, svc, jobName string, job, cmdVa
 	if j.MetricsPort != 0 || j.MetricsURL != "" {
 		j.Counters = measure.WithDefaultCounters(j.Counters)
 	}
-	return Service{Name: svc, Job: j, Endpoints: endpoints}, nil
+	defaultTimeout(&j, vars)
+	return Service{Name: svc, Job: j, Endpoints: endpoints, uses: uses}, nil
+}
+
+// unique drops errors whose text repeats an earlier one's (a bad --variable seen by every service).
+func unique(errs []error) []error {
+	seen := map[string]bool{}
+	var out []error
+	var flat []error
+	for _, err := range errs {
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			flat = append(flat, j.Unwrap()...)
+		} else {
+			flat = append(flat, err)
+		}
+	}
+	for _, err := range flat {
+		if msg := err.Error(); !seen[msg] {
+			seen[msg] = true
+			out = append(out, err)
+		}
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -15,31 +16,66 @@ import (
 // start first, in order, each ready before the next; then every load service starts at once and
 // runs to completion; then everything is stopped, measured and deleted, even when ctx is cancelled.
 func (c *Controller) RunOnce(ctx context.Context, services []Service) (map[string]*results.JobResult, error) {
-	var all, servers, loads []*instance
-	defer func() { c.cleanup(ctx, all) }()
+	h := &held{}
+	defer c.cleanup(ctx, h.all)
+	return c.runPass(ctx, services, h, true)
+}
+
+// held is what stays between the passes of a run: the instances of the services kept running
+// across iterations (crank's --repeat), and the packed sources.
+type held struct {
+	keep map[string]bool        // services kept running between passes
+	ins  map[string][]*instance // their instances, once started
+	all  []*instance            // the kept instances, to delete at the end
+	pk   packs
+}
+
+// runPass runs one iteration. Kept services started by an earlier pass are reused and left
+// running unless last; every other job of the pass is stopped and deleted before it returns.
+func (c *Controller) runPass(ctx context.Context, services []Service, h *held, last bool) (map[string]*results.JobResult, error) {
+	passStart := time.Now()
+	var all, fresh, servers, loads, reused []*instance
+	defer func() { c.cleanup(ctx, fresh) }()
 	for _, s := range services {
+		if ins, ok := h.ins[s.Name]; ok {
+			all, servers, reused = append(all, ins...), append(servers, ins...), append(reused, ins...)
+			continue
+		}
 		urls, err := c.endpoints(ctx, s)
 		if err != nil {
 			return nil, err
 		}
+		var mine []*instance
 		for _, u := range urls {
 			ag, err := c.client(ctx, u)
 			if err != nil {
 				return nil, fmt.Errorf("service %q: %w", s.Name, err)
 			}
 			in := &instance{service: s.Name, url: u, client: ag.client, info: ag.info, clockOffset: ag.offset, job: s.Job}
-			all = append(all, in)
+			mine = append(mine, in)
 			if s.Job.WaitForExit {
 				loads = append(loads, in)
 			} else {
 				servers = append(servers, in)
 			}
 		}
+		all = append(all, mine...)
+		if h.keep[s.Name] && !s.Job.WaitForExit && !last {
+			if h.ins == nil {
+				h.ins = map[string][]*instance{}
+			}
+			h.ins[s.Name] = mine
+			h.all = append(h.all, mine...)
+		} else {
+			fresh = append(fresh, mine...)
+		}
 	}
-	pk := &packs{}
-	var ready []*instance
+	ready := append([]*instance{}, reused...)
 	for _, group := range groupByService(servers) {
-		if err := c.launchAll(ctx, group, pk); err != nil {
+		if len(group) > 0 && slices.Contains(reused, group[0]) {
+			continue
+		}
+		if err := c.launchAll(ctx, group, &h.pk); err != nil {
 			return nil, err
 		}
 		err := c.waitUntil(ctx, group, ready, func(in *instance) bool { return in.status.State == api.StateRunning })
@@ -52,7 +88,7 @@ func (c *Controller) RunOnce(ctx context.Context, services []Service) (map[strin
 		ready = append(ready, group...)
 	}
 	loadStart := time.Now()
-	if err := c.launchAll(ctx, loads, pk); err != nil {
+	if err := c.launchAll(ctx, loads, &h.pk); err != nil {
 		return nil, err
 	}
 	err := c.waitUntil(ctx, loads, ready, func(in *instance) bool { return in.status.State.Terminal() })
@@ -63,11 +99,20 @@ func (c *Controller) RunOnce(ctx context.Context, services []Service) (map[strin
 	for _, in := range loads {
 		c.report(in, "done")
 	}
-	if err := c.stopAll(ctx, ready); err != nil {
+	var stop []*instance
+	for _, in := range ready {
+		if last || !slices.Contains(h.all, in) {
+			stop = append(stop, in)
+		}
+	}
+	if err := c.stopAll(ctx, stop); err != nil {
 		return nil, err
 	}
 	if err := c.collect(ctx, all); err != nil {
 		return nil, err
+	}
+	for _, in := range reused {
+		in.dropBefore(passStart) // samples of earlier passes
 	}
 	markOutsideLoad(servers, measuredStart(loads, loadStart), loadEnd)
 	return assemble(services, all)
@@ -201,4 +246,16 @@ func markOutsideLoad(servers []*instance, from, to time.Time) {
 // isOnce tells the measurements taken once per job rather than sampled.
 func isOnce(name string) bool {
 	return name == "benchmarks/build-time" || name == "benchmarks/start-time"
+}
+
+// dropBefore removes the samples taken before t (a kept server's earlier iterations), keeping the
+// measurements taken once per job.
+func (in *instance) dropBefore(t time.Time) {
+	kept := in.measured.Measurements[:0]
+	for _, m := range in.measured.Measurements {
+		if isOnce(m.Name) || !m.Timestamp.Before(t) {
+			kept = append(kept, m)
+		}
+	}
+	in.measured.Measurements = kept
 }

@@ -3,6 +3,8 @@ package controller
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/results"
@@ -17,11 +19,19 @@ type Run struct {
 	Description string
 	Session     string
 	Properties  map[string]string
+	// Span, when set instead of Iterations, repeats the run until it has passed (crank's --span).
+	Span time.Duration
+	// Repeat names the service restarted each iteration with the ones after it; the services
+	// before it keep running across iterations (crank's --repeat). Empty: the last service.
+	Repeat string
+	// Exclude leaves outlying iterations out of the means (crank's --exclude, --exclude-order).
+	Exclude results.Exclusion
 }
 
-// Execute runs the scenario Iterations times (at least once). With several iterations, each
-// service's results are the mean over iterations, each iteration's results are kept in
-// Iterations, and the timelines are the last iteration's.
+// Execute runs the scenario Iterations times (at least once), or until Span has passed. With
+// several iterations, each service's results are the means over the iterations kept (Exclude),
+// Spread holds their spread, each iteration's results are kept in Iterations, and the timelines
+// are the last iteration's.
 func (c *Controller) Execute(ctx context.Context, r Run) (*results.Result, error) {
 	res := &results.Result{
 		StartTime:   time.Now().UTC(),
@@ -35,28 +45,74 @@ func (c *Controller) Execute(ctx context.Context, r Run) (*results.Result, error
 		res.JobResults.Properties = map[string]string{}
 	}
 	n := max(r.Iterations, 1)
+	repeating := n > 1 || r.Span > 0
+	h := &held{}
+	defer func() { c.cleanup(ctx, h.all) }()
+	if repeating {
+		keep, err := kept(r.Services, r.Repeat)
+		if err != nil {
+			return nil, err
+		}
+		h.keep = keep
+	}
 	perService := map[string][]map[string]float64{}
-	for i := 1; i <= n; i++ {
-		if n > 1 {
+	start := time.Now()
+	i := 1
+	for ; ; i++ {
+		last := i >= n && r.Span == 0
+		if r.Span > 0 {
+			fmt.Fprintf(c.opts.Progress, "iteration %d (%s of %s)\n", i, time.Since(start).Round(time.Second), r.Span)
+		} else if n > 1 {
 			fmt.Fprintf(c.opts.Progress, "iteration %d of %d\n", i, n)
 		}
-		jobs, err := c.RunOnce(ctx, r.Services)
+		jobs, err := c.runPass(ctx, r.Services, h, last)
 		if err != nil {
-			if n > 1 {
+			if repeating {
 				err = fmt.Errorf("iteration %d: %w", i, err)
 			}
 			return nil, err
 		}
+		results.Derive(jobs)
 		for name, jr := range jobs {
 			perService[name] = append(perService[name], jr.Results)
 			res.JobResults.Jobs[name] = jr
 		}
+		// With a span, the services kept running are deleted (so stopped) by the deferred cleanup.
+		if last || (r.Span > 0 && time.Since(start) >= r.Span) {
+			break
+		}
 	}
-	if n > 1 {
+	if i > 1 {
+		keep, notes := r.Exclude.Keep(perService, i)
+		results.WriteExclusionNotes(c.opts.Progress, r.Exclude, notes)
 		for name, jr := range res.JobResults.Jobs {
-			jr.Iterations = perService[name]
-			jr.Results = results.Average(perService[name])
+			jr.Combine(perService[name], keep)
+			jr.TimelineIteration = i
 		}
 	}
 	return res, nil
+}
+
+// kept returns the services that keep running across iterations: those before repeat (matched
+// ignoring case, as crank), or before the last service when repeat is empty.
+func kept(services []Service, repeat string) (map[string]bool, error) {
+	if len(services) == 0 {
+		return nil, nil
+	}
+	at := len(services) - 1
+	if repeat != "" {
+		at = slices.IndexFunc(services, func(s Service) bool { return strings.EqualFold(s.Name, repeat) })
+		if at < 0 {
+			var names []string
+			for _, s := range services {
+				names = append(names, s.Name)
+			}
+			return nil, fmt.Errorf("--repeat %q: no such service; services: %s", repeat, strings.Join(names, ", "))
+		}
+	}
+	keep := map[string]bool{}
+	for _, s := range services[:at] {
+		keep[s.Name] = true
+	}
+	return keep, nil
 }

@@ -22,6 +22,10 @@ const (
 	Underloaded     = "underloaded"
 	ErrorBound      = "error-bound"
 	MachineBusy     = "machine-busy"
+	// Serialized: RPS stayed flat when connections doubled while nothing was saturated (Probe).
+	Serialized = "serialized"
+	// Unreliable: nothing saturated on a busy machine; no verdict on what limited the run.
+	Unreliable = "unreliable"
 )
 
 // Thresholds tune the diagnosis. DefaultThresholds gives the documented values.
@@ -46,6 +50,10 @@ type Thresholds struct {
 	FewPipeline     int
 	// BusyThread is the CPU (% of a core) per load thread from which underloaded suggests threads.
 	BusyThread float64
+	// RateReached is the share of a load's rate cap its RPS must reach for the cap to be blamed.
+	RateReached float64
+	// ProbeGain is the RPS gain below which doubling the connections shows a serialized server.
+	ProbeGain float64
 }
 
 // DefaultThresholds returns the thresholds docs/MEASUREMENTS.md documents.
@@ -60,21 +68,24 @@ func DefaultThresholds() Thresholds {
 		ManyConnections:    256,
 		FewPipeline:        16,
 		BusyThread:         50,
+		RateReached:        0.95,
+		ProbeGain:          0.15,
 	}
 }
 
-// Diagnose returns the run's diagnostics: error-bound first, then what limited the run (one or
-// more of client-bound and server-bound, else contention-bound or underloaded), then
-// machine-busy. A run without a load job or without CPU samples gets only error-bound and
-// machine-busy, when they apply. res is not modified.
+// Diagnose returns the run's diagnostics: machine-busy first (it makes every other verdict
+// unreliable), then error-bound, then what limited the run (one or more of client-bound and
+// server-bound, else contention-bound, else underloaded, or unreliable on a busy machine). A run
+// without a load job or without CPU samples gets only machine-busy and error-bound, when they
+// apply. res is not modified.
 func Diagnose(res *results.Result, th Thresholds) []results.Diagnostic {
 	if res == nil {
 		return nil
 	}
-	r := newRun(res)
-	var out []results.Diagnostic
+	r := newRun(res, th)
+	busy := machineBusy(r, th)
+	out := append([]results.Diagnostic{}, busy...)
 	out = append(out, errorBound(r, th)...)
-	out = append(out, bottleneck(r, th)...)
-	out = append(out, machineBusy(r, th)...)
+	out = append(out, bottleneck(r, th, len(busy) > 0)...)
 	return out
 }

@@ -24,6 +24,8 @@ var thresholdDocs = map[string]string{
 	"ManyConnections":    "connections from which underloaded no longer suggests more",
 	"FewPipeline":        "pipeline depth below which underloaded suggests a deeper one",
 	"BusyThread":         "CPU (% of a core) per load thread from which underloaded suggests more threads",
+	"RateReached":        "share of a load's rate cap its RPS must reach for underloaded to blame the cap",
+	"ProbeGain":          "RPS gain below which the probe at twice the connections turns underloaded into serialized",
 }
 
 // TestThresholdsDoc fails when the thresholds table of docs/MEASUREMENTS.md differs from

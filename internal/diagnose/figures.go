@@ -7,9 +7,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
+
+// minOutside is the share of a machine used outside the run from which it is taken off what the
+// run's jobs can use (below it, sampling noise).
+const minOutside = 0.05
 
 // job is what the diagnosis reads of one service.
 type job struct {
@@ -35,12 +40,36 @@ func (j *job) saturated(share float64) bool {
 	return j.known() && (j.cap <= 0 || j.raw >= share*j.cap)
 }
 
-// run is a result's jobs, sorted by service name, split into loads and servers.
-type run struct {
-	loads, servers []*job
+// threadsBusy reports whether a load generator's threads are busy (when its threads are known).
+func (j *job) threadsBusy(share float64) bool {
+	return j.threads > 0 && j.raw >= share*float64(j.threads)*100
 }
 
-func newRun(res *results.Result) run {
+// run is a result's jobs, sorted by service name, split into loads and servers, and the
+// machines they ran on.
+type run struct {
+	loads, servers []*job
+	machines       []*machine // in order of first appearance
+}
+
+// machine is what the run's jobs tell of one machine.
+type machine struct {
+	key    string
+	cores  int
+	global float64 // the machine's mean busy share over the jobs' samples, %
+	own    float64 // CPU of the run's jobs there, % of one core
+	names  []string
+}
+
+// outside is the CPU used on the machine beyond the run's jobs, in % of one core (0 when unknown).
+func (m *machine) outside() float64 {
+	if m == nil || m.global <= 0 {
+		return 0
+	}
+	return max(0, m.global/100*float64(m.cores)*100-m.own)
+}
+
+func newRun(res *results.Result, th Thresholds) run {
 	var r run
 	names := make([]string, 0, len(res.JobResults.Jobs))
 	for n := range res.JobResults.Jobs {
@@ -61,10 +90,41 @@ func newRun(res *results.Result) run {
 			r.servers = append(r.servers, j)
 		}
 	}
+	r.machines = machines(all)
 	for _, j := range all {
-		setCap(j, all)
+		setCap(j, all, r.machineOf(j), th)
 	}
 	return r
+}
+
+// machines groups the jobs whose CPU and machine are known by machine.
+func machines(all []*job) []*machine {
+	var out []*machine
+	seen := map[string]*machine{}
+	for _, j := range all {
+		if !j.known() || j.machine == "" {
+			continue
+		}
+		m, ok := seen[j.machine]
+		if !ok {
+			m = &machine{key: j.machine, cores: j.cores}
+			seen[j.machine] = m
+			out = append(out, m)
+		}
+		m.global = max(m.global, j.global)
+		m.own += j.raw
+		m.names = append(m.names, j.name)
+	}
+	return out
+}
+
+func (r run) machineOf(j *job) *machine {
+	for _, m := range r.machines {
+		if m.key == j.machine {
+			return m
+		}
+	}
+	return nil
 }
 
 func readJob(name string, jr *results.JobResult) *job {
@@ -88,24 +148,10 @@ func readJob(name string, jr *results.JobResult) *job {
 	return j
 }
 
-// measuredMean is the mean of the name's samples outside warm-up over every endpoint's timeline,
-// or its summary value when the result has no samples of it.
+// measuredMean is the mean of the name's measured samples over every endpoint's timeline, or its
+// summary value when the result has no samples of it.
 func measuredMean(jr *results.JobResult, name string) (float64, bool) {
-	var sum float64
-	var n int
-	for _, tl := range jr.Measurements {
-		for _, m := range tl {
-			if m.Name == name && !m.Warmup {
-				sum += m.Value
-				n++
-			}
-		}
-	}
-	if n > 0 {
-		return sum / float64(n), true
-	}
-	v, ok := jr.Results[name]
-	return v, ok
+	return results.MeasuredMean(jr, name)
 }
 
 // machineOf names the machine a job ran on: the agent's hostname, else its first endpoint.
@@ -126,9 +172,11 @@ func machineOf(env map[string]any) string {
 	return ""
 }
 
-// setCap sets the CPU the job can use: its machine's cores less what the run's other jobs on
-// that machine used, and for a load generator no more than its threads' cores.
-func setCap(j *job, all []*job) {
+// setCap sets the CPU the job can use: its machine's cores less what the run's other jobs used
+// there, less the work outside the run when it is noticeable (minOutside) but the machine is not
+// busy (on a busy machine every job would look saturated with what the others left it), and for
+// a load generator no more than its threads' cores.
+func setCap(j *job, all []*job, m *machine, th Thresholds) {
 	if j.cores == 0 {
 		j.cap, j.capNote = 0, "cores unknown"
 		return
@@ -142,9 +190,14 @@ func setCap(j *job, all []*job) {
 			taken = append(taken, fmt.Sprintf("%.0f%% used by %s", o.raw, o.name))
 		}
 	}
+	if out, capacity := m.outside(), float64(j.cores)*100; out >= minOutside*capacity && out < th.OtherShare*capacity {
+		j.cap -= out
+		taken = append(taken, fmt.Sprintf("%.0f%% used outside the run", out))
+	}
 	if len(taken) > 0 {
 		j.capNote += ", " + strings.Join(taken, ", ")
 	}
+	j.cap = max(j.cap, 0)
 	if j.load && j.threads > 0 && float64(j.threads)*100 < j.cap {
 		j.cap = float64(j.threads) * 100
 		j.capNote = plural(j.threads, "thread")
@@ -158,21 +211,8 @@ func plural(n int, what string) string {
 	return strconv.Itoa(n) + " " + what + "s"
 }
 
-// number reads a variable or environment value: JSON numbers, Go numbers, numeric strings.
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case float64:
-		return x, true
-	case string:
-		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
-		return f, err == nil
-	}
-	return 0, false
-}
+// number reads a variable or environment value as a number.
+func number(v any) (float64, bool) { return api.Number(v) }
 
 // total adds a result over the jobs that have it.
 func total(jobs []*job, name string) float64 {

@@ -23,26 +23,33 @@ func errorBound(r run, th Thresholds) []results.Diagnostic {
 		n0(bad+errs), n0(attempts), 100*(bad+errs)/attempts, n0(bad), n0(errs))}}
 }
 
-// bottleneck: a saturated load generator or server, else contention, else too light a load.
-func bottleneck(r run, th Thresholds) []results.Diagnostic {
+// bottleneck: a saturated load generator or server, else contention, else too light a load. On a
+// busy machine the verdicts are marked unreliable, and underloaded is not given at all.
+func bottleneck(r run, th Thresholds, busy bool) []results.Diagnostic {
 	load, server := known(r.loads), known(r.servers)
 	if len(load) == 0 || len(server) == 0 {
 		return nil
 	}
+	caveat := func(msg string) string {
+		if busy {
+			return msg + " (unreliable: the machine was busy, see machine-busy)"
+		}
+		return msg
+	}
 	main := busiest(server)
 	var out []results.Diagnostic
 	for _, l := range load {
-		if l.saturated(th.Saturated) {
-			out = append(out, results.Diagnostic{Kind: ClientBound, Message: fmt.Sprintf(
+		if l.threadsBusy(th.Saturated) || (l.saturated(th.Saturated) && !outweighed(l, append(load, server...))) {
+			out = append(out, results.Diagnostic{Kind: ClientBound, Message: caveat(fmt.Sprintf(
 				"%s: the load generator's CPU is saturated (%s) while %s uses %s: "+
 					"the load generator limits the run; give it more threads or a machine of its own",
-				l.name, usage(l), main.name, short(main))})
+				l.name, usage(l), main.name, short(main)))})
 		}
 	}
 	for _, s := range server {
 		if s.saturated(th.Saturated) {
-			out = append(out, results.Diagnostic{Kind: ServerBound, Message: fmt.Sprintf(
-				"%s: the server's CPU is saturated (%s): the server limits the run", s.name, usage(s))})
+			out = append(out, results.Diagnostic{Kind: ServerBound, Message: caveat(fmt.Sprintf(
+				"%s: the server's CPU is saturated (%s): the server limits the run", s.name, usage(s)))})
 		}
 	}
 	if len(out) > 0 {
@@ -50,54 +57,48 @@ func bottleneck(r run, th Thresholds) []results.Diagnostic {
 	}
 	for _, s := range server {
 		if what, ok := contended(s, th); ok {
-			out = append(out, results.Diagnostic{Kind: ContentionBound, Message: fmt.Sprintf(
+			out = append(out, results.Diagnostic{Kind: ContentionBound, Message: caveat(fmt.Sprintf(
 				"%s %s while its CPU is not saturated (%s) and neither is %s's (%s): lock contention limits the run",
-				s.name, what, short(s), load[0].name, short(load[0]))})
+				s.name, what, short(s), load[0].name, short(load[0])))})
 		}
 	}
 	if len(out) > 0 {
 		return out
 	}
+	if busy {
+		return []results.Diagnostic{{Kind: Unreliable, Message: fmt.Sprintf(
+			"what limited the run cannot be told: neither side reached the CPU it could use (%s: %s; %s: %s), "+
+				"but the machine was busy outside the run, so the load may not be too light; run on a quiet machine",
+			main.name, short(main), load[0].name, short(load[0]))}}
+	}
 	return []results.Diagnostic{{Kind: Underloaded, Message: fmt.Sprintf(
-		"neither side is saturated (%s: %s CPU, %s: %s) and lock contention is not high (%s): the load is too light; %s",
+		"neither side is saturated (%s: %s; %s: %s) and lock contention is not high (%s): the load is too light; %s",
 		main.name, short(main), load[0].name, short(load[0]), lockText(main), suggest(load[0], th))}}
+}
+
+// outweighed tells whether another job on j's machine used more CPU than j: on a machine they
+// share, the one that takes less is not the one that fills it.
+func outweighed(j *job, all []*job) bool {
+	for _, o := range all {
+		if o != j && o.machine != "" && o.machine == j.machine && o.raw > j.raw {
+			return true
+		}
+	}
+	return false
 }
 
 // machineBusy: CPU used on a machine beyond the run's jobs there.
 func machineBusy(r run, th Thresholds) []results.Diagnostic {
-	type machine struct {
-		cores     int
-		global    float64
-		jobs, own float64
-		names     []string
-	}
-	var order []string
-	seen := map[string]*machine{}
-	for _, j := range append(append([]*job{}, r.servers...), r.loads...) {
-		if !j.known() || j.machine == "" || j.global <= 0 {
-			continue
-		}
-		m, ok := seen[j.machine]
-		if !ok {
-			m = &machine{cores: j.cores}
-			seen[j.machine] = m
-			order = append(order, j.machine)
-		}
-		m.global = max(m.global, j.global)
-		m.own += j.raw
-		m.names = append(m.names, j.name)
-	}
 	var out []results.Diagnostic
-	for _, key := range order {
-		m := seen[key]
+	for _, m := range r.machines {
 		capacity := float64(m.cores) * 100
-		other := m.global/100*capacity - m.own
-		if other < th.OtherShare*capacity {
+		other := m.outside()
+		if m.global <= 0 || other < th.OtherShare*capacity {
 			continue
 		}
 		out = append(out, results.Diagnostic{Kind: MachineBusy, Message: fmt.Sprintf(
-			"the machine of %s was %.0f%% busy (%s) and %.0f%% of it was outside the run (other processes, the kernel, the agent): "+
-				"CPU figures and this diagnosis are unreliable; run on a quiet machine",
+			"the machine of %s was %.0f%% busy (benchmarks/cpu/global, %% of its %s) and %.0f%% of it was used outside the run "+
+				"(other processes, the kernel, the agent): CPU figures and every other verdict are unreliable; run on a quiet machine",
 			strings.Join(m.names, " and "), m.global, plural(m.cores, "core"), 100*other/capacity)})
 	}
 	return out
@@ -143,14 +144,15 @@ func lockText(s *job) string {
 	return "not measured"
 }
 
-// usage is "97% of the 100% it can use: 1 thread".
+// usage is "97% of the 100% it can use (% of one core): 1 thread", from the mean of
+// benchmarks/cpu/raw.
 func usage(j *job) string {
-	return fmt.Sprintf("%.0f%% of the %.0f%% it can use: %s", j.raw, j.cap, j.capNote)
+	return fmt.Sprintf("%.0f%% of the %.0f%% it can use (%% of one core): %s", j.raw, j.cap, j.capNote)
 }
 
-// short is "45% of 167%".
+// short is "45% of 167% (% of one core)".
 func short(j *job) string {
-	return fmt.Sprintf("%.0f%% of %.0f%%", j.raw, j.cap)
+	return fmt.Sprintf("%.0f%% of %.0f%% (%% of one core)", j.raw, j.cap)
 }
 
 func n0(v float64) string { return results.Format(v, "n0") }

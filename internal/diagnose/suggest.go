@@ -3,14 +3,27 @@ package diagnose
 import (
 	"fmt"
 	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
-// suggest says which of the load's settings to raise when it is too light: a rate cap first;
-// then threads when each is busy, connections while they are few, pipeline while it is shallow.
+// suggest says which of the load's settings to raise when it is too light: a rate cap first when
+// the load reached it; then threads when each is busy, connections while they are few, pipeline
+// while it is shallow.
 func suggest(l *job, th Thresholds) string {
+	var note string
 	if rate, ok := number(l.vars["rate"]); ok && rate > 0 {
-		return fmt.Sprintf("the load is capped at %s requests/s (rate): raise or remove the cap", n0(rate))
+		rps, measured := l.results[measure.RPS]
+		if !measured || rps >= th.RateReached*rate {
+			return fmt.Sprintf("the load is capped at %s requests/s (rate) and reached it: raise or remove the cap", n0(rate))
+		}
+		note = fmt.Sprintf("the rate cap (%s requests/s) was not reached (%s requests/s), so it is not the limit; ", n0(rate), n0(rps))
 	}
+	return note + raiseSettings(l, th)
+}
+
+// raiseSettings lists the load's settings to raise.
+func raiseSettings(l *job, th Thresholds) string {
 	var raise []string
 	if l.threads > 0 && l.raw/float64(l.threads) >= th.BusyThread {
 		raise = append(raise, fmt.Sprintf("threads (now %d, each %.0f%% busy)", l.threads, l.raw/float64(l.threads)))

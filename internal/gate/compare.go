@@ -6,7 +6,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 
+	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/stats"
 )
@@ -20,7 +22,7 @@ const (
 
 // CompareOptions tune a comparison. Zero values mean the defaults.
 type CompareOptions struct {
-	Metrics      []string // metrics to compare; empty means RPS, http/latency/99 and benchmarks/cpu
+	Metrics      []string // metrics to compare; empty means the default set (isDefaultMetric)
 	Threshold    float64  // smallest relative change that counts
 	Alpha        float64  // significance level of the tests
 	MarkdownFile string   // when set, a PR-comment table is written there
@@ -92,7 +94,10 @@ func writeMarkdownFile(path string, rep Report) error {
 }
 
 func buildReport(rs []*results.Result, names []string, opts CompareOptions) Report {
-	rep := Report{Files: names, Threshold: opts.Threshold, Alpha: opts.Alpha}
+	rep := Report{Files: names, Threshold: opts.Threshold, Alpha: opts.Alpha, Warnings: warnings(rs, labels(names))}
+	for _, r := range rs {
+		results.Derive(r.JobResults.Jobs)
+	}
 	for _, svc := range serviceNames(rs) {
 		jobs := make([]*results.JobResult, len(rs))
 		for i, r := range rs {
@@ -102,6 +107,7 @@ func buildReport(rs []*results.Result, names []string, opts CompareOptions) Repo
 		for _, m := range metricsOf(jobs, opts.Metrics) {
 			sr.Rows = append(sr.Rows, compareRow(jobs, m, opts))
 		}
+		cpuPerRequest(sr.Rows)
 		if len(sr.Rows) > 0 {
 			rep.Services = append(rep.Services, sr)
 		}
@@ -114,7 +120,7 @@ func compareRow(jobs []*results.JobResult, m string, opts CompareOptions) Row {
 	md := metadataOf(m, jobs...)
 	row := Row{Metric: m, Direction: DirectionOf(m, md)}
 	if md != nil {
-		row.Format = md.Format
+		row.Format, row.Unit = md.Format, md.Unit
 	}
 	row.Base, row.BasePresent = value(jobs[0], m)
 	baseSamples := samples(jobs[0], m)
@@ -129,9 +135,36 @@ func compareRow(jobs []*results.JobResult, m string, opts CompareOptions) Row {
 		c.Change = relativeChange(row.Base, c.Value)
 		testSignificance(&c, baseSamples, samples(jr, m), opts)
 		c.Verdict = decide(row.Direction, c, opts)
+		if m == measure.ErrorRate && math.Abs(c.Value-row.Base) < MinErrorRateChange {
+			c.Verdict = VerdictNoChange
+		}
 		row.Compared = append(row.Compared, c)
 	}
 	return row
+}
+
+// MinErrorRateChange is the smallest change of http/requests/error-rate, in percentage points,
+// that counts: 0 errors against 0.001% is no change, whatever the ratio.
+const MinErrorRateChange = 0.1
+
+// cpuPerRequest turns a CPU regression into VerdictPerRequest when the CPU per request of the same
+// file did not regress: the server did more work, not worse work.
+func cpuPerRequest(rows []Row) {
+	per := slices.IndexFunc(rows, func(r Row) bool { return r.Metric == measure.CPUPerRequest })
+	if per < 0 {
+		return
+	}
+	for i := range rows {
+		if rows[i].Metric != measure.CPU {
+			continue
+		}
+		for j, c := range rows[i].Compared {
+			if c.Verdict == VerdictRegressed && j < len(rows[per].Compared) && rows[per].Compared[j].Present &&
+				rows[per].Compared[j].Verdict != VerdictRegressed {
+				rows[i].Compared[j].Verdict = VerdictPerRequest
+			}
+		}
+	}
 }
 
 // value is the metric's reported value, or the mean of its iterations when only those have it.

@@ -141,8 +141,8 @@ func TestCompareMarkdownAndMoreFiles(t *testing.T) {
 	text := string(b)
 	for _, want := range []string{
 		"### Performance comparison",
-		"| metric | base | same | worse | change | verdict | p | 95% CI of ratio |",
-		"| --- | ---: | ---: | ---: | ---: | --- | ---: | --- |",
+		"| metric | unit | base | same | worse | change | verdict | p | 95% CI of ratio |",
+		"| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | --- |",
 		"| `http/rps/mean` | ",
 		"no change / :x: **regressed**",
 		"**Result: 1 regression(s) beyond 5%: load http/rps/mean.**",

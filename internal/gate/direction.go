@@ -38,6 +38,7 @@ var directionRules = [...]struct {
 	{"badresponses", false, LowerIsBetter},
 	{"bad responses", false, LowerIsBetter},
 	{"errors", false, LowerIsBetter},
+	{"error-rate", false, LowerIsBetter},
 	{"exception", false, LowerIsBetter},
 	{"latency", false, LowerIsBetter},
 	{"rps", false, HigherIsBetter},

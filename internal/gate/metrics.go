@@ -11,22 +11,31 @@ import (
 )
 
 // isDefaultMetric tells whether a measurement is gated when no --metric is given: every RPS
-// (names ending in /rps/mean), the 99th percentile latency and the CPU.
+// (names ending in /rps/mean), the error rate, the 99th percentile latency, the CPU and the CPU
+// per request.
 func isDefaultMetric(name string) bool {
-	return strings.HasSuffix(name, "/rps/mean") || name == measure.Latency99 || name == measure.CPU
+	return metricRank(name) < len(defaultOrder)+1
 }
 
-// metricRank orders a table's rows: RPS first, then latency, CPU, and the rest by name.
+// defaultOrder is the order of the default metrics after RPS.
+var defaultOrder = []string{measure.ErrorRate, measure.Latency99, measure.CPU, measure.CPUPerRequest}
+
+// metricRank orders a table's rows: RPS first, then the error rate, latency, CPU, CPU per
+// request, and the rest by name.
 func metricRank(name string) int {
-	switch {
-	case strings.HasSuffix(name, "/rps/mean"):
+	if strings.HasSuffix(name, "/rps/mean") {
 		return 0
-	case name == measure.Latency99:
-		return 1
-	case name == measure.CPU:
-		return 2
 	}
-	return 3
+	if i := slices.Index(defaultOrder, name); i >= 0 {
+		return i + 1
+	}
+	return len(defaultOrder) + 1
+}
+
+// sameAsRPS tells the RPS a tool reports beside http/rps/mean (wrk/rps/mean, builtin/rps/mean...):
+// the same number, counted once by default.
+func sameAsRPS(name string) bool {
+	return name != measure.RPS && strings.HasSuffix(name, "/rps/mean") && name != measure.GRPCRPS
 }
 
 func sortMetrics(names []string) { slices.SortFunc(names, metricOrder) }
@@ -40,12 +49,19 @@ func metricOrder(a, b string) int {
 // results (nil entries allowed), or the default ones when wanted is empty.
 func metricsOf(jobs []*results.JobResult, wanted []string) []string {
 	seen := map[string]bool{}
+	hasRPS := false
+	for _, jr := range jobs {
+		if jr != nil {
+			_, ok := jr.Results[measure.RPS]
+			hasRPS = hasRPS || ok
+		}
+	}
 	for _, jr := range jobs {
 		if jr == nil {
 			continue
 		}
 		for name := range jr.Results {
-			if (len(wanted) == 0 && isDefaultMetric(name)) || slices.Contains(wanted, name) {
+			if (len(wanted) == 0 && isDefaultMetric(name) && !(hasRPS && sameAsRPS(name))) || slices.Contains(wanted, name) {
 				seen[name] = true
 			}
 		}

@@ -53,7 +53,7 @@ type History struct {
 
 // Selection chooses the runs and metrics a regressions run analyses.
 type Selection struct {
-	// Metrics to analyse; when empty, every RPS, http/latency/99 and benchmarks/cpu.
+	// Metrics to analyse; when empty, the default set of crank compare (isDefaultMetric).
 	Metrics []string
 	// Scenario and Profile, when set, keep only the runs of that scenario and of those profiles
 	// (joined with "+" as the profile tag: "local+arm").

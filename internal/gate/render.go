@@ -14,7 +14,7 @@ import (
 
 // header is the table's column titles: one value column per file, then the comparison columns.
 func (r Report) header() []string {
-	h := append([]string{"metric"}, labels(r.Files)...)
+	h := append([]string{"metric", "unit"}, labels(r.Files)...)
 	return append(h, "change", "verdict", "p", "95% CI of ratio")
 }
 
@@ -35,7 +35,11 @@ func labels(files []string) []string {
 // cells renders a row; with several compared files the comparison cells list one entry per file,
 // separated by " / ".
 func (row Row) cells(verdict func(Verdict) string) []string {
-	out := []string{row.Metric, cellValue(row.Base, row.BasePresent, row.Format)}
+	unit := row.Unit
+	if unit == "" {
+		unit = "-"
+	}
+	out := []string{row.Metric, unit, cellValue(row.Base, row.BasePresent, row.Format)}
 	for _, c := range row.Compared {
 		out = append(out, cellValue(c.Value, c.Present, row.Format))
 	}
@@ -149,6 +153,9 @@ func (r Report) WriteText(w io.Writer) error {
 		}
 	}
 	b.WriteString("\n")
+	for _, w := range r.Warnings {
+		b.WriteString("warning: " + w + "\n")
+	}
 	for _, n := range r.notes() {
 		b.WriteString(n + "\n")
 	}
@@ -176,6 +183,9 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	b.WriteString("\n")
+	for _, w := range r.Warnings {
+		b.WriteString(":warning: " + mdCell(w) + "<br>\n")
+	}
 	for _, n := range r.notes() {
 		b.WriteString("<sub>" + mdCell(n) + "</sub><br>\n")
 	}
@@ -185,7 +195,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 }
 
 func alignment(col, files int) string {
-	if col >= 1 && col <= files+1 || col == files+3 { // values, change and p right-aligned
+	if col >= 2 && col <= files+2 || col == files+4 { // values, change and p right-aligned
 		return " ---: |"
 	}
 	return " --- |"

@@ -15,6 +15,9 @@ const (
 	VerdictNotSignificant Verdict = "not significant"
 	VerdictChanged        Verdict = "changed (direction unknown)"
 	VerdictMissing        Verdict = "missing"
+	// VerdictPerRequest is CPU that went up while the CPU per request did not: more work done, not
+	// a regression.
+	VerdictPerRequest Verdict = "higher, not per request"
 )
 
 // Tests named in a Comparison.
@@ -33,6 +36,9 @@ type Report struct {
 	Threshold float64
 	Alpha     float64
 	Services  []ServiceReport
+	// Warnings say how the results differ besides the change under test (scenario, job,
+	// variables, machine) or were taken on a busy machine.
+	Warnings []string
 }
 
 // ServiceReport holds one service's rows.
@@ -46,6 +52,7 @@ type Row struct {
 	Metric      string
 	Direction   Direction
 	Format      string // the metadata's number format ("n0", "n2"), may be empty
+	Unit        string // the metadata's unit, may be empty
 	Base        float64
 	BasePresent bool
 	Compared    []Comparison

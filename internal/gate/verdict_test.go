@@ -95,7 +95,7 @@ func TestCompareResultsInMemory(t *testing.T) {
 	if !strings.Contains(out.String(), "+inf") || strings.Contains(out.String(), measure.RPS) {
 		t.Errorf("text report:\n%s", out.String())
 	}
-	if b, err := os.ReadFile(md); err != nil || !strings.Contains(string(b), "| `http/requests/errors` | 0 | 12 | +inf |") {
+	if b, err := os.ReadFile(md); err != nil || !strings.Contains(string(b), "| `http/requests/errors` | count | 0 | 12 | +inf |") {
 		t.Errorf("markdown (%v):\n%s", err, b)
 	}
 	if _, err := CompareResults(base, head, CompareOptions{Metrics: []string{"nope"}}, nil); err == nil || !strings.Contains(err.Error(), `"nope"`) {

@@ -60,6 +60,9 @@ func (w *worker) complete(now int64) {
 	f := w.fl.pop()
 	if w.recording(now) {
 		w.st.responses++
+		if now <= w.cfg.end {
+			w.st.inWindow++
+		}
 		w.st.status[min(w.p.status/100, 5)]++
 		w.lat = append(w.lat, (now-f.origin)/int64(time.Microsecond))
 		if len(w.lat) == cap(w.lat) {

@@ -39,7 +39,10 @@ type Report struct {
 	Dropped int64 `json:"dropped"`
 	// Bytes is the number of response bytes read.
 	Bytes int64 `json:"bytes"`
-	// RPS is Requests divided by Elapsed in seconds.
+	// InWindow is the number of responses completed within Options.Duration (not while draining).
+	InWindow int64 `json:"inWindow"`
+	// RPS is counted as wrk counts it: InWindow divided by the duration in seconds (by Elapsed for
+	// an interrupted run).
 	RPS float64 `json:"rps"`
 	// Latency summarizes Histogram in milliseconds.
 	Latency Latency `json:"latency"`
@@ -130,8 +133,13 @@ func newReport(o Options, cfg *runConfig, workers []*worker, shards []*shard, in
 			r.Status[string(rune('0'+class))+"xx"] = n
 		}
 	}
-	if r.Elapsed > 0 {
-		r.RPS = float64(r.Requests) / r.Elapsed.Seconds()
+	r.InWindow = total.inWindow
+	window := time.Duration(cfg.end - cfg.measureFrom)
+	if interrupted {
+		window = r.Elapsed
+	}
+	if window > 0 {
+		r.RPS = float64(r.InWindow) / window.Seconds()
 	}
 	return r
 }

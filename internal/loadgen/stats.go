@@ -49,6 +49,7 @@ func (e *ErrorCounts) add(o ErrorCounts) {
 type counters struct {
 	sent      int64
 	responses int64
+	inWindow  int64 // responses completed by the end of the duration (the RPS window)
 	// status counts responses by class: status[1] is 1xx ... status[5] is 5xx.
 	status  [6]int64
 	bytes   int64
@@ -60,6 +61,7 @@ type counters struct {
 func (c *counters) add(o *counters) {
 	c.sent += o.sent
 	c.responses += o.responses
+	c.inWindow += o.inWindow
 	for i := range c.status {
 		c.status[i] += o.status[i]
 	}

@@ -38,6 +38,10 @@ const (
 	Threads               = "runtime-counter/threads"
 	QueueLength           = "runtime-counter/queue-length"
 	SchedLatencyP99       = "runtime-counter/sched-latency-p99"
+
+	// Derived by results.Derive from the others.
+	ErrorRate     = "http/requests/error-rate"
+	CPUPerRequest = "benchmarks/cpu/per-request"
 )
 
 // Units, spelled the same everywhere.
@@ -85,11 +89,13 @@ func List() []api.Metadata {
 		md("Host Process", WorkingSet, api.OpMax, api.OpMax, "n0", UnitMB, "Max Working Set (MB)", "Highest resident memory of the job's process tree"),
 		md("Host Process", PrivateMemory, api.OpMax, api.OpMax, "n0", UnitMB, "Max Private Memory (MB)", "Highest private (anonymous) memory of the job's process tree"),
 		md("Host Process", BuildTime, api.OpMax, api.OpMax, "n0", UnitMs, "Build Time (ms)", "Time the agent spent building the job (0 when a cached build was reused)"),
+		md("Derived", CPUPerRequest, api.OpMax, api.OpMax, "n4", UnitMs, "CPU per request (ms)", "The job's mean CPU over its measured samples divided by the run's requests per second: milliseconds of CPU per request"),
 		md("Host Process", StartTime, api.OpMax, api.OpMax, "n0", UnitMs, "Start Time (ms)", "Time from process start to ready"),
 		md("Load", RPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec", "Requests per second over the measured duration"),
 		md("Load", Requests, api.OpMax, api.OpSum, "n0", UnitCount, "Requests", "Responses received over the measured duration"),
 		md("Load", BadResponses, api.OpMax, api.OpSum, "n0", UnitCount, "Bad responses", "Responses with a non-2xx/3xx status"),
 		md("Load", Errors, api.OpMax, api.OpSum, "n0", UnitCount, "Socket errors", "Connect, read, write and timeout errors"),
+		md("Derived", ErrorRate, api.OpMax, api.OpMax, "n2", UnitPercent, "Error rate (%)", "Bad responses and socket errors over requests plus socket errors, in percent"),
 		md("Load", LatencyMean, api.OpMax, api.OpMax, "n2", UnitMs, "Mean latency (ms)", "Mean latency"),
 		md("Load", Latency50, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 50th (ms)", "50th percentile latency"),
 		md("Load", Latency75, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 75th (ms)", "75th percentile latency"),

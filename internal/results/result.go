@@ -20,6 +20,21 @@ type Result struct {
 	Description string     `json:"description,omitempty"`
 	Session     string     `json:"session,omitempty"`
 	JobResults  JobResults `json:"jobResults"`
+	// Failures says why returnCode is not 0: failed requests above the limit, thresholds crossed.
+	Failures []string `json:"failures,omitempty"`
+	// Thresholds holds every threshold checked, passed or not.
+	Thresholds []ThresholdCheck `json:"thresholds,omitempty"`
+}
+
+// ThresholdCheck is one threshold ("load: http/latency/99 < 5") and how the run met it.
+type ThresholdCheck struct {
+	Service   string  `json:"service,omitempty"` // empty: every service reporting Metric
+	Metric    string  `json:"metric"`
+	Condition string  `json:"condition"` // "< 5"
+	Source    string  `json:"source"`    // where it was set: the scenario, or --threshold
+	Value     float64 `json:"value"`
+	Found     bool    `json:"found"`
+	Pass      bool    `json:"pass"`
 }
 
 // JobResults holds a result per service, the user's properties and the run's diagnosis.
@@ -38,6 +53,13 @@ type JobResult struct {
 	Variables    map[string]any      `json:"variables"`
 	// Iterations keeps each iteration's results when the run had --iterations N > 1.
 	Iterations []map[string]float64 `json:"iterations,omitempty"`
+	// Spread holds, with several iterations, each result's mean, stdev, CV, min and max over the
+	// iterations that were kept (Results holds the means).
+	Spread map[string]Spread `json:"spread,omitempty"`
+	// Excluded lists the iterations (1-based) left out by --exclude.
+	Excluded []int `json:"excluded,omitempty"`
+	// TimelineIteration is the iteration (1-based) whose samples Measurements holds, with several.
+	TimelineIteration int `json:"timelineIteration,omitempty"`
 }
 
 // Diagnostic is one finding of the post-run diagnosis ("client-bound", "contention-bound", ...).

@@ -7,10 +7,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // WriteTables prints one table per service (in the given order): name, value, unit, in the order
-// the service's metadata declares them, then any undeclared result by name.
+// the service's metadata declares them, then any undeclared result by name. Over several
+// iterations a value is the mean and its coefficient of variation: "12,345 ± 3.1%".
 func WriteTables(w io.Writer, r *Result, services []string) error {
 	var b strings.Builder
 	for _, svc := range services {
@@ -21,7 +23,7 @@ func WriteTables(w io.Writer, r *Result, services []string) error {
 		writeTable(&b, svc, rows(jr))
 	}
 	if len(r.JobResults.Diagnostics) > 0 {
-		b.WriteString("\nDiagnosis:\n")
+		b.WriteString("\nDiagnosis" + iterationNote(r) + ":\n")
 		for _, d := range r.JobResults.Diagnostics {
 			fmt.Fprintf(&b, "  %s: %s\n", d.Kind, d.Message)
 		}
@@ -34,7 +36,7 @@ func WriteTables(w io.Writer, r *Result, services []string) error {
 func writeTable(b *strings.Builder, title string, rows [][3]string) {
 	wn, wv, wu := len(title), len("value"), len("unit")
 	for _, r := range rows {
-		wn, wv, wu = max(wn, len(r[0])), max(wv, len(r[1])), max(wu, len(r[2]))
+		wn, wv, wu = max(wn, len(r[0])), max(wv, utf8.RuneCountInString(r[1])), max(wu, len(r[2]))
 	}
 	fmt.Fprintf(b, "\n| %-*s | %*s | %-*s |\n", wn, title, wv, "value", wu, "unit")
 	fmt.Fprintf(b, "| %s | %s | %s |\n", strings.Repeat("-", wn), strings.Repeat("-", wv), strings.Repeat("-", wu))
@@ -52,7 +54,7 @@ func rows(jr *JobResult) [][3]string {
 			continue
 		}
 		seen[md.Name] = true
-		out = append(out, [3]string{md.Name, Format(v, md.Format), md.Unit})
+		out = append(out, [3]string{md.Name, withSpread(jr, md.Name, Format(v, md.Format)), md.Unit})
 	}
 	var rest []string
 	for k := range jr.Results {
@@ -62,9 +64,18 @@ func rows(jr *JobResult) [][3]string {
 	}
 	sort.Strings(rest)
 	for _, k := range rest {
-		out = append(out, [3]string{k, Format(jr.Results[k], "n2"), ""})
+		out = append(out, [3]string{k, withSpread(jr, k, Format(jr.Results[k], "n2")), ""})
 	}
 	return out
+}
+
+// withSpread appends "± CV%" to a mean over several iterations.
+func withSpread(jr *JobResult, name, value string) string {
+	sp, ok := jr.Spread[name]
+	if !ok || sp.N < 2 {
+		return value
+	}
+	return fmt.Sprintf("%s ± %.1f%%", value, sp.CV)
 }
 
 // Format renders v with a .NET-style format as crank's metadata gives it ("n0", "n2"):
@@ -94,4 +105,14 @@ func Format(v float64, format string) string {
 		b.WriteString(frac)
 	}
 	return b.String()
+}
+
+// iterationNote says which iteration the diagnosis's samples come from, with several.
+func iterationNote(r *Result) string {
+	for _, jr := range r.JobResults.Jobs {
+		if jr != nil && jr.TimelineIteration > 0 && len(jr.Iterations) > 1 {
+			return fmt.Sprintf(" (CPU from the samples of iteration %d of %d; results are the means)", jr.TimelineIteration, len(jr.Iterations))
+		}
+	}
+	return ""
 }

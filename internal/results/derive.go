@@ -1,0 +1,91 @@
+package results
+
+import (
+	"github.com/crankshaft/crankshaft/internal/measure"
+)
+
+// Derive adds the results computed from others, to every job of one run (or one iteration):
+//   - http/requests/error-rate on a load job: bad responses and socket errors over requests plus
+//     socket errors, in percent;
+//   - benchmarks/cpu/per-request on every job with CPU, when the run's load jobs report RPS: the
+//     job's mean CPU over its measured samples (cpu/raw, the summary when there are no samples) over
+//     the run's requests per second, in milliseconds of CPU per request.
+//
+// Existing values are kept, so Derive may run again on a result read back from a file.
+func Derive(jobs map[string]*JobResult) {
+	var rps float64
+	for _, jr := range jobs {
+		if jr == nil {
+			continue
+		}
+		rps += jr.Results[measure.RPS]
+		deriveErrorRate(jr)
+	}
+	if rps <= 0 {
+		return
+	}
+	for _, jr := range jobs {
+		if jr == nil || has(jr, measure.CPUPerRequest) {
+			continue
+		}
+		if cpu, ok := MeasuredMean(jr, measure.CPURaw); ok {
+			setDerived(jr, measure.CPUPerRequest, cpu/100/rps*1e3)
+		}
+	}
+}
+
+func deriveErrorRate(jr *JobResult) {
+	reqs, ok := jr.Results[measure.Requests]
+	if !ok || has(jr, measure.ErrorRate) {
+		return
+	}
+	failed := jr.Results[measure.BadResponses] + jr.Results[measure.Errors]
+	attempts := reqs + jr.Results[measure.Errors]
+	if attempts <= 0 {
+		if failed == 0 {
+			return
+		}
+		attempts = failed
+	}
+	setDerived(jr, measure.ErrorRate, 100*failed/attempts)
+}
+
+func has(jr *JobResult, name string) bool {
+	_, ok := jr.Results[name]
+	return ok
+}
+
+func setDerived(jr *JobResult, name string, v float64) {
+	if jr.Results == nil {
+		jr.Results = map[string]float64{}
+	}
+	jr.Results[name] = v
+	for _, m := range jr.Metadata {
+		if m.Name == name {
+			return
+		}
+	}
+	if md, ok := measure.Default().Lookup(name); ok {
+		jr.Metadata = append(jr.Metadata, md)
+	}
+}
+
+// MeasuredMean is the mean of the name's measured samples (not warm-up, not cool-down) over every
+// endpoint's timeline, or its summary value when the result has no samples of it.
+func MeasuredMean(jr *JobResult, name string) (float64, bool) {
+	var sum float64
+	var n int
+	for _, tl := range jr.Measurements {
+		for _, m := range tl {
+			if m.Name == name && m.Measured() {
+				sum += m.Value
+				n++
+			}
+		}
+	}
+	if n > 0 {
+		return sum / float64(n), true
+	}
+	v, ok := jr.Results[name]
+	return v, ok
+}
