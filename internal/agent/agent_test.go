@@ -63,7 +63,9 @@ func newTestAgent(t *testing.T, opts Options) *testAgent {
 	if opts.Dir == "" {
 		opts.Dir = t.TempDir()
 	}
-	opts.Logger = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	a, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +79,7 @@ func newTestAgent(t *testing.T, opts Options) *testAgent {
 		}
 		srv.Close()
 	})
-	c, err := api.NewClient(srv.URL, opts.Token, srv.Client())
+	c, err := api.NewClient(srv.URL, a.Token(), srv.Client())
 	if err != nil {
 		t.Fatal(err)
 	}
