@@ -34,9 +34,13 @@ func (a *Agent) handleSource(w http.ResponseWriter, r *http.Request) (any, error
 	_ = rc.SetWriteDeadline(time.Time{}) // the answer comes after the whole upload
 	defer func() { _ = rc.SetWriteDeadline(time.Now().Add(writeTimeout)) }()
 	body := &stallReader{r: http.MaxBytesReader(nil, r.Body, a.opts.MaxUpload), rc: rc, idle: a.opts.Lease}
-	unblock := context.AfterFunc(ctx, func() { _ = rc.SetReadDeadline(time.Now()) }) // a read waiting on a silent client
-	defer unblock()
+	// A read waiting on a silent client is cut when the job goes; the connection is then closed.
+	unblock := context.AfterFunc(ctx, func() { _ = rc.SetReadDeadline(time.Now()) })
 	digest, err := source.Extract(ctx, body, j.dir, source.Limits{MaxBytes: 8 * a.opts.MaxUpload, MaxEntries: a.opts.MaxUploadEntries})
+	if !unblock() { // before endUpload ends ctx: the deadline must not fall on the connection's next request
+		w.Header().Set("Connection", "close")
+	}
+	_ = rc.SetReadDeadline(time.Time{})
 	if err == nil {
 		j.endUpload(true, digest)
 		j.log.Info("source extracted", "digest", digest)
@@ -67,7 +71,7 @@ func (a *Agent) uploadError(j *job, ctx context.Context, err error) error {
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return &httpError{http.StatusRequestTimeout, fmt.Sprintf("job %s: source upload: nothing received for %s (the agent's lease)", j.id, a.opts.Lease)}
 	case ctx.Err() != nil:
-		return &httpError{http.StatusBadRequest, fmt.Sprintf("job %s: source upload cancelled by the client", j.id)}
+		return &httpError{http.StatusBadRequest, fmt.Sprintf("job %s: source upload cancelled by the client (%v)", j.id, err)}
 	case errors.Is(err, source.ErrBadArchive):
 		return badRequest("job %s: source: %v", j.id, err)
 	}

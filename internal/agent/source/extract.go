@@ -89,12 +89,12 @@ func drain(ctx context.Context, zr *gzip.Reader) error {
 	return nil
 }
 
-// badArchive returns ctx's error when ctx has ended (the reads failed because of it), and
+// badArchive returns ctx's cause when ctx has ended (the reads failed because of it), and
 // otherwise marks a read that failed mid-archive (truncated gzip or tar) as the client's fault.
 func badArchive(ctx context.Context, err error) error {
 	switch {
 	case ctx.Err() != nil:
-		return context.Cause(ctx)
+		return fmt.Errorf("%w (%w)", context.Cause(ctx), err)
 	case errors.Is(err, ErrBadArchive), errors.Is(err, errWrite):
 		return err
 	}
