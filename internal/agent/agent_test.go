@@ -22,9 +22,12 @@ import (
 const helperEnv = "CRANK_AGENT_TEST_HELPER"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(helperEnv) == "burn" {
+	switch os.Getenv(helperEnv) {
+	case "burn":
 		burnHalfCore(30 * time.Second)
 		os.Exit(0)
+	case "embedded":
+		embeddedThenWait()
 	}
 	os.Exit(m.Run())
 }
