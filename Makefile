@@ -6,7 +6,7 @@ CACHE     := .cache
 GOFLAGS   ?= -buildvcs=false
 export GOFLAGS
 
-.PHONY: build agents test test-deps bench clean
+.PHONY: build agents test test-deps fuzz-smoke bench clean
 
 build:
 	$(GO) build -o $(BIN)/crank ./cmd/crank
@@ -39,6 +39,22 @@ test-deps:
 
 test: test-deps build
 	PATH="$(CURDIR)/$(BIN):$(CURDIR)/$(CACHE)/bin:$$PATH" $(GO) test -count=1 -timeout 20m ./...
+	$(MAKE) --no-print-directory fuzz-smoke
+
+# Every fuzz target (one per parser and per configuration entry point) for FUZZTIME each; `go test`
+# already runs their seeds and the crashers kept in testdata/fuzz. Longer: make fuzz-smoke FUZZTIME=5m
+FUZZTIME ?= 2s
+FUZZ_TARGETS := internal/drivers/wrk:FuzzParse internal/drivers/h2load:FuzzParse \
+	internal/drivers/bombardier:FuzzParse internal/drivers/ghz:FuzzParse internal/drivers/builtin:FuzzParse \
+	internal/loadgen:FuzzRespParser internal/agent/counters:FuzzExposition internal/agent/source:FuzzExtract \
+	internal/config:FuzzLoad internal/config:FuzzOverrides
+fuzz-smoke:
+	@for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; fn=$${t#*:}; \
+	  if out=$$($(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) 2>&1); then \
+	    echo "fuzz ok   $$pkg $$fn"; \
+	  else echo "$$out"; echo "fuzz FAIL $$pkg $$fn (the crasher is in $$pkg/testdata/fuzz/$$fn)"; exit 1; fi; \
+	done
 
 # docs/PERFORMANCE.md: CPU per request of the apps against nginx and of crank load against wrk and
 # bombardier (pinned, alternating rounds), the agent's CPU, crank's start-up. 5 to 9 minutes: rounds

@@ -17,7 +17,7 @@ type entry struct {
 	mode             int64
 }
 
-func tgz(t *testing.T, entries ...entry) *bytes.Buffer {
+func tgz(t testing.TB, entries ...entry) *bytes.Buffer {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
