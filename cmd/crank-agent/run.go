@@ -88,6 +88,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.DurationVar(&cfg.opts.CacheMaxAge, "cache-max-age", agent.DefaultCacheMaxAge, "remove cached builds unused for this long")
 	fs.StringVar(&cfg.opts.Hardware, "hardware", "", "free label for this machine, reported in /info")
 	maxUpload := fs.String("max-upload", "512MiB", "largest source upload accepted (bytes, or with KiB, MiB, GiB)")
+	fs.IntVar(&cfg.opts.MaxUploadEntries, "max-upload-entries", agent.DefaultMaxUploadEntries, "most files, folders and links in one source upload")
+	fs.IntVar(&cfg.opts.MaxJobs, "max-jobs", agent.DefaultMaxJobs, "most jobs held at once (finished ones count until deleted or their lease runs out)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return cfg, err
@@ -96,6 +98,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	}
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if cfg.opts.MaxUploadEntries < 1 || cfg.opts.MaxJobs < 1 {
+		return cfg, errors.New("--max-upload-entries and --max-jobs must be at least 1")
 	}
 	var err error
 	cfg.tokenArg = cfg.token != ""

@@ -121,9 +121,23 @@ func TestParseFlags(t *testing.T) {
 		}
 		return ""
 	}
-	cfg, err := parseFlags([]string{"--url", "http://0.0.0.0:5010", "--lease", "45s", "--max-upload", "64MiB", "--hardware", "rig"}, env, &bytes.Buffer{})
+	cfg, err := parseFlags([]string{"--url", "http://0.0.0.0:5010", "--lease", "45s", "--max-upload", "64MiB", "--hardware", "rig",
+		"--max-jobs", "8", "--max-upload-entries", "1000"}, env, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cfg.opts.MaxJobs != 8 || cfg.opts.MaxUploadEntries != 1000 {
+		t.Errorf("caps = %d jobs, %d entries", cfg.opts.MaxJobs, cfg.opts.MaxUploadEntries)
+	}
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte("from-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := parseFlags([]string{"--token-file", tokenFile}, env, &bytes.Buffer{}); err != nil || cfg.opts.Token != "from-file" || cfg.tokenArg {
+		t.Errorf("--token-file: token %q (on the command line: %v), %v", cfg.opts.Token, cfg.tokenArg, err)
+	}
+	if cfg, err := parseFlags([]string{"--insecure"}, noEnv, &bytes.Buffer{}); err != nil || !cfg.opts.NoToken {
+		t.Errorf("--insecure: NoToken %v, %v", cfg.opts.NoToken, err)
 	}
 	if cfg.opts.Token != "from-env" || cfg.opts.Lease != 45*time.Second || cfg.opts.MaxUpload != 64<<20 ||
 		cfg.opts.Hardware != "rig" || cfg.listen.Host != "0.0.0.0:5010" || cfg.opts.Parsers["wrk"] == nil {
@@ -139,6 +153,10 @@ func TestParseFlags(t *testing.T) {
 		{"--url", "127.0.0.1:5010"},
 		{"--url", "http://127.0.0.1"},
 		{"--max-upload", "lots"},
+		{"--max-jobs", "0"},
+		{"--token", "a", "--token-file", "/dev/null"},
+		{"--token-file", "/no/such/file"},
+		{"--insecure", "--token", "a"},
 		{"extra"},
 		{"--no-such-flag"},
 	} {
