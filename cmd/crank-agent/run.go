@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -82,7 +83,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&cfg.cert, "cert", "", "TLS certificate file (PEM)")
 	fs.StringVar(&cfg.key, "key", "", "TLS key file (PEM)")
 	fs.DurationVar(&cfg.opts.Lease, "lease", agent.DefaultLease, "stop and delete a job whose status has not been read for this long")
-	fs.StringVar(&cfg.opts.Dir, "dir", "", "root of the job folders (default a temporary folder removed at exit)")
+	fs.StringVar(&cfg.opts.Dir, "dir", "", "root of the job folders (default the first free of "+filepath.Dir(agent.DefaultDirs()[0])+"/0..15, cleaned at the next start after a kill)")
 	fs.StringVar(&cfg.opts.CacheDir, "cache-dir", "", "build cache, kept across restarts (default <dir>/.build-cache with --dir, else "+agent.DefaultCacheDir()+")")
 	cacheMax := fs.String("cache-max-size", "4GiB", "largest build cache: least recently used builds are removed beyond it")
 	fs.DurationVar(&cfg.opts.CacheMaxAge, "cache-max-age", agent.DefaultCacheMaxAge, "remove cached builds unused for this long")
