@@ -47,7 +47,7 @@ FUZZTIME ?= 2s
 FUZZ_TARGETS := internal/drivers/wrk:FuzzParse internal/drivers/h2load:FuzzParse \
 	internal/drivers/bombardier:FuzzParse internal/drivers/ghz:FuzzParse internal/drivers/builtin:FuzzParse \
 	internal/loadgen:FuzzRespParser internal/agent/counters:FuzzExposition internal/agent/source:FuzzExtract \
-	internal/config:FuzzLoad internal/config:FuzzOverrides
+	internal/gate:FuzzCompareResults internal/config:FuzzLoad internal/config:FuzzOverrides
 fuzz-smoke:
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; fn=$${t#*:}; \
