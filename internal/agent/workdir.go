@@ -15,16 +15,22 @@ const workSlots = 16
 var errDirInUse = errors.New("in use by another agent")
 
 // DefaultDirs are the job folder roots an agent given no Dir chooses from (the agent embedded in
-// crank, a crank-agent without --dir): crankshaft/agents/0..15 under the user's cache folder. They
-// are fixed, so a start after a killed agent finds and cleans what it left (folders and the
-// processes still running in them); each is locked while an agent uses it.
+// crank, a crank-agent without --dir): crankshaft-<uid>/agents/0..15 under the temporary folder,
+// which a job's user (postgres, say) can reach, unlike a home folder. They are fixed, so a start
+// after a killed agent finds and cleans what it left (folders and the processes still running in
+// them); each is locked while an agent uses it. takeDir makes sure crankshaft-<uid> is this user's.
 func DefaultDirs() []string {
-	base := filepath.Join(filepath.Dir(DefaultCacheDir()), "agents")
+	base := filepath.Join(userTempDir(), "agents")
 	dirs := make([]string, workSlots)
 	for i := range dirs {
 		dirs[i] = filepath.Join(base, strconv.Itoa(i))
 	}
 	return dirs
+}
+
+// userTempDir is this user's folder under the temporary folder.
+func userTempDir() string {
+	return filepath.Join(os.TempDir(), "crankshaft-"+strconv.Itoa(os.Getuid()))
 }
 
 // takeDir creates and locks the agent's Dir: o.Dir, or the first free of DefaultDirs (o.Dir is
@@ -41,6 +47,9 @@ func takeDir(o *Options) (*os.File, error) {
 		return lock, err
 	}
 	dirs := DefaultDirs()
+	if err := ownedFolder(userTempDir()); err != nil {
+		return nil, fmt.Errorf("agent: %w (give --dir)", err)
+	}
 	for _, dir := range dirs {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("agent: job folder root: %w", err)

@@ -51,8 +51,8 @@ func embeddedThenWait() {
 // killed with SIGKILL left its folder and its job's children, and no restart cleaned them. Its
 // folder is now fixed and locked, so the next start finds them.
 func TestNextEmbeddedStartCleansAKilledOne(t *testing.T) {
-	cache := t.TempDir()
-	t.Setenv("XDG_CACHE_HOME", cache)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperEnv+"=embedded")
 	stdout, _ := cmd.StdoutPipe()
@@ -91,7 +91,33 @@ func TestNextEmbeddedStartCleansAKilledOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Shutdown(context.Background())
-	if a.Dir() != DefaultDirs()[1] || !strings.HasPrefix(a.Dir(), cache) {
+	if a.Dir() != DefaultDirs()[1] || !strings.HasPrefix(a.Dir(), tmp) {
 		t.Errorf("second agent's folder %s, want %s", a.Dir(), DefaultDirs()[1])
+	}
+}
+
+// TestDefaultDirsRefuseAPlantedFolder: the default folders are under the shared temporary folder;
+// one another user made first, or anyone may write, is refused.
+func TestDefaultDirsRefuseAPlantedFolder(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	elsewhere := t.TempDir()
+	if err := os.Symlink(elsewhere, userTempDir()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(Options{NoToken: true}); err == nil || !strings.Contains(err.Error(), "is not a folder") {
+		t.Errorf("a symlink planted as the folder: %v, want a refusal", err)
+	}
+	if err := os.Remove(userTempDir()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(userTempDir(), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(userTempDir(), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(Options{NoToken: true}); err == nil || !strings.Contains(err.Error(), "may be written by other users") {
+		t.Errorf("a world-writable folder: %v, want a refusal", err)
 	}
 }
