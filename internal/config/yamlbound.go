@@ -6,6 +6,19 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// maxConfigLoads bounds the files one Load reads, imports of imports included: a few files that
+// each import the next ten times would otherwise be read billions of times.
+const maxConfigLoads = 1000
+
+// countLoad counts one more file read, refusing beyond maxConfigLoads.
+func (l *loader) countLoad(loc string) error {
+	if l.loads++; l.loads > maxConfigLoads {
+		return fmt.Errorf("%s: more than %d files read for one configuration (imports of imports): "+
+			"is a file imported many times?", loc, maxConfigLoads)
+	}
+	return nil
+}
+
 // maxYAMLNodes bounds the values a file holds once its aliases (*name) are expanded: a few
 // hundred bytes of nested aliases would otherwise expand to gigabytes (a "billion laughs" file).
 // crank's and aspnet/Benchmarks' largest files hold a few thousand.

@@ -73,3 +73,26 @@ func TestAliasesStillWork(t *testing.T) {
 		t.Errorf("list of aliases: %+v", l)
 	}
 }
+
+// TestImportBombRefused: files that each import the next ten times made crank read 10^n files.
+func TestImportBombRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for i := range 9 {
+		body := "jobs: {a: {executable: x}}\n"
+		if i < 8 {
+			body = "imports: [" + strings.Repeat(fmt.Sprintf("f%d.yml, ", i+1), 9) + fmt.Sprintf("f%d.yml]\n", i+1)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.yml", i)), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	_, err := Load(context.Background(), []string{filepath.Join(dir, "f0.yml")}, quiet)
+	if err == nil || !strings.Contains(err.Error(), "more than 1000 files read") {
+		t.Errorf("err = %v, want the import bomb refused", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("refused after %s", d)
+	}
+}
