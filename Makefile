@@ -6,7 +6,7 @@ CACHE     := .cache
 GOFLAGS   ?= -buildvcs=false
 export GOFLAGS
 
-.PHONY: build agents test test-deps test-fresh bench clean
+.PHONY: build agents test test-deps test-fresh fuzz-smoke bench clean
 
 build:
 	$(GO) build -o $(BIN)/crank ./cmd/crank
@@ -42,6 +42,22 @@ test-deps:
 
 test: test-deps build
 	PATH="$(CURDIR)/$(BIN):$(CURDIR)/$(CACHE)/bin:$$PATH" $(GO) test -count=1 -timeout 20m ./...
+	$(MAKE) --no-print-directory fuzz-smoke
+
+# Every fuzz target (one per parser and per configuration entry point) for FUZZTIME each; `go test`
+# already runs their seeds and the crashers kept in testdata/fuzz. Longer: make fuzz-smoke FUZZTIME=5m
+FUZZTIME ?= 2s
+FUZZ_TARGETS := internal/drivers/wrk:FuzzParse internal/drivers/h2load:FuzzParse \
+	internal/drivers/bombardier:FuzzParse internal/drivers/ghz:FuzzParse internal/drivers/builtin:FuzzParse \
+	internal/loadgen:FuzzRespParser internal/agent/counters:FuzzExposition internal/agent/source:FuzzExtract \
+	internal/gate:FuzzCompareResults internal/config:FuzzLoad internal/config:FuzzOverrides
+fuzz-smoke:
+	@for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; fn=$${t#*:}; \
+	  if out=$$($(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) 2>&1); then \
+	    echo "fuzz ok   $$pkg $$fn"; \
+	  else echo "$$out"; echo "fuzz FAIL $$pkg $$fn (the crasher is in $$pkg/testdata/fuzz/$$fn)"; exit 1; fi; \
+	done
 
 # What a new user's first `make test` meets: a fresh clone of HEAD in a temporary folder, empty Go
 # module and build caches, CI=true (a missing component fails instead of skipping). Run it before

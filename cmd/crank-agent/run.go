@@ -10,11 +10,14 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/agent"
+	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/drivers/registry"
 )
 
@@ -28,6 +31,7 @@ const (
 type config struct {
 	listen    *url.URL
 	token     string
+	tokenArg  bool // the token was given on the command line (ps shows it)
 	insecure  bool
 	cert, key string
 	opts      agent.Options
@@ -50,31 +54,43 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return 2
 	}
 	cfg.opts.Logger = log
-	if err := serve(ctx, cfg, nil); err != nil {
+	err = serve(ctx, cfg, nil)
+	var r refusal
+	if errors.As(err, &r) {
+		fmt.Fprintf(stderr, "crank-agent: %v\n", err)
+		return 2
+	}
+	if err != nil {
 		log.Error("crank-agent stopped", "err", err)
 		return 1
 	}
 	return 0
 }
 
-// parseFlags reads the flags (and CRANK_AGENT_TOKEN) and checks them, including that a
-// non-loopback address has a token or --insecure.
+// refusal is a setting the agent will not run with, found once it knows its address.
+type refusal struct{ error }
+
+// parseFlags reads the flags (and CRANK_AGENT_TOKEN) and checks them. serve checks the address
+// the agent listens on once resolved.
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
 	var cfg config
 	fs := flag.NewFlagSet("crank-agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	rawURL := fs.String("url", DefaultURL, "scheme, host and port to listen on (https needs --cert and --key)")
-	fs.StringVar(&cfg.token, "token", "", "bearer token required on every endpoint but /health (default $"+tokenEnv+")")
-	fs.BoolVar(&cfg.insecure, "insecure", false, "allow listening on a non-loopback address without a token")
+	fs.StringVar(&cfg.token, "token", "", "bearer token required on every endpoint but /health; other users see it in ps: prefer $"+tokenEnv+" or --token-file")
+	tokenFile := fs.String("token-file", "", "read the token from this file's first line")
+	fs.BoolVar(&cfg.insecure, "insecure", false, "require no token at all, on any address (a trusted, isolated network only)")
 	fs.StringVar(&cfg.cert, "cert", "", "TLS certificate file (PEM)")
 	fs.StringVar(&cfg.key, "key", "", "TLS key file (PEM)")
 	fs.DurationVar(&cfg.opts.Lease, "lease", agent.DefaultLease, "stop and delete a job whose status has not been read for this long")
-	fs.StringVar(&cfg.opts.Dir, "dir", "", "root of the job folders (default a temporary folder removed at exit)")
+	fs.StringVar(&cfg.opts.Dir, "dir", "", "root of the job folders (default the first free of "+filepath.Dir(agent.DefaultDirs()[0])+"/0..15, cleaned at the next start after a kill)")
 	fs.StringVar(&cfg.opts.CacheDir, "cache-dir", "", "build cache, kept across restarts (default <dir>/.build-cache with --dir, else "+agent.DefaultCacheDir()+")")
 	cacheMax := fs.String("cache-max-size", "4GiB", "largest build cache: least recently used builds are removed beyond it")
 	fs.DurationVar(&cfg.opts.CacheMaxAge, "cache-max-age", agent.DefaultCacheMaxAge, "remove cached builds unused for this long")
 	fs.StringVar(&cfg.opts.Hardware, "hardware", "", "free label for this machine, reported in /info")
 	maxUpload := fs.String("max-upload", "512MiB", "largest source upload accepted (bytes, or with KiB, MiB, GiB)")
+	fs.IntVar(&cfg.opts.MaxUploadEntries, "max-upload-entries", agent.DefaultMaxUploadEntries, "most files, folders and links in one source upload")
+	fs.IntVar(&cfg.opts.MaxJobs, "max-jobs", agent.DefaultMaxJobs, "most jobs held at once (finished ones count until deleted or their lease runs out)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return cfg, err
@@ -84,11 +100,26 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	if cfg.opts.MaxUploadEntries < 1 || cfg.opts.MaxJobs < 1 {
+		return cfg, errors.New("--max-upload-entries and --max-jobs must be at least 1")
+	}
+	var err error
+	cfg.tokenArg = cfg.token != ""
+	if *tokenFile != "" {
+		if cfg.tokenArg {
+			return cfg, errors.New("give --token or --token-file, not both")
+		}
+		if cfg.token, err = api.ReadTokenFile(*tokenFile); err != nil {
+			return cfg, fmt.Errorf("--token-file: %w", err)
+		}
+	}
 	if cfg.token == "" {
 		cfg.token = getenv(tokenEnv)
 	}
-	cfg.opts.Token = cfg.token
-	var err error
+	if cfg.insecure && cfg.token != "" {
+		return cfg, errors.New("--insecure means no token: do not give one too")
+	}
+	cfg.opts.Token, cfg.opts.NoToken = cfg.token, cfg.insecure
 	if cfg.opts.MaxUpload, err = parseSize(*maxUpload); err != nil {
 		return cfg, fmt.Errorf("--max-upload: %w", err)
 	}
@@ -99,9 +130,6 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		cfg.opts.CacheDir = agent.DefaultCacheDir()
 	}
 	if cfg.listen, err = parseListenURL(*rawURL, cfg.cert, cfg.key); err != nil {
-		return cfg, err
-	}
-	if err := checkListen(cfg.listen.Hostname(), cfg.token, cfg.insecure); err != nil {
 		return cfg, err
 	}
 	cfg.opts.Parsers = registry.Builtin()
@@ -125,22 +153,21 @@ func parseListenURL(raw, cert, key string) (*url.URL, error) {
 	return u, nil
 }
 
-// checkListen refuses a non-loopback address without a token, unless insecure: anyone who can
-// reach the agent could otherwise run any command on the machine.
-func checkListen(host, token string, insecure bool) error {
-	if token != "" || insecure || isLoopback(host) {
+// checkListen decides on the address the listener got (a name such as localhost resolved): with
+// no token, the agent makes one up and keeps it in a file only its user reads, which works for a
+// crank on the same machine; beyond loopback it refuses, unless insecure. Anyone who can reach a
+// tokenless agent could run any command on the machine.
+func checkListen(addr net.Addr, host, token string, insecure bool) error {
+	if token != "" || insecure || isLoopback(addr) {
 		return nil
 	}
-	return fmt.Errorf("refusing to listen on %q without a token: the agent runs any command it is sent, "+
-		"so give --token (or %s), listen on 127.0.0.1, or pass --insecure on a trusted network", host, tokenEnv)
+	return refusal{fmt.Errorf("refusing to listen on %q without a token: the agent runs any command it is sent, "+
+		"so give a token (%s, --token-file or --token), listen on 127.0.0.1, or pass --insecure on a trusted network", host, tokenEnv)}
 }
 
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+func isLoopback(addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
 }
 
 // parseSize reads "1048576", "512MiB", "1GiB", "64KiB".
@@ -169,6 +196,11 @@ func serve(ctx context.Context, cfg config, onListen func(net.Addr)) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.listen.Host, err)
 	}
+	if err := checkListen(ln.Addr(), cfg.listen.Hostname(), cfg.token, cfg.insecure); err != nil {
+		ln.Close()
+		return err
+	}
+	addr := ln.Addr()
 	if cfg.listen.Scheme == "https" {
 		cert, err := tls.LoadX509KeyPair(cfg.cert, cfg.key)
 		if err != nil {
@@ -182,11 +214,27 @@ func serve(ctx context.Context, cfg config, onListen func(net.Addr)) error {
 		ln.Close()
 		return err
 	}
+	log := cfg.opts.Logger
+	switch {
+	case cfg.insecure:
+		log.Warn("no token (--insecure): anyone who reaches this address can run commands as this user", "addr", addr.String())
+	case cfg.tokenArg:
+		log.Warn("the token is on the command line, where other users see it (ps): prefer " + tokenEnv + " or --token-file")
+	}
+	if cfg.token == "" && !cfg.insecure {
+		path, err := api.WriteTokenFile(addr, a.Token())
+		if err != nil {
+			ln.Close()
+			return errors.Join(err, a.Shutdown(ctx))
+		}
+		defer os.Remove(path)
+		log.Info("no token given: made one, readable by this user only; crank on this machine finds it", "file", path)
+	}
 	if onListen != nil {
-		onListen(ln.Addr())
+		onListen(addr)
 	}
 	start := time.Now()
 	err = a.Serve(ctx, ln)
-	cfg.opts.Logger.Info("crank-agent exiting", "uptime", time.Since(start).Round(time.Second).String())
+	log.Info("crank-agent exiting", "uptime", time.Since(start).Round(time.Second).String())
 	return err
 }

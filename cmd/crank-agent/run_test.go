@@ -28,30 +28,81 @@ import (
 
 func noEnv(string) string { return "" }
 
+// TestCheckListen: the token decision is made on the address the listener got, not on the name
+// given: "localhost" that resolves elsewhere is not trusted.
 func TestCheckListen(t *testing.T) {
+	tcp := func(ip string) net.Addr { return &net.TCPAddr{IP: net.ParseIP(ip), Port: 5010} }
 	cases := []struct {
-		host, token string
-		insecure    bool
-		ok          bool
+		host     string
+		addr     net.Addr
+		token    string
+		insecure bool
+		ok       bool
 	}{
-		{"127.0.0.1", "", false, true},
-		{"localhost", "", false, true},
-		{"::1", "", false, true},
-		{"0.0.0.0", "", false, false},
-		{"", "", false, false},
-		{"10.0.0.2", "", false, false},
-		{"bench-01.example", "", false, false},
-		{"0.0.0.0", "tok", false, true},
-		{"0.0.0.0", "", true, true},
+		{"127.0.0.1", tcp("127.0.0.1"), "", false, true},
+		{"localhost", tcp("127.0.0.1"), "", false, true},
+		{"localhost", tcp("10.0.0.2"), "", false, false}, // a name resolving elsewhere
+		{"::1", tcp("::1"), "", false, true},
+		{"0.0.0.0", tcp("0.0.0.0"), "", false, false},
+		{"10.0.0.2", tcp("10.0.0.2"), "", false, false},
+		{"bench-01.example", tcp("192.0.2.7"), "", false, false},
+		{"0.0.0.0", tcp("0.0.0.0"), "tok", false, true},
+		{"0.0.0.0", tcp("0.0.0.0"), "", true, true},
 	}
 	for _, c := range cases {
-		err := checkListen(c.host, c.token, c.insecure)
+		err := checkListen(c.addr, c.host, c.token, c.insecure)
 		if (err == nil) != c.ok {
-			t.Errorf("checkListen(%q, token %q, insecure %v) = %v, want ok=%v", c.host, c.token, c.insecure, err, c.ok)
+			t.Errorf("checkListen(%s as %q, token %q, insecure %v) = %v, want ok=%v", c.addr, c.host, c.token, c.insecure, err, c.ok)
 		}
 		if err != nil && (!strings.Contains(err.Error(), "--token") || !strings.Contains(err.Error(), "--insecure")) {
 			t.Errorf("refusal %q does not say how to proceed", err)
 		}
+	}
+}
+
+// TestTokenlessLoopbackAgentMakesAToken: a loopback agent started without a token ran any
+// local user's commands. Now it makes a token, writes it where only its user reads, and
+// removes the file when it exits.
+func TestTokenlessLoopbackAgentMakesAToken(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	cfg, err := parseFlags([]string{"--url", "http://localhost:0", "--dir", t.TempDir()}, noEnv, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs testutil.SyncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	addrs := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, withLogger(cfg, &logs), func(a net.Addr) { addrs <- a }) }()
+	var addr net.Addr
+	select {
+	case addr = <-addrs:
+	case err := <-done:
+		t.Fatalf("serve: %v", err)
+	}
+	url := "http://" + addr.String()
+	anon, _ := api.NewClient(url, "", nil)
+	if _, err := anon.Submit(ctx, api.Job{Executable: "id"}); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Errorf("submit without a token: %v, want 401", err)
+	}
+	file := api.TokenFile(addr)
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file %s: %v, %v; want mode 0600", file, fi, err)
+	}
+	tok := api.LocalToken(ctx, url)
+	if len(tok) < 40 {
+		t.Fatalf("LocalToken(%s) = %q", url, tok)
+	}
+	c, _ := api.NewClient(url, tok, nil)
+	if _, err := c.Info(ctx); err != nil {
+		t.Errorf("info with the file's token: %v", err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("serve: %v", err)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Errorf("token file after exit: %v, want removed", err)
 	}
 }
 
@@ -70,9 +121,23 @@ func TestParseFlags(t *testing.T) {
 		}
 		return ""
 	}
-	cfg, err := parseFlags([]string{"--url", "http://0.0.0.0:5010", "--lease", "45s", "--max-upload", "64MiB", "--hardware", "rig"}, env, &bytes.Buffer{})
+	cfg, err := parseFlags([]string{"--url", "http://0.0.0.0:5010", "--lease", "45s", "--max-upload", "64MiB", "--hardware", "rig",
+		"--max-jobs", "8", "--max-upload-entries", "1000"}, env, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cfg.opts.MaxJobs != 8 || cfg.opts.MaxUploadEntries != 1000 {
+		t.Errorf("caps = %d jobs, %d entries", cfg.opts.MaxJobs, cfg.opts.MaxUploadEntries)
+	}
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte("from-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := parseFlags([]string{"--token-file", tokenFile}, env, &bytes.Buffer{}); err != nil || cfg.opts.Token != "from-file" || cfg.tokenArg {
+		t.Errorf("--token-file: token %q (on the command line: %v), %v", cfg.opts.Token, cfg.tokenArg, err)
+	}
+	if cfg, err := parseFlags([]string{"--insecure"}, noEnv, &bytes.Buffer{}); err != nil || !cfg.opts.NoToken {
+		t.Errorf("--insecure: NoToken %v, %v", cfg.opts.NoToken, err)
 	}
 	if cfg.opts.Token != "from-env" || cfg.opts.Lease != 45*time.Second || cfg.opts.MaxUpload != 64<<20 ||
 		cfg.opts.Hardware != "rig" || cfg.listen.Host != "0.0.0.0:5010" || cfg.opts.Parsers["wrk"] == nil {
@@ -88,6 +153,10 @@ func TestParseFlags(t *testing.T) {
 		{"--url", "127.0.0.1:5010"},
 		{"--url", "http://127.0.0.1"},
 		{"--max-upload", "lots"},
+		{"--max-jobs", "0"},
+		{"--token", "a", "--token-file", "/dev/null"},
+		{"--token-file", "/no/such/file"},
+		{"--insecure", "--token", "a"},
 		{"extra"},
 		{"--no-such-flag"},
 	} {

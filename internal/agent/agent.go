@@ -15,11 +15,17 @@
 //   - a source.repository is cloned (repo.go says which URLs and revisions are accepted) and its
 //     build is cached by repository and commit, as an upload's is by its content hash; the build
 //     cache (Options.CacheDir) outlives the agent and is bounded in size and age;
-//   - New removes the job folders a killed agent left in the same Dir.
+//   - New removes the job folders a killed agent left in the same Dir, and kills what still runs
+//     in them; an agent given no Dir takes a fixed, locked one (workdir.go), so its next start
+//     cleans up after a killed one;
+//   - every agent has a token (a random one when none is given), unless NoToken says otherwise;
+//     docs/SECURITY.md says who can do what.
 package agent
 
 import (
+	"cmp"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -47,13 +53,28 @@ const (
 	// DefaultCacheMaxBytes and DefaultCacheMaxAge bound the build cache.
 	DefaultCacheMaxBytes = 4 << 30
 	DefaultCacheMaxAge   = 7 * 24 * time.Hour
+	// DefaultMaxJobs caps the jobs an agent holds at once; DefaultMaxUploadEntries the entries
+	// (files, folders, links) in one upload.
+	DefaultMaxJobs          = 64
+	DefaultMaxUploadEntries = 200_000
+	// DefaultHeaderTimeout bounds the wait for a request's headers (a silent new connection is
+	// closed after it); DefaultIdleTimeout a kept-alive connection between requests.
+	DefaultHeaderTimeout = 10 * time.Second
+	DefaultIdleTimeout   = 60 * time.Second
+)
+
+// readTimeout and writeTimeout bound a request's body and its answer; an upload moves its own
+// deadlines (upload.go), so it may take as long as data keeps coming.
+const (
+	readTimeout  = time.Minute
+	writeTimeout = 2 * time.Minute
 )
 
 // Options configure an Agent. The zero value works: every field has a default.
 type Options struct {
-	// Dir is the root of the job folders (created). Default: os.TempDir()/crank-agent-<pid>, which
-	// Shutdown removes whole. Job folders left in a given Dir by an agent that was killed are
-	// removed by New. New refuses a Dir another running agent holds (a lock file in it).
+	// Dir is the root of the job folders (created). Default: the first of DefaultDirs() no other
+	// agent holds. Job folders left in Dir by an agent that was killed are removed by New, and
+	// what still runs in them killed. New refuses a Dir another running agent holds (a lock file).
 	Dir string
 	// CacheDir keeps builds by source hash across jobs and restarts (see source.Cache). Default:
 	// Dir/.build-cache; StartEmbedded defaults it to DefaultCacheDir(), so that successive crank
@@ -66,10 +87,19 @@ type Options struct {
 	CacheMaxAge   time.Duration
 	// Lease: a job whose status has not been read for this long is stopped and deleted.
 	Lease time.Duration
-	// Token, when set, is required as a bearer token on every endpoint but /health.
-	Token string
-	// MaxUpload caps a source upload (HTTP 413 beyond).
-	MaxUpload int64
+	// Token is required as a bearer token on every endpoint but /health. Default: a random one
+	// (Agent.Token tells it), unless NoToken.
+	Token   string
+	NoToken bool
+	// MaxUpload caps a source upload (HTTP 413 beyond), MaxUploadEntries its entries (default
+	// DefaultMaxUploadEntries).
+	MaxUpload        int64
+	MaxUploadEntries int
+	// MaxJobs caps the jobs held at once (HTTP 429 beyond; default DefaultMaxJobs).
+	MaxJobs int
+	// HeaderTimeout and IdleTimeout: see DefaultHeaderTimeout and DefaultIdleTimeout.
+	HeaderTimeout time.Duration
+	IdleTimeout   time.Duration
 	// Hardware is a free label reported in /info.
 	Hardware string
 	// Interval between samples, unless a job sets its own.
@@ -87,7 +117,6 @@ type Options struct {
 type Agent struct {
 	opts     Options
 	log      *slog.Logger
-	ownDir   bool     // Dir was made by New: Shutdown removes it whole
 	dirLock  *os.File // held while the agent runs: one agent per Dir
 	toolDirs []string // looked in for bare executable names before PATH
 	handler  http.Handler
@@ -108,15 +137,11 @@ func New(opts Options) (*Agent, error) {
 	if err := a.setDefaults(&opts); err != nil {
 		return nil, err
 	}
-	a.opts, a.log = opts, opts.Logger
-	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("agent: job folder root: %w", err)
-	}
-	lock, err := lockDir(opts.Dir)
+	lock, err := takeDir(&opts)
 	if err != nil {
 		return nil, err
 	}
-	a.dirLock = lock
+	a.opts, a.log, a.dirLock = opts, opts.Logger, lock
 	a.removeLeftovers()
 	a.pruneCache()
 	if exe, err := os.Executable(); err == nil {
@@ -130,21 +155,28 @@ func New(opts Options) (*Agent, error) {
 }
 
 func (a *Agent) setDefaults(o *Options) error {
-	if o.Dir == "" {
-		o.Dir = filepath.Join(os.TempDir(), fmt.Sprintf("crank-agent-%d", os.Getpid()))
-		a.ownDir = true
+	var err error
+	if o.Dir != "" {
+		if o.Dir, err = filepath.Abs(o.Dir); err != nil {
+			return fmt.Errorf("agent: dir %q: %w", o.Dir, err)
+		}
 	}
-	dir, err := filepath.Abs(o.Dir)
-	if err != nil {
-		return fmt.Errorf("agent: dir %q: %w", o.Dir, err)
+	if o.CacheDir == "" && o.Dir == "" {
+		o.CacheDir = DefaultCacheDir()
 	}
-	o.Dir = dir
 	if o.CacheDir == "" {
-		o.CacheDir = filepath.Join(dir, buildCacheDir)
+		o.CacheDir = filepath.Join(o.Dir, buildCacheDir)
 	}
 	if o.CacheDir, err = filepath.Abs(o.CacheDir); err != nil {
 		return fmt.Errorf("agent: cache dir: %w", err)
 	}
+	if o.Token == "" && !o.NoToken {
+		o.Token = NewToken()
+	}
+	o.MaxJobs = cmp.Or(o.MaxJobs, DefaultMaxJobs)
+	o.MaxUploadEntries = cmp.Or(o.MaxUploadEntries, DefaultMaxUploadEntries)
+	o.HeaderTimeout = cmp.Or(o.HeaderTimeout, DefaultHeaderTimeout)
+	o.IdleTimeout = cmp.Or(o.IdleTimeout, DefaultIdleTimeout)
 	if o.CacheMaxBytes == 0 {
 		o.CacheMaxBytes = DefaultCacheMaxBytes
 	}
@@ -181,9 +213,16 @@ func (a *Agent) Handler() http.Handler { return a.handler }
 // Dir is the root of the job folders.
 func (a *Agent) Dir() string { return a.opts.Dir }
 
+// Token is the bearer token the agent requires ("" with NoToken).
+func (a *Agent) Token() string { return a.opts.Token }
+
+// NewToken returns a random token (256 bits, hex).
+func NewToken() string { return rand.Text() + rand.Text() }
+
 // Serve answers on ln until ctx ends, then shuts the server and the agent down.
 func (a *Agent) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: a.handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)}
+	srv := &http.Server{Handler: a.handler, ReadHeaderTimeout: a.opts.HeaderTimeout, ReadTimeout: readTimeout,
+		WriteTimeout: writeTimeout, IdleTimeout: a.opts.IdleTimeout, ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	a.log.Info("agent listening", "addr", ln.Addr().String(), "dir", a.opts.Dir)
@@ -226,9 +265,6 @@ func (a *Agent) Shutdown(ctx context.Context) error {
 			err = fmt.Errorf("agent shutdown: %w", ctx.Err())
 			return
 		}
-		if a.ownDir {
-			err = os.RemoveAll(a.opts.Dir)
-		}
 		if a.dirLock != nil {
 			a.dirLock.Close()
 		}
@@ -238,11 +274,13 @@ func (a *Agent) Shutdown(ctx context.Context) error {
 }
 
 // StartEmbedded starts an agent on 127.0.0.1 (a free port) for `crank` runs that name no agent.
-// stop shuts it down (every job stopped, folders removed); it also stops when ctx ends.
-// Its build cache is DefaultCacheDir() unless opts.CacheDir says otherwise.
+// Its token is opts.Token (the caller makes one with NewToken and keeps it in memory); its folder
+// the first of DefaultDirs() free, so the next start cleans what a killed crank left; its build
+// cache DefaultCacheDir(), unless opts say otherwise. stop shuts it down (every job stopped,
+// folders removed); it also stops when ctx ends.
 func StartEmbedded(ctx context.Context, opts Options) (url string, stop func(context.Context) error, err error) {
-	if opts.CacheDir == "" {
-		opts.CacheDir = DefaultCacheDir()
+	if opts.Token == "" && !opts.NoToken {
+		return "", nil, errors.New("embedded agent: no token (make one with agent.NewToken)")
 	}
 	a, err := New(opts)
 	if err != nil {

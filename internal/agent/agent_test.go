@@ -22,9 +22,12 @@ import (
 const helperEnv = "CRANK_AGENT_TEST_HELPER"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(helperEnv) == "burn" {
+	switch os.Getenv(helperEnv) {
+	case "burn":
 		burnHalfCore(30 * time.Second)
 		os.Exit(0)
+	case "embedded":
+		embeddedThenWait()
 	}
 	os.Exit(m.Run())
 }
@@ -63,7 +66,9 @@ func newTestAgent(t *testing.T, opts Options) *testAgent {
 	if opts.Dir == "" {
 		opts.Dir = t.TempDir()
 	}
-	opts.Logger = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	a, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +82,7 @@ func newTestAgent(t *testing.T, opts Options) *testAgent {
 		}
 		srv.Close()
 	})
-	c, err := api.NewClient(srv.URL, opts.Token, srv.Client())
+	c, err := api.NewClient(srv.URL, a.Token(), srv.Client())
 	if err != nil {
 		t.Fatal(err)
 	}

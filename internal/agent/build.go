@@ -13,17 +13,14 @@ import (
 )
 
 // prepare gets the job's source (a repository is cloned when nothing was uploaded) and builds it,
-// or reuses the build of the same source, build command and platform. An upload is identified by
-// the hash the controller computed; a clone by its repository and checked-out commit.
+// or reuses the build of the same source, build command, environment and platform. An upload is
+// identified by the digest of what the agent extracted (never the hash the client sent); a clone
+// by its repository and checked-out commit.
 func (a *Agent) prepare(ctx context.Context, j *job) error {
 	src := j.spec.Source
 	j.mu.Lock()
-	uploaded := j.uploaded
+	uploaded, identity := j.uploaded, j.digest
 	j.mu.Unlock()
-	identity := ""
-	if src != nil && src.Hash != "" && uploaded {
-		identity = src.Hash
-	}
 	if src != nil && src.Repository != "" && !uploaded {
 		commit, err := a.clone(ctx, j, src)
 		if err != nil {
@@ -36,7 +33,8 @@ func (a *Agent) prepare(ctx context.Context, j *job) error {
 	}
 	key := ""
 	if identity != "" {
-		key = source.CacheKey(identity, j.spec.BuildCommand, runtime.GOOS, runtime.GOARCH)
+		key = source.Build{Identity: identity, Command: j.spec.BuildCommand, Env: j.spec.Environment,
+			GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}.Key()
 		reused, err := a.cache().Restore(key, j.dir)
 		if err != nil {
 			j.log.Warn("build cache not used", "err", err)

@@ -91,14 +91,19 @@ func TestShutdownKillsJobsAndRemovesFolders(t *testing.T) {
 func TestStartEmbedded(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url, stop, err := StartEmbedded(ctx, Options{Dir: t.TempDir()})
+	token := NewToken()
+	url, stop, err := StartEmbedded(ctx, Options{Dir: t.TempDir(), Token: token})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(url, "http://127.0.0.1:") {
 		t.Errorf("url = %q", url)
 	}
-	c, err := api.NewClient(url, "", nil)
+	anon, _ := api.NewClient(url, "", nil)
+	if _, err := anon.Submit(ctx, api.Job{Executable: "id"}); statusCode(err) != http.StatusUnauthorized {
+		t.Errorf("submit to the embedded agent without its token: %v, want 401", err)
+	}
+	c, err := api.NewClient(url, token, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func lockDir(dir string) (*os.File, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("agent: %s is in use by another agent (each agent needs its own --dir)", dir)
+			return nil, errDirInUse
 		}
 		return nil, fmt.Errorf("agent: lock %s: %w", dir, err)
 	}

@@ -2,16 +2,11 @@ package agent
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"sort"
 	"strconv"
-	"time"
 
-	"github.com/crankshaft/crankshaft/internal/agent/source"
 	"github.com/crankshaft/crankshaft/internal/api"
 )
 
@@ -51,38 +46,6 @@ func (a *Agent) handleList(*http.Request) (any, error) {
 	}
 	sort.Slice(list, func(i, k int) bool { return list[i].ID < list[k].ID })
 	return list, nil
-}
-
-func (a *Agent) handleSource(r *http.Request) (any, error) {
-	j, err := a.lookup(r)
-	if err != nil {
-		return nil, err
-	}
-	if err := j.beginUpload(); err != nil {
-		return nil, err
-	}
-	if j.status().Skipped != "" {
-		_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, a.opts.MaxUpload))
-		j.endUpload(false)
-		return j.status(), nil
-	}
-	body := http.MaxBytesReader(nil, r.Body, a.opts.MaxUpload)
-	err = source.Extract(body, j.dir, 8*a.opts.MaxUpload)
-	j.endUpload(err == nil)
-	var tooBig *http.MaxBytesError
-	switch {
-	case err == nil:
-		j.log.Info("source extracted")
-		return j.status(), nil
-	case errors.As(err, &tooBig):
-		err = &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("job %s: source upload larger than %d bytes", j.id, a.opts.MaxUpload)}
-	case errors.Is(err, source.ErrBadArchive):
-		err = badRequest("job %s: source: %v", j.id, err)
-	}
-	if rerr := j.resetDir(); rerr != nil {
-		j.log.Warn("job folder not reset after a failed upload", "err", rerr)
-	}
-	return nil, err
 }
 
 func (a *Agent) handleStart(r *http.Request) (any, error) {
@@ -145,37 +108,4 @@ func (a *Agent) handleDelete(r *http.Request) (any, error) {
 		return nil, err
 	}
 	return a.deleteJob(j, "delete requested"), nil
-}
-
-// beginUpload claims the job for an upload: only before it starts, one at a time.
-func (j *job) beginUpload() error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	switch {
-	case j.busy:
-		return conflict("job %s: another upload is in progress", j.id)
-	case j.skipped == "" && j.state != api.StateNew && j.state != api.StateWaiting:
-		return conflict("job %s is %s: its source can only be uploaded before it starts", j.id, j.state)
-	}
-	j.busy = true
-	return nil
-}
-
-func (j *job) endUpload(ok bool) {
-	j.mu.Lock()
-	j.busy = false
-	j.uploaded = j.uploaded || ok
-	j.leaseAt = time.Now()
-	j.mu.Unlock()
-}
-
-// resetDir empties the job folder (after a failed upload, so a retry starts clean).
-func (j *job) resetDir() error {
-	if err := os.RemoveAll(j.dir); err != nil {
-		return err
-	}
-	j.mu.Lock()
-	j.uploaded = false
-	j.mu.Unlock()
-	return os.Mkdir(j.dir, 0o755)
 }

@@ -45,7 +45,9 @@ func (a *Agent) routes() http.Handler {
 	handle("GET /info", a.handleInfo)
 	handle("GET /jobs", a.handleList)
 	handle("POST /jobs", a.handleCreate)
-	handle("PUT /jobs/{id}/source", a.handleSource)
+	mux.HandleFunc("PUT /jobs/{id}/source", func(w http.ResponseWriter, r *http.Request) {
+		a.wrap(func(r *http.Request) (any, error) { return a.handleSource(w, r) }).ServeHTTP(w, r)
+	})
 	handle("POST /jobs/{id}/start", a.handleStart)
 	handle("GET /jobs/{id}", a.handleStatus)
 	handle("GET /jobs/{id}/output", a.handleOutput)
@@ -67,6 +69,8 @@ func (a *Agent) wrap(h handlerFunc) http.Handler {
 			}
 			if code >= 500 {
 				a.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+			} else {
+				a.log.Warn("request refused", "method", r.Method, "path", r.URL.Path, "status", code, "err", err)
 			}
 			writeJSON(w, code, api.ErrorBody{Error: err.Error()})
 			return

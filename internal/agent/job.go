@@ -40,8 +40,12 @@ type job struct {
 	reused   bool
 	// measuredStart is when the measured run's process started (after any warm-up run).
 	measuredStart time.Time
-	uploaded      bool // a source upload completed
-	busy          bool // an upload is being extracted
+	uploaded      bool                    // a source upload completed
+	digest        string                  // what the upload extracted (source.Extract): its build cache identity
+	busy          bool                    // an upload is being extracted
+	abort         context.CancelCauseFunc // ends the upload in progress; nil when none
+	uploadDone    chan struct{}           // closed when the upload in progress has ended
+	uploadsClosed bool                    // the job is being deleted: no upload may begin
 	leaseAt       time.Time
 	samples       []api.Measurement
 	cancel        context.CancelFunc // ends the run goroutine; nil until started
@@ -114,6 +118,11 @@ func (a *Agent) createJob(spec api.Job) (*job, error) {
 	if a.closed { // checked where the job is added, so Shutdown cannot miss it
 		_ = os.RemoveAll(j.dir)
 		return nil, &httpError{http.StatusServiceUnavailable, "the agent is shutting down"}
+	}
+	if len(a.jobs) >= a.opts.MaxJobs {
+		_ = os.RemoveAll(j.dir)
+		return nil, &httpError{http.StatusTooManyRequests, fmt.Sprintf("job %q: the agent already holds %d jobs, its most "+
+			"(--max-jobs): delete finished ones, or wait for their lease to run out", spec.Name, len(a.jobs))}
 	}
 	a.jobs[id] = j
 	return j, nil

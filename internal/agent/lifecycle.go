@@ -83,6 +83,7 @@ func (j *job) stop(why string) {
 
 // deleteJob stops the job, removes its folder and forgets it.
 func (a *Agent) deleteJob(j *job, why string) api.JobStatus {
+	j.closeUploads(why)
 	j.stop(why)
 	j.mu.Lock()
 	if !j.deleted {

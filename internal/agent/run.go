@@ -187,14 +187,15 @@ func (a *Agent) runStep(ctx context.Context, j *job, what string, spec proc.Spec
 	return nil
 }
 
-// env is the agent's environment plus the job's variables (which win).
+// env is the agent's environment without its secrets (secrets.go), plus the job's variables
+// (which win).
 func (j *job) env() []string {
 	keys := make([]string, 0, len(j.spec.Environment))
 	for k := range j.spec.Environment {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	env := j.user.environ(os.Environ())
+	env := j.user.environ(withoutSecrets(os.Environ()))
 	for _, k := range keys {
 		env = append(env, k+"="+j.spec.Environment[k])
 	}

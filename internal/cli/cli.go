@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/agent"
+	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/config"
 	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/diagnose"
@@ -111,13 +112,21 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 		fmt.Fprintf(st.Stderr, "crank: --agent-ca: %v\n", err)
 		return ExitBadInput
 	}
+	if f.tokenFile != "" {
+		if f.agentToken, err = api.ReadTokenFile(f.tokenFile); err != nil {
+			fmt.Fprintf(st.Stderr, "crank: --agent-token-file: %v\n", err)
+			return ExitBadInput
+		}
+	}
+	embeddedToken := agent.NewToken() // the embedded agent's, kept in this process's memory
 	ctl := controller.New(controller.Options{
-		Logger:     log,
-		Progress:   st.Stderr,
-		AgentToken: f.agentToken,
-		HTTPClient: httpClient,
+		Logger:        log,
+		Progress:      st.Stderr,
+		AgentToken:    f.agentToken,
+		EmbeddedToken: embeddedToken,
+		HTTPClient:    httpClient,
 		StartEmbedded: func(ctx context.Context) (string, func(context.Context) error, error) {
-			return agent.StartEmbedded(ctx, agent.Options{
+			return agent.StartEmbedded(ctx, agent.Options{Token: embeddedToken,
 				Parsers: registry.Builtin(), Catalog: measure.Default(), Logger: log, Hardware: "embedded",
 			})
 		},

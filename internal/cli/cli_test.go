@@ -48,3 +48,12 @@ func TestRunExitCodes(t *testing.T) {
 		t.Errorf("no args: exit %d", code)
 	}
 }
+
+func TestAgentTokenFileMissing(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := []string{"--config", "../../scenarios/plaintext.yml", "--scenario", "plaintext", "--agent-token-file", "/no/such/token"}
+	if code := Run(context.Background(), State{Args: args, Stdout: &out, Stderr: &errb}); code != ExitBadInput ||
+		!strings.Contains(errb.String(), "--agent-token-file") || !strings.Contains(errb.String(), "/no/such/token") {
+		t.Errorf("missing token file: exit %d, %q", code, errb.String())
+	}
+}

@@ -20,6 +20,7 @@ type runFlags struct {
 	dryRun      string
 	agentToken  string
 	agentCA     string
+	tokenFile   string // --agent-token-file
 	compare     string
 	session     string
 	verbose     bool
@@ -117,6 +118,8 @@ func (f *runFlags) set(name, value string) error {
 		f.dryRun = value
 	case "agent-token":
 		f.agentToken = value
+	case "agent-token-file":
+		f.tokenFile = value
 	case "agent-ca":
 		f.agentCA = value
 	case "compare":
@@ -180,7 +183,8 @@ Run options (crank's names):
   --property name=value    a property stored with the results (repeatable)
   --dry-run FILE           write the resolved scenario as JSON ("-" for stdout) and run nothing
   --compare FILE           compare the results with FILE right after the run (exit 1 on regression)
-  --agent-token TOKEN      bearer token for the agents (or CRANK_AGENT_TOKEN)
+  --agent-token TOKEN      bearer token for the agents (or CRANK_AGENT_TOKEN; a command line is visible in ps)
+  --agent-token-file FILE  read the agents' bearer token from this file
   --agent-ca FILE          PEM CA certificate(s) that signed the agents' TLS certificates (or CRANK_AGENT_CA)
   --session ID             session id recorded with the results (default: generated)
   --influx-url/--influx-token/--influx-org/--influx-bucket   push results to InfluxDB (or CRANK_INFLUX_*)

@@ -80,6 +80,7 @@ type loader struct {
 	ctx    context.Context
 	client *http.Client
 	stack  []string // files being loaded, to report import cycles
+	loads  int      // files read so far (see countLoad)
 	dirs   map[string]string
 }
 
@@ -87,6 +88,9 @@ type loader struct {
 func (l *loader) load(loc string) (*node, error) {
 	if slices.Contains(l.stack, loc) {
 		return nil, fmt.Errorf("import cycle: %s -> %s", strings.Join(l.stack, " -> "), loc)
+	}
+	if err := l.countLoad(loc); err != nil {
+		return nil, err
 	}
 	l.stack = append(l.stack, loc)
 	defer func() { l.stack = l.stack[:len(l.stack)-1] }()

@@ -19,6 +19,9 @@ func parseYAML(data []byte, name string) (*node, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, yamlError(name, err)
 	}
+	if err := checkExpansion(&doc, name); err != nil {
+		return nil, err
+	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return newMap(Pos{File: name, Line: 1}), nil
 	}

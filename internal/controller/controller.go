@@ -31,9 +31,13 @@ type EmbeddedStarter func(ctx context.Context) (url string, stop func(context.Co
 type Options struct {
 	Logger *slog.Logger
 	// Progress receives one human-readable line per step (nil: discarded).
-	Progress   io.Writer
+	Progress io.Writer
+	// AgentToken is sent to every agent; with none, an agent on this machine's loopback is sent
+	// the token it keeps in its token file (api.LocalToken).
 	AgentToken string
-	HTTPClient *http.Client
+	// EmbeddedToken is the token of the agent StartEmbedded starts.
+	EmbeddedToken string
+	HTTPClient    *http.Client
 	// StartEmbedded is called at most once, when a service has no endpoint.
 	StartEmbedded EmbeddedStarter
 	// PollInterval between status reads (default 250 ms).
@@ -119,6 +123,20 @@ func (c *Controller) endpoints(ctx context.Context, s Service) ([]string, error)
 	return []string{c.embeddedURL}, nil
 }
 
+// token is the bearer token for the agent at url.
+func (c *Controller) token(ctx context.Context, url string) string {
+	c.mu.Lock()
+	embedded := url == c.embeddedURL
+	c.mu.Unlock()
+	switch {
+	case embedded:
+		return c.opts.EmbeddedToken
+	case c.opts.AgentToken != "":
+		return c.opts.AgentToken
+	}
+	return api.LocalToken(ctx, url)
+}
+
 // agentConn is what the controller knows of one agent.
 type agentConn struct {
 	client *api.Client
@@ -135,7 +153,7 @@ func (c *Controller) client(ctx context.Context, url string) (agentConn, error) 
 	if ok {
 		return ag, nil
 	}
-	cl, err := api.NewClient(url, c.opts.AgentToken, c.opts.HTTPClient)
+	cl, err := api.NewClient(url, c.token(ctx, url), c.opts.HTTPClient)
 	if err != nil {
 		return agentConn{}, err
 	}

@@ -52,7 +52,7 @@ func startAgent(t *testing.T, skew time.Duration, files map[string]string) strin
 			t.Fatal(err)
 		}
 	}
-	a, err := agent.New(agent.Options{Dir: dir, Interval: 100 * time.Millisecond,
+	a, err := agent.New(agent.Options{Dir: dir, Interval: 100 * time.Millisecond, NoToken: true, // the token is tested in internal/agent and cmd/crank-agent
 		Parsers: map[string]drivers.Parser{"lines": linesParser{}}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

@@ -97,9 +97,13 @@ func (ap *agentProc) waitHealthy(t *testing.T, client *http.Client, d time.Durat
 	}
 }
 
-// client is an api.Client for the agent.
+// client is an api.Client for the agent; with no token, the one a tokenless loopback agent made
+// and keeps in its token file.
 func (ap *agentProc) client(t *testing.T, token string, hc *http.Client) *api.Client {
 	t.Helper()
+	if token == "" {
+		token = api.LocalToken(context.Background(), ap.url)
+	}
 	c, err := api.NewClient(ap.url, token, hc)
 	if err != nil {
 		t.Fatal(err)

@@ -113,6 +113,11 @@ func (s *Scraper) Scrape(ctx context.Context) (map[string]float64, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.observe(families), nil
+}
+
+// observe turns one scrape's metric families into the specs' measurements.
+func (s *Scraper) observe(families map[string]*dto.MetricFamily) map[string]float64 {
 	now := s.now()
 	cur := make([]reading, len(s.specs))
 	out := map[string]float64{}
@@ -127,7 +132,7 @@ func (s *Scraper) Scrape(ctx context.Context) (map[string]float64, error) {
 		}
 	}
 	s.prev, s.prevAt = cur, now
-	return out, nil
+	return out
 }
 
 func (s *Scraper) fetch(ctx context.Context) (map[string]*dto.MetricFamily, error) {
@@ -144,10 +149,25 @@ func (s *Scraper) fetch(ctx context.Context) (map[string]*dto.MetricFamily, erro
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("metrics %s: status %d", s.url, resp.StatusCode)
 	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(io.LimitReader(resp.Body, 16<<20))
+	fams, err := parseText(resp.Body)
 	if err != nil {
 		return nil, fmt.Errorf("metrics %s: %w", s.url, err)
 	}
 	return fams, nil
+}
+
+// maxExposition bounds what one scrape reads.
+const maxExposition = 16 << 20
+
+// parseText reads the Prometheus text exposition format. The parser of prometheus/common v0.66
+// panics on some malformed input ("{}" after a comment: prometheus/common#922, found by
+// FuzzExposition); an app's endpoint must not crash the agent, so a panic is its error.
+func parseText(r io.Reader) (fams map[string]*dto.MetricFamily, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			fams, err = nil, fmt.Errorf("malformed exposition (the parser failed: %v)", v)
+		}
+	}()
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	return p.TextToMetricFamilies(io.LimitReader(r, maxExposition))
 }

@@ -6,18 +6,40 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"time"
 )
 
-// CacheKey names a build: the same uploaded content, built by the same command for the same
-// platform, gives the same outputs.
-func CacheKey(hash, buildCommand, goos, goarch string) string {
+// Build is what a build's outputs depend on: the same extracted content (or repository commit),
+// built by the same command with the same environment for the same platform, gives the same
+// outputs.
+type Build struct {
+	// Identity is the content: the digest Extract returned, or a repository and commit. Never a
+	// hash the client sent: a client could then run another upload's build.
+	Identity     string
+	Command      string
+	Env          map[string]string // the job's variables (CGO_ENABLED, GOAMD64, FLAVOR...)
+	GOOS, GOARCH string
+}
+
+// Key names the build in a Cache.
+func (b Build) Key() string {
 	h := sha256.New()
-	for _, s := range []string{hash, buildCommand, goos, goarch} {
+	field := func(s string) {
+		h.Write([]byte(strconv.Itoa(len(s)))) // length-prefixed: no two field lists collide
+		h.Write([]byte{':'})
 		h.Write([]byte(s))
-		h.Write([]byte{0})
+	}
+	for _, s := range []string{b.Identity, b.Command, b.GOOS, b.GOARCH} {
+		field(s)
+	}
+	for _, k := range slices.Sorted(maps.Keys(b.Env)) {
+		field(k)
+		field(b.Env[k])
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -16,7 +17,7 @@ type entry struct {
 	mode             int64
 }
 
-func tgz(t *testing.T, entries ...entry) *bytes.Buffer {
+func tgz(t testing.TB, entries ...entry) *bytes.Buffer {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
@@ -52,13 +53,13 @@ func tgz(t *testing.T, entries ...entry) *bytes.Buffer {
 
 func TestExtract(t *testing.T) {
 	dir := t.TempDir()
-	err := Extract(tgz(t,
+	_, err := Extract(context.Background(), tgz(t,
 		entry{name: "app/", typ: tar.TypeDir, mode: 0o755},
 		entry{name: "app/run.sh", body: "#!/bin/sh\necho hi\n", mode: 0o755},
 		entry{name: "./app/data/x.txt", body: "x"},
 		entry{name: "app/link", typ: tar.TypeSymlink, link: "data/x.txt"},
 		entry{name: "app/hard", typ: tar.TypeLink, link: "app/run.sh"},
-	), dir, 0)
+	), dir, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestExtractRejectsEscapes(t *testing.T) {
 			if err := os.Mkdir(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			err := Extract(tgz(t, entries...), dir, 0)
+			_, err := Extract(context.Background(), tgz(t, entries...), dir, Limits{})
 			if !errors.Is(err, ErrBadArchive) {
 				t.Fatalf("err = %v, want ErrBadArchive", err)
 			}
@@ -112,11 +113,11 @@ func TestExtractRejectsEscapes(t *testing.T) {
 
 func TestExtractLimits(t *testing.T) {
 	dir := t.TempDir()
-	err := Extract(tgz(t, entry{name: "a", body: "12345"}, entry{name: "b", body: "67890"}), dir, 8)
+	_, err := Extract(context.Background(), tgz(t, entry{name: "a", body: "12345"}, entry{name: "b", body: "67890"}), dir, Limits{MaxBytes: 8})
 	if !errors.Is(err, ErrBadArchive) {
 		t.Fatalf("err = %v, want ErrBadArchive over the limit", err)
 	}
-	if err := Extract(bytes.NewBufferString("not gzip"), dir, 0); !errors.Is(err, ErrBadArchive) {
+	if _, err := Extract(context.Background(), bytes.NewBufferString("not gzip"), dir, Limits{}); !errors.Is(err, ErrBadArchive) {
 		t.Errorf("err = %v, want ErrBadArchive for non-gzip", err)
 	}
 }
@@ -127,9 +128,17 @@ func TestCacheRoundTrip(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(built, "app"), []byte("binary"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	key := CacheKey("h1", "go build", "linux", "amd64")
-	if key == CacheKey("h1", "go build", "linux", "arm64") || key == CacheKey("h2", "go build", "linux", "amd64") {
-		t.Fatal("cache keys collide")
+	b := Build{Identity: "h1", Command: "go build", GOOS: "linux", GOARCH: "amd64"}
+	key := b.Key()
+	for _, other := range []Build{
+		{Identity: "h1", Command: "go build", GOOS: "linux", GOARCH: "arm64"},
+		{Identity: "h2", Command: "go build", GOOS: "linux", GOARCH: "amd64"},
+		{Identity: "h1", Command: "go build", GOOS: "linux", GOARCH: "amd64", Env: map[string]string{"CGO_ENABLED": "0"}},
+		{Identity: "h1go", Command: " build", GOOS: "linux", GOARCH: "amd64"},
+	} {
+		if other.Key() == key {
+			t.Fatalf("cache keys collide: %+v and %+v", b, other)
+		}
 	}
 	job := filepath.Join(t.TempDir(), "job")
 	if ok, err := cache.Restore(key, job); ok || err != nil {

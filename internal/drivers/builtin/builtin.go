@@ -66,6 +66,9 @@ func (Parser) Parse(r io.Reader) (map[string]float64, error) {
 			results = job.Results
 		}
 	}
+	if _, ok := results[""]; ok {
+		return nil, errors.New("builtin: the JSON output has a result with an empty name")
+	}
 	n, ok := results[measure.Requests]
 	switch {
 	case !ok:

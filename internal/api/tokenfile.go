@@ -1,0 +1,100 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// An agent on a loopback address that is given no token makes a random one and writes it to
+// TokenFile(its address), readable by its user only; LocalToken reads it back for a crank run by
+// the same user. Other local users cannot read it, so they cannot use the agent.
+
+// TokenDir is the folder of the local agents' token files: $XDG_RUNTIME_DIR/crankshaft, else
+// crankshaft/tokens under the user's cache folder.
+func TokenDir() string {
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		return filepath.Join(d, "crankshaft")
+	}
+	base, err := os.UserCacheDir()
+	if err != nil || base == "" {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "crankshaft", "tokens")
+}
+
+// TokenFile is where the agent listening on addr (an IP and port, as the listener reports it)
+// keeps its token.
+func TokenFile(addr net.Addr) string {
+	name := strings.NewReplacer(":", "_", "[", "", "]", "", "%", "_").Replace(addr.String())
+	return filepath.Join(TokenDir(), "agent-"+name+".token")
+}
+
+// WriteTokenFile writes the token for the agent on addr (the folder 0700, the file 0600) and
+// returns its path.
+func WriteTokenFile(addr net.Addr, token string) (string, error) {
+	path := TokenFile(addr)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", fmt.Errorf("token file: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".token-")
+	if err != nil {
+		return "", fmt.Errorf("token file: %w", err)
+	}
+	_, werr := tmp.WriteString(token + "\n")
+	if err := errors.Join(werr, tmp.Chmod(0o600), tmp.Close()); err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("token file: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("token file: %w", err)
+	}
+	return path, nil
+}
+
+// LocalToken returns the token a local agent at agentURL wrote, when its host resolves to a
+// loopback address and the file is there; "" otherwise.
+func LocalToken(ctx context.Context, agentURL string) string {
+	u, err := url.Parse(agentURL)
+	if err != nil || u.Port() == "" {
+		return ""
+	}
+	addrs, err := net.DefaultResolver.LookupIPAddr(ctx, u.Hostname())
+	if err != nil {
+		return ""
+	}
+	for _, a := range addrs {
+		if !a.IP.IsLoopback() {
+			continue
+		}
+		tcp, err := net.ResolveTCPAddr("tcp", net.JoinHostPort(a.IP.String(), u.Port()))
+		if err != nil {
+			continue
+		}
+		if b, err := os.ReadFile(TokenFile(tcp)); err == nil {
+			return strings.TrimSpace(string(b))
+		}
+	}
+	return ""
+}
+
+// ReadTokenFile reads a token kept in a file (crank-agent --token-file, crank --agent-token-file):
+// the first line, trimmed.
+func ReadTokenFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("token file: %w", err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	tok := strings.TrimSpace(line)
+	if tok == "" {
+		return "", fmt.Errorf("token file %s is empty", path)
+	}
+	return tok, nil
+}

@@ -1,0 +1,9 @@
+package bombardier
+
+import (
+	"testing"
+
+	"github.com/crankshaft/crankshaft/internal/drivers/drivertest"
+)
+
+func FuzzParse(f *testing.F) { drivertest.Fuzz(f, Parser{}) }

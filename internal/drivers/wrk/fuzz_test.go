@@ -1,0 +1,9 @@
+package wrk
+
+import (
+	"testing"
+
+	"github.com/crankshaft/crankshaft/internal/drivers/drivertest"
+)
+
+func FuzzParse(f *testing.F) { drivertest.Fuzz(f, Parser{}) }
