@@ -73,6 +73,8 @@ func Run(ctx context.Context, st State) int {
 		return influx.Main(ctx, st.Args[1:], st.Getenv, st.Stdout, st.Stderr)
 	case "load":
 		return loadgen.Main(ctx, st.Args[1:], st.Stdout, st.Stderr)
+	case "sweep":
+		return runSweep(ctx, st, st.Args[1:])
 	}
 	f, err := parseRunFlags(st.Args, st.Getenv)
 	if err != nil {
@@ -100,12 +102,37 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 	if f.dryRun != "" {
 		return writeDryRun(st, f.dryRun, resolved)
 	}
-	httpClient, err := controller.HTTPClient(f.agentCA)
+	ctl, err := newController(st, f, log)
 	if err != nil {
-		fmt.Fprintf(st.Stderr, "crank: --agent-ca: %v\n", err)
+		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
 		return ExitBadInput
 	}
-	ctl := controller.New(controller.Options{
+	defer ctl.Close(context.WithoutCancel(ctx))
+	run := controller.Run{
+		Scenario: resolved.Scenario, Profiles: resolved.Profiles, Iterations: f.iterations,
+		Description: f.description, Session: f.session, Properties: f.properties,
+	}
+	if run.Session == "" {
+		run.Session = newSession()
+	}
+	run.Services = servicesOf(resolved)
+	res, err := ctl.Execute(ctx, run)
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
+		return ExitFailed
+	}
+	res.JobResults.Diagnostics = diagnose.Diagnose(res, diagnose.DefaultThresholds())
+	return finish(ctx, st, f, run, res, log)
+}
+
+// newController is the controller of a run: the agents' token and CA, progress on stderr, and
+// the embedded agent for services without endpoints.
+func newController(st State, f *runFlags, log *slog.Logger) (*controller.Controller, error) {
+	httpClient, err := controller.HTTPClient(f.agentCA)
+	if err != nil {
+		return nil, fmt.Errorf("--agent-ca: %w", err)
+	}
+	return controller.New(controller.Options{
 		Logger:     log,
 		Progress:   st.Stderr,
 		AgentToken: f.agentToken,
@@ -115,25 +142,7 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 				Parsers: registry.Builtin(), Catalog: measure.Default(), Logger: log, Hardware: "embedded",
 			})
 		},
-	})
-	defer ctl.Close(context.WithoutCancel(ctx))
-	run := controller.Run{
-		Scenario: resolved.Scenario, Profiles: resolved.Profiles, Iterations: f.iterations,
-		Description: f.description, Session: f.session, Properties: f.properties,
-	}
-	if run.Session == "" {
-		run.Session = newSession()
-	}
-	for _, s := range resolved.Services {
-		run.Services = append(run.Services, controller.Service{Name: s.Name, Job: s.Job, Endpoints: s.Endpoints})
-	}
-	res, err := ctl.Execute(ctx, run)
-	if err != nil {
-		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
-		return ExitFailed
-	}
-	res.JobResults.Diagnostics = diagnose.Diagnose(res, diagnose.DefaultThresholds())
-	return finish(ctx, st, f, run, res, log)
+	}), nil
 }
 
 func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, error) {

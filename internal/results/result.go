@@ -46,8 +46,12 @@ type Diagnostic struct {
 	Message string `json:"message"`
 }
 
-// ReadFile reads a result written by WriteFile (or by crank, where the shapes agree).
+// ReadFile reads a result written by WriteFile (or by crank, where the shapes agree), or one
+// variant of a sweep file, named as FILE#VARIANT (see ReadVariant).
 func ReadFile(path string) (*Result, error) {
+	if file, variant, ok := splitVariant(path); ok {
+		return ReadVariant(file, variant)
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
