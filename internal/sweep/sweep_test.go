@@ -71,7 +71,7 @@ func TestProductAndOrder(t *testing.T) {
 // contention, both set by the caller.
 func fakeRun(rps, contention float64) *results.Result {
 	return &results.Result{JobResults: results.JobResults{Jobs: map[string]*results.JobResult{
-		"load": {Results: map[string]float64{measure.RPS: rps, measure.Latency99: 1000 / rps}},
+		"load":        {Results: map[string]float64{measure.RPS: rps, measure.Latency99: 1000 / rps}},
 		"application": {Results: map[string]float64{measure.CPU: 50, measure.CPURaw: 100, measure.LockContention: contention}},
 	}}}
 }
