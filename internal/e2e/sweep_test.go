@@ -1,7 +1,10 @@
 package e2e
 
 import (
+	"bufio"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -161,4 +164,48 @@ func TestSweepInlineScalesWithCores(t *testing.T) {
 		t.Errorf("environment cpuSet %v cpuSetCores %v", env["cpuSet"], env["cpuSetCores"])
 	}
 	mustContain(t, "stdout", r.stdout, "scaling over application.cpuSet", "RPS at 1, 2 cores")
+}
+
+// TestSweepInterruptAndResume: Ctrl-C during the second run keeps the first in the sweep file,
+// leaves no job process, and --resume finishes the sweep from there.
+func TestSweepInterruptAndResume(t *testing.T) {
+	dir := t.TempDir()
+	cfg, out := shellJobs(t, dir, ""), filepath.Join(dir, "sweep.json")
+	args := []string{"sweep", "--config", cfg, "--scenario", "shell", "--matrix", "note=a,b", "--iterations", "2", "--json", out}
+	cmd := exec.Command(filepath.Join(testEnv.bins, "crank"), args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	sc := bufio.NewScanner(stderr)
+	var seen strings.Builder
+	for sc.Scan() {
+		seen.WriteString(sc.Text() + "\n")
+		if strings.HasPrefix(sc.Text(), "[load] starting") && strings.Contains(seen.String(), "sweep run 2 of 4") {
+			break
+		}
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	rest, _ := io.ReadAll(stderr)
+	seen.Write(rest)
+	if err := cmd.Wait(); cmd.ProcessState.ExitCode() != 1 {
+		t.Fatalf("interrupted sweep: %v, want exit 1\n%s", err, seen.String())
+	}
+	mustContain(t, "stderr", seen.String(), "interrupted after 1 of 4 runs", "--resume")
+	waitGone(t, 10*time.Second, "sleep 120")
+	f, err := sweep.ReadFile(out)
+	if err != nil || f.Done != 1 || f.Runs(0) != 1 {
+		t.Fatalf("after Ctrl-C: %v, %+v", err, f)
+	}
+	r := crank(t, time.Minute, append(args[:len(args)-6], "--iterations", "2", "--json", out, "--resume")...)
+	if f, err = sweep.ReadFile(out); r.code != 0 || err != nil || f.Done != 4 || f.Runs(0) != 2 || f.Runs(1) != 2 {
+		t.Fatalf("resumed: exit %d, %v, %+v\n%s", r.code, err, f, r.stderr)
+	}
+	mustContain(t, "stderr", r.stderr, "sweep run 2 of 4: note=b (round 1)", "sweep run 4 of 4")
 }
