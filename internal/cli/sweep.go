@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,6 +39,9 @@ compare's verdict, the one-axis contrasts, scaling over cpuSet core counts, and 
   --resume             continue the sweep in --json FILE where it stopped
   and every run option of crank (--config, --scenario, --profile, --variable, --<service>.<path>,
   --agent-token, --influx-*...).
+
+Without --matrix, the scenario's sweep: section gives the matrix (and iterations, baseline):
+  sweep: {iterations: 4, baseline: NAME, matrix: {dispatch: [shared, partitioned], application.cpuSet: ['0', 0-1]}}
 
 Compare any two variants: crank compare FILE#VARIANT FILE#VARIANT (a name or a 1-based index).
 `
@@ -97,25 +101,50 @@ func parseSweepFlags(args []string, getenv func(string) string) (*sweepFlags, er
 		return nil, usagef("crank sweep: --compare is not supported: the sweep compares its variants with --baseline")
 	}
 	if !iterations {
-		f.iterations = DefaultSweepIterations
+		f.iterations = 0 // the scenario's sweep section, else DefaultSweepIterations
 	}
 	if f.jsonOut == "" {
 		f.jsonOut = DefaultSweepFile
 	}
+	sf.run = f
+	return sf, nil
+}
+
+// fromScenario completes the flags with the scenario's `sweep:` section: its matrix when no
+// --matrix is given, its iterations and baseline when the flags do not set them.
+func (sf *sweepFlags) fromScenario(ctx context.Context) error {
+	f := sf.run
+	cfg, err := config.Load(ctx, f.configs, config.LoadOptions{})
+	if err != nil {
+		return err
+	}
+	sec, err := cfg.Sweep(f.scenario)
+	if err != nil {
+		return err
+	}
+	if sec != nil {
+		if len(sf.axes) == 0 && !sf.resume {
+			for _, a := range sec.Matrix {
+				sf.axes = append(sf.axes, sweep.Axis{Key: a.Key, Values: a.Values})
+			}
+		}
+		f.iterations = cmp.Or(f.iterations, sec.Iterations)
+		sf.baseline = cmp.Or(sf.baseline, sec.Baseline)
+	}
 	if !sf.resume {
+		f.iterations = cmp.Or(f.iterations, DefaultSweepIterations)
 		if err := sweep.CheckAxes(sf.axes); err != nil {
-			return nil, usagef("%v", err)
+			return fmt.Errorf("%w (or give the scenario a sweep: section)", err)
 		}
 	}
 	for _, a := range sf.axes {
 		for _, v := range a.Values {
 			if _, err := api.ParseCPUSet(v); a.IsCores() && err != nil {
-				return nil, usagef("--matrix %s: %v", a.Key, err)
+				return fmt.Errorf("--matrix %s: %w", a.Key, err)
 			}
 		}
 	}
-	sf.run = f
-	return sf, nil
+	return nil
 }
 
 func runSweep(ctx context.Context, st State, args []string) int {
@@ -126,6 +155,10 @@ func runSweep(ctx context.Context, st State, args []string) int {
 	sf, err := parseSweepFlags(args, st.Getenv)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
+		return ExitBadInput
+	}
+	if err := sf.fromScenario(ctx); err != nil {
+		fmt.Fprintf(st.Stderr, "crank sweep: %v\n", err)
 		return ExitBadInput
 	}
 	f := sf.run
