@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/gate"
+	"github.com/crankshaft/crankshaft/internal/influx"
+	"github.com/crankshaft/crankshaft/internal/influxtest"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/sweep"
 	"github.com/crankshaft/crankshaft/internal/testutil"
@@ -208,4 +210,27 @@ func TestSweepInterruptAndResume(t *testing.T) {
 		t.Fatalf("resumed: exit %d, %v, %+v\n%s", r.code, err, f, r.stderr)
 	}
 	mustContain(t, "stderr", r.stderr, "sweep run 2 of 4: note=b (round 1)", "sweep run 4 of 4")
+}
+
+// TestSweepInfluxVariantTag: every run of a sweep is pushed with its variant as the tag variant.
+func TestSweepInfluxVariantTag(t *testing.T) {
+	db := influxtest.Start(t)
+	dir := t.TempDir()
+	r := crankEnv(t, time.Minute, []string{"CRANK_SPOOL_DIR=" + t.TempDir()}, "sweep", "--config", shellJobs(t, dir, ""),
+		"--scenario", "shell", "--matrix", "note=a,b", "--iterations", "2", "--json", filepath.Join(dir, "sweep.json"),
+		"--influx-url", db.URL, "--influx-bucket", db.DB+"/autogen")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	s, err := influx.Query(t.Context(), db.URL, "", db.DB, `SELECT count("text") FROM "crank_run" GROUP BY "variant"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, row := range s {
+		got[row.Tags["variant"]] = fmt.Sprint(row.Values[0][1])
+	}
+	if want := map[string]string{"note=a": "2", "note=b": "2"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("crank_run points by variant %v, want %v", got, want)
+	}
 }
