@@ -52,12 +52,9 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 			f.verbose = true
 			continue
 		}
-		if !hasValue {
-			if i+1 >= len(args) {
-				return nil, usagef("flag --%s needs a value", name)
-			}
-			i++
-			value = args[i]
+		value, err := flagValue(args, &i, name, value, hasValue)
+		if err != nil {
+			return nil, err
 		}
 		if err := f.set(name, value); err != nil {
 			return nil, err
@@ -70,6 +67,19 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 		return nil, usagef("--scenario is required")
 	}
 	return f, nil
+}
+
+// flagValue is the value of the flag at args[*i]: after its "=", or the next argument (then *i
+// moves past it).
+func flagValue(args []string, i *int, name, value string, hasValue bool) (string, error) {
+	if hasValue {
+		return value, nil
+	}
+	if *i+1 >= len(args) {
+		return "", usagef("flag --%s needs a value", name)
+	}
+	*i++
+	return args[*i], nil
 }
 
 func (f *runFlags) set(name, value string) error {

@@ -73,12 +73,9 @@ func parseSweepFlags(args []string, getenv func(string) string) (*sweepFlags, er
 			rest = append(rest, args[i])
 			continue
 		}
-		if !hasValue {
-			if i+1 >= len(args) {
-				return nil, usagef("flag --%s needs a value", name)
-			}
-			i++
-			value = args[i]
+		value, err := flagValue(args, &i, name, value, hasValue)
+		if err != nil {
+			return nil, err
 		}
 		if name == "baseline" {
 			sf.baseline = value

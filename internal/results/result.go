@@ -67,8 +67,11 @@ func ReadFile(path string) (*Result, error) {
 }
 
 // WriteFile writes the result as indented JSON, atomically (temporary file, then rename).
-func WriteFile(path string, r *Result) error {
-	b, err := json.MarshalIndent(r, "", "  ")
+func WriteFile(path string, r *Result) error { return WriteJSON(path, r) }
+
+// WriteJSON writes v as indented JSON, atomically (temporary file, then rename).
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -195,15 +195,5 @@ func ReadFile(path string) (*File, error) {
 	return &f, nil
 }
 
-// WriteFile writes the sweep as indented JSON, atomically (temporary file, then rename).
-func (f *File) WriteFile(path string) error {
-	b, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}
+// WriteFile writes the sweep as indented JSON, atomically.
+func (f *File) WriteFile(path string) error { return results.WriteJSON(path, f) }
