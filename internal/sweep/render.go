@@ -123,9 +123,9 @@ func (f *File) writeScaling(w io.Writer, opts gate.CompareOptions) {
 		_ = tw.Flush()
 		last := c.Points[len(c.Points)-1].Cores
 		if c.FlatAt > 0 {
-			fmt.Fprintf(w, "flattens at %d cores: more cores gave no significant RPS gain\n", c.FlatAt)
+			fmt.Fprintf(w, "flattens at %s: more cores gave no significant RPS gain\n", cores(c.FlatAt))
 		} else if len(c.Points) > 1 {
-			fmt.Fprintf(w, "still scaling at %d cores (each step gained RPS significantly)\n", last)
+			fmt.Fprintf(w, "still scaling at %s (each step gained RPS significantly)\n", cores(last))
 		}
 		if ch := c.Chart(); ch != "" {
 			fmt.Fprintln(w, ch)
@@ -154,6 +154,13 @@ func (f *File) writeDiagnoses(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %s: %s\n", v.Name, strings.Join(kinds, "\n    "))
 	}
+}
+
+func cores(n int) string {
+	if n == 1 {
+		return "1 core"
+	}
+	return fmt.Sprintf("%d cores", n)
 }
 
 // unit is " [unit]" from the metric's metadata.

@@ -17,7 +17,8 @@ type Options struct {
 	// Path is where the sweep file is written after every run (so nothing done is lost).
 	Path string
 	Run  Runner
-	// Published, when set, is called with each run's results once recorded (InfluxDB).
+	// Published, when set, is called with each run's results once recorded (InfluxDB); its error
+	// is reported on Progress and the sweep goes on.
 	Published func(ctx context.Context, v Variant, r *results.Result) error
 	// Progress receives one line per run.
 	Progress io.Writer
@@ -54,8 +55,8 @@ func Run(ctx context.Context, f *File, opts Options) error {
 			return fmt.Errorf("writing %s: %w", opts.Path, err)
 		}
 		if opts.Published != nil {
-			if err := opts.Published(ctx, v, res); err != nil {
-				return err
+			if err := opts.Published(ctx, v, res); err != nil { // the sweep file has the run
+				fmt.Fprintf(opts.Progress, "sweep run %d of %d: %v\n", k+1, len(order), err)
 			}
 		}
 	}

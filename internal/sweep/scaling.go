@@ -119,8 +119,7 @@ func (c Curve) Chart() string {
 	if c.Others != "" {
 		caption += " (" + c.Others + ")"
 	}
-	return asciigraph.Plot(ys, asciigraph.Height(6), asciigraph.Width(40), asciigraph.Precision(0),
-		asciigraph.LowerBound(0), asciigraph.Caption(caption))
+	return plot(ys, 40, caption)
 }
 
 // VariantsChart draws the variants' mean RPS in sweep order (for sweeps without a cpuSet axis).
@@ -137,6 +136,12 @@ func (f *File) VariantsChart() string {
 	if len(ys) < 2 {
 		return ""
 	}
-	return asciigraph.Plot(ys, asciigraph.Height(6), asciigraph.Width(60), asciigraph.Precision(0),
-		asciigraph.LowerBound(0), asciigraph.Caption("mean RPS of "+strings.Join(names, " | ")))
+	return plot(ys, 60, "mean RPS of "+strings.Join(names, " | "))
+}
+
+// plot draws ys from 0 up; asciigraph labels a bottom row just under 0 as "-0".
+func plot(ys []float64, width int, caption string) string {
+	g := asciigraph.Plot(ys, asciigraph.Height(6), asciigraph.Width(width), asciigraph.Precision(0),
+		asciigraph.LowerBound(0), asciigraph.Caption(caption))
+	return strings.Replace(g, " -0 ┤", "  0 ┤", 1)
 }

@@ -120,7 +120,7 @@ func TestRunReportAndCompareAgree(t *testing.T) {
 	}
 	report := out.String()
 	for _, want := range []string{"http/rps/mean (load)", "benchmarks/cpu/per-request (application) [us]",
-		"runtime-counter/lock-contention (application)", "dispatch=partitioned,cpuSet=0-1", "flattens at 1 cores",
+		"runtime-counter/lock-contention (application)", "dispatch=partitioned,cpuSet=0-1", "flattens at 1 core:",
 		"still scaling at 2 cores", "RPS at 1, 2 cores (dispatch=partitioned)"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q:\n%s", want, report)
