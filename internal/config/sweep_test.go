@@ -77,4 +77,7 @@ func TestShippedPartitioningSweep(t *testing.T) {
 		!strings.HasSuffix(load.Arguments, "-- 128") {
 		t.Errorf("application %q cpuSet %q, load %q", app.Arguments, app.CpuSet, load.Arguments)
 	}
+	if b, err := r.DryRun(); err != nil || !strings.Contains(string(b), `"cpuSet": "0-1"`) {
+		t.Errorf("--dry-run does not show the cpuSet: %v\n%s", err, b)
+	}
 }
