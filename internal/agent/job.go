@@ -73,6 +73,9 @@ func (a *Agent) validate(j api.Job) (drivers.Parser, error) {
 			}
 		}
 	}
+	if err := checkCPUSet(j.CpuSet); err != nil {
+		problems = append(problems, err.Error())
+	}
 	var p drivers.Parser
 	if j.Parser != "" {
 		var ok bool

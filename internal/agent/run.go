@@ -70,7 +70,7 @@ func (a *Agent) runMeasured(ctx context.Context, j *job, exe string) error {
 	}
 	var stdout *output.Buffer
 	spec := proc.Spec{Path: exe, Args: args, Dir: j.dir, Env: j.env(), Stdout: j.out, Stderr: j.out,
-		Credential: j.user.credential()}
+		Credential: j.user.credential(), CPUs: j.cpus()}
 	if j.spec.WaitForExit {
 		stdout = output.New(0)
 		spec.Stdout = io.MultiWriter(j.out, stdout)
@@ -158,7 +158,7 @@ func (a *Agent) warmup(ctx context.Context, j *job, exe string) error {
 		return fmt.Errorf("job %s: warm-up: %w", j.id, err)
 	}
 	spec := proc.Spec{Path: exe, Args: args, Dir: j.dir, Env: j.env(), Stdout: j.out, Stderr: j.out,
-		Credential: j.user.credential()}
+		Credential: j.user.credential(), CPUs: j.cpus()}
 	return a.runStep(ctx, j, "warm-up run", spec, func(p *proc.Process) {
 		go a.sampleLoop(ctx, j, p, true, time.Now())
 	})

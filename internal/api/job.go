@@ -50,6 +50,7 @@ type Job struct {
 	MetricsPort int           `json:"metricsPort,omitempty"`
 	Counters    []CounterSpec `json:"counters,omitempty"`
 	Options     Options       `json:"options,omitempty"`
+	CpuSet      string        `json:"cpuSet,omitempty"`
 	// Variables are the job's resolved variables, kept for the record.
 	Variables map[string]any `json:"variables,omitempty"`
 }

@@ -74,6 +74,8 @@ func Run(ctx context.Context, st State) int {
 		return influx.Main(ctx, st.Args[1:], st.Getenv, st.Stdout, st.Stderr)
 	case "load":
 		return loadgen.Main(ctx, st.Args[1:], st.Stdout, st.Stderr)
+	case "sweep":
+		return runSweep(ctx, st, st.Args[1:])
 	}
 	f, err := parseRunFlags(st.Args, st.Getenv)
 	if err != nil {
@@ -107,30 +109,11 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 	if f.dryRun != "" {
 		return writeDryRun(st, f.dryRun, resolved)
 	}
-	httpClient, err := controller.HTTPClient(f.agentCA)
+	ctl, err := newController(st, f, log)
 	if err != nil {
-		fmt.Fprintf(st.Stderr, "crank: --agent-ca: %v\n", err)
+		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
 		return ExitBadInput
 	}
-	if f.tokenFile != "" {
-		if f.agentToken, err = api.ReadTokenFile(f.tokenFile); err != nil {
-			fmt.Fprintf(st.Stderr, "crank: --agent-token-file: %v\n", err)
-			return ExitBadInput
-		}
-	}
-	embeddedToken := agent.NewToken() // the embedded agent's, kept in this process's memory
-	ctl := controller.New(controller.Options{
-		Logger:        log,
-		Progress:      st.Stderr,
-		AgentToken:    f.agentToken,
-		EmbeddedToken: embeddedToken,
-		HTTPClient:    httpClient,
-		StartEmbedded: func(ctx context.Context) (string, func(context.Context) error, error) {
-			return agent.StartEmbedded(ctx, agent.Options{Token: embeddedToken,
-				Parsers: registry.Builtin(), Catalog: measure.Default(), Logger: log, Hardware: "embedded",
-			})
-		},
-	})
 	defer ctl.Close(context.WithoutCancel(ctx))
 	run := controller.Run{
 		Scenario: resolved.Scenario, Profiles: resolved.Profiles, Iterations: f.iterations,
@@ -140,9 +123,7 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 	if run.Session == "" {
 		run.Session = newSession()
 	}
-	for _, s := range resolved.Services {
-		run.Services = append(run.Services, controller.Service{Name: s.Name, Job: s.Job, Endpoints: s.Endpoints})
-	}
+	run.Services = servicesOf(resolved)
 	res, err := ctl.Execute(ctx, run)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
@@ -158,6 +139,34 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 		return code
 	}
 	return verdict
+}
+
+// newController is the controller of a run: the agents' token and CA, progress on stderr, and
+// the embedded agent (with a token of its own, kept in this process's memory) for services
+// without endpoints.
+func newController(st State, f *runFlags, log *slog.Logger) (*controller.Controller, error) {
+	httpClient, err := controller.HTTPClient(f.agentCA)
+	if err != nil {
+		return nil, fmt.Errorf("--agent-ca: %w", err)
+	}
+	if f.tokenFile != "" {
+		if f.agentToken, err = api.ReadTokenFile(f.tokenFile); err != nil {
+			return nil, fmt.Errorf("--agent-token-file: %w", err)
+		}
+	}
+	embeddedToken := agent.NewToken()
+	return controller.New(controller.Options{
+		Logger:        log,
+		Progress:      st.Stderr,
+		AgentToken:    f.agentToken,
+		EmbeddedToken: embeddedToken,
+		HTTPClient:    httpClient,
+		StartEmbedded: func(ctx context.Context) (string, func(context.Context) error, error) {
+			return agent.StartEmbedded(ctx, agent.Options{Token: embeddedToken,
+				Parsers: registry.Builtin(), Catalog: measure.Default(), Logger: log, Hardware: "embedded",
+			})
+		},
+	}), nil
 }
 
 func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, error) {

@@ -60,12 +60,9 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 			f.noProbe = true
 			continue
 		}
-		if !hasValue {
-			if i+1 >= len(args) {
-				return nil, usagef("flag --%s needs a value", name)
-			}
-			i++
-			value = args[i]
+		value, err := flagValue(args, &i, name, value, hasValue)
+		if err != nil {
+			return nil, err
 		}
 		if err := f.set(name, value); err != nil {
 			return nil, err
@@ -81,6 +78,19 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 		return nil, err
 	}
 	return f, nil
+}
+
+// flagValue is the value of the flag at args[*i]: after its "=", or the next argument (then *i
+// moves past it).
+func flagValue(args []string, i *int, name, value string, hasValue bool) (string, error) {
+	if hasValue {
+		return value, nil
+	}
+	if *i+1 >= len(args) {
+		return "", usagef("flag --%s needs a value", name)
+	}
+	*i++
+	return args[*i], nil
 }
 
 func (f *runFlags) set(name, value string) error {
@@ -153,6 +163,7 @@ const usage = `crank runs benchmark scenarios on agents.
 
 Usage:
   crank --config FILE --scenario NAME [options]      run a scenario
+  crank sweep --matrix KEY=V1,V2 [run options]       run variants in interleaved rounds and compare them
   crank compare BASE.json HEAD.json [...]            compare results; exit 1 on a regression
   crank regressions --history DIR                    find change points in a history of results
   crank load URL [options]                           the built-in HTTP load generator

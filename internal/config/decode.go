@@ -37,7 +37,7 @@ func (d *decoder) job(n *node, j *api.Job) []string {
 		switch p.key {
 		case "endpoints":
 			endpoints = d.endpoints(p)
-		case "executable", "arguments", "warmupArguments", "buildCommand", "readyStateText", "parser", "metricsUrl", "user":
+		case "executable", "arguments", "warmupArguments", "buildCommand", "readyStateText", "parser", "metricsUrl", "user", "cpuSet":
 			d.stringField(j, p)
 		case "environmentVariables":
 			j.Environment = d.stringMap(p)
@@ -105,6 +105,8 @@ func (d *decoder) stringField(j *api.Job, p pair) {
 		j.MetricsURL = s
 	case "user":
 		j.User = s
+	case "cpuSet":
+		j.CpuSet = s
 	}
 }
 

@@ -23,6 +23,7 @@ type dryService struct {
 	MetricsPort          int               `json:"metricsPort,omitempty"`
 	MetricsURL           string            `json:"metricsUrl,omitempty"`
 	Counters             []api.CounterSpec `json:"counters,omitempty"`
+	CpuSet               string            `json:"cpuSet,omitempty"`
 	Variables            map[string]any    `json:"variables"`
 	EnvironmentVariables map[string]string `json:"environmentVariables"`
 	Endpoints            []string          `json:"endpoints"`
@@ -71,6 +72,7 @@ func dryServiceOf(s Service) dryService {
 		MetricsPort: j.MetricsPort, MetricsURL: j.MetricsURL, Counters: j.Counters,
 		Variables: j.Variables, EnvironmentVariables: j.Environment, Endpoints: s.Endpoints,
 	}
+	d.CpuSet = j.CpuSet
 	if d.Variables == nil {
 		d.Variables = map[string]any{}
 	}

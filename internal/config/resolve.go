@@ -84,7 +84,7 @@ func (c *Config) Resolve(req Request) (*Resolved, error) {
 
 	r := &Resolved{Scenario: req.Scenario, Profiles: slices.Clone(req.Profiles)}
 	engine := newEngine()
-	for _, svc := range scen.pairs {
+	for _, svc := range scen.without(keySweep).pairs {
 		s, err := c.resolveService(engine, req.Scenario, svc, profiles, perService[svc.key], cmdVars)
 		if err != nil {
 			errs = append(errs, err)

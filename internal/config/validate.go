@@ -74,6 +74,11 @@ func (c *Config) validateScenarios() []error {
 			continue
 		}
 		for _, svc := range s.value.pairs {
+			if svc.key == keySweep {
+				_, sErrs := decodeSweep(s.key, svc)
+				errs = append(errs, sErrs...)
+				continue
+			}
 			where := fmt.Sprintf("scenario %q: service %q", s.key, svc.key)
 			if !svc.value.isMap() {
 				errs = append(errs, fmt.Errorf("%s: %s must be a mapping with a job key", svc.keyPos, where))

@@ -86,6 +86,12 @@ func environment(in *instance) map[string]any {
 	if i.Hardware != "" {
 		env["hardware"] = i.Hardware
 	}
+	if in.job.CpuSet != "" {
+		env["cpuSet"] = in.job.CpuSet
+		if cpus, err := api.ParseCPUSet(in.job.CpuSet); err == nil {
+			env["cpuSetCores"] = len(cpus)
+		}
+	}
 	if in.status.BuildReused {
 		env["buildReused"] = true
 	}

@@ -16,6 +16,7 @@ type fakeJob struct {
 	warm    []float64 // warm-up cpu/raw samples (must not count)
 	global  float64   // machine CPU in every sample
 	cores   int       // 0: no "cores" in the environment
+	cpuSet  int       // cores of the job's cpuSet; 0: not pinned
 	host    string
 	vars    map[string]any
 	results map[string]float64
@@ -39,6 +40,9 @@ func (f fakeJob) result() *results.JobResult {
 	env := map[string]any{"hostname": f.host, "endpoints": []any{"http://127.0.0.1:5010"}}
 	if f.cores > 0 {
 		env["cores"] = float64(f.cores) // as JSON gives it back
+	}
+	if f.cpuSet > 0 {
+		env["cpuSetCores"] = float64(f.cpuSet)
 	}
 	res := map[string]float64{}
 	for k, v := range f.results {
@@ -99,6 +103,14 @@ func TestClientBoundSharedMachine(t *testing.T) {
 			"2 cores, 92% used by application) while application uses 92% of 98% (% of one core): the load generator limits the run; give it more threads or a machine of its own"},
 		results.Diagnostic{Kind: ServerBound, Message: "application: the server's CPU is saturated (92% of the 98% it can use (% of one core): " +
 			"2 cores, 102% used by load): the server limits the run"})
+}
+
+// A server pinned to 2 of 8 cores is saturated at 200%.
+func TestServerBoundOnItsCPUSet(t *testing.T) {
+	check(t, map[string]fakeJob{
+		"application": {raw: []float64{196, 194}, global: 30, cores: 8, cpuSet: 2, host: "srv"},
+		"load":        {raw: []float64{150}, global: 20, cores: 8, host: "cli", vars: wrkVars(8, 256, 1), results: wrk(0, 0)},
+	}, results.Diagnostic{Kind: ServerBound, Message: "application: the server's CPU is saturated (195% of the 200% it can use (% of one core): 2 cores of its cpuSet): the server limits the run"})
 }
 
 func TestServerBound(t *testing.T) {

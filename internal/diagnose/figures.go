@@ -26,6 +26,7 @@ type job struct {
 	cores   int     // of its machine; 0 when unknown
 	machine string  // hostname or agent URL: jobs with the same one share cores
 	threads int     // a load's threads variable; 0 when unknown
+	cpuSet  int     // cores of its cpuSet (environment cpuSetCores); 0 when not pinned
 	cap     float64 // the CPU it can use, % of one core (set by newRun)
 	capNote string  // what limits cap, for messages
 	results map[string]float64
@@ -142,6 +143,9 @@ func readJob(name string, jr *results.JobResult) *job {
 		j.cores = int(math.Round(j.raw / cpu)) // benchmarks/cpu is cpu/raw over the cores
 	}
 	j.machine = machineOf(jr.Environment)
+	if n, ok := number(jr.Environment["cpuSetCores"]); ok && n >= 1 {
+		j.cpuSet = int(n)
+	}
 	if n, ok := number(jr.Variables["threads"]); ok && n >= 1 {
 		j.threads = int(n)
 	}
@@ -174,8 +178,9 @@ func machineOf(env map[string]any) string {
 
 // setCap sets the CPU the job can use: its machine's cores less what the run's other jobs used
 // there, less the work outside the run when it is noticeable (minOutside) but the machine is not
-// busy (on a busy machine every job would look saturated with what the others left it), and for
-// a load generator no more than its threads' cores.
+// busy (on a busy machine every job would look saturated with what the others left it), for a
+// load generator no more than its threads' cores, and for a job pinned to a cpuSet no more than
+// its cores.
 func setCap(j *job, all []*job, m *machine, th Thresholds) {
 	if j.cores == 0 {
 		j.cap, j.capNote = 0, "cores unknown"
@@ -201,6 +206,10 @@ func setCap(j *job, all []*job, m *machine, th Thresholds) {
 	if j.load && j.threads > 0 && float64(j.threads)*100 < j.cap {
 		j.cap = float64(j.threads) * 100
 		j.capNote = plural(j.threads, "thread")
+	}
+	if j.cpuSet > 0 && float64(j.cpuSet)*100 < j.cap {
+		j.cap = float64(j.cpuSet) * 100
+		j.capNote = plural(j.cpuSet, "core") + " of its cpuSet"
 	}
 }
 

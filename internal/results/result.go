@@ -68,8 +68,12 @@ type Diagnostic struct {
 	Message string `json:"message"`
 }
 
-// ReadFile reads a result written by WriteFile (or by crank, where the shapes agree).
+// ReadFile reads a result written by WriteFile (or by crank, where the shapes agree), or one
+// variant of a sweep file, named as FILE#VARIANT (see ReadVariant).
 func ReadFile(path string) (*Result, error) {
+	if file, variant, ok := splitVariant(path); ok {
+		return ReadVariant(file, variant)
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -85,8 +89,11 @@ func ReadFile(path string) (*Result, error) {
 }
 
 // WriteFile writes the result as indented JSON, atomically (temporary file, then rename).
-func WriteFile(path string, r *Result) error {
-	b, err := json.MarshalIndent(r, "", "  ")
+func WriteFile(path string, r *Result) error { return WriteJSON(path, r) }
+
+// WriteJSON writes v as indented JSON, atomically (temporary file, then rename).
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}

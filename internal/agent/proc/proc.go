@@ -32,6 +32,10 @@ type Spec struct {
 	// Credential, when set, is the user and groups the process runs as (the agent must be root).
 	// The parent-death signal is set after the switch, so it still applies.
 	Credential *syscall.Credential
+	// CPUs, when set, is the CPU affinity the process starts with (Linux): it and every process it
+	// starts may run only on these CPUs, and runtimes that size themselves by the CPUs they may use
+	// (Go's GOMAXPROCS, .NET's Environment.ProcessorCount) see only these.
+	CPUs []int
 }
 
 // Exit is how a process ended.
@@ -107,7 +111,7 @@ func Start(s Spec) (*Process, error) {
 			_, _ = io.Copy(dst, r)
 		}()
 	}
-	if err := cmd.Start(); err != nil {
+	if err := startOn(cmd, s.CPUs); err != nil {
 		closeAll()
 		p.copies.Wait()
 		return nil, fmt.Errorf("start %s: %w", s.Path, err)

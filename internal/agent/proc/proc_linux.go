@@ -2,10 +2,13 @@ package proc
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"syscall"
 
+	"github.com/crankshaft/crankshaft/internal/api"
 	"golang.org/x/sys/unix"
 )
 
@@ -54,4 +57,46 @@ func signalName(ps *os.ProcessState) string {
 // A zombie counts as alive.
 func Alive(pid int) bool {
 	return !errors.Is(unix.Kill(pid, 0), unix.ESRCH)
+}
+
+// startOn starts cmd with the CPU affinity cpus (all of the agent's when empty). The fork happens
+// on this goroutine's OS thread, so the thread is locked and given the affinity for the moment of
+// the start, which the child inherits before it runs any code of its own; the thread gets its
+// affinity back before it is unlocked.
+func startOn(cmd *exec.Cmd, cpus []int) error {
+	if len(cpus) == 0 {
+		return cmd.Start()
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var old, set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &old); err != nil {
+		return fmt.Errorf("reading the CPU affinity: %w", err)
+	}
+	for _, c := range cpus {
+		set.Set(c)
+	}
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		return fmt.Errorf("cpuSet %v: %w", cpus, err)
+	}
+	err := cmd.Start()
+	if rerr := unix.SchedSetaffinity(0, &old); rerr != nil && err == nil {
+		err = fmt.Errorf("restoring the agent thread's CPU affinity: %w", rerr)
+	}
+	return err
+}
+
+// AllowedCPUs lists the CPUs this process may run on (what a cpuSet may name).
+func AllowedCPUs() ([]int, error) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return nil, err
+	}
+	var out []int
+	for c := range api.MaxCPU {
+		if set.IsSet(c) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }

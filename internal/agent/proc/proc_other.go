@@ -35,3 +35,14 @@ func signalName(ps *os.ProcessState) string {
 
 // Alive reports whether a process with this pid exists.
 func Alive(pid int) bool { return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) }
+
+// startOn starts cmd; a CPU affinity needs Linux.
+func startOn(cmd *exec.Cmd, cpus []int) error {
+	if len(cpus) > 0 {
+		return errors.New("cpuSet needs a Linux agent")
+	}
+	return cmd.Start()
+}
+
+// AllowedCPUs is not known outside Linux.
+func AllowedCPUs() ([]int, error) { return nil, errors.New("cpuSet needs a Linux agent") }

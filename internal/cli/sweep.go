@@ -1,0 +1,274 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/config"
+	"github.com/crankshaft/crankshaft/internal/controller"
+	"github.com/crankshaft/crankshaft/internal/gate"
+	"github.com/crankshaft/crankshaft/internal/influx"
+	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/sweep"
+)
+
+// Sweep defaults.
+const (
+	DefaultSweepIterations = 4 // the fewest that let Mann-Whitney reach p < 0.05
+	DefaultSweepFile       = "sweep.json"
+)
+
+const sweepUsage = `usage: crank sweep --config FILE --scenario NAME --matrix KEY=V1,V2 [--matrix ...] [options]
+
+Runs every variant of the matrix (the product of its axes) --iterations times, in interleaved
+ABBA rounds, then prints per metric each variant's mean, CV and ratio to the baseline with crank
+compare's verdict, the one-axis contrasts, scaling over cpuSet core counts, and each diagnosis.
+
+  --matrix KEY=V1,V2   an axis: KEY is a variable (dispatch=shared,partitioned) or a job key as
+                       --<service>.<path> overrides name it (application.cpuSet=0,0-1); values
+                       holding commas are separated by "|" (application.cpuSet=0|0-1,4)
+  --baseline NAME      the variant the others are compared with (default: the first)
+  --iterations N       runs per variant (default 4)
+  --json FILE          the sweep file, written after every run (default sweep.json)
+  --resume             continue the sweep in --json FILE where it stopped
+  and every run option of crank (--config, --scenario, --profile, --variable, --<service>.<path>,
+  --agent-token, --influx-*...).
+
+Without --matrix, the scenario's sweep: section gives the matrix (and iterations, baseline):
+  sweep: {iterations: 4, baseline: NAME, matrix: {dispatch: [shared, partitioned], application.cpuSet: ['0', 0-1]}}
+
+Compare any two variants: crank compare FILE#VARIANT FILE#VARIANT (a name or a 1-based index).
+`
+
+// sweepFlags are crank sweep's own flags; the rest are run flags.
+type sweepFlags struct {
+	axes     []sweep.Axis
+	baseline string
+	resume   bool
+	run      *runFlags
+}
+
+func parseSweepFlags(args []string, getenv func(string) string) (*sweepFlags, error) {
+	sf := &sweepFlags{}
+	var rest []string
+	iterations := false
+	for i := 0; i < len(args); i++ {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		switch name {
+		case "resume":
+			sf.resume = true
+			continue
+		case "matrix", "baseline":
+		case "iterations":
+			iterations = true
+			rest = append(rest, args[i])
+			continue
+		default:
+			rest = append(rest, args[i])
+			continue
+		}
+		value, err := flagValue(args, &i, name, value, hasValue)
+		if err != nil {
+			return nil, err
+		}
+		if name == "baseline" {
+			sf.baseline = value
+			continue
+		}
+		a, err := sweep.ParseAxis(value)
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		sf.axes = append(sf.axes, a)
+	}
+	f, err := parseRunFlags(rest, getenv)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case f.dryRun != "":
+		return nil, usagef("crank sweep: --dry-run is not supported: run crank --dry-run with each variant's options")
+	case f.compare != "":
+		return nil, usagef("crank sweep: --compare is not supported: the sweep compares its variants with --baseline")
+	}
+	if !iterations {
+		f.iterations = 0 // the scenario's sweep section, else DefaultSweepIterations
+	}
+	if f.jsonOut == "" {
+		f.jsonOut = DefaultSweepFile
+	}
+	sf.run = f
+	return sf, nil
+}
+
+// fromScenario completes the flags with the scenario's `sweep:` section: its matrix when no
+// --matrix is given, its iterations and baseline when the flags do not set them.
+func (sf *sweepFlags) fromScenario(ctx context.Context) error {
+	f := sf.run
+	cfg, err := config.Load(ctx, f.configs, config.LoadOptions{})
+	if err != nil {
+		return err
+	}
+	sec, err := cfg.Sweep(f.scenario)
+	if err != nil {
+		return err
+	}
+	if sec != nil {
+		if len(sf.axes) == 0 && !sf.resume {
+			for _, a := range sec.Matrix {
+				sf.axes = append(sf.axes, sweep.Axis{Key: a.Key, Values: a.Values})
+			}
+		}
+		f.iterations = cmp.Or(f.iterations, sec.Iterations)
+		sf.baseline = cmp.Or(sf.baseline, sec.Baseline)
+	}
+	if !sf.resume {
+		f.iterations = cmp.Or(f.iterations, DefaultSweepIterations)
+		if err := sweep.CheckAxes(sf.axes); err != nil {
+			return fmt.Errorf("%w (or give the scenario a sweep: section)", err)
+		}
+	}
+	for _, a := range sf.axes {
+		for _, v := range a.Values {
+			if _, err := api.ParseCPUSet(v); a.IsCores() && err != nil {
+				return fmt.Errorf("--matrix %s: %w", a.Key, err)
+			}
+		}
+	}
+	return nil
+}
+
+func runSweep(ctx context.Context, st State, args []string) int {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+		fmt.Fprint(st.Stdout, sweepUsage)
+		return ExitOK
+	}
+	sf, err := parseSweepFlags(args, st.Getenv)
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
+		return ExitBadInput
+	}
+	if err := sf.fromScenario(ctx); err != nil {
+		fmt.Fprintf(st.Stderr, "crank sweep: %v\n", err)
+		return ExitBadInput
+	}
+	f := sf.run
+	file, err := openSweep(sf)
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "crank sweep: %v\n", err)
+		return ExitBadInput
+	}
+	services := make(map[string][]controller.Service, len(file.Variants))
+	for _, v := range file.Variants { // every variant resolves before anything runs
+		if services[v.Name], err = resolveVariant(ctx, st, f, file.Axes, v.Variant); err != nil {
+			fmt.Fprintf(st.Stderr, "crank sweep: variant %s: %v\n", v.Name, err)
+			return ExitBadInput
+		}
+	}
+	log := logger(st, f.verbose)
+	ctl, err := newController(st, f, log)
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "crank sweep: %v\n", err)
+		return ExitBadInput
+	}
+	defer ctl.Close(context.WithoutCancel(ctx))
+	session := f.session
+	if session == "" {
+		session = newSession()
+	}
+	opts := sweep.Options{Path: f.jsonOut, Progress: st.Stderr,
+		Run: func(ctx context.Context, v sweep.Variant) (*results.Result, error) {
+			run := controller.Run{Scenario: f.scenario, Profiles: f.profiles, Services: services[v.Name],
+				Iterations: 1, Description: f.description, Session: session, Properties: maps.Clone(f.properties)}
+			return ctl.Execute(ctx, run)
+		}}
+	if cfg := influxConfig(st, f); cfg.Enabled() {
+		opts.Published = func(ctx context.Context, v sweep.Variant, r *results.Result) error {
+			c := cfg
+			c.Tags.Extra = maps.Clone(cfg.Tags.Extra)
+			if c.Tags.Extra == nil {
+				c.Tags.Extra = map[string]string{}
+			}
+			c.Tags.Extra["variant"] = v.Name
+			sum, err := influx.Publish(ctx, c, r, log)
+			if err != nil {
+				return fmt.Errorf("influxdb: %w", err)
+			}
+			fmt.Fprintln(st.Stderr, sum.String())
+			return nil
+		}
+	}
+	runErr := sweep.Run(ctx, file, opts)
+	if err := file.WriteReport(st.Stdout, gate.CompareOptions{}); err != nil {
+		return ExitFailed
+	}
+	fmt.Fprintf(st.Stderr, "sweep written to %s\n", f.jsonOut)
+	switch {
+	case errors.Is(runErr, sweep.ErrInterrupted):
+		fmt.Fprintf(st.Stderr, "crank sweep: interrupted after %d of %d runs; continue with the same command and --resume\n", file.Done, file.Total())
+		return ExitFailed
+	case runErr != nil:
+		fmt.Fprintf(st.Stderr, "crank sweep: %v (the runs done are kept; continue with --resume)\n", runErr)
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+// openSweep starts a new sweep file, or reads the one to resume.
+func openSweep(sf *sweepFlags) (*sweep.File, error) {
+	f := sf.run
+	if !sf.resume {
+		return sweep.NewFile(f.scenario, f.profiles, sf.axes, sf.baseline, f.iterations)
+	}
+	file, err := sweep.ReadFile(f.jsonOut)
+	if err != nil {
+		return nil, fmt.Errorf("--resume: %w", err)
+	}
+	if file.Scenario != f.scenario {
+		return nil, fmt.Errorf("--resume: %s is a sweep of scenario %q, not %q", f.jsonOut, file.Scenario, f.scenario)
+	}
+	if err := file.Resume(sf.axes, f.iterations); err != nil {
+		return nil, err
+	}
+	if sf.baseline != "" {
+		b, err := sweep.NewFile(file.Scenario, nil, file.Axes, sf.baseline, 1)
+		if err != nil {
+			return nil, err
+		}
+		file.Baseline = b.Baseline
+	}
+	return file, nil
+}
+
+// resolveVariant resolves the scenario with the variant's settings over the command line's.
+func resolveVariant(ctx context.Context, st State, f *runFlags, axes []sweep.Axis, v sweep.Variant) ([]controller.Service, error) {
+	vf := *f
+	vf.variables = maps.Clone(f.variables)
+	vf.overrides = slices.Clone(f.overrides)
+	for i, a := range axes {
+		if a.Service() == "" {
+			vf.variables[a.Key] = v.Settings[i].Value
+		} else {
+			vf.overrides = append(vf.overrides, [2]string{a.Key, v.Settings[i].Value})
+		}
+	}
+	res, err := resolve(ctx, st, &vf)
+	if err != nil {
+		return nil, err
+	}
+	return servicesOf(res), nil
+}
+
+func servicesOf(res *config.Resolved) []controller.Service {
+	var out []controller.Service
+	for _, s := range res.Services {
+		out = append(out, controller.Service{Name: s.Name, Job: s.Job, Endpoints: s.Endpoints})
+	}
+	return out
+}

@@ -1,0 +1,91 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/crankshaft/crankshaft/internal/results"
+)
+
+// Runner runs one variant once and returns its results.
+type Runner func(ctx context.Context, v Variant) (*results.Result, error)
+
+// Options configure Run.
+type Options struct {
+	// Path is where the sweep file is written after every run (so nothing done is lost).
+	Path string
+	Run  Runner
+	// Published, when set, is called with each run's results once recorded (InfluxDB); its error
+	// is reported on Progress and the sweep goes on.
+	Published func(ctx context.Context, v Variant, r *results.Result) error
+	// Progress receives one line per run.
+	Progress io.Writer
+}
+
+// ErrInterrupted is returned when the context ended the sweep; the file holds the runs done.
+var ErrInterrupted = errors.New("sweep interrupted")
+
+// Run runs what is left of the sweep in f, in its ABBA order, writing f to opts.Path after each
+// run. A cancelled context stops it between or during runs (the run under way is dropped) and it
+// returns ErrInterrupted; a failed run stops it with that error. Either way f keeps every run
+// recorded so far, and Run on the file read back resumes where it stopped.
+func Run(ctx context.Context, f *File, opts Options) error {
+	if opts.Progress == nil {
+		opts.Progress = io.Discard
+	}
+	order := Order(len(f.Variants), f.Iterations)
+	for k := f.Done; k < len(order); k++ {
+		if ctx.Err() != nil {
+			return ErrInterrupted
+		}
+		i := order[k]
+		v := f.Variants[i].Variant
+		fmt.Fprintf(opts.Progress, "sweep run %d of %d: %s (round %d)\n", k+1, len(order), v.Name, k/len(f.Variants)+1)
+		res, err := opts.Run(ctx, v)
+		if ctx.Err() != nil {
+			return ErrInterrupted
+		}
+		if err != nil {
+			return fmt.Errorf("variant %s: %w", v.Name, err)
+		}
+		f.Add(i, res)
+		if err := f.WriteFile(opts.Path); err != nil {
+			return fmt.Errorf("writing %s: %w", opts.Path, err)
+		}
+		if opts.Published != nil {
+			if err := opts.Published(ctx, v, res); err != nil { // the sweep file has the run
+				fmt.Fprintf(opts.Progress, "sweep run %d of %d: %v\n", k+1, len(order), err)
+			}
+		}
+	}
+	return nil
+}
+
+// Resume checks that a sweep file read back is the sweep asked for: the same axes, in the same
+// order, and iterations at least those already run. Axes may be left out (nil) to take the file's.
+func (f *File) Resume(axes []Axis, iterations int) error {
+	if axes != nil && !sameAxes(f.Axes, axes) {
+		return fmt.Errorf("--resume: the file's matrix %v differs from the --matrix given %v", f.Axes, axes)
+	}
+	if iterations > 0 {
+		if iterations*len(f.Variants) < f.Done {
+			return fmt.Errorf("--resume: the file already has %d runs, more than --iterations %d", f.Done, iterations)
+		}
+		f.Iterations = iterations
+	}
+	return nil
+}
+
+func sameAxes(a, b []Axis) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Key != b[i].Key || fmt.Sprint(a[i].Values) != fmt.Sprint(b[i].Values) {
+			return false
+		}
+	}
+	return true
+}

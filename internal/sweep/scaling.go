@@ -1,0 +1,147 @@
+package sweep
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/guptarohit/asciigraph"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/gate"
+)
+
+// Point is one core count of a scaling curve.
+type Point struct {
+	Variant    int
+	Cores      int
+	RPS        float64 // mean over iterations, summed over load services
+	Efficiency float64 // RPS per core relative to the smallest set's
+	Gain       gate.Comparison
+	HasGain    bool // Gain is this point's RPS against the previous point's
+}
+
+// Curve is RPS over core counts for one setting of the other axes.
+type Curve struct {
+	Axis   Axis
+	Others string // "dispatch=shared"
+	Points []Point
+	// FlatAt is the core count after which more cores gave no significant RPS gain (0: it kept
+	// scaling over the counts swept).
+	FlatAt int
+}
+
+// Curves returns a scaling curve per setting of the other axes, for every cpuSet axis.
+func (f *File) Curves(opts gate.CompareOptions) []Curve {
+	var out []Curve
+	rps := f.rpsMetrics()
+	for _, a := range f.Axes {
+		if !a.IsCores() {
+			continue
+		}
+		groups := map[string][]Point{}
+		var order []string
+		for i, v := range f.Variants {
+			cpus, err := api.ParseCPUSet(v.Value(a.Key))
+			mean, ok := f.meanRPS(i, rps)
+			if err != nil || len(cpus) == 0 || !ok {
+				continue
+			}
+			key := v.Others(f.Axes, a.Key)
+			if _, seen := groups[key]; !seen {
+				order = append(order, key)
+			}
+			groups[key] = append(groups[key], Point{Variant: i, Cores: len(cpus), RPS: mean})
+		}
+		for _, key := range order {
+			out = append(out, f.curve(a, key, groups[key], rps, opts))
+		}
+	}
+	return out
+}
+
+func (f *File) curve(a Axis, others string, pts []Point, rps []Metric, opts gate.CompareOptions) Curve {
+	slices.SortStableFunc(pts, func(x, y Point) int { return cmp.Compare(x.Cores, y.Cores) })
+	c := Curve{Axis: a, Others: others, Points: pts}
+	first := pts[0]
+	for k := range c.Points {
+		p := &c.Points[k]
+		if first.RPS > 0 {
+			p.Efficiency = (p.RPS / float64(p.Cores)) / (first.RPS / float64(first.Cores))
+		}
+		if k == 0 || len(rps) == 0 {
+			continue
+		}
+		cmps := f.Compare(pts[k-1].Variant, p.Variant, rps[:1], opts)
+		p.Gain, p.HasGain = cmps[rps[0]]
+		if c.FlatAt == 0 && p.HasGain && p.Gain.Verdict != gate.VerdictImproved {
+			c.FlatAt = pts[k-1].Cores
+		}
+	}
+	return c
+}
+
+// rpsMetrics are the RPS metrics among the sweep's.
+func (f *File) rpsMetrics() []Metric {
+	var out []Metric
+	for _, m := range f.Metrics() {
+		if strings.HasSuffix(m.Name, "/rps/mean") {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (f *File) meanRPS(i int, rps []Metric) (float64, bool) {
+	total, any := 0.0, false
+	for _, m := range rps {
+		if s, ok := f.Summarize(i, m); ok {
+			total += s.Mean
+			any = true
+		}
+	}
+	return total, any
+}
+
+// Chart draws each curve's RPS over its core counts, one small chart per curve.
+func (c Curve) Chart() string {
+	if len(c.Points) < 2 {
+		return ""
+	}
+	var ys []float64
+	var cores []string
+	for _, p := range c.Points {
+		ys = append(ys, p.RPS)
+		cores = append(cores, fmt.Sprint(p.Cores))
+	}
+	caption := fmt.Sprintf("RPS at %s cores", strings.Join(cores, ", "))
+	if c.Others != "" {
+		caption += " (" + c.Others + ")"
+	}
+	return plot(ys, 40, caption)
+}
+
+// VariantsChart draws the variants' mean RPS in sweep order (for sweeps without a cpuSet axis).
+func (f *File) VariantsChart() string {
+	rps := f.rpsMetrics()
+	var ys []float64
+	var names []string
+	for i, v := range f.Variants {
+		if mean, ok := f.meanRPS(i, rps); ok {
+			ys = append(ys, mean)
+			names = append(names, v.Name)
+		}
+	}
+	if len(ys) < 2 {
+		return ""
+	}
+	return plot(ys, 60, "mean RPS of "+strings.Join(names, " | "))
+}
+
+// plot draws ys from 0 up; asciigraph labels a bottom row just under 0 as "-0".
+func plot(ys []float64, width int, caption string) string {
+	g := asciigraph.Plot(ys, asciigraph.Height(6), asciigraph.Width(width), asciigraph.Precision(0),
+		asciigraph.LowerBound(0), asciigraph.Caption(caption))
+	return strings.Replace(g, " -0 ┤", "  0 ┤", 1)
+}
