@@ -23,6 +23,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/influx"
 	"github.com/crankshaft/crankshaft/internal/loadgen"
 	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/progress"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
@@ -100,6 +101,11 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 	if f.dryRun != "" {
 		return writeDryRun(st, f.dryRun, resolved)
 	}
+	if err := checkOutputs(f); err != nil {
+		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
+		return ExitBadInput
+	}
+	pr := progress.New(st.Stderr, progress.ModeFor(st.Stderr, f.display.quiet), nil)
 	httpClient, err := controller.HTTPClient(f.agentCA)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank: --agent-ca: %v\n", err)
@@ -107,7 +113,9 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 	}
 	ctl := controller.New(controller.Options{
 		Logger:     log,
-		Progress:   st.Stderr,
+		Progress:   pr,
+		Status:     pr.Show,
+		OutputDir:  f.display.outputDir,
 		AgentToken: f.agentToken,
 		HTTPClient: httpClient,
 		StartEmbedded: func(ctx context.Context) (string, func(context.Context) error, error) {
@@ -127,13 +135,27 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 	for _, s := range resolved.Services {
 		run.Services = append(run.Services, controller.Service{Name: s.Name, Job: s.Job, Endpoints: s.Endpoints})
 	}
+	if f.verbose {
+		printCommands(pr, run.Services)
+	}
 	res, err := ctl.Execute(ctx, run)
+	pr.Clear()
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
-		return ExitFailed
+		if res == nil && ctx.Err() != nil {
+			fmt.Fprintln(st.Stderr, "crank: interrupted before anything was measured")
+			return ExitInterrupted
+		}
+		if res == nil {
+			return ExitFailed
+		}
 	}
 	res.JobResults.Diagnostics = diagnose.Diagnose(res, diagnose.DefaultThresholds())
-	return finish(ctx, st, f, run, res, log)
+	code := finish(context.WithoutCancel(ctx), st, f, run, res, log)
+	if res.Interrupted != nil {
+		return ExitInterrupted
+	}
+	return code
 }
 
 func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, error) {
@@ -199,24 +221,32 @@ func writeDryRun(st State, path string, r *config.Resolved) int {
 }
 
 // finish writes the JSON first (nothing is lost), then prints the tables, then compares.
+// A failed write still prints the tables (and keeps the results in a temporary file). An
+// interrupted run's results are neither published nor compared.
 func finish(ctx context.Context, st State, f *runFlags, run controller.Run, res *results.Result, log *slog.Logger) int {
-	if f.jsonOut != "" {
-		if err := results.WriteFile(f.jsonOut, res); err != nil {
-			fmt.Fprintf(st.Stderr, "crank: writing %s: %v\n", f.jsonOut, err)
-			return ExitFailed
-		}
-	}
+	written := f.jsonOut == "" || writeJSON(st, f.jsonOut, res)
 	var order []string
 	for _, s := range run.Services {
 		if len(order) == 0 || order[len(order)-1] != s.Name {
 			order = append(order, s.Name)
 		}
 	}
-	if err := results.WriteTables(st.Stdout, res, order); err != nil {
+	tables := tablesTo(st, f)
+	if res.Interrupted != nil {
+		fmt.Fprint(tables, interruptNote(res.Interrupted))
+	}
+	if err := results.WriteTables(tables, res, order); err != nil {
 		return ExitFailed
 	}
-	if f.jsonOut != "" {
+	if !written {
+		return ExitFailed
+	}
+	if f.jsonOut != "" && f.jsonOut != "-" {
 		fmt.Fprintf(st.Stderr, "results written to %s\n", f.jsonOut)
+	}
+	if res.Interrupted != nil {
+		fmt.Fprintln(st.Stderr, "crank: interrupted: the results are not published or compared")
+		return ExitInterrupted
 	}
 	if cfg := influxConfig(st, f); cfg.Enabled() {
 		sum, err := influx.Publish(ctx, cfg, res, log)

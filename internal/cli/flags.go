@@ -24,6 +24,16 @@ type runFlags struct {
 	session     string
 	verbose     bool
 	influx      influxFlags
+	display     displayFlags
+}
+
+// displayFlags say what is shown besides the tables.
+type displayFlags struct {
+	quiet      bool   // --quiet: only the results
+	outputDir  string // --output-dir: each job's build log and output
+	chart      bool   // --chart: a chart of each measurement's samples in the tables
+	chartType  string // --chart-type bar|hex
+	chartScale string // --chart-scale off|auto
 }
 
 type influxFlags struct {
@@ -50,6 +60,11 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 		name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
 		if name == "verbose" || name == "v" {
 			f.verbose = true
+			continue
+		}
+		if name == "quiet" || name == "chart" {
+			f.display.quiet = f.display.quiet || name == "quiet"
+			f.display.chart = f.display.chart || name == "chart"
 			continue
 		}
 		if !hasValue {
@@ -112,6 +127,18 @@ func (f *runFlags) set(name, value string) error {
 		f.compare = value
 	case "session":
 		f.session = value
+	case "output-dir":
+		f.display.outputDir = value
+	case "chart-type":
+		if value != "bar" && value != "hex" {
+			return usagef("--chart-type %q: want bar or hex", value)
+		}
+		f.display.chartType = value
+	case "chart-scale":
+		if value != "off" && value != "auto" {
+			return usagef("--chart-scale %q: want off or auto", value)
+		}
+		f.display.chartScale = value
 	case "influx-url":
 		f.influx.url = value
 	case "influx-token":
@@ -146,7 +173,7 @@ Run options (crank's names):
   --variable name=value    set a variable for every job (repeatable)
   --<service>.<path> VAL   override a job key, e.g. --load.variables.connections 64,
                            --application.environmentVariables GOGC=off, --load.job bombardier
-  --json FILE              write the results as JSON
+  --json FILE              write the results as JSON ("-" for stdout; the tables then go to stderr)
   --iterations N           run N times; results are averaged, each kept under iterations
   --description TEXT       a description stored with the results
   --property name=value    a property stored with the results (repeatable)
@@ -156,5 +183,13 @@ Run options (crank's names):
   --agent-ca FILE          PEM CA certificate(s) that signed the agents' TLS certificates (or CRANK_AGENT_CA)
   --session ID             session id recorded with the results (default: generated)
   --influx-url/--influx-token/--influx-org/--influx-bucket   push results to InfluxDB (or CRANK_INFLUX_*)
-  -v, --verbose            debug logs
+  --output-dir DIR         keep each job's build log and output there (SERVICE.build.log, SERVICE.output.log)
+  --quiet                  show only the results: no progress
+  --chart                  add a chart of each measurement's samples over time to the tables
+  --chart-type bar|hex     the chart's characters (default bar)
+  --chart-scale off|auto   off (default): the chart starts at 0; auto: at the lowest value
+  -v, --verbose            print each service's rendered command lines, and debug logs
+
+A run interrupted with Ctrl-C or SIGTERM stops every job, then prints and writes what was
+measured (the finished iterations, or the unfinished one's partial results, marked) and exits 130.
 `

@@ -14,9 +14,18 @@ import (
 // RunOnce runs the services once: the services that do not wait for exit (servers, databases)
 // start first, in order, each ready before the next; then every load service starts at once and
 // runs to completion; then everything is stopped, measured and deleted, even when ctx is cancelled.
-func (c *Controller) RunOnce(ctx context.Context, services []Service) (map[string]*results.JobResult, error) {
+// When ctx is cancelled, the jobs are stopped and what they measured is returned with the error.
+func (c *Controller) RunOnce(ctx context.Context, services []Service) (jobs map[string]*results.JobResult, err error) {
 	var all, servers, loads []*instance
-	defer func() { c.cleanup(ctx, all) }()
+	defer func() {
+		c.saveOutputs(context.WithoutCancel(ctx), all)
+		c.cleanup(ctx, all)
+	}()
+	defer func() {
+		if err != nil && ctx.Err() != nil {
+			jobs = c.salvage(ctx, services, all)
+		}
+	}()
 	for _, s := range services {
 		urls, err := c.endpoints(ctx, s)
 		if err != nil {
@@ -55,7 +64,7 @@ func (c *Controller) RunOnce(ctx context.Context, services []Service) (map[strin
 	if err := c.launchAll(ctx, loads, pk); err != nil {
 		return nil, err
 	}
-	err := c.waitUntil(ctx, loads, ready, func(in *instance) bool { return in.status.State.Terminal() })
+	err = c.waitUntil(ctx, loads, ready, func(in *instance) bool { return in.status.State.Terminal() })
 	if err != nil {
 		return nil, err
 	}

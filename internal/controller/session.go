@@ -45,7 +45,10 @@ func (c *Controller) Execute(ctx context.Context, r Run) (*results.Result, error
 			if n > 1 {
 				err = fmt.Errorf("iteration %d: %w", i, err)
 			}
-			return nil, err
+			if ctx.Err() == nil {
+				return nil, err
+			}
+			return interrupted(res, perService, jobs, i-1, n), err
 		}
 		for name, jr := range jobs {
 			perService[name] = append(perService[name], jr.Results)
@@ -53,10 +56,15 @@ func (c *Controller) Execute(ctx context.Context, r Run) (*results.Result, error
 		}
 	}
 	if n > 1 {
-		for name, jr := range res.JobResults.Jobs {
-			jr.Iterations = perService[name]
-			jr.Results = results.Average(perService[name])
-		}
+		keepIterations(res, perService)
 	}
 	return res, nil
+}
+
+// keepIterations makes each service's results the mean over its iterations and keeps each one.
+func keepIterations(res *results.Result, perService map[string][]map[string]float64) {
+	for name, jr := range res.JobResults.Jobs {
+		jr.Iterations = perService[name]
+		jr.Results = results.Average(perService[name])
+	}
 }

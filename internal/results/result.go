@@ -20,6 +20,17 @@ type Result struct {
 	Description string     `json:"description,omitempty"`
 	Session     string     `json:"session,omitempty"`
 	JobResults  JobResults `json:"jobResults"`
+	// Interrupted is set when the run was cut short (Ctrl-C, SIGTERM): the results are those of
+	// the iterations that finished, or, with none, the partial measurements of the one that did not.
+	Interrupted *Interruption `json:"interrupted,omitempty"`
+}
+
+// Interruption says how far an interrupted run got.
+type Interruption struct {
+	FinishedIterations int `json:"finishedIterations"`
+	Iterations         int `json:"iterations"`
+	// Partial: the results are what the unfinished iteration had measured when it was stopped.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // JobResults holds a result per service, the user's properties and the run's diagnosis.
@@ -62,15 +73,40 @@ func ReadFile(path string) (*Result, error) {
 	return &r, nil
 }
 
+// Marshal returns the result as indented JSON ending in a newline.
+func Marshal(r *Result) ([]byte, error) {
+	b, err := json.MarshalIndent(r, "", "  ")
+	return append(b, '\n'), err
+}
+
 // WriteFile writes the result as indented JSON, atomically (temporary file, then rename).
 func WriteFile(path string, r *Result) error {
-	b, err := json.MarshalIndent(r, "", "  ")
+	b, err := Marshal(r)
 	if err != nil {
 		return err
 	}
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		os.Remove(tmp)
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// WriteTemp writes the result into a new file in the system's temporary folder and names it:
+// where results go when the file asked for cannot be written.
+func WriteTemp(r *Result) (string, error) {
+	b, err := Marshal(r)
+	if err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp("", "crank-results-*.json")
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return f.Name(), err
 }
