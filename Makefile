@@ -19,11 +19,12 @@ agents:
 	  CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -o $(BIN)/crank-agent-linux-$$arch ./cmd/crank-agent || exit 1; \
 	done
 
-# Debian packages (wrk, h2load, nginx, qemu for the arm64 agent test, shellcheck for actionlint) and influxd 1.8.10,
+# Debian packages (wrk, h2load, nginx, qemu for the arm64 agent test, shellcheck for actionlint, chromium for
+# the crank report test, script from util-linux for the terminal progress test) and influxd 1.8.10,
 # built from the Go module proxy once and cached in .cache/bin.
 test-deps:
 	@missing=""; \
-	for t in wrk:wrk h2load:nghttp2-client nginx:nginx-light qemu-aarch64-static:qemu-user-static shellcheck:shellcheck; do \
+	for t in wrk:wrk h2load:nghttp2-client nginx:nginx-light qemu-aarch64-static:qemu-user-static shellcheck:shellcheck chromium:chromium script:util-linux; do \
 	  command -v $${t%%:*} >/dev/null 2>&1 || missing="$$missing $${t#*:}"; \
 	done; \
 	if [ -n "$$missing" ]; then \

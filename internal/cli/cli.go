@@ -24,6 +24,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/loadgen"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/progress"
+	"github.com/crankshaft/crankshaft/internal/report"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
@@ -74,6 +75,8 @@ func Run(ctx context.Context, st State) int {
 		return influx.Main(ctx, st.Args[1:], st.Getenv, st.Stdout, st.Stderr)
 	case "load":
 		return loadgen.Main(ctx, st.Args[1:], st.Stdout, st.Stderr)
+	case "report":
+		return report.Main(ctx, st.Args[1:], st.Stdout, st.Stderr)
 	}
 	f, err := parseRunFlags(st.Args, st.Getenv)
 	if err != nil {

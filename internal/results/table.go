@@ -95,3 +95,6 @@ func Format(v float64, format string) string {
 	}
 	return b.String()
 }
+
+// Rows are a service's table rows (name, value, unit), as WriteTables prints them.
+func Rows(jr *JobResult) [][3]string { return rows(jr) }
