@@ -152,6 +152,7 @@ func (c *Controller) waitUntil(ctx context.Context, targets, others []*instance,
 				return err
 			}
 		}
+		c.follow(ctx, targets, others)
 		for _, in := range others {
 			if in.status.State == api.StateFailed || in.status.State == api.StateStopped {
 				if in.status.State == api.StateFailed {
@@ -173,7 +174,6 @@ func (c *Controller) waitUntil(ctx context.Context, targets, others []*instance,
 			lv.end()
 			return nil
 		}
-		c.follow(ctx, targets)
 		lv.show(ctx, targets, others, done)
 		select {
 		case <-ctx.Done():

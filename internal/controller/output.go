@@ -22,8 +22,8 @@ func building(s api.JobState) bool {
 
 // follow prints the new complete lines of output of the jobs whose options.displayOutput or
 // options.displayBuild is set, each line prefixed with the service's name.
-func (c *Controller) follow(ctx context.Context, ins []*instance) {
-	for _, in := range ins {
+func (c *Controller) follow(ctx context.Context, targets, others []*instance) {
+	for _, in := range append(append([]*instance{}, others...), targets...) {
 		o := in.job.Options
 		if (!o.DisplayOutput && !o.DisplayBuild) || in.id == "" || in.status.Skipped != "" {
 			continue

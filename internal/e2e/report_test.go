@@ -47,7 +47,7 @@ func TestReportInChromium(t *testing.T) {
 		testutil.Missing(t, "chromium is not installed (make test-deps)")
 	}
 	dir := t.TempDir()
-	files := []string{"internal/e2e/testdata/report/before.json", "internal/e2e/testdata/report/after.json"}
+	files := []string{"internal/report/testdata/before.json", "internal/report/testdata/after.json"}
 	html := filepath.Join(dir, "r.html")
 	if r := crank(t, time.Minute, "report", files[0], files[1], "-o", html); r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
