@@ -26,6 +26,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/progress"
 	"github.com/crankshaft/crankshaft/internal/report"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/termchart"
 )
 
 // Version is the crank version reported by `crank version` and the embedded agent.
@@ -238,8 +239,16 @@ func finish(ctx context.Context, st State, f *runFlags, run controller.Run, res 
 	if res.Interrupted != nil {
 		fmt.Fprint(tables, interruptNote(res.Interrupted))
 	}
-	if err := results.WriteTables(tables, res, order); err != nil {
+	var column results.Column
+	chart := termchart.Options{Type: f.display.chartType, Scale: f.display.chartScale}
+	if f.display.chart {
+		column = termchart.Column(chart)
+	}
+	if err := results.WriteTablesWith(tables, res, order, column); err != nil {
 		return ExitFailed
+	}
+	if f.display.chart {
+		termchart.Timelines(tables, res, order, chart)
 	}
 	if !written {
 		return ExitFailed
