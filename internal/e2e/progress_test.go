@@ -79,56 +79,80 @@ func TestLiveProgressOnTerminal(t *testing.T) {
 	t.Logf("%d live updates while measuring, last %.0f req/s", len(m), rps)
 }
 
+// crankRun is a crank started in the background whose stderr is read line by line.
+type crankRun struct {
+	cmd    *exec.Cmd
+	stdout bytes.Buffer
+	stderr chan string // all of stderr, once it is closed
+}
+
+// startCrankUntil starts crank and returns once a line of its stderr satisfies at (after
+// earlier lines, which it also sees), failing if crank ends first.
+func startCrankUntil(t *testing.T, at func(line string) bool, args ...string) *crankRun {
+	t.Helper()
+	r := &crankRun{cmd: exec.Command(filepath.Join(testEnv.bins, "crank"), args...), stderr: make(chan string, 1)}
+	r.cmd.Dir = testEnv.root
+	r.cmd.Stdout = &r.stdout
+	pipe, err := r.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.cmd.Process.Kill() })
+	reached := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(pipe)
+		var all strings.Builder
+		done := false
+		for sc.Scan() {
+			all.WriteString(sc.Text() + "\n")
+			if !done && at(sc.Text()) {
+				done = true
+				close(reached)
+			}
+		}
+		r.stderr <- all.String()
+	}()
+	select {
+	case <-reached:
+	case s := <-r.stderr:
+		t.Fatalf("crank ended first:\n%s", s)
+	case <-time.After(3 * time.Minute):
+		t.Fatal("crank never got there")
+	}
+	return r
+}
+
+// interrupt sends sig and waits for crank's end; it must exit 130.
+func (r *crankRun) interrupt(t *testing.T, sig syscall.Signal) string {
+	t.Helper()
+	if err := r.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	errText := <-r.stderr
+	err := r.cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit: %v, want 130\nstdout:\n%s\nstderr:\n%s", err, r.stdout.String(), errText)
+	}
+	return errText
+}
+
 // TestInterruptKeepsFinishedIterations: SIGINT during iteration 3 of 4 stops the jobs, prints
 // the table of iterations 1-2 and writes them to --json, exits 130 and leaves nothing running.
 func TestInterruptKeepsFinishedIterations(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out.json")
 	port, ports := appPorts(t)
-	cmd := exec.Command(filepath.Join(testEnv.bins, "crank"), append([]string{"--config", "scenarios/plaintext.yml",
-		"--scenario", "plaintext", "--variable", "duration=3", "--variable", "warmup=0", "--iterations", "4", "--json", out}, ports...)...)
-	cmd.Dir = testEnv.root
-	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	inThird, seen := make(chan struct{}), make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		var all strings.Builder
-		third, signalled := false, false
-		for sc.Scan() {
-			all.WriteString(sc.Text() + "\n")
-			third = third || strings.Contains(sc.Text(), "iteration 3 of 4")
-			if third && !signalled && strings.Contains(sc.Text(), "[load] starting job") {
-				signalled = true
-				close(inThird)
-			}
-		}
-		seen <- all.String()
-	}()
-	select {
-	case <-inThird:
-	case s := <-seen:
-		t.Fatalf("crank ended before iteration 3's load:\n%s", s)
-	case <-time.After(3 * time.Minute):
-		t.Fatal("iteration 3 never started")
-	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	errText := <-seen
-	err = cmd.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-		t.Fatalf("exit: %v, want 130\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), errText)
-	}
-	mustContain(t, "stdout", stdout.String(), "Interrupted: the results of the 2 finished iteration(s) of 4", "| load ", "http/rps/mean")
+	third := false
+	r := startCrankUntil(t, func(l string) bool {
+		third = third || strings.Contains(l, "iteration 3 of 4")
+		return third && strings.Contains(l, "[load] starting job")
+	}, append([]string{"--config", "scenarios/plaintext.yml", "--scenario", "plaintext", "--variable", "duration=3",
+		"--variable", "warmup=0", "--iterations", "4", "--json", out}, ports...)...)
+	r.interrupt(t, syscall.SIGINT)
+	mustContain(t, "stdout", r.stdout.String(), "Interrupted: the results of the 2 finished iteration(s) of 4", "| load ", "http/rps/mean")
 	res, err := results.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
@@ -157,5 +181,32 @@ func TestOutputPathsCheckedFirst(t *testing.T) {
 	}
 	if strings.Contains(r.stderr, "starting job") || time.Since(start) > 20*time.Second {
 		t.Errorf("the run started:\n%s", r.stderr)
+	}
+}
+
+// TestTerminateKeepsPartialResults: SIGTERM during the only iteration's load, once both
+// services have CPU samples (the plain status line shows them), stops the jobs and writes what
+// they had measured, marked partial; exit 130; nothing left running.
+func TestTerminateKeepsPartialResults(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.json")
+	port, ports := appPorts(t)
+	r := startCrankUntil(t, func(l string) bool { return strings.Contains(l, "[load] measuring") && strings.Contains(l, "CPU application") },
+		append([]string{"--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
+			"--variable", "duration=60", "--variable", "warmup=0", "--json", out}, ports...)...)
+	r.interrupt(t, syscall.SIGTERM)
+	mustContain(t, "stdout", r.stdout.String(), "PARTIAL results", "| application ")
+	res, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Interrupted == nil || !res.Interrupted.Partial || res.Interrupted.FinishedIterations != 0 {
+		t.Errorf("interrupted: %+v, want partial", res.Interrupted)
+	}
+	app := res.JobResults.Jobs["application"]
+	if app == nil || app.Results["benchmarks/cpu"] <= 0 || app.Environment["partial"] != true {
+		t.Errorf("application: %+v, want its CPU, marked partial", app)
+	}
+	if left := append(processesWith("--port", port), processesWith("wrk", ":"+port)...); len(left) > 0 {
+		t.Errorf("processes left running: %v", left)
 	}
 }

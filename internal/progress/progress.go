@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mattn/go-isatty"
+	"golang.org/x/term"
 
 	"github.com/crankshaft/crankshaft/internal/results"
 )
@@ -37,10 +37,23 @@ func ModeFor(w io.Writer, quiet bool) Mode {
 	if quiet {
 		return Quiet
 	}
-	if f, ok := w.(*os.File); ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return Terminal
 	}
 	return Plain
+}
+
+// DefaultWidth is the status line's width when the terminal's is unknown.
+const DefaultWidth = 120
+
+// widthOf returns the width of the terminal w is, or DefaultWidth.
+func widthOf(w io.Writer) int {
+	if f, ok := w.(*os.File); ok {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	return DefaultWidth
 }
 
 // Status is the run's state at one moment.
@@ -148,6 +161,10 @@ func (p *Printer) Show(s Status) {
 	text := s.String()
 	switch p.mode {
 	case Terminal:
+		// A status wider than the terminal would wrap, and the next redraw could not erase it.
+		if r := []rune(text); len(r) >= widthOf(p.w) {
+			text = string(r[:max(widthOf(p.w)-1, 0)])
+		}
 		p.live = text
 		io.WriteString(p.w, clearLine+text)
 	case Plain:

@@ -57,3 +57,12 @@ func TestQuietShowsNothing(t *testing.T) {
 		t.Error("a buffer is not a terminal")
 	}
 }
+
+func TestTerminalStatusFitsOnOneLine(t *testing.T) {
+	var b bytes.Buffer
+	p := New(&b, Terminal, nil)
+	p.Show(Status{Service: strings.Repeat("s", 300), Phase: "building", RPS: math.NaN()})
+	if got := len([]rune(strings.TrimPrefix(b.String(), clearLine))); got != DefaultWidth-1 {
+		t.Errorf("status of %d characters, want %d", got, DefaultWidth-1)
+	}
+}
