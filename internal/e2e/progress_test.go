@@ -190,7 +190,9 @@ func TestOutputPathsCheckedFirst(t *testing.T) {
 func TestTerminateKeepsPartialResults(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out.json")
 	port, ports := appPorts(t)
-	r := startCrankUntil(t, func(l string) bool { return strings.Contains(l, "[load] measuring") && strings.Contains(l, "CPU application") },
+	r := startCrankUntil(t, func(l string) bool {
+		return strings.Contains(l, "[load] measuring") && strings.Contains(l, "CPU application")
+	},
 		append([]string{"--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
 			"--variable", "duration=60", "--variable", "warmup=0", "--json", out}, ports...)...)
 	r.interrupt(t, syscall.SIGTERM)
