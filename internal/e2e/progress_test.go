@@ -100,7 +100,7 @@ func startCrankUntil(t *testing.T, at func(line string) bool, args ...string) *c
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = r.cmd.Process.Kill() })
+	t.Cleanup(func() { _ = r.cmd.Process.Kill(); _ = r.cmd.Wait() })
 	reached := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(pipe)
