@@ -87,16 +87,22 @@ func Run(ctx context.Context, st State) int {
 	return runScenario(ctx, st, f)
 }
 
-func logger(st State, verbose bool) *slog.Logger {
+func logger(w io.Writer, verbose bool) *slog.Logger {
 	level := slog.LevelWarn
 	if verbose {
 		level = slog.LevelDebug
 	}
-	return slog.New(slog.NewTextHandler(st.Stderr, &slog.HandlerOptions{Level: level}))
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
 func runScenario(ctx context.Context, st State, f *runFlags) int {
-	log := logger(st, f.verbose)
+	mode := progress.ModeFor(st.Stderr, f.display.quiet)
+	pr := progress.New(st.Stderr, mode, nil)
+	logTo := st.Stderr
+	if mode == progress.Terminal {
+		logTo = pr // log lines scroll above the status line instead of breaking it
+	}
+	log := logger(logTo, f.verbose)
 	resolved, err := resolve(ctx, st, f)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
@@ -109,7 +115,6 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
 		return ExitBadInput
 	}
-	pr := progress.New(st.Stderr, progress.ModeFor(st.Stderr, f.display.quiet), nil)
 	httpClient, err := controller.HTTPClient(f.agentCA)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank: --agent-ca: %v\n", err)
