@@ -123,7 +123,7 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 	ctl := controller.New(controller.Options{
 		Logger:     log,
 		Progress:   pr,
-		Status:     pr.Show,
+		Status:     statusOf(pr, mode),
 		OutputDir:  f.display.outputDir,
 		AgentToken: f.agentToken,
 		HTTPClient: httpClient,

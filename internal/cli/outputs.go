@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/crankshaft/crankshaft/internal/controller"
+	"github.com/crankshaft/crankshaft/internal/progress"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
@@ -116,4 +117,13 @@ func interruptNote(in *results.Interruption) string {
 		return fmt.Sprintf("Interrupted during iteration 1 of %d: PARTIAL results, what the jobs had measured when they were stopped.\n", in.Iterations)
 	}
 	return fmt.Sprintf("Interrupted: the results of the %d finished iteration(s) of %d.\n", in.FinishedIterations, in.Iterations)
+}
+
+// statusOf is where the run's status goes: nowhere with --quiet (the agents are then not asked
+// for live figures).
+func statusOf(pr *progress.Printer, mode progress.Mode) func(progress.Status) {
+	if mode == progress.Quiet {
+		return nil
+	}
+	return pr.Show
 }
