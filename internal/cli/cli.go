@@ -150,6 +150,9 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 	res, err := ctl.Execute(ctx, run)
 	pr.Clear()
 	if err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("interrupted: %w", err)
+		}
 		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
 		if res == nil && ctx.Err() != nil {
 			fmt.Fprintln(st.Stderr, "crank: interrupted before anything was measured")
