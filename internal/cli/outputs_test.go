@@ -53,7 +53,7 @@ func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 func TestShowsOutputCommandsAndKeepsLogs(t *testing.T) {
 	cfg := shellConfig(t, `-c "sleep 0.2; echo load says bye"`)
 	dir := filepath.Join(t.TempDir(), "logs")
-	stdout, stderr, code := run(t, "--config", cfg, "--scenario", "shell", "-v", "--output-dir", dir, "--json", "-")
+	stdout, stderr, code := run(t, "--config", cfg, "--scenario", "shell", "-v", "--output-dir", dir, "--json", "-", "--iterations", "2")
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -73,8 +73,8 @@ func TestShowsOutputCommandsAndKeepsLogs(t *testing.T) {
 	if strings.Contains(stderr, "[load] load says bye") {
 		t.Errorf("the load's output was shown without options.displayOutput:\n%s", stderr)
 	}
-	for name, want := range map[string]string{"application.output.log": "hello from the server\nready\n",
-		"load.output.log": "load says bye\n", "application.build.log": ""} {
+	for name, want := range map[string]string{"application.iteration-1.output.log": "hello from the server\nready\n",
+		"load.iteration-2.output.log": "load says bye\n", "application.iteration-2.build.log": ""} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil || string(b) != want {
 			t.Errorf("%s: %q (%v), want %q", name, b, err, want)

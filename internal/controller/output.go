@@ -58,12 +58,26 @@ func (c *Controller) follow(ctx context.Context, targets, others []*instance) {
 	}
 }
 
+// iterationKey carries "iteration i of n" from Execute to the files saveOutputs names.
+type iterationKey struct{}
+
+func withIteration(ctx context.Context, i, n int) context.Context {
+	if n <= 1 {
+		return ctx
+	}
+	return context.WithValue(ctx, iterationKey{}, i)
+}
+
 // saveOutputs writes each job's build log and output into Options.OutputDir as
-// SERVICE[-N].build.log and SERVICE[-N].output.log (N: the endpoint's rank, from 2), each
-// iteration's over the previous one's, before the jobs are deleted.
+// SERVICE[-N][.iteration-I].build.log and .output.log (N: the endpoint's rank, from 2; I: the
+// iteration, when there are several), before the jobs are deleted.
 func (c *Controller) saveOutputs(ctx context.Context, ins []*instance) {
 	if c.opts.OutputDir == "" {
 		return
+	}
+	iteration := ""
+	if i, ok := ctx.Value(iterationKey{}).(int); ok {
+		iteration = fmt.Sprintf(".iteration-%d", i)
 	}
 	rank := map[string]int{}
 	for _, in := range ins {
@@ -85,7 +99,7 @@ func (c *Controller) saveOutputs(ctx context.Context, ins []*instance) {
 			split = int64(len(out))
 		}
 		for suffix, text := range map[string]string{".build.log": out[:split], ".output.log": out[split:]} {
-			p := filepath.Join(c.opts.OutputDir, name+suffix)
+			p := filepath.Join(c.opts.OutputDir, name+iteration+suffix)
 			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 				c.log.Warn("saving the job's output", "file", p, "err", err)
 			}

@@ -40,7 +40,7 @@ func (c *Controller) Execute(ctx context.Context, r Run) (*results.Result, error
 		if n > 1 {
 			fmt.Fprintf(c.opts.Progress, "iteration %d of %d\n", i, n)
 		}
-		jobs, err := c.RunOnce(ctx, r.Services)
+		jobs, err := c.RunOnce(withIteration(ctx, i, n), r.Services)
 		if err != nil {
 			if n > 1 {
 				err = fmt.Errorf("iteration %d: %w", i, err)
