@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"gonum.org/v1/plot/plotutil"
@@ -39,7 +40,7 @@ const chartPaths = `(() => {
 
 // TestReportInChromium: `crank report before.json after.json -o r.html` (two real plaintext runs:
 // inline dispatch, then a shared queue under 64 workers) opens in headless Chromium with no
-// console error; each run's requests/s and CPU lines hold as many points as its file has
+// console error and no request beyond the file itself; each run's requests/s and CPU lines hold as many points as its file has
 // samples; a screenshot of the requests/s chart shows both runs' colours.
 func TestReportInChromium(t *testing.T) {
 	browser, err := exec.LookPath("chromium")
@@ -73,6 +74,10 @@ func TestReportInChromium(t *testing.T) {
 			}
 		case *runtime.EventExceptionThrown:
 			problems = append(problems, "exception: "+e.ExceptionDetails.Text)
+		case *network.EventRequestWillBeSent: // the page alone: nothing fetched from anywhere
+			if !strings.HasPrefix(e.Request.URL, "file://") {
+				problems = append(problems, "request: "+e.Request.URL)
+			}
 		case *log.EventEntryAdded:
 			if e.Entry.Level == log.EntryLevelError || e.Entry.Level == log.EntryLevelWarning {
 				problems = append(problems, "log: "+e.Entry.Text)
