@@ -12,8 +12,8 @@ import (
 	"github.com/crankshaft/crankshaft/internal/progress"
 )
 
-// serverRPS is the per-second request rate an app's request counter gives (issue 16's default
-// counter); loadRPS is a load generator's own timeline of requests per second, when it has one.
+// serverRPS is the per-second request rate an app's request counter gives (app_requests_total
+// read as a rate); loadRPS is a load generator's own timeline of requests per second, when it has one.
 // The live figure is the servers' sum, else the loads' sum.
 const (
 	serverRPS = "runtime-counter/requests-per-second"
