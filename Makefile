@@ -20,12 +20,13 @@ agents:
 	done
 
 # Debian packages (wrk, h2load, nginx, qemu for the arm64 agent test, shellcheck for actionlint, git,
-# ip for the network-namespace tests, systemd-analyze for the agent's unit), actionlint into bin/, and
+# ip for the network-namespace tests, systemd-analyze for the agent's unit, chromium for the crank
+# report test, script from util-linux for the terminal progress test), actionlint into bin/, and
 # influxd 1.8.10, built from the Go module proxy once and cached in .cache/bin.
 test-deps:
 	@missing=""; \
 	for t in wrk:wrk h2load:nghttp2-client nginx:nginx-light qemu-aarch64-static:qemu-user-static shellcheck:shellcheck \
-	         git:git ip:iproute2 systemd-analyze:systemd; do \
+	         git:git ip:iproute2 systemd-analyze:systemd chromium:chromium script:util-linux; do \
 	  command -v $${t%%:*} >/dev/null 2>&1 || missing="$$missing $${t#*:}"; \
 	done; \
 	if [ -n "$$missing" ]; then \

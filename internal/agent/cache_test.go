@@ -37,8 +37,9 @@ func TestCacheDirOutlivesTheAgent(t *testing.T) {
 		}
 		return st
 	}
-	if st := run(); st.BuildReused {
-		t.Fatalf("first agent reused a build: %+v", st)
+	// The build log is the first part of the output: the command and what it printed (nothing).
+	if st := run(); st.BuildReused || st.BuildLogBytes != int64(len("$ cp app.sh app\n")) {
+		t.Fatalf("first agent reused a build, or its build log is not split off: %+v", st)
 	}
 	if st := run(); !st.BuildReused || st.BuildTimeMs != 0 {
 		t.Fatalf("second agent did not reuse the build: %+v", st)

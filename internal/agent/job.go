@@ -38,6 +38,8 @@ type job struct {
 	buildMs  float64
 	startMs  float64
 	reused   bool
+	// buildLog is the length of the output once the source was ready: the clone and build log.
+	buildLog int64
 	// measuredStart is when the measured run's process started (after any warm-up run).
 	measuredStart time.Time
 	uploaded      bool                    // a source upload completed
@@ -157,7 +159,7 @@ func (j *job) status() api.JobStatus {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	s := api.JobStatus{ID: j.id, State: j.state, Error: j.errMsg, Skipped: j.skipped,
-		BuildTimeMs: j.buildMs, StartTimeMs: j.startMs, BuildReused: j.reused}
+		BuildTimeMs: j.buildMs, StartTimeMs: j.startMs, BuildReused: j.reused, BuildLogBytes: j.buildLog}
 	if j.exitCode != nil {
 		c := *j.exitCode
 		s.ExitCode = &c

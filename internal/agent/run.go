@@ -41,6 +41,9 @@ func (a *Agent) execute(ctx context.Context, j *job) error {
 	if err := a.prepare(ctx, j); err != nil {
 		return err
 	}
+	j.mu.Lock()
+	j.buildLog = j.out.Len()
+	j.mu.Unlock()
 	if err := j.user.own(j.dir); err != nil { // also what a reused build restored
 		return fmt.Errorf("job %s: %w", j.id, err)
 	}

@@ -68,6 +68,10 @@ type Source struct {
 type Options struct {
 	RequiredArchitecture    string `json:"requiredArchitecture,omitempty"`
 	RequiredOperatingSystem string `json:"requiredOperatingSystem,omitempty"`
+	// DisplayOutput and DisplayBuild, read by the controller: print the job's output (its build
+	// log) as it comes, each line prefixed with the service's name.
+	DisplayOutput bool `json:"displayOutput,omitempty"`
+	DisplayBuild  bool `json:"displayBuild,omitempty"`
 }
 
 // CounterSpec maps one Prometheus metric to a measurement.

@@ -38,6 +38,9 @@ type JobStatus struct {
 	StartTimeMs float64 `json:"startTimeMs,omitempty"`
 	// BuildReused is true when a cached build with the same source hash served.
 	BuildReused bool `json:"buildReused,omitempty"`
+	// BuildLogBytes is how much of the job's output is its clone and build log (the rest is
+	// the program's own output), once the source is ready.
+	BuildLogBytes int64 `json:"buildLogBytes,omitempty"`
 	// MeasuredStart is when a load job's measured run began (after its warm-up run).
 	MeasuredStart *time.Time `json:"measuredStart,omitempty"`
 }

@@ -24,7 +24,10 @@ import (
 	"github.com/crankshaft/crankshaft/internal/influx"
 	"github.com/crankshaft/crankshaft/internal/loadgen"
 	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/progress"
+	"github.com/crankshaft/crankshaft/internal/report"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/termchart"
 )
 
 // Version is the crank version reported by `crank version` and the embedded agent.
@@ -76,6 +79,8 @@ func Run(ctx context.Context, st State) int {
 		return loadgen.Main(ctx, st.Args[1:], st.Stdout, st.Stderr)
 	case "sweep":
 		return runSweep(ctx, st, st.Args[1:])
+	case "report":
+		return report.Main(ctx, st.Args[1:], st.Stdout, st.Stderr)
 	}
 	f, err := parseRunFlags(st.Args, st.Getenv)
 	if err != nil {
@@ -85,16 +90,22 @@ func Run(ctx context.Context, st State) int {
 	return runScenario(ctx, st, f)
 }
 
-func logger(st State, verbose bool) *slog.Logger {
+func logger(w io.Writer, verbose bool) *slog.Logger {
 	level := slog.LevelWarn
 	if verbose {
 		level = slog.LevelDebug
 	}
-	return slog.New(slog.NewTextHandler(st.Stderr, &slog.HandlerOptions{Level: level}))
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
 func runScenario(ctx context.Context, st State, f *runFlags) int {
-	log := logger(st, f.verbose)
+	mode := progress.ModeFor(st.Stderr, f.display.quiet)
+	pr := progress.New(st.Stderr, mode, nil)
+	logTo := st.Stderr
+	if mode == progress.Terminal {
+		logTo = pr // log lines scroll above the status line instead of breaking it
+	}
+	log := logger(logTo, f.verbose)
 	resolved, err := resolve(ctx, st, f)
 	if err == nil {
 		err = checkThresholdServices(f.verdict.thresholds, resolved)
@@ -109,7 +120,11 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 	if f.dryRun != "" {
 		return writeDryRun(st, f.dryRun, resolved)
 	}
-	ctl, err := newController(st, f, log)
+	if err := checkOutputs(f); err != nil {
+		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
+		return ExitBadInput
+	}
+	ctl, err := newController(f, log, pr, statusOf(pr, mode))
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
 		return ExitBadInput
@@ -124,16 +139,33 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 		run.Session = newSession()
 	}
 	run.Services = servicesOf(resolved)
+	if f.verbose {
+		printCommands(pr, run.Services)
+	}
 	res, err := ctl.Execute(ctx, run)
+	pr.Clear()
 	if err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("interrupted: %w", err)
+		}
 		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
-		return ExitFailed
+		if res == nil && ctx.Err() != nil {
+			fmt.Fprintln(st.Stderr, "crank: interrupted before anything was measured")
+			return ExitInterrupted
+		}
+		if res == nil {
+			return ExitFailed
+		}
 	}
 	th := diagnose.DefaultThresholds()
 	res.JobResults.Diagnostics = diagnose.Diagnose(res, th)
+	if res.Interrupted != nil {
+		finish(context.WithoutCancel(ctx), st, f, run, res, log)
+		return ExitInterrupted
+	}
 	res.JobResults.Diagnostics = probe(ctx, st, f, ctl, run, resolved, res, th)
 	verdict := judge(res, f.verdict, scenarioThresholds(resolved))
-	code := finish(ctx, st, f, run, res, log)
+	code := finish(context.WithoutCancel(ctx), st, f, run, res, log)
 	writeVerdict(st.Stdout, st.Stderr, res)
 	if code != ExitOK {
 		return code
@@ -141,10 +173,11 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 	return verdict
 }
 
-// newController is the controller of a run: the agents' token and CA, progress on stderr, and
-// the embedded agent (with a token of its own, kept in this process's memory) for services
+// newController is the controller of a run: the agents' token and CA, progress lines to
+// progressTo and the live status to status (nil: none), each job's output kept in --output-dir,
+// and the embedded agent (with a token of its own, kept in this process's memory) for services
 // without endpoints.
-func newController(st State, f *runFlags, log *slog.Logger) (*controller.Controller, error) {
+func newController(f *runFlags, log *slog.Logger, progressTo io.Writer, status func(progress.Status)) (*controller.Controller, error) {
 	httpClient, err := controller.HTTPClient(f.agentCA)
 	if err != nil {
 		return nil, fmt.Errorf("--agent-ca: %w", err)
@@ -157,7 +190,9 @@ func newController(st State, f *runFlags, log *slog.Logger) (*controller.Control
 	embeddedToken := agent.NewToken()
 	return controller.New(controller.Options{
 		Logger:        log,
-		Progress:      st.Stderr,
+		Progress:      progressTo,
+		Status:        status,
+		OutputDir:     f.display.outputDir,
 		AgentToken:    f.agentToken,
 		EmbeddedToken: embeddedToken,
 		HTTPClient:    httpClient,
@@ -232,24 +267,40 @@ func writeDryRun(st State, path string, r *config.Resolved) int {
 }
 
 // finish writes the JSON first (nothing is lost), then prints the tables, then compares.
+// A failed write still prints the tables (and keeps the results in a temporary file). An
+// interrupted run's results are neither published nor compared.
 func finish(ctx context.Context, st State, f *runFlags, run controller.Run, res *results.Result, log *slog.Logger) int {
-	if f.jsonOut != "" {
-		if err := results.WriteFile(f.jsonOut, res); err != nil {
-			fmt.Fprintf(st.Stderr, "crank: writing %s: %v\n", f.jsonOut, err)
-			return ExitFailed
-		}
-	}
+	written := f.jsonOut == "" || writeJSON(st, f.jsonOut, res)
 	var order []string
 	for _, s := range run.Services {
 		if len(order) == 0 || order[len(order)-1] != s.Name {
 			order = append(order, s.Name)
 		}
 	}
-	if err := results.WriteTables(st.Stdout, res, order); err != nil {
+	tables := tablesTo(st, f)
+	if res.Interrupted != nil {
+		fmt.Fprint(tables, interruptNote(res.Interrupted))
+	}
+	var column results.Column
+	chart := termchart.Options{Type: f.display.chartType, Scale: f.display.chartScale}
+	if f.display.chart {
+		column = termchart.Column(chart)
+	}
+	if err := results.WriteTablesWith(tables, res, order, column); err != nil {
 		return ExitFailed
 	}
-	if f.jsonOut != "" {
+	if f.display.chart {
+		termchart.Timelines(tables, res, order, chart)
+	}
+	if !written {
+		return ExitFailed
+	}
+	if f.jsonOut != "" && f.jsonOut != "-" {
 		fmt.Fprintf(st.Stderr, "results written to %s\n", f.jsonOut)
+	}
+	if res.Interrupted != nil {
+		fmt.Fprintln(st.Stderr, "crank: interrupted: the results are not published or compared")
+		return ExitInterrupted
 	}
 	if cfg := influxConfig(st, f); cfg.Enabled() {
 		sum, err := influx.Publish(ctx, cfg, res, log)

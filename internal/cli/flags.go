@@ -28,6 +28,16 @@ type runFlags struct {
 	verdict     verdictFlags
 	spread      spreadFlags
 	noProbe     bool
+	display     displayFlags
+}
+
+// displayFlags say what is shown besides the tables.
+type displayFlags struct {
+	quiet      bool   // --quiet: only the results
+	outputDir  string // --output-dir: each job's build log and output
+	chart      bool   // --chart: a chart of each measurement's samples in the tables
+	chartType  string // --chart-type bar|hex
+	chartScale string // --chart-scale off|auto
 }
 
 type influxFlags struct {
@@ -58,6 +68,11 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 		}
 		if name == "no-probe" {
 			f.noProbe = true
+			continue
+		}
+		if name == "quiet" || name == "chart" {
+			f.display.quiet = f.display.quiet || name == "quiet"
+			f.display.chart = f.display.chart || name == "chart"
 			continue
 		}
 		value, err := flagValue(args, &i, name, value, hasValue)
@@ -136,6 +151,18 @@ func (f *runFlags) set(name, value string) error {
 		f.compare = value
 	case "session":
 		f.session = value
+	case "output-dir":
+		f.display.outputDir = value
+	case "chart-type":
+		if value != "bar" && value != "hex" {
+			return usagef("--chart-type %q: want bar or hex", value)
+		}
+		f.display.chartType = value
+	case "chart-scale":
+		if value != "off" && value != "auto" {
+			return usagef("--chart-scale %q: want off or auto", value)
+		}
+		f.display.chartScale = value
 	case "influx-url":
 		f.influx.url = value
 	case "influx-token":
@@ -168,6 +195,7 @@ Usage:
   crank regressions --history DIR                    find change points in a history of results
   crank load URL [options]                           the built-in HTTP load generator
   crank push                                         upload spooled results to InfluxDB
+  crank report RESULTS.json [MORE.json...] -o FILE   one self-contained HTML page: timelines, tables, comparison
   crank version
 
 Run options (crank's names):
@@ -177,7 +205,7 @@ Run options (crank's names):
   --variable name=value    set a variable for every job (repeatable)
   --<service>.<path> VAL   override a job key, e.g. --load.variables.connections 64,
                            --application.environmentVariables GOGC=off, --load.job bombardier
-  --json FILE              write the results as JSON
+  --json FILE              write the results as JSON ("-" for stdout; the tables then go to stderr)
   --iterations N           run N times; results are the means, each iteration kept under iterations,
                            mean/stdev/CV/min/max under spread; the table shows mean ± CV
   --exclude LOW[:HIGH]     with --iterations, leave out the LOW lowest and HIGH highest iterations...
@@ -199,9 +227,16 @@ Run options (crank's names):
   --agent-ca FILE          PEM CA certificate(s) that signed the agents' TLS certificates (or CRANK_AGENT_CA)
   --session ID             session id recorded with the results (default: generated)
   --influx-url/--influx-token/--influx-org/--influx-bucket   push results to InfluxDB (or CRANK_INFLUX_*)
-  -v, --verbose            debug logs
+  --output-dir DIR         keep each job's build log and output there (SERVICE.build.log, SERVICE.output.log)
+  --quiet                  show only the results: no progress
+  --chart                  add a chart of each measurement's samples over time to the tables
+  --chart-type bar|hex     the chart's characters (default bar)
+  --chart-scale off|auto   off (default): the chart starts at 0; auto: at the lowest value
+  -v, --verbose            print each service's rendered command lines, and debug logs
 
 Exit status: 0 the run passed; 1 the run failed (a job failed, more failed requests than
 --max-error-rate, or --compare found a regression); 2 bad input (flags, configuration, values);
-99 a threshold was not met.
+99 a threshold was not met; 130 interrupted (Ctrl-C or SIGTERM: every job is stopped, then what
+was measured is printed and written: the finished iterations, or the unfinished one's partial
+results, marked).
 `

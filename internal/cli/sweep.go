@@ -171,8 +171,8 @@ func runSweep(ctx context.Context, st State, args []string) int {
 			return ExitBadInput
 		}
 	}
-	log := logger(st, f.verbose)
-	ctl, err := newController(st, f, log)
+	log := logger(st.Stderr, f.verbose)
+	ctl, err := newController(f, log, st.Stderr, nil)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank sweep: %v\n", err)
 		return ExitBadInput

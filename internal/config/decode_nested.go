@@ -45,7 +45,7 @@ func (d *decoder) source(p pair) *api.Source {
 	return s
 }
 
-// options reads options.{requiredArchitecture, requiredOperatingSystem}.
+// options reads options.{requiredArchitecture, requiredOperatingSystem, displayOutput, displayBuild}.
 func (d *decoder) options(p pair) api.Options {
 	var o api.Options
 	if !d.mapping(p) {
@@ -58,8 +58,10 @@ func (d *decoder) options(p pair) api.Options {
 			o.RequiredArchitecture = d.text(e, key)
 		case "requiredOperatingSystem":
 			o.RequiredOperatingSystem = d.text(e, key)
-		case "displayOutput", "displayBuild":
-			d.ignored(e, key)
+		case "displayOutput":
+			o.DisplayOutput = d.boolean(e, key)
+		case "displayBuild":
+			o.DisplayBuild = d.boolean(e, key)
 		default:
 			d.unknown(e, "options.")
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/progress"
 )
 
 // Service is one service of a resolved scenario.
@@ -32,6 +33,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Progress receives one human-readable line per step (nil: discarded).
 	Progress io.Writer
+	// Status, when set, receives the run's status on every poll (phase, elapsed and remaining
+	// time, live requests/s and CPU).
+	Status func(progress.Status)
 	// AgentToken is sent to every agent; with none, an agent on this machine's loopback is sent
 	// the token it keeps in its token file (api.LocalToken).
 	AgentToken string
@@ -40,6 +44,8 @@ type Options struct {
 	HTTPClient    *http.Client
 	// StartEmbedded is called at most once, when a service has no endpoint.
 	StartEmbedded EmbeddedStarter
+	// OutputDir, when set, receives each job's build log and output before the job is deleted.
+	OutputDir string
 	// PollInterval between status reads (default 250 ms).
 	PollInterval time.Duration
 	// AgentSilence is how long an agent may fail to answer before the run fails naming it (default 10 s).

@@ -26,6 +26,7 @@ type instance struct {
 	lastOK      time.Time
 	silent      bool // the last status read failed
 	measured    api.Measurements
+	shown       int64 // bytes of output already displayed (options.displayOutput/displayBuild)
 }
 
 func (in *instance) String() string { return fmt.Sprintf("%s on %s", in.service, in.url) }
@@ -117,10 +118,17 @@ func (c *Controller) poll(ctx context.Context, in *instance) error {
 func (c *Controller) failure(ctx context.Context, in *instance) error {
 	msg := in.status.Error
 	if msg == "" {
-		out, _ := in.client.Output(ctx, in.id, 0)
-		msg = "no error given; last output:\n" + lastLines(out, 20)
+		msg = "no error given"
 	}
-	return fmt.Errorf("service %q: job %q failed on %s: %s", in.service, in.job.Name, in.url, msg)
+	if !strings.Contains(msg, "last output") {
+		out, _ := in.client.Output(context.WithoutCancel(ctx), in.id, 0)
+		msg += "; last output:\n" + lastLines(out, 20)
+	}
+	cmd := "command: " + CommandLine(in.job)
+	if in.job.BuildCommand != "" && in.status.BuildLogBytes == 0 {
+		cmd = "build command: " + in.job.BuildCommand + "\n" + cmd
+	}
+	return fmt.Errorf("service %q: job %q failed on %s: %s\n%s", in.service, in.job.Name, in.url, strings.TrimRight(msg, "\n"), cmd)
 }
 
 func lastLines(s string, n int) string {
@@ -136,6 +144,7 @@ func lastLines(s string, n int) string {
 func (c *Controller) waitUntil(ctx context.Context, targets, others []*instance, done func(*instance) bool) error {
 	t := time.NewTicker(c.opts.PollInterval)
 	defer t.Stop()
+	lv := c.newLive()
 	for {
 		pending := 0
 		for _, in := range append(append([]*instance{}, targets...), others...) {
@@ -143,6 +152,7 @@ func (c *Controller) waitUntil(ctx context.Context, targets, others []*instance,
 				return err
 			}
 		}
+		c.follow(ctx, targets, others)
 		for _, in := range others {
 			if in.status.State == api.StateFailed || in.status.State == api.StateStopped {
 				if in.status.State == api.StateFailed {
@@ -161,8 +171,10 @@ func (c *Controller) waitUntil(ctx context.Context, targets, others []*instance,
 			}
 		}
 		if pending == 0 {
+			lv.end()
 			return nil
 		}
+		lv.show(ctx, targets, others, done)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

@@ -15,6 +15,7 @@ import (
 // RunOnce runs the services once: the services that do not wait for exit (servers, databases)
 // start first, in order, each ready before the next; then every load service starts at once and
 // runs to completion; then everything is stopped, measured and deleted, even when ctx is cancelled.
+// When ctx is cancelled, the jobs are stopped and what they measured is returned with the error.
 func (c *Controller) RunOnce(ctx context.Context, services []Service) (map[string]*results.JobResult, error) {
 	h := &held{}
 	defer c.cleanup(ctx, h.all)
@@ -31,11 +32,21 @@ type held struct {
 }
 
 // runPass runs one iteration. Kept services started by an earlier pass are reused and left
-// running unless last; every other job of the pass is stopped and deleted before it returns.
-func (c *Controller) runPass(ctx context.Context, services []Service, h *held, last bool) (map[string]*results.JobResult, error) {
+// running unless last; every other job of the pass is stopped and deleted before it returns (its
+// output saved first). When ctx is cancelled, what the pass's jobs measured is returned with the
+// error.
+func (c *Controller) runPass(ctx context.Context, services []Service, h *held, last bool) (jobs map[string]*results.JobResult, err error) {
 	passStart := time.Now()
 	var all, fresh, servers, loads, reused []*instance
-	defer func() { c.cleanup(ctx, fresh) }()
+	defer func() {
+		c.saveOutputs(context.WithoutCancel(ctx), all)
+		c.cleanup(ctx, fresh)
+	}()
+	defer func() {
+		if err != nil && ctx.Err() != nil {
+			jobs = c.salvage(ctx, services, all)
+		}
+	}()
 	for _, s := range services {
 		if ins, ok := h.ins[s.Name]; ok {
 			all, servers, reused = append(all, ins...), append(servers, ins...), append(reused, ins...)
@@ -91,7 +102,7 @@ func (c *Controller) runPass(ctx context.Context, services []Service, h *held, l
 	if err := c.launchAll(ctx, loads, &h.pk); err != nil {
 		return nil, err
 	}
-	err := c.waitUntil(ctx, loads, ready, func(in *instance) bool { return in.status.State.Terminal() })
+	err = c.waitUntil(ctx, loads, ready, func(in *instance) bool { return in.status.State.Terminal() })
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -65,12 +66,15 @@ func (c *Controller) Execute(ctx context.Context, r Run) (*results.Result, error
 		} else if n > 1 {
 			fmt.Fprintf(c.opts.Progress, "iteration %d of %d\n", i, n)
 		}
-		jobs, err := c.runPass(ctx, r.Services, h, last)
+		jobs, err := c.runPass(withIteration(ctx, i, n), r.Services, h, last)
 		if err != nil {
 			if repeating {
 				err = fmt.Errorf("iteration %d: %w", i, err)
 			}
-			return nil, err
+			if ctx.Err() == nil {
+				return nil, err
+			}
+			return c.interrupted(r.Exclude, res, perService, jobs, i-1, n), err
 		}
 		results.Derive(jobs)
 		for name, jr := range jobs {
@@ -83,12 +87,7 @@ func (c *Controller) Execute(ctx context.Context, r Run) (*results.Result, error
 		}
 	}
 	if i > 1 {
-		keep, notes := r.Exclude.Keep(perService, i)
-		results.WriteExclusionNotes(c.opts.Progress, r.Exclude, notes)
-		for name, jr := range res.JobResults.Jobs {
-			jr.Combine(perService[name], keep)
-			jr.TimelineIteration = i
-		}
+		combineIterations(c.opts.Progress, r.Exclude, res, perService, i)
 	}
 	return res, nil
 }
@@ -115,4 +114,15 @@ func kept(services []Service, repeat string) (map[string]bool, error) {
 		keep[s.Name] = true
 	}
 	return keep, nil
+}
+
+// combineIterations makes each service's results the mean over its n iterations, less those the
+// exclusion leaves out, keeping each iteration and the spread.
+func combineIterations(w io.Writer, ex results.Exclusion, res *results.Result, perService map[string][]map[string]float64, n int) {
+	keep, notes := ex.Keep(perService, n)
+	results.WriteExclusionNotes(w, ex, notes)
+	for name, jr := range res.JobResults.Jobs {
+		jr.Combine(perService[name], keep)
+		jr.TimelineIteration = n
+	}
 }

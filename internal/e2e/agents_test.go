@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -127,39 +125,7 @@ func processesWith(parts ...string) []int {
 // startCrankUntilLoad starts crank in the background and returns once the load job has started.
 func startCrankUntilLoad(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(testEnv.bins, "crank"), args...)
-	cmd.Dir = testEnv.root
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	started, ended := make(chan struct{}), make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		var seen strings.Builder
-		closed := false
-		for sc.Scan() {
-			seen.WriteString(sc.Text() + "\n")
-			if !closed && strings.Contains(sc.Text(), "[load] starting") {
-				close(started)
-				closed = true
-			}
-		}
-		_, _ = io.Copy(io.Discard, stderr)
-		ended <- seen.String()
-	}()
-	select {
-	case <-started:
-	case out := <-ended:
-		t.Fatalf("crank ended before the load started:\n%s", out)
-	case <-time.After(2 * time.Minute):
-		t.Fatal("the load job never started")
-	}
-	return cmd
+	return startCrankUntil(t, func(l string) bool { return strings.Contains(l, "[load] starting") }, args...).cmd
 }
 
 // waitGone polls until no process matches, or fails after d.

@@ -24,6 +24,9 @@ type Result struct {
 	Failures []string `json:"failures,omitempty"`
 	// Thresholds holds every threshold checked, passed or not.
 	Thresholds []ThresholdCheck `json:"thresholds,omitempty"`
+	// Interrupted is set when the run was cut short (Ctrl-C, SIGTERM): the results are those of
+	// the iterations that finished, or, with none, the partial measurements of the one that did not.
+	Interrupted *Interruption `json:"interrupted,omitempty"`
 }
 
 // ThresholdCheck is one threshold ("load: http/latency/99 < 5") and how the run met it.
@@ -35,6 +38,14 @@ type ThresholdCheck struct {
 	Value     float64 `json:"value"`
 	Found     bool    `json:"found"`
 	Pass      bool    `json:"pass"`
+}
+
+// Interruption says how far an interrupted run got.
+type Interruption struct {
+	FinishedIterations int `json:"finishedIterations"`
+	Iterations         int `json:"iterations"`
+	// Partial: the results are what the unfinished iteration had measured when it was stopped.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // JobResults holds a result per service, the user's properties and the run's diagnosis.
@@ -88,6 +99,12 @@ func ReadFile(path string) (*Result, error) {
 	return &r, nil
 }
 
+// Marshal returns the result as indented JSON ending in a newline.
+func Marshal(r *Result) ([]byte, error) {
+	b, err := json.MarshalIndent(r, "", "  ")
+	return append(b, '\n'), err
+}
+
 // WriteFile writes the result as indented JSON, atomically (temporary file, then rename).
 func WriteFile(path string, r *Result) error { return WriteJSON(path, r) }
 
@@ -98,8 +115,27 @@ func WriteJSON(path string, v any) error {
 		return err
 	}
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		os.Remove(tmp)
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// WriteTemp writes the result into a new file in the system's temporary folder and names it:
+// where results go when the file asked for cannot be written.
+func WriteTemp(r *Result) (string, error) {
+	b, err := Marshal(r)
+	if err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp("", "crank-results-*.json")
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return f.Name(), err
 }

@@ -14,13 +14,28 @@ import (
 // the service's metadata declares them, then any undeclared result by name. Over several
 // iterations a value is the mean and its coefficient of variation: "12,345 ± 3.1%".
 func WriteTables(w io.Writer, r *Result, services []string) error {
+	return WriteTablesWith(w, r, services, nil)
+}
+
+// Column is an extra last column of a service's table: its text for one measurement.
+type Column func(service string, jr *JobResult, name string) string
+
+// WriteTablesWith is WriteTables with an extra column (nil: none), such as --chart's.
+func WriteTablesWith(w io.Writer, r *Result, services []string, extra Column) error {
 	var b strings.Builder
 	for _, svc := range services {
 		jr, ok := r.JobResults.Jobs[svc]
 		if !ok {
 			continue
 		}
-		writeTable(&b, svc, rows(jr))
+		rs := rows(jr)
+		var more []string
+		if extra != nil {
+			for _, row := range rs {
+				more = append(more, extra(svc, jr, row[0]))
+			}
+		}
+		writeTable(&b, svc, rs, more)
 	}
 	if len(r.JobResults.Diagnostics) > 0 {
 		b.WriteString("\nDiagnosis" + iterationNote(r) + ":\n")
@@ -32,16 +47,34 @@ func WriteTables(w io.Writer, r *Result, services []string) error {
 	return err
 }
 
-// writeTable writes a markdown-style table: names left-aligned, values right-aligned.
-func writeTable(b *strings.Builder, title string, rows [][3]string) {
-	wn, wv, wu := len(title), len("value"), len("unit")
-	for _, r := range rows {
+// writeTable writes a markdown-style table: names left-aligned, values right-aligned, and the
+// extra column (when given, one entry per row) left-aligned.
+func writeTable(b *strings.Builder, title string, rows [][3]string, extra []string) {
+	wn, wv, wu, we := len(title), len("value"), len("unit"), 0
+	for i, r := range rows {
 		wn, wv, wu = max(wn, len(r[0])), max(wv, utf8.RuneCountInString(r[1])), max(wu, len(r[2]))
+		if extra != nil {
+			we = max(we, utf8.RuneCountInString(extra[i]))
+		}
 	}
-	fmt.Fprintf(b, "\n| %-*s | %*s | %-*s |\n", wn, title, wv, "value", wu, "unit")
-	fmt.Fprintf(b, "| %s | %s | %s |\n", strings.Repeat("-", wn), strings.Repeat("-", wv), strings.Repeat("-", wu))
-	for _, r := range rows {
-		fmt.Fprintf(b, "| %-*s | %*s | %-*s |\n", wn, r[0], wv, r[1], wu, r[2])
+	end := func(i int) string {
+		if extra == nil {
+			return "\n"
+		}
+		s := ""
+		if i >= 0 {
+			s = extra[i]
+		}
+		return fmt.Sprintf(" %s%s |\n", s, strings.Repeat(" ", we-utf8.RuneCountInString(s)))
+	}
+	fmt.Fprintf(b, "\n| %-*s | %*s | %-*s |%s", wn, title, wv, "value", wu, "unit", end(-1))
+	sep := ""
+	if extra != nil {
+		sep = " " + strings.Repeat("-", we) + " |"
+	}
+	fmt.Fprintf(b, "| %s | %s | %s |%s\n", strings.Repeat("-", wn), strings.Repeat("-", wv), strings.Repeat("-", wu), sep)
+	for i, r := range rows {
+		fmt.Fprintf(b, "| %-*s | %*s | %-*s |%s", wn, r[0], wv, r[1], wu, r[2], end(i))
 	}
 }
 
@@ -116,3 +149,6 @@ func iterationNote(r *Result) string {
 	}
 	return ""
 }
+
+// Rows are a service's table rows (name, value, unit), as WriteTables prints them.
+func Rows(jr *JobResult) [][3]string { return rows(jr) }

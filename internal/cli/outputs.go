@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/crankshaft/crankshaft/internal/controller"
+	"github.com/crankshaft/crankshaft/internal/progress"
+	"github.com/crankshaft/crankshaft/internal/results"
+)
+
+// ExitInterrupted is the exit code of a run cut short by Ctrl-C or SIGTERM (128 + SIGINT), after
+// what was measured has been printed and written.
+const ExitInterrupted = 130
+
+// checkOutputs checks, before anything runs, every file the run will write (it can be created
+// there) and read (it is a result file), so a long run does not end in a lost result.
+func checkOutputs(f *runFlags) error {
+	var problems []error
+	if f.jsonOut != "" && f.jsonOut != "-" {
+		if err := writable(f.jsonOut); err != nil {
+			problems = append(problems, fmt.Errorf("--json %s: %w", f.jsonOut, err))
+		}
+	}
+	if f.compare != "" {
+		if _, err := results.ReadFile(f.compare); err != nil {
+			problems = append(problems, fmt.Errorf("--compare: %w", err))
+		}
+	}
+	if d := f.display.outputDir; d != "" {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			problems = append(problems, fmt.Errorf("--output-dir: %w", err))
+		} else if err := writable(filepath.Join(d, "check")); err != nil {
+			problems = append(problems, fmt.Errorf("--output-dir %s: %w", d, err))
+		}
+	}
+	return errors.Join(problems...)
+}
+
+// writable tells whether a file can be created at path, by creating (and removing) another
+// file in its folder.
+func writable(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return errors.New("is a folder")
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("folder %s does not exist", dir)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder", dir)
+	}
+	tmp, err := os.CreateTemp(dir, ".crank-write-check-*")
+	if err != nil {
+		return fmt.Errorf("cannot write in %s: %w", dir, err)
+	}
+	tmp.Close()
+	return os.Remove(tmp.Name())
+}
+
+// writeJSON writes the result to path ("-": stdout). When that fails it still keeps the results
+// in a temporary file and names it; it returns false.
+func writeJSON(st State, path string, res *results.Result) bool {
+	var err error
+	if path == "-" {
+		var b []byte
+		if b, err = results.Marshal(res); err == nil {
+			_, err = st.Stdout.Write(b)
+		}
+	} else {
+		err = results.WriteFile(path, res)
+	}
+	if err == nil {
+		return true
+	}
+	fmt.Fprintf(st.Stderr, "crank: writing %s: %v\n", path, err)
+	if tmp, terr := results.WriteTemp(res); terr == nil {
+		fmt.Fprintf(st.Stderr, "crank: the results are kept in %s\n", tmp)
+	} else {
+		fmt.Fprintf(st.Stderr, "crank: keeping the results in a temporary file: %v\n", terr)
+	}
+	return false
+}
+
+// tablesTo is where the tables go: stdout, unless the JSON goes there.
+func tablesTo(st State, f *runFlags) io.Writer {
+	if f.jsonOut == "-" {
+		return st.Stderr
+	}
+	return st.Stdout
+}
+
+// printCommands prints each service's rendered command lines (-v).
+func printCommands(w io.Writer, services []controller.Service) {
+	for _, s := range services {
+		where := "the embedded agent"
+		if len(s.Endpoints) > 0 {
+			where = fmt.Sprint(s.Endpoints)
+		}
+		if s.Job.BuildCommand != "" {
+			fmt.Fprintf(w, "[%s] build command (on %s): %s\n", s.Name, where, s.Job.BuildCommand)
+		}
+		if s.Job.WarmupArguments != "" {
+			fmt.Fprintf(w, "[%s] warm-up command (on %s): %s %s\n", s.Name, where, s.Job.Executable, s.Job.WarmupArguments)
+		}
+		fmt.Fprintf(w, "[%s] command (on %s): %s\n", s.Name, where, controller.CommandLine(s.Job))
+	}
+}
+
+// interruptNote describes an interrupted run above its tables.
+func interruptNote(in *results.Interruption) string {
+	if in.Partial {
+		return fmt.Sprintf("Interrupted during iteration 1 of %d: PARTIAL results, what the jobs had measured when they were stopped.\n", in.Iterations)
+	}
+	return fmt.Sprintf("Interrupted: the results of the %d finished iteration(s) of %d.\n", in.FinishedIterations, in.Iterations)
+}
+
+// statusOf is where the run's status goes: nowhere with --quiet (the agents are then not asked
+// for live figures).
+func statusOf(pr *progress.Printer, mode progress.Mode) func(progress.Status) {
+	if mode == progress.Quiet {
+		return nil
+	}
+	return pr.Show
+}

@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/crankshaft/crankshaft/internal/controller"
+	"github.com/crankshaft/crankshaft/internal/results"
+)
+
+// shellConfig is a scenario of two quick /bin/sh jobs: a server that prints two lines and sleeps
+// (its output displayed), and a load that prints a line and exits.
+func shellConfig(t *testing.T, loadArgs string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "shell.yml")
+	err := os.WriteFile(p, []byte(`
+jobs:
+  sleeper:
+    executable: /bin/sh
+    arguments: '-c "echo hello from the server; echo ready; exec sleep 120"'
+    readyStateText: ready
+    options: {displayOutput: true}
+  quick:
+    executable: /bin/sh
+    arguments: '`+loadArgs+`'
+    waitForExit: true
+scenarios:
+  shell:
+    application:
+      job: sleeper
+    load:
+      job: quick
+`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Run(context.Background(), State{Args: args, Stdout: &out, Stderr: &errb})
+	return out.String(), errb.String(), code
+}
+
+func TestShowsOutputCommandsAndKeepsLogs(t *testing.T) {
+	cfg := shellConfig(t, `-c "sleep 0.2; echo load says bye"`)
+	dir := filepath.Join(t.TempDir(), "logs")
+	stdout, stderr, code := run(t, "--config", cfg, "--scenario", "shell", "-v", "--output-dir", dir, "--json", "-", "--iterations", "2")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var res results.Result
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || res.JobResults.Jobs["load"] == nil {
+		t.Fatalf("--json - did not write the results to stdout (%v):\n%s", err, stdout)
+	}
+	for _, want := range []string{
+		`[application] command (on the embedded agent): /bin/sh -c "echo hello from the server; echo ready; exec sleep 120"`,
+		"[application] hello from the server", // options.displayOutput
+		"| load ",                             // the tables go to stderr when the JSON goes to stdout
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "[load] load says bye") {
+		t.Errorf("the load's output was shown without options.displayOutput:\n%s", stderr)
+	}
+	for name, want := range map[string]string{"application.iteration-1.output.log": "hello from the server\nready\n",
+		"load.iteration-2.output.log": "load says bye\n", "application.iteration-2.build.log": ""} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || string(b) != want {
+			t.Errorf("%s: %q (%v), want %q", name, b, err, want)
+		}
+	}
+}
+
+func TestFailedJobQuotesCommandAndOutput(t *testing.T) {
+	cfg := shellConfig(t, `-c "echo first; echo cannot connect; exit 3"`)
+	_, stderr, code := run(t, "--config", cfg, "--scenario", "shell", "--quiet")
+	if code != ExitFailed {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{`command: /bin/sh -c "echo first; echo cannot connect; exit 3"`, "cannot connect", "exited with"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "starting job") {
+		t.Errorf("--quiet showed progress:\n%s", stderr)
+	}
+}
+
+func TestOutputsCheckedBeforeTheRun(t *testing.T) {
+	cfg := shellConfig(t, `-c "echo done"`)
+	file := filepath.Join(t.TempDir(), "a-file")
+	os.WriteFile(file, nil, 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--json", "/nonexistent/dir/out.json"}, "--json /nonexistent/dir/out.json: folder /nonexistent/dir does not exist"},
+		{[]string{"--json", t.TempDir()}, "is a folder"},
+		{[]string{"--compare", "/nonexistent/base.json"}, "--compare: open /nonexistent/base.json"},
+		{[]string{"--output-dir", filepath.Join(file, "logs")}, "--output-dir"},
+	} {
+		_, stderr, code := run(t, append([]string{"--config", cfg, "--scenario", "shell"}, tc.args...)...)
+		if code != ExitBadInput || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "starting job") {
+			t.Errorf("%v: exit %d, want 2 before anything starts, with %q:\n%s", tc.args, code, tc.want, stderr)
+		}
+	}
+}
+
+// A write that fails after the run still prints the tables and keeps the results in a named
+// temporary file.
+func TestFailedWriteKeepsResults(t *testing.T) {
+	res := &results.Result{JobResults: results.JobResults{Jobs: map[string]*results.JobResult{
+		"load": {Results: map[string]float64{"http/rps/mean": 1234}}}}}
+	var out, errb bytes.Buffer
+	st := State{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
+	f := &runFlags{jsonOut: "/nonexistent/dir/out.json"}
+	run := controller.Run{Services: []controller.Service{{Name: "load"}}}
+	if code := finish(context.Background(), st, f, run, res, nil); code != ExitFailed {
+		t.Errorf("exit %d, want %d", code, ExitFailed)
+	}
+	if !strings.Contains(out.String(), "http/rps/mean") || !strings.Contains(out.String(), "1,234") {
+		t.Errorf("no table:\n%s", out.String())
+	}
+	m := regexp.MustCompile(`the results are kept in (\S+)`).FindStringSubmatch(errb.String())
+	if m == nil {
+		t.Fatalf("no temporary file named:\n%s", errb.String())
+	}
+	defer os.Remove(m[1])
+	kept, err := results.ReadFile(m[1])
+	if err != nil || kept.JobResults.Jobs["load"].Results["http/rps/mean"] != 1234 {
+		t.Errorf("kept results: %+v, %v", kept, err)
+	}
+}

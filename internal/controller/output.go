@@ -1,0 +1,108 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+)
+
+// CommandLine is the program and arguments a job runs, as the agent will split them.
+func CommandLine(j api.Job) string {
+	return strings.TrimSpace(j.Executable + " " + j.Arguments)
+}
+
+// building tells whether the job is still getting its source or building.
+func building(s api.JobState) bool {
+	return s == api.StateNew || s == api.StateInitializing || s == api.StateWaiting
+}
+
+// follow prints the new complete lines of output of the jobs whose options.displayOutput or
+// options.displayBuild is set, each line prefixed with the service's name.
+func (c *Controller) follow(ctx context.Context, targets, others []*instance) {
+	for _, in := range append(append([]*instance{}, others...), targets...) {
+		o := in.job.Options
+		if (!o.DisplayOutput && !o.DisplayBuild) || in.id == "" || in.status.Skipped != "" {
+			continue
+		}
+		if building(in.status.State) && !o.DisplayBuild {
+			continue
+		}
+		text, err := in.client.Output(ctx, in.id, in.shown)
+		if err != nil {
+			c.log.Debug("reading output", "service", in.service, "agent", in.url, "err", err)
+			continue
+		}
+		end := strings.LastIndexByte(text, '\n')
+		if end < 0 {
+			continue
+		}
+		from := in.shown
+		in.shown += int64(end + 1)
+		buildEnd := in.status.BuildLogBytes
+		if building(in.status.State) {
+			buildEnd = in.shown
+		}
+		pos := from
+		for _, line := range strings.SplitAfter(text[:end+1], "\n") {
+			isBuild := pos < buildEnd
+			pos += int64(len(line))
+			if line == "" || (isBuild && !o.DisplayBuild) || (!isBuild && !o.DisplayOutput) {
+				continue
+			}
+			c.progress(in.service, "%s", strings.TrimRight(line, "\r\n"))
+		}
+	}
+}
+
+// iterationKey carries "iteration i of n" from Execute to the files saveOutputs names.
+type iterationKey struct{}
+
+func withIteration(ctx context.Context, i, n int) context.Context {
+	if n <= 1 {
+		return ctx
+	}
+	return context.WithValue(ctx, iterationKey{}, i)
+}
+
+// saveOutputs writes each job's build log and output into Options.OutputDir as
+// SERVICE[-N][.iteration-I].build.log and .output.log (N: the endpoint's rank, from 2; I: the
+// iteration, when there are several), before the jobs are deleted.
+func (c *Controller) saveOutputs(ctx context.Context, ins []*instance) {
+	if c.opts.OutputDir == "" {
+		return
+	}
+	iteration := ""
+	if i, ok := ctx.Value(iterationKey{}).(int); ok {
+		iteration = fmt.Sprintf(".iteration-%d", i)
+	}
+	rank := map[string]int{}
+	for _, in := range ins {
+		rank[in.service]++
+		if in.id == "" || in.status.Skipped != "" {
+			continue
+		}
+		out, err := in.client.Output(ctx, in.id, 0)
+		if err != nil {
+			c.log.Warn("saving the job's output", "service", in.service, "agent", in.url, "err", err)
+			continue
+		}
+		name := in.service
+		if rank[in.service] > 1 {
+			name = fmt.Sprintf("%s-%d", in.service, rank[in.service])
+		}
+		split := min(max(in.status.BuildLogBytes, 0), int64(len(out)))
+		if building(in.status.State) {
+			split = int64(len(out))
+		}
+		for suffix, text := range map[string]string{".build.log": out[:split], ".output.log": out[split:]} {
+			p := filepath.Join(c.opts.OutputDir, name+iteration+suffix)
+			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+				c.log.Warn("saving the job's output", "file", p, "err", err)
+			}
+		}
+	}
+}

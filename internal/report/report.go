@@ -1,0 +1,190 @@
+// Package report turns result files into one self-contained HTML page (`crank report`): each
+// run's timelines drawn with gonum/plot as inline SVG (requests/s, CPU, lock contention,
+// exceptions, latency), its results table and diagnosis, and for two or more files the runs
+// overlaid, aligned at their measured start, with the comparison of `crank compare`. The page
+// loads nothing from the network.
+package report
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"flag"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/gate"
+	"github.com/crankshaft/crankshaft/internal/results"
+)
+
+//go:embed report.html.tmpl
+var files embed.FS
+
+var page = template.Must(template.New("report.html.tmpl").ParseFS(files, "report.html.tmpl"))
+
+// Run is one result file in the report.
+type Run struct {
+	Label    string // the file's name
+	Path     string
+	Result   *results.Result
+	Services []string // sorted: the load services last
+}
+
+// Table is one service's results of one run.
+type Table struct {
+	Run, Service string
+	Rows         [][3]string
+}
+
+// Page is what the template renders.
+type Page struct {
+	Title       string
+	Runs        []Run
+	Charts      []Chart
+	Missing     []string // charts no run has a timeline for
+	Tables      []Table
+	Comparisons []string // crank compare's text, the first run against each other
+}
+
+// Build reads the result files and assembles the page.
+func Build(paths []string) (*Page, error) {
+	pg := &Page{Title: "crank report: " + strings.Join(labels(paths), " vs ")}
+	for i, p := range paths {
+		r, err := results.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		run := Run{Label: labels(paths)[i], Path: p, Result: r, Services: services(r)}
+		pg.Runs = append(pg.Runs, run)
+		for _, s := range run.Services {
+			pg.Tables = append(pg.Tables, Table{Run: run.Label, Service: s, Rows: results.Rows(r.JobResults.Jobs[s])})
+		}
+	}
+	for _, spec := range charts {
+		ss := seriesFor(spec, pg.Runs)
+		if len(ss) == 0 {
+			pg.Missing = append(pg.Missing, spec.Title)
+			continue
+		}
+		svg, err := render(spec, ss)
+		if err != nil {
+			return nil, err
+		}
+		pg.Charts = append(pg.Charts, Chart{Title: spec.Title, Series: ss, SVG: svg})
+	}
+	for _, run := range pg.Runs[1:] {
+		var b bytes.Buffer
+		opts := gate.CompareOptions{BaseName: pg.Runs[0].Label, HeadName: run.Label}
+		if _, err := gate.CompareResults(pg.Runs[0].Result, run.Result, opts, &b); err != nil {
+			return nil, fmt.Errorf("comparing %s with %s: %w", pg.Runs[0].Path, run.Path, err)
+		}
+		pg.Comparisons = append(pg.Comparisons, b.String())
+	}
+	return pg, nil
+}
+
+// labels names each run by its file name, with the folder when two names are the same.
+func labels(paths []string) []string {
+	out := make([]string, len(paths))
+	seen := map[string]int{}
+	for i, p := range paths {
+		out[i] = filepath.Base(p)
+		seen[out[i]]++
+	}
+	for i, p := range paths {
+		if seen[out[i]] > 1 {
+			out[i] = p
+		}
+	}
+	return out
+}
+
+// services lists a run's services, servers first (the jobs with no requests/s result), by name.
+func services(r *results.Result) []string {
+	var names []string
+	for n := range r.JobResults.Jobs {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		li, lj := isLoad(r.JobResults.Jobs[names[i]]), isLoad(r.JobResults.Jobs[names[j]])
+		if li != lj {
+			return lj
+		}
+		return names[i] < names[j]
+	})
+	return names
+}
+
+func isLoad(jr *results.JobResult) bool {
+	_, ok := jr.Results["http/rps/mean"]
+	return ok
+}
+
+// Write renders the page as HTML.
+func (pg *Page) Write(w io.Writer) error { return page.Execute(w, pg) }
+
+// Main is `crank report FILE.json [MORE.json...] -o report.html`.
+func Main(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "", "the HTML file to write (required)")
+	fs.StringVar(out, "output", "", "same as -o")
+	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	// Flags may come after the files: parse what follows each file again.
+	var paths []string
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		paths, rest = append(paths, fs.Arg(0)), fs.Args()[1:]
+	}
+	if len(paths) == 0 || *out == "" {
+		fs.Usage()
+		return 2
+	}
+	if slices.Contains(paths, *out) {
+		fmt.Fprintf(stderr, "crank report: -o %s is one of the result files\n", *out)
+		return 2
+	}
+	pg, err := Build(paths)
+	if err != nil {
+		fmt.Fprintf(stderr, "crank report: %v\n", err)
+		return 2
+	}
+	var b bytes.Buffer
+	if err := pg.Write(&b); err != nil {
+		fmt.Fprintf(stderr, "crank report: %v\n", err)
+		return 1
+	}
+	if err := os.WriteFile(*out, b.Bytes(), 0o644); err != nil {
+		fmt.Fprintf(stderr, "crank report: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "report written to %s (%d run(s), %d chart(s))\n", *out, len(pg.Runs), len(pg.Charts))
+	for _, m := range pg.Missing {
+		fmt.Fprintf(stderr, "crank report: no run has a %s timeline (sampled more than once)\n", strings.ToLower(m))
+	}
+	return 0
+}
+
+const usage = `Usage: crank report RESULTS.json [MORE.json...] -o report.html
+
+Writes one self-contained HTML page (no network needed to open it): each run's timelines
+(requests/s, CPU, lock contention, exceptions/s, latency), results tables and diagnosis; with two
+or more files the runs are overlaid, aligned at their measured start, and compared with the
+first as in crank compare.
+
+`
