@@ -120,7 +120,9 @@ func (c *Controller) endpoints(ctx context.Context, s Service) ([]string, error)
 		if c.opts.StartEmbedded == nil {
 			c.embeddedError = errors.New("no endpoint and no embedded agent")
 		} else {
-			c.embeddedURL, c.embeddedStop, c.embeddedError = c.opts.StartEmbedded(ctx)
+			// Not stopped by ctx: an interrupted run still reads what its jobs measured from
+			// it; Close stops it.
+			c.embeddedURL, c.embeddedStop, c.embeddedError = c.opts.StartEmbedded(context.WithoutCancel(ctx))
 		}
 	}
 	if c.embeddedError != nil {
