@@ -13,6 +13,7 @@ import (
 	"github.com/influxdata/influxdb-client-go/v2/api/write"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
@@ -26,7 +27,7 @@ const (
 
 // RequestsPerSecond is the sampled requests-per-second counter that the run timeline plots
 // beside any sampled http/rps/mean (an application counter read as a rate).
-const RequestsPerSecond = "runtime-counter/requests-per-second"
+const RequestsPerSecond = measure.RequestsPerSecond
 
 // Values of the timeline's phase tag.
 const (

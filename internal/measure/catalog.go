@@ -38,6 +38,7 @@ const (
 	Threads               = "runtime-counter/threads"
 	QueueLength           = "runtime-counter/queue-length"
 	SchedLatencyP99       = "runtime-counter/sched-latency-p99"
+	RequestsPerSecond     = "runtime-counter/requests-per-second"
 )
 
 // Units, spelled the same everywhere.
@@ -100,6 +101,7 @@ func List() []api.Metadata {
 		md("bombardier", BombardierRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (bombardier)", "Requests per second as bombardier reports it"),
 		md("builtin", BuiltinRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (builtin)", "Requests per second as the built-in generator (crank load) reports it"),
 		md("ghz", GRPCRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (gRPC)", "gRPC calls per second as ghz reports it, calls ending in an error status included"),
+		md("Counters", RequestsPerSecond, api.OpAvg, api.OpSum, "n0", UnitRPS, "Requests/sec (app)", "Requests the application answered per second, from its own counter (app_requests_total): one sample per sampling interval, the server-side view of the load"),
 		md("Counters", LockContention, api.OpAvg, api.OpMax, "n2", UnitMsPerSec, "Lock contention (ms/s)", "Time goroutines spent blocked on sync.Mutex, sync.RWMutex and the Go runtime's internal locks, in ms per second (100 ms/s: on average a tenth of a goroutine waiting)"),
 		md("Counters", ExceptionCount, api.OpAvg, api.OpSum, "n2", UnitPerSec, "Exceptions (/s)", "Exceptions thrown (.NET) or recovered panics and failed requests (Go apps) per second"),
 		md("Counters", MonitorLockContention, api.OpAvg, api.OpMax, "n2", UnitPerSec, "Monitor lock contentions (/s)", "Times a .NET thread found a Monitor lock taken, per second"),
