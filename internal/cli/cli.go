@@ -133,6 +133,7 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 		return ExitFailed
 	}
 	res.JobResults.Diagnostics = diagnose.Diagnose(res, diagnose.DefaultThresholds())
+	res.Variant = variant(f.properties, resolved.Variant)
 	return finish(ctx, st, f, run, res, log)
 }
 
@@ -158,8 +159,11 @@ func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, erro
 			fmt.Fprintf(st.Stderr, "[%s] wrk is not installed here: using the built-in load generator (%s %s)\n", o.Service, o, o.Value)
 		}
 		req.Overrides = append(req.Overrides, swaps...)
-		return cfg.Resolve(req)
+		if res, err = cfg.Resolve(req); err != nil {
+			return nil, err
+		}
 	}
+	res.Variant = cfg.Variant(req, res)
 	return res, nil
 }
 

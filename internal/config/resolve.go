@@ -25,6 +25,8 @@ type Resolved struct {
 	Scenario string
 	Profiles []string
 	Services []Service // in the scenario's YAML order
+	// Variant holds the variables set to other values than the scenario's defaults (Variant).
+	Variant map[string]string
 }
 
 // Service is one service of the scenario.
