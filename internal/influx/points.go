@@ -29,6 +29,9 @@ const (
 // beside any sampled http/rps/mean (an application counter read as a rate).
 const RequestsPerSecond = measure.RequestsPerSecond
 
+// ElapsedField is the timeline field holding a sample's seconds since the run's start.
+const ElapsedField = "elapsed_s"
+
 // Values of the timeline's phase tag.
 const (
 	PhaseWarmup   = "warmup"
@@ -57,10 +60,12 @@ func Points(res *results.Result, tags Tags) []*write.Point {
 		if p := summaryPoint(jr.Results, st, start); p != nil {
 			pts = append(pts, p)
 		}
+		pts = append(pts, iterationPoints(jr, st, start)...)
 		for i, samples := range jr.Measurements {
-			pts = append(pts, timelinePoints(samples, st, strconv.Itoa(i))...)
+			pts = append(pts, timelinePoints(samples, st, strconv.Itoa(i), start)...)
 		}
 	}
+	pts = append(pts, phasePoints(res, run, session)...)
 	return append(pts, runPoint(res, run, session, start))
 }
 
@@ -111,8 +116,9 @@ func summaryPoint(values map[string]float64, tags map[string]string, at time.Tim
 	return withTags(p, tags)
 }
 
-// timelinePoints makes one point per sample time and phase, with a field per measurement name.
-func timelinePoints(samples []api.Measurement, tags map[string]string, endpoint string) []*write.Point {
+// timelinePoints makes one point per sample time and phase, with a field per measurement name
+// and elapsed_s, the seconds since the run's start (the compare dashboard's overlay axis).
+func timelinePoints(samples []api.Measurement, tags map[string]string, endpoint string, start time.Time) []*write.Point {
 	type key struct {
 		at    int64
 		phase string
@@ -125,7 +131,8 @@ func timelinePoints(samples []api.Measurement, tags map[string]string, endpoint 
 		k := key{s.Timestamp.UnixNano(), phase(s)}
 		p := byKey[k]
 		if p == nil {
-			p = write.NewPointWithMeasurement(MeasurementTimeline).SetTime(s.Timestamp.UTC())
+			p = write.NewPointWithMeasurement(MeasurementTimeline).SetTime(s.Timestamp.UTC()).
+				AddField(ElapsedField, s.Timestamp.Sub(start).Seconds())
 			byKey[k] = p
 		}
 		p.AddField(s.Name, s.Value) // a repeated name at one time: the last sample wins
@@ -160,7 +167,9 @@ func runPoint(res *results.Result, tags map[string]string, session string, at ti
 	for _, d := range res.JobResults.Diagnostics {
 		kinds = append(kinds, d.Kind)
 	}
+	from, to := runSpanFields(res, at)
 	p := write.NewPointWithMeasurement(MeasurementRun).SetTime(at).
+		AddField("from_ms", from).AddField("to_ms", to).
 		AddField("description", res.Description).
 		AddField("session", session).
 		AddField("text", runText(res, tags, session)).
