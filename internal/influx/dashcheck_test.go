@@ -67,7 +67,9 @@ func TestDashboardCheckFindsPlantedMistakes(t *testing.T) {
 			`panel "Requests/sec": target A: datasource uid "influx-old" is not a provisioned InfluxDB datasource (crank-influxdb)`},
 		{"panel type", func(d map[string]any) { firstPanel(d)["type"] = "time-series" },
 			`panel "Requests/sec": panel type "time-series" is not a Grafana panel type`},
-		{"unit", func(d map[string]any) { firstPanel(d)["fieldConfig"].(map[string]any)["defaults"].(map[string]any)["unit"] = "req/sec" },
+		{"unit", func(d map[string]any) {
+			firstPanel(d)["fieldConfig"].(map[string]any)["defaults"].(map[string]any)["unit"] = "req/sec"
+		},
 			`panel "Requests/sec": unit "req/sec" is not in Grafana's unit list`},
 		{"grid", func(d map[string]any) { firstPanel(d)["gridPos"].(map[string]any)["w"] = 30 },
 			`panel "Requests/sec": gridPos x=0 w=30 h=8 y=0 leaves the 24-column grid`},

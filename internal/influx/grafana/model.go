@@ -91,13 +91,13 @@ type Annotation struct {
 
 // Link is a dashboard link (to another dashboard, keeping the time range and variables).
 type Link struct {
-	Title       string `json:"title"`
+	Title       string   `json:"title"`
 	Type        string   `json:"type"` // "link", or "dashboards" (those of Tags)
 	URL         string   `json:"url,omitempty"`
 	Tags        []string `json:"tags,omitempty"`
 	AsDropdown  bool     `json:"asDropdown"`
-	KeepTime    bool   `json:"keepTime"`
-	IncludeVars bool   `json:"includeVars"`
+	KeepTime    bool     `json:"keepTime"`
+	IncludeVars bool     `json:"includeVars"`
 }
 
 // Panel is a time series, table, stat or x/y chart panel, or a row (no datasource, no query).
