@@ -1,11 +1,18 @@
 package e2e
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/influx"
+	"github.com/crankshaft/crankshaft/internal/influxtest"
 
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
@@ -15,15 +22,19 @@ import (
 // runtime-counter/requests-per-second sample per second of the measured phase (from the app's
 // app_requests_total, scraped by the agent), and in steady state (leaving out the first and last
 // measured second, which straddle the load's start and end) each is within 10% of the load's
-// mean requests/sec. A busy machine can disturb one second: up to 3 runs.
+// mean requests/sec; the run dashboard's requests/sec panel, run against InfluxDB, has exactly
+// those points in the measured phase. A busy machine can disturb a second: up to 4 runs.
 func TestAppRequestsPerSecondTimeline(t *testing.T) {
 	const duration = 6
+	db := influxtest.Start(t)
+	env := []string{"CRANK_SPOOL_DIR=" + t.TempDir()}
 	var last error
-	for attempt := range 3 {
+	for attempt := range 4 {
 		out := filepath.Join(t.TempDir(), "out.json")
 		_, ports := appPorts(t)
-		r := crank(t, 2*time.Minute, append([]string{"--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
-			"--variable", fmt.Sprint("duration=", duration), "--variable", "warmup=1", "--json", out}, ports...)...)
+		r := crankEnv(t, 2*time.Minute, env, append([]string{"--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
+			"--variable", fmt.Sprint("duration=", duration), "--variable", "warmup=1", "--json", out,
+			"--influx-url", db.URL, "--influx-bucket", db.DB + "/autogen"}, ports...)...)
 		if r.code != 0 {
 			t.Fatalf("exit %d\n%s", r.code, r.stderr)
 		}
@@ -36,6 +47,9 @@ func TestAppRequestsPerSecondTimeline(t *testing.T) {
 		}
 		if got := res.JobResults.Jobs["application"].Results[measure.RequestsPerSecond]; got <= 0 {
 			t.Errorf("application %s result %v", measure.RequestsPerSecond, got)
+		}
+		if got := dashboardRPSPoints(t, db, res.Session); got != len(measured) {
+			t.Errorf("run dashboard requests/sec: %d points in the measured phase, want %d (the JSON's samples)", got, len(measured))
 		}
 		last = nil
 		for i, m := range measured[1 : len(measured)-1] {
@@ -61,4 +75,44 @@ func runResultFile(t *testing.T, path string) *results.Result {
 		t.Fatal(err)
 	}
 	return res
+}
+
+// dashboardRPSPoints runs the run dashboard's requests/sec panel (its server-side target) for a
+// session, as Grafana substitutes it, and counts the points inside the session's measured phase.
+func dashboardRPSPoints(t *testing.T, db *influxtest.Server, session string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(testEnv.root, "dashboards", "crank-run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Panels []struct {
+			Title   string
+			Targets []struct{ Query string }
+		}
+	}
+	if err := json.Unmarshal(b, &d); err != nil || len(d.Panels) == 0 || len(d.Panels[0].Targets) == 0 {
+		t.Fatalf("crank-run.json: %v", err)
+	}
+	ctx := context.Background()
+	ph, err := influx.Query(ctx, db.URL, "", db.DB, fmt.Sprintf(
+		`SELECT "end_ms" FROM "crank_phase" WHERE "session" = '%s' AND "phase" = 'measured'`, session))
+	if err != nil || len(ph) != 1 || len(ph[0].Values) != 1 {
+		t.Fatalf("measured phase of %s: %v %+v", session, err, ph)
+	}
+	from, to := ph[0].Values[0][0].(float64), ph[0].Values[0][1].(float64)
+	q := strings.NewReplacer("$session", session, "$timeFilter",
+		fmt.Sprintf("time >= %.0fms AND time < %.0fms", from, to)).Replace(d.Panels[0].Targets[0].Query)
+	s, err := influx.Query(ctx, db.URL, "", db.DB, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, x := range s {
+		if x.Tags["service"] == "application" {
+			n += len(x.Values)
+		}
+	}
+	t.Logf("%s: %d points", d.Panels[0].Title, n)
+	return n
 }

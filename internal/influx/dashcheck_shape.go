@@ -41,21 +41,23 @@ func columns(s Series) []string {
 	return out
 }
 
-// checkPanelData runs a panel's targets and checks the data fits the panel: a time series panel
-// has series of >= 2 points each, a stat panel a value, a table or x/y chart rows holding
-// every column its overrides, transformations, links and dimensions name.
+// checkPanelData runs a panel's targets and checks the data fits the panel: some target returns
+// data (a panel may draw a series from whichever source a run has); a time series panel's series
+// have >= 2 points each; a table or x/y chart holds every column its overrides, transformations,
+// links and dimensions name.
 func checkPanelData(ctx context.Context, url, db string, p boardPanel, subs map[string]string) error {
-	var cols []string
+	var cols, queries []string
+	points := 0
 	for _, t := range p.Targets {
 		if !t.RawQuery || t.Query == "" {
 			continue // reported by panelErrors
 		}
 		q := substitute(t.Query, subs)
+		queries = append(queries, q)
 		series, err := Query(ctx, url, "", db, q)
 		if err != nil {
 			return err
 		}
-		points := 0
 		for _, s := range series {
 			n := valuedRows(s)
 			points += n
@@ -64,9 +66,9 @@ func checkPanelData(ctx context.Context, url, db string, p boardPanel, subs map[
 			}
 			cols = append(cols, columns(s)...)
 		}
-		if points == 0 {
-			return fmt.Errorf("no data for %s", q)
-		}
+	}
+	if points == 0 {
+		return fmt.Errorf("no data for %s", strings.Join(queries, "; "))
 	}
 	for _, n := range namedColumns(p) {
 		if !slices.Contains(cols, n) {

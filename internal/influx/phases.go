@@ -37,9 +37,11 @@ func (s *span) add(t time.Time) {
 }
 
 // phaseSpans are the first and last sample of each phase over every service and endpoint, and
-// of the whole run.
+// of the whole run. Phases follow each other: a phase starts at its first sample after the
+// previous phase's last one (services are sampled at slightly different instants, so one may
+// still be warming up when another's samples are already measured).
 func phaseSpans(res *results.Result) (map[string]*span, span) {
-	phases := map[string]*span{}
+	times := map[string][]time.Time{}
 	var all span
 	for _, jr := range res.JobResults.Jobs {
 		if jr == nil {
@@ -47,16 +49,25 @@ func phaseSpans(res *results.Result) (map[string]*span, span) {
 		}
 		for _, samples := range jr.Measurements {
 			for _, s := range samples {
-				if s.Timestamp.IsZero() {
-					continue
+				if !s.Timestamp.IsZero() {
+					times[phase(s)] = append(times[phase(s)], s.Timestamp)
+					all.add(s.Timestamp)
 				}
-				p := phase(s)
-				if phases[p] == nil {
-					phases[p] = &span{}
-				}
-				phases[p].add(s.Timestamp)
-				all.add(s.Timestamp)
 			}
+		}
+	}
+	phases := map[string]*span{}
+	var prev time.Time
+	for _, name := range []string{PhaseWarmup, PhaseMeasured, PhaseCooldown} {
+		var sp span
+		for _, t := range times[name] {
+			if t.After(prev) || prev.IsZero() {
+				sp.add(t)
+			}
+		}
+		if !sp.from.IsZero() {
+			phases[name] = &sp
+			prev = sp.to
 		}
 	}
 	return phases, all

@@ -28,6 +28,8 @@ const (
 	BombardierRPS  = "bombardier/rps/mean"
 	GRPCRPS        = "grpc/rps/mean"
 	BuiltinRPS     = "builtin/rps/mean"
+	// BuiltinRPSPerSecond is the built-in generator's per-second timeline of completed requests.
+	BuiltinRPSPerSecond = "builtin/requests-per-second"
 	LockContention = "runtime-counter/lock-contention"
 	ExceptionCount = "runtime-counter/exception-count"
 
@@ -100,6 +102,7 @@ func List() []api.Metadata {
 		md("wrk", WrkRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (wrk)", "Requests per second as wrk reports it"),
 		md("bombardier", BombardierRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (bombardier)", "Requests per second as bombardier reports it"),
 		md("builtin", BuiltinRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (builtin)", "Requests per second as the built-in generator (crank load) reports it"),
+		md("builtin", BuiltinRPSPerSecond, api.OpAvg, api.OpSum, "n0", UnitRPS, "Requests/sec per second (builtin)", "Requests the built-in generator completed in each second: one sample per second of the run, the client-side view of the run dashboard's requests/sec"),
 		md("ghz", GRPCRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (gRPC)", "gRPC calls per second as ghz reports it, calls ending in an error status included"),
 		md("Counters", RequestsPerSecond, api.OpAvg, api.OpSum, "n0", UnitRPS, "Requests/sec (app)", "Requests the application answered per second, from its own counter (app_requests_total): one sample per sampling interval, the server-side view of the load"),
 		md("Counters", LockContention, api.OpAvg, api.OpMax, "n2", UnitMsPerSec, "Lock contention (ms/s)", "Time goroutines spent blocked on sync.Mutex, sync.RWMutex and the Go runtime's internal locks, in ms per second (100 ms/s: on average a tenth of a goroutine waiting)"),

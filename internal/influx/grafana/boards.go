@@ -1,6 +1,10 @@
 package grafana
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/crankshaft/crankshaft/internal/measure"
+)
 
 // RunLink opens the run dashboard on a crank_run row's session and time range (fields session,
 // from_ms and to_ms of the row).
@@ -70,19 +74,27 @@ func RunTimeline() Dashboard {
 		TextColumn: "text", TitleColumn: "phase", TimeEndColumn: "end_ms"}}
 	const bySample = one + ` AND $timeFilter GROUP BY "service", "endpoint"`
 	panels := []metric{
-		{"Requests/sec (per second)", `/^(runtime-counter\/requests-per-second|builtin\/rps\/mean|http\/rps\/mean)$/`, unitRPS},
 		{"CPU", `"benchmarks/cpu"`, unitPercent},
 		{"Lock contention", `"runtime-counter/lock-contention"`, unitMsPerSec},
 		{"Exceptions/sec", `"runtime-counter/exception-count"`, unitPerSec},
 		{"GC pause", `"runtime-counter/gc-pause"`, unitMsPerSec},
 		{"Working set", `"benchmarks/working-set"`, unitMB},
 	}
+	rps := panel(1, "timeseries", "Requests/sec (per second)", unitRPS, grid(0, 0), "time_series",
+		fmt.Sprintf(`SELECT %q AS "server" FROM "crank_timeline" WHERE %s`, measure.RequestsPerSecond, bySample),
+		"$tag_service #$tag_endpoint $col")
+	rps.Targets = append(rps.Targets, target("B", "time_series",
+		fmt.Sprintf(`SELECT %q AS "client" FROM "crank_timeline" WHERE %s`, measure.BuiltinRPSPerSecond, bySample),
+		"$tag_service #$tag_endpoint $col"))
+	rps.Description = "Server side: the application's request counter, sampled every second. " +
+		"Client side: the built-in generator's per-second timeline."
+	d.Panels = append(d.Panels, rps)
 	for i, m := range panels {
 		q := fmt.Sprintf(`SELECT %s FROM "crank_timeline" WHERE %s`, m.field, bySample)
-		d.Panels = append(d.Panels, panel(i+1, "timeseries", m.title, m.unit, grid(i, 0), "time_series", q,
+		d.Panels = append(d.Panels, panel(i+2, "timeseries", m.title, m.unit, grid(i+1, 0), "time_series", q,
 			"$tag_service #$tag_endpoint $col"))
 	}
-	y, id := (len(panels)+1)/2*8, len(panels)
+	y, id := (len(panels)+2)/2*8, len(panels)+1
 	latency := panel(id+1, "table", "Latency", unitMs, GridPos{H: 6, W: 12, X: 0, Y: y}, "table",
 		`SELECT "http/latency/50" AS "p50", "http/latency/99" AS "p99", "http/latency/max" AS "max", "http/latency/mean" AS "mean" `+
 			`FROM "crank_summary" WHERE `+one+` AND $timeFilter GROUP BY "service"`, "")
