@@ -1,10 +1,6 @@
 package config
 
-import (
-	"fmt"
-	"strconv"
-	"strings"
-)
+import "strings"
 
 // Variant returns the variables that req sets (--variable, --<service>.variables.<name>) whose
 // resolved values differ from what the scenario gives them without those settings: what makes
@@ -46,11 +42,11 @@ func (c *Config) Variant(req Request, res *Resolved) map[string]string {
 				continue
 			}
 			d, had := defaults[s.Name][n]
-			if err == nil && (had && valueText(d) == valueText(v) || !had && anyHas(defaults, n)) {
+			if err == nil && (had && scalarText(d) == scalarText(v) || !had && anyHas(defaults, n)) {
 				continue // the default, or a variable of another service set on all of them
 			}
 			if _, seen := out[n]; !seen {
-				out[n] = valueText(v)
+				out[n] = scalarText(v)
 			}
 		}
 	}
@@ -67,18 +63,4 @@ func anyHas(defaults map[string]map[string]any, name string) bool {
 		}
 	}
 	return false
-}
-
-// valueText renders a variable's value as a tag value: 4.0 as "4", true as "true".
-func valueText(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	default:
-		return fmt.Sprint(x)
-	}
 }

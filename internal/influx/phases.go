@@ -2,7 +2,6 @@ package influx
 
 import (
 	"maps"
-	"slices"
 	"strconv"
 	"time"
 
@@ -124,14 +123,7 @@ func iterationPoints(jr *results.JobResult, tags map[string]string, at time.Time
 	var out []*write.Point
 	for i, values := range its {
 		p := write.NewPointWithMeasurement(MeasurementIteration).SetTime(at)
-		n := 0
-		for _, k := range slices.Sorted(maps.Keys(values)) {
-			if v := values[k]; finite(v) {
-				p.AddField(k, v)
-				n++
-			}
-		}
-		if n == 0 {
+		if addFields(p, values) == 0 {
 			continue
 		}
 		t := maps.Clone(tags)

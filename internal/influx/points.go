@@ -103,6 +103,14 @@ func SessionOf(res *results.Result) string {
 
 func summaryPoint(values map[string]float64, tags map[string]string, at time.Time) *write.Point {
 	p := write.NewPointWithMeasurement(MeasurementSummary).SetTime(at)
+	if addFields(p, values) == 0 {
+		return nil
+	}
+	return withTags(p, tags)
+}
+
+// addFields adds the finite values as fields, in name order, and counts them.
+func addFields(p *write.Point, values map[string]float64) int {
 	n := 0
 	for _, k := range slices.Sorted(maps.Keys(values)) {
 		if v := values[k]; finite(v) {
@@ -110,10 +118,7 @@ func summaryPoint(values map[string]float64, tags map[string]string, at time.Tim
 			n++
 		}
 	}
-	if n == 0 {
-		return nil
-	}
-	return withTags(p, tags)
+	return n
 }
 
 // timelinePoints makes one point per sample time and phase, with a field per measurement name
