@@ -139,7 +139,8 @@ func influxPoints(ctx context.Context, cfg influx.Config, sel Selection) (pts []
 		pts = append(pts, histPoint{
 			at: r.Time, session: tag["session"], commit: tag["commit"], os: tag["os"],
 			where: place{scenario: tag["scenario"], profile: tag["profile"], service: tag["service"],
-				arch: tag["arch"], machine: tag["machine"], variant: tag["variant"], branch: tag["branch"]},
+				arch: tag["arch"], machine: tag["machine"], variant: cmp.Or(tag["variant"], influx.NoVariant),
+				branch: tag["branch"]}, // points written before the variant tag are the default variant
 			values: r.Values,
 		})
 		seen[r.Time.String()+"\x00"+tag["session"]] = true

@@ -26,7 +26,7 @@ func Nightly() Dashboard {
 			filter([]string{"scenario", "profile", "machine", "arch", "variant"}) + ` AND $timeFilter`,
 		TextColumn: "text", TagsColumn: "metric,service,machine,variant", TitleColumn: "direction"}}
 	const by = `GROUP BY "scenario", "profile", "machine", "arch", "variant", "branch", "service"`
-	const alias = "$tag_scenario $tag_machine $tag_variant $tag_service"
+	const alias = "$tag_scenario $tag_machine $tag_variant $tag_branch $tag_service"
 	id := 0
 	for i, m := range trends() {
 		id++
