@@ -48,6 +48,7 @@ func Nightly() Dashboard {
 	runs.Description = "Each run; its session opens the run dashboard on the run's time range."
 	runs.FieldConfig.Overrides = []Override{{Matcher: Matcher{ID: "byName", Options: "session"},
 		Properties: []Property{{ID: "links", Value: []DataLink{{Title: "Run timeline", URL: RunLink}}}}}}
+	runs.FieldConfig.Overrides = append(runs.FieldConfig.Overrides, unitOf("dateTimeAsIso", "from_ms", "to_ms")...)
 	return withPanels(d, runs)
 }
 
