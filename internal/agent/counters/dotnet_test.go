@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
@@ -51,26 +52,34 @@ func TestDotnetCounterNames(t *testing.T) {
 		measure.Threads: 12, measure.QueueLength: 5,
 	}
 	for _, otel := range []bool{false, true} {
-		var n atomic.Int32
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			fmt.Fprint(w, dotnetExposition(otel, int(n.Load())))
-		}))
-		s, err := New(srv.URL, measure.DefaultCounters(), srv.Client())
-		if err != nil {
-			t.Fatal(err)
-		}
-		clock := time.Unix(1000, 0)
-		s.now = func() time.Time { return clock }
-		if _, err := s.Scrape(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		n.Store(2)
-		clock = clock.Add(2 * time.Second)
-		got, err := s.Scrape(context.Background())
-		srv.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := scrapeTwice(t, measure.DefaultCounters(), 2*time.Second, func(n int) string { return dotnetExposition(otel, 2*n) })
 		check(t, fmt.Sprintf("otel names %v", otel), got, want)
 	}
+}
+
+// scrapeTwice serves exposition(0) then exposition(1) and returns the second scrape's values,
+// the scraper's clock having moved by dt between the two.
+func scrapeTwice(t *testing.T, specs []api.CounterSpec, dt time.Duration, exposition func(n int) string) map[string]float64 {
+	t.Helper()
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, exposition(int(n.Load())))
+	}))
+	defer srv.Close()
+	s, err := New(srv.URL, specs, srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := time.Unix(1000, 0)
+	s.now = func() time.Time { return clock }
+	if _, err := s.Scrape(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	n.Store(1)
+	clock = clock.Add(dt)
+	got, err := s.Scrape(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
 }
