@@ -159,6 +159,7 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 	}
 	th := diagnose.DefaultThresholds()
 	res.JobResults.Diagnostics = diagnose.Diagnose(res, th)
+	res.Variant = variant(f.properties, resolved.Variant)
 	if res.Interrupted != nil {
 		finish(context.WithoutCancel(ctx), st, f, run, res, log)
 		return ExitInterrupted
@@ -226,8 +227,11 @@ func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, erro
 			fmt.Fprintf(st.Stderr, "[%s] wrk is not installed here: using the built-in load generator (%s %s)\n", o.Service, o, o.Value)
 		}
 		req.Overrides = append(req.Overrides, swaps...)
-		return cfg.Resolve(req)
+		if res, err = cfg.Resolve(req); err != nil {
+			return nil, err
+		}
 	}
+	res.Variant = cfg.Variant(req, res)
 	return res, nil
 }
 

@@ -28,6 +28,8 @@ type Resolved struct {
 	Services []Service // in the scenario's YAML order
 	// Warnings are problems that do not stop the run: a --variable that no job uses.
 	Warnings []string
+	// Variant holds the variables set to other values than the scenario's defaults (Variant).
+	Variant map[string]string
 }
 
 // Service is one service of the scenario.

@@ -37,7 +37,7 @@ func plaintextRun(t *testing.T, env []string, out string, extra ...string) runRe
 }
 
 // TestInfluxRunPointsMatchJSON: a real run pushed to a real influxd; InfluxQL finds the run's RPS
-// equal to http/rps/mean in the JSON, and every dashboard panel's query returns data.
+// equal to http/rps/mean in the JSON (TestNightlyPerMachineAndVariant checks the dashboards).
 func TestInfluxRunPointsMatchJSON(t *testing.T) {
 	db := influxtest.Start(t)
 	out := filepath.Join(t.TempDir(), "out.json")
@@ -56,9 +56,6 @@ func TestInfluxRunPointsMatchJSON(t *testing.T) {
 	got, _ := strconv.ParseFloat(fmt.Sprint(s[0].Values[0][1]), 64)
 	if want <= 0 || math.Abs(got-want) > 1e-6*want {
 		t.Errorf("influx rps %v, json %v", got, want)
-	}
-	if err := influx.CheckDashboards(context.Background(), db.URL, db.DB, filepath.Join(testEnv.root, "dashboards")); err != nil {
-		t.Errorf("dashboards after one plaintext run:\n%v", err)
 	}
 }
 

@@ -20,6 +20,8 @@ type Finding struct {
 	Service    string    `json:"service"`
 	Arch       string    `json:"arch,omitempty"`
 	Machine    string    `json:"machine,omitempty"`
+	Variant    string    `json:"variant,omitempty"`
+	Branch     string    `json:"branch,omitempty"`
 	Metric     string    `json:"metric"`
 	Index      int       `json:"index"`
 	Time       time.Time `json:"time"`
@@ -152,6 +154,7 @@ func finding(s *series, cp stats.ChangePoint) Finding {
 	p, k := s.points[cp.Index], s.key
 	return Finding{
 		Scenario: k.scenario, Profiles: k.profile, Service: k.service, Arch: k.arch, Machine: k.machine,
+		Variant: k.variant, Branch: k.branch,
 		Metric: k.metric, Index: cp.Index, Time: p.at, File: p.file, Session: p.session, Commit: p.commit,
 		OS: p.os, Before: cp.Before, After: cp.After, Change: cp.Change, PValue: cp.PValue,
 		Direction: s.dir.String(), Regression: bad,

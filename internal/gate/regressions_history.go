@@ -31,6 +31,8 @@ type histPoint struct {
 // place is where a series was measured: a service of a scenario and profiles on one machine.
 type place struct {
 	scenario, profile, service, arch, machine string
+	// variant is the run's variant tag (influx.VariantOf); branch its branch, when known.
+	variant, branch string
 }
 
 // historyEntry is one result file of a history folder.
@@ -95,7 +97,7 @@ func dirPoints(entries []historyEntry, sel Selection) ([]histPoint, int) {
 			pts = append(pts, histPoint{
 				at: at, file: e.file, session: influx.SessionOf(r), os: envText(env["os"]),
 				where: place{scenario: r.Scenario, profile: profile, service: svc, arch: envText(env["arch"]),
-					machine: cmp.Or(envText(env["hardware"]), envText(env["hostname"]))},
+					machine: cmp.Or(envText(env["hardware"]), envText(env["hostname"])), variant: influx.VariantOf(r)},
 				values: jr.Results, meta: jr.Metadata,
 			})
 		}
@@ -137,7 +139,8 @@ func influxPoints(ctx context.Context, cfg influx.Config, sel Selection) (pts []
 		pts = append(pts, histPoint{
 			at: r.Time, session: tag["session"], commit: tag["commit"], os: tag["os"],
 			where: place{scenario: tag["scenario"], profile: tag["profile"], service: tag["service"],
-				arch: tag["arch"], machine: tag["machine"]},
+				arch: tag["arch"], machine: tag["machine"], variant: cmp.Or(tag["variant"], influx.NoVariant),
+				branch: tag["branch"]}, // points written before the variant tag are the default variant
 			values: r.Values,
 		})
 		seen[r.Time.String()+"\x00"+tag["session"]] = true
@@ -156,6 +159,9 @@ func (k seriesKey) seed() uint64 {
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s", k.scenario, k.profile, k.service, k.metric)
 	if k.arch != "" || k.machine != "" {
 		fmt.Fprintf(h, "\x00%s\x00%s", k.arch, k.machine)
+	}
+	if k.variant != "" && k.variant != influx.NoVariant || k.branch != "" {
+		fmt.Fprintf(h, "\x00%s\x00%s", k.variant, k.branch)
 	}
 	return h.Sum64()
 }
@@ -199,7 +205,8 @@ func buildSeries(pts []histPoint, sel Selection) []*series {
 		x, y := a.key, b.key
 		return cmp.Or(strings.Compare(x.scenario, y.scenario), strings.Compare(x.profile, y.profile),
 			strings.Compare(x.service, y.service), strings.Compare(x.arch, y.arch),
-			strings.Compare(x.machine, y.machine), metricOrder(x.metric, y.metric))
+			strings.Compare(x.machine, y.machine), strings.Compare(x.variant, y.variant),
+			strings.Compare(x.branch, y.branch), metricOrder(x.metric, y.metric))
 	})
 	return out
 }

@@ -105,11 +105,12 @@ func annotationQuery(t *testing.T) string {
 	return ""
 }
 
-// annotations runs the annotation query over the last 90 days for scenario plaintext, profile local.
+// annotations runs the annotation query over the last 90 days for scenario plaintext, profile
+// local, every machine, arch and variant.
 func annotations(t *testing.T, srv *influxtest.Server) [][]any {
 	t.Helper()
 	now := time.Now()
-	q := strings.NewReplacer("$scenario", "plaintext", "$profile", "local", "$timeFilter",
+	q := strings.NewReplacer("$scenario", "plaintext", "$profile", "local", "$machine", ".*", "$arch", ".*", "$variant", ".*", "$timeFilter",
 		fmt.Sprintf("time >= %dms and time <= %dms", now.Add(-90*24*time.Hour).UnixMilli(), now.UnixMilli())).
 		Replace(annotationQuery(t))
 	s, err := influx.Query(context.Background(), srv.URL, "", srv.DB, q)

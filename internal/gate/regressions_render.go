@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/influx"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
@@ -52,7 +53,7 @@ type column struct {
 	code bool // shown as a code span in markdown
 }
 
-// columns are the tables' columns; machine only when a finding names one, and the run's file,
+// columns are the tables' columns; machine, variant and branch only when a finding names one, and the run's file,
 // or its session when the history came from InfluxDB.
 func (h History) columns() []column {
 	cols := []column{
@@ -62,6 +63,12 @@ func (h History) columns() []column {
 	}
 	if slices.ContainsFunc(h.Findings, func(f Finding) bool { return f.Arch != "" || f.Machine != "" }) {
 		cols = append(cols, column{"machine", func(f Finding) string { return strings.TrimSpace(f.Arch + " " + f.Machine) }, false})
+	}
+	if slices.ContainsFunc(h.Findings, func(f Finding) bool { return f.Variant != "" && f.Variant != influx.NoVariant }) {
+		cols = append(cols, column{"variant", func(f Finding) string { return f.Variant }, true})
+	}
+	if slices.ContainsFunc(h.Findings, func(f Finding) bool { return f.Branch != "" }) {
+		cols = append(cols, column{"branch", func(f Finding) string { return f.Branch }, false})
 	}
 	run := column{"file", func(f Finding) string { return f.File }, true}
 	if h.Dir == "" {

@@ -24,7 +24,7 @@ func (h History) ChangePoints() []influx.ChangePoint {
 		}
 		out = append(out, influx.ChangePoint{
 			Time: f.Time, Scenario: f.Scenario, Profile: f.Profiles, Service: f.Service, Metric: f.Metric,
-			Arch: f.Arch, OS: f.OS, Machine: f.Machine, Direction: dir, Before: f.Before, After: f.After,
+			Arch: f.Arch, OS: f.OS, Machine: f.Machine, Variant: f.Variant, Branch: f.Branch, Direction: dir, Before: f.Before, After: f.After,
 			Session: f.Session, Commit: f.Commit,
 			Text: fmt.Sprintf("%s %s %s %+.2f%% (%s to %s, p %.2g)", dir, f.Service, f.Metric, 100*f.Change,
 				results.Format(f.Before, "n2"), results.Format(f.After, "n2"), f.PValue),

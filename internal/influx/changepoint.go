@@ -26,6 +26,8 @@ type ChangePoint struct {
 	// Metric is the measurement name ("http/rps/mean").
 	Metric            string
 	Arch, OS, Machine string
+	// Variant and Branch are the series' variant and branch tags (VariantOf; empty: none).
+	Variant, Branch string
 	// Direction is ChangeRegression, ChangeImprovement or ChangeUnknown.
 	Direction string
 	// Before and After are the typical values on each side of the change.
@@ -36,13 +38,14 @@ type ChangePoint struct {
 }
 
 // Point is the crank_changepoint point of a change: its tags say where (scenario, profile,
-// service, metric, direction, arch, os, machine), its fields what (before, after, change_pct,
+// service, metric, direction, arch, os, machine, variant, branch), its fields what (before, after, change_pct,
 // session, commit, text). Writing the same change twice overwrites it.
 func (c ChangePoint) Point() *write.Point {
 	p := write.NewPointWithMeasurement(MeasurementChangePoint).SetTime(c.Time.UTC().Truncate(time.Millisecond))
 	tags := clean(map[string]string{
 		"scenario": or(c.Scenario, NoScenario), "profile": or(c.Profile, NoProfile), "service": c.Service,
 		"metric": c.Metric, "direction": c.Direction, "arch": c.Arch, "os": c.OS, "machine": c.Machine,
+		"variant": c.Variant, "branch": c.Branch,
 	})
 	p.AddField("before", c.Before).AddField("after", c.After).
 		AddField("session", c.Session).AddField("commit", c.Commit).AddField("text", c.Text)

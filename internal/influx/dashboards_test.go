@@ -2,8 +2,9 @@ package influx
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,25 +14,37 @@ import (
 	"github.com/crankshaft/crankshaft/internal/influxtest"
 )
 
-// fillNightly writes three nights of plaintext runs on x64 (partitions 1) and arm64 (partitions
-// 4), and a change point, as the nightly job and the regressions command would.
+// fillNightly writes three nights of plaintext runs on two machines (bench-x64, bench-arm64)
+// in two variants (partitions 1 and 4), and a change point of one of those series, as the nightly
+// job and the regressions command would.
 func fillNightly(t *testing.T, url, db string) {
 	t.Helper()
 	cfg := testConfig(t, url, db)
 	cfg.Tags = Tags{Branch: "main", Commit: "abc123"}
 	for night := range 3 {
-		for i, v := range []run{{arch: "x64", partitions: "1", rps: 100000}, {arch: "arm64", partitions: "4", rps: 80000}} {
-			v.start = t0.Add(time.Duration(night)*24*time.Hour + time.Duration(i)*time.Hour)
-			v.session = v.start.Format("20060102") + "-" + v.arch
-			v.rps += float64(night) * 1000
-			if sum, err := Publish(context.Background(), cfg, v.result(), nil); err != nil || sum.Err != nil {
-				t.Fatalf("publish: %v %v", err, sum.Err)
+		i := 0
+		for _, arch := range []string{"x64", "arm64"} {
+			for _, part := range []string{"1", "4"} {
+				v := run{arch: arch, partitions: part, rps: 100000}
+				if arch == "arm64" {
+					v.rps = 80000
+				}
+				if part == "4" {
+					v.rps *= 1.5
+				}
+				v.start = t0.Add(time.Duration(night)*24*time.Hour + time.Duration(i)*time.Hour)
+				v.session = fmt.Sprintf("%s-%s-p%s", v.start.Format("20060102"), arch, part)
+				v.rps += float64(night) * 1000
+				if sum, err := Publish(context.Background(), cfg, v.result(), nil); err != nil || sum.Err != nil {
+					t.Fatalf("publish: %v %v", err, sum.Err)
+				}
+				i++
 			}
 		}
 	}
 	cp := ChangePoint{Time: t0.Add(48 * time.Hour), Scenario: "plaintext", Profile: "local", Service: "load",
-		Metric: "http/rps/mean", Arch: "x64", Direction: "improvement", Before: 101000, After: 102000,
-		Session: "20240503-x64", Text: "http/rps/mean +1%"}
+		Metric: "http/rps/mean", Arch: "x64", Machine: "bench-x64", Variant: "partitions=4", Branch: "main",
+		Direction: "improvement", Before: 151000, After: 152000, Session: "20240503-x64-p4", Text: "http/rps/mean +1%"}
 	w, closeClient, _ := cfg.writer()
 	defer closeClient()
 	lines, _ := Lines([]*write.Point{cp.Point()})
@@ -40,54 +53,64 @@ func fillNightly(t *testing.T, url, db string) {
 	}
 }
 
+// nightlyQuery is the committed nightly dashboard's query of a panel, every variable at All.
+func nightlyQuery(t *testing.T, title string) string {
+	t.Helper()
+	b, err := os.ReadFile("../../dashboards/crank-nightly.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d board
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range d.Panels {
+		if p.Title == title {
+			q := p.Targets[0].Query
+			for _, v := range seriesTagNames {
+				q = strings.ReplaceAll(q, "$"+v+"$", ".*$")
+			}
+			return strings.ReplaceAll(q, "$timeFilter", "time > 0")
+		}
+	}
+	t.Fatalf("no panel %q", title)
+	return ""
+}
+
+var seriesTagNames = []string{"scenario", "profile", "machine", "arch", "variant", "branch"}
+
+// TestDashboardQueriesReturnData: the committed dashboards pass the check on two machines x two
+// variants x three nights, and the nightly requests/sec panel draws one line per (scenario,
+// machine, variant), each with its three nights.
 func TestDashboardQueriesReturnData(t *testing.T) {
 	srv := influxtest.Start(t)
 	fillNightly(t, srv.URL, srv.DB)
 	if err := CheckDashboards(context.Background(), srv.URL, srv.DB, "../../dashboards"); err != nil {
 		t.Fatal(err)
 	}
-	// The change point annotation finds the change point.
-	s := query(t, srv.URL, srv.DB, `SELECT "text", "metric", "direction", "change_pct" FROM "crank_changepoint" WHERE "scenario" =~ /^plaintext$/`)
-	if len(s) != 1 || len(s[0].Values) != 1 || s[0].Values[0][1] != "http/rps/mean +1%" {
-		t.Errorf("change points: %+v", s)
+	s := query(t, srv.URL, srv.DB, nightlyQuery(t, "Requests/sec"))
+	lines := map[string]int{}
+	for _, x := range s {
+		lines[x.Tags["scenario"]+" "+x.Tags["machine"]+" "+x.Tags["variant"]] = len(x.Values)
+	}
+	want := map[string]int{"plaintext bench-x64 partitions=1": 3, "plaintext bench-x64 partitions=4": 3,
+		"plaintext bench-arm64 partitions=1": 3, "plaintext bench-arm64 partitions=4": 3}
+	if fmt.Sprint(lines) != fmt.Sprint(want) {
+		t.Errorf("nightly lines %v, want %v", lines, want)
 	}
 }
 
-func TestCheckDashboardsReportsEmptyPanels(t *testing.T) {
-	srv := influxtest.Start(t)
-	fillNightly(t, srv.URL, srv.DB)
-	dir := t.TempDir()
-	board := `{"title": "t", "templating": {"list": [{"name": "scenario", "type": "query", "multi": true,
-	  "query": "SHOW TAG VALUES FROM crank_summary WITH KEY = \"scenario\""}]},
-	  "panels": [
-	    {"title": "ok", "targets": [{"refId": "A", "rawQuery": true, "query": "SELECT \"http/rps/mean\" FROM crank_summary WHERE scenario =~ /^$scenario$/ AND $timeFilter"}]},
-	    {"title": "missing field", "targets": [{"refId": "A", "rawQuery": true, "query": "SELECT \"nope\" FROM crank_summary WHERE $timeFilter"}]},
-	    {"title": "bad query", "targets": [{"refId": "A", "rawQuery": true, "query": "SELEC 1"}]},
-	    {"title": "builder", "targets": [{"refId": "B", "measurement": "crank_summary"}]}]}`
-	os.WriteFile(filepath.Join(dir, "t.json"), []byte(board), 0o644)
-	err := CheckDashboards(context.Background(), srv.URL, srv.DB, dir)
-	if err == nil {
-		t.Fatal("no error")
-	}
-	msg := err.Error()
-	for _, want := range []string{`panel "missing field": no data`, `panel "bad query": query "SELEC 1"`, `panel "builder": target B: not a raw InfluxQL query`} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("error lacks %q:\n%s", want, msg)
-		}
-	}
-	if strings.Contains(msg, `"ok"`) || strings.Count(msg, "\n") != 2 {
-		t.Errorf("error should name exactly the 3 bad panels:\n%s", msg)
-	}
-}
-
-// TestDashboardsWithoutCounters: with an app that exposes no counters (no metrics endpoint),
-// only the lock contention and exceptions panels are empty; the run timeline's requests/sec
-// falls back to the run's mean.
+// TestDashboardsWithoutCounters: with an app that exposes no counters (no metrics endpoint)
+// and a load tool that samples no rate, exactly the counter panels are empty, and there is no
+// change point to annotate.
 func TestDashboardsWithoutCounters(t *testing.T) {
 	srv := influxtest.Start(t)
-	r := run{start: t0, session: "bare", arch: "x64", partitions: "1", rps: 5000, noCounters: true}
-	if _, err := Publish(context.Background(), testConfig(t, srv.URL, srv.DB), r.result(), nil); err != nil {
-		t.Fatal(err)
+	for night := range 2 {
+		r := run{start: t0.Add(time.Duration(night) * 24 * time.Hour), session: fmt.Sprint("bare", night), arch: "x64",
+			partitions: "1", rps: 5000, noCounters: true}
+		if _, err := Publish(context.Background(), testConfig(t, srv.URL, srv.DB), r.result(), nil); err != nil {
+			t.Fatal(err)
+		}
 	}
 	err := CheckDashboards(context.Background(), srv.URL, srv.DB, "../../dashboards")
 	if err == nil {
@@ -95,16 +118,22 @@ func TestDashboardsWithoutCounters(t *testing.T) {
 	}
 	var empty []string
 	for _, line := range strings.Split(err.Error(), "\n") {
-		file, rest, _ := strings.Cut(line, ": panel ")
-		title, _, _ := strings.Cut(rest, ": no data")
-		empty = append(empty, file+" "+title)
+		file, rest, _ := strings.Cut(line, ": ")
+		what, _, _ := strings.Cut(rest, ": ")
+		if !strings.Contains(rest, ": no data for ") && !strings.Contains(rest, ": no rows") {
+			what += " (" + rest + ")"
+		}
+		empty = append(empty, file+" "+what)
 	}
 	want := []string{
-		`crank-compare.json "Lock contention by variant"`, `crank-compare.json "Exceptions/sec by variant"`,
-		`crank-nightly.json "Lock contention"`, `crank-nightly.json "Exceptions/sec"`,
-		`crank-run.json "Lock contention"`, `crank-run.json "Exceptions/sec"`,
+		`crank-compare.json panel "Lock contention, A and B"`,
+		`crank-compare.json panel "Requests/sec from run start, before and after"`,
+		`crank-nightly.json annotation "Change points" (arch=$__all branch=$__all machine=$__all profile=$__all scenario=$__all variant=$__all)`,
+		`crank-nightly.json panel "Lock contention"`, `crank-nightly.json panel "Exceptions/sec"`, `crank-nightly.json panel "GC pause"`,
+		`crank-run.json panel "Requests/sec (per second)"`, `crank-run.json panel "Lock contention"`,
+		`crank-run.json panel "Exceptions/sec"`, `crank-run.json panel "GC pause"`,
 	}
 	if strings.Join(empty, "\n") != strings.Join(want, "\n") {
-		t.Errorf("empty panels:\n%s\nwant:\n%s\n(error: %v)", strings.Join(empty, "\n"), strings.Join(want, "\n"), err)
+		t.Errorf("empty:\n%s\nwant:\n%s\n(error: %v)", strings.Join(empty, "\n"), strings.Join(want, "\n"), err)
 	}
 }

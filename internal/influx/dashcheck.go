@@ -1,64 +1,34 @@
 package influx
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
-	"slices"
-	"strings"
 	"time"
+
+	"gopkg.in/yaml.v3"
 )
 
-// dashboard is the part of a Grafana dashboard that CheckDashboards runs.
-type dashboard struct {
-	Title      string `json:"title"`
-	Templating struct {
-		List []struct {
-			Name       string `json:"name"`
-			Type       string `json:"type"`
-			Query      string `json:"query"`
-			Multi      bool   `json:"multi"`
-			IncludeAll bool   `json:"includeAll"`
-			Current    *struct {
-				Value any `json:"value"`
-			} `json:"current"`
-		} `json:"list"`
-	} `json:"templating"`
-	Annotations struct {
-		List []struct {
-			Name   string `json:"name"`
-			Query  string `json:"query"`
-			Enable bool   `json:"enable"`
-		} `json:"list"`
-	} `json:"annotations"`
-	Panels []dashPanel `json:"panels"`
-}
-
-type dashPanel struct {
-	Title   string `json:"title"`
-	Targets []struct {
-		RefID    string `json:"refId"`
-		Query    string `json:"query"`
-		RawQuery bool   `json:"rawQuery"`
-	} `json:"targets"`
-	Panels []dashPanel `json:"panels"` // inside a row
-}
-
-// CheckDashboards runs every query of the Grafana dashboards (*.json) in dir against the
-// InfluxDB 1.x database db at influxURL, as Grafana would: each template variable takes its
-// default when the data has it, else its first value; $timeFilter spans the runs of crank_run
-// (an hour before the first to a day after the last). It returns every panel query that fails
-// or returns no data, and every annotation query that fails.
+// CheckDashboards validates the Grafana dashboards (*.json) in dir and runs their queries
+// against the InfluxDB 1.x database db at influxURL, as Grafana would. Statically: every
+// datasource (panels, targets, query variables, annotations) is an InfluxDB one of a uid that
+// dir/provisioning/datasources provisions, panel types are Grafana's, units are in Grafana's unit
+// list, panels fit the 24-column grid, targets are raw InfluxQL with a known resultFormat. Then
+// every query runs with each template variable at its default, at All and at two values (the
+// others at their defaults), substituted as Grafana's InfluxDB datasource does, over the span
+// of the runs in crank_run; each panel's data must fit its type (shape.go) and each annotation
+// must return rows with the columns it names. It returns every problem found.
 func CheckDashboards(ctx context.Context, influxURL, db string, dir string) error {
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil || len(files) == 0 {
 		return fmt.Errorf("dashboards in %s: none found (%v)", dir, err)
+	}
+	uids, err := provisionedUIDs(filepath.Join(dir, "provisioning", "datasources"))
+	if err != nil {
+		return err
 	}
 	from, to, err := runSpan(ctx, influxURL, db)
 	if err != nil {
@@ -66,11 +36,36 @@ func CheckDashboards(ctx context.Context, influxURL, db string, dir string) erro
 	}
 	var errs []error
 	for _, f := range files {
-		if err := checkDashboard(ctx, influxURL, db, f, from, to); err != nil {
+		if err := checkDashboard(ctx, influxURL, db, f, uids, builtins(from, to)); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// provisionedUIDs are the uids of the InfluxDB datasources provisioned in dir (none when dir
+// does not exist: then any uid is accepted).
+func provisionedUIDs(dir string) ([]string, error) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.y*ml"))
+	var uids []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var p struct {
+			Datasources []struct{ UID, Type string } `yaml:"datasources"`
+		}
+		if err := yaml.Unmarshal(b, &p); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		for _, d := range p.Datasources {
+			if d.Type == "influxdb" && d.UID != "" {
+				uids = append(uids, d.UID)
+			}
+		}
+	}
+	return uids, nil
 }
 
 // runSpan is the time range CheckDashboards queries: around the runs in crank_run.
@@ -93,108 +88,57 @@ func runSpan(ctx context.Context, url, db string) (from, to time.Time, err error
 	return from.Add(-time.Hour), to.Add(24 * time.Hour), err
 }
 
-func checkDashboard(ctx context.Context, url, db, path string, from, to time.Time) error {
+func checkDashboard(ctx context.Context, url, db, path string, uids []string, builtin map[string]string) error {
+	name := filepath.Base(path)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	var d dashboard
+	var d board
 	if err := json.Unmarshal(b, &d); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	name := filepath.Base(path)
-	vars := builtins(from, to)
-	for _, v := range d.Templating.List {
-		val, err := resolveVar(ctx, url, db, v.Query, v.Type, v.Current, vars)
-		if err != nil {
-			return fmt.Errorf("%s: variable %s: %w", name, v.Name, err)
-		}
-		if v.Multi || v.IncludeAll { // Grafana escapes the values of such variables for regexes
-			val = strings.ReplaceAll(regexp.QuoteMeta(val), "/", `\/`)
-		}
-		vars[v.Name] = val
+	errs := staticErrors(d, uids)
+	vars, err := resolveVars(ctx, url, db, d.Templating.List, builtin)
+	if err != nil {
+		errs = append(errs, err)
+	} else {
+		errs = append(errs, runErrors(ctx, url, db, d, vars, builtin)...)
 	}
-	var errs []error
-	for _, a := range d.Annotations.List {
-		if a.Query == "" {
-			continue
-		}
-		if _, err := Query(ctx, url, "", db, substitute(a.Query, vars)); err != nil {
-			errs = append(errs, fmt.Errorf("%s: annotation %q: %w", name, a.Name, err))
-		}
-	}
-	for _, p := range flatten(d.Panels) {
-		if err := checkPanel(ctx, url, db, p, vars); err != nil {
-			errs = append(errs, fmt.Errorf("%s: panel %q: %w", name, p.Title, err))
-		}
+	for i, e := range errs {
+		errs[i] = fmt.Errorf("%s: %w", name, e)
 	}
 	return errors.Join(errs...)
 }
 
-func flatten(panels []dashPanel) []dashPanel {
-	var out []dashPanel
-	for _, p := range panels {
-		out = append(out, p)
-		out = append(out, flatten(p.Panels)...)
-	}
-	return out
-}
-
-func checkPanel(ctx context.Context, url, db string, p dashPanel, vars map[string]string) error {
-	if len(p.Targets) == 0 && len(p.Panels) == 0 {
-		return errors.New("no query")
-	}
-	for _, t := range p.Targets {
-		if !t.RawQuery || t.Query == "" {
-			return fmt.Errorf("target %s: not a raw InfluxQL query", t.RefID)
+// runErrors runs every annotation and panel query in every setting; it reports each annotation
+// and panel once, at the first setting that fails it.
+func runErrors(ctx context.Context, url, db string, d board, vars []resolvedVar, builtin map[string]string) []error {
+	var errs []error
+	all := settings(vars)
+	for _, a := range d.Annotations.List {
+		if a.Query == "" {
+			continue
 		}
-		q := substitute(t.Query, vars)
-		series, err := Query(ctx, url, "", db, q)
-		if err != nil {
-			return err
-		}
-		if !slices.ContainsFunc(series, func(s Series) bool { return len(s.Values) > 0 }) {
-			return fmt.Errorf("no data for %s", q)
+		for i, s := range all {
+			if err := checkAnnotation(ctx, url, db, a, substitutions(vars, s, builtin), i == 0); err != nil {
+				errs = append(errs, fmt.Errorf("annotation %q (%s): %w", a.Name, s, err))
+				break
+			}
 		}
 	}
-	return nil
-}
-
-// resolveVar runs a query variable and picks its default when the data has it, else its first value.
-func resolveVar(ctx context.Context, url, db, query, kind string, current *struct {
-	Value any `json:"value"`
-}, vars map[string]string) (string, error) {
-	def := ""
-	if current != nil {
-		def, _ = current.Value.(string)
-	}
-	if kind != "query" {
-		if def == "" {
-			return "", fmt.Errorf("type %q without a default value", kind)
+	for _, p := range flatten(d.Panels) {
+		if p.Type == "row" || len(p.Targets) == 0 {
+			continue
 		}
-		return def, nil
-	}
-	series, err := Query(ctx, url, "", db, substitute(query, vars))
-	if err != nil {
-		return "", err
-	}
-	var values []string
-	for _, s := range series {
-		col := s.Column("value")
-		if col == nil && len(s.Columns) > 0 {
-			col = s.Column(s.Columns[0]) // SHOW TAG KEYS: tagKey
-		}
-		for _, v := range col {
-			values = append(values, fmt.Sprint(v))
+		for _, s := range all {
+			if err := checkPanelData(ctx, url, db, p, substitutions(vars, s, builtin)); err != nil {
+				errs = append(errs, fmt.Errorf("panel %q: %w (%s)", p.Title, err, s))
+				break
+			}
 		}
 	}
-	if len(values) == 0 {
-		return "", fmt.Errorf("no value for %s", query)
-	}
-	if slices.Contains(values, def) {
-		return def, nil
-	}
-	return values[0], nil
+	return errs
 }
 
 // builtins are Grafana's time variables for the range [from, to] at about 1000 points.
@@ -209,14 +153,4 @@ func builtins(from, to time.Time) map[string]string {
 		"interval":        fmt.Sprintf("%dms", interval),
 		"__rate_interval": fmt.Sprintf("%dms", 4*interval),
 	}
-}
-
-// substitute replaces $name, ${name} and [[name]], longest names first.
-func substitute(q string, vars map[string]string) string {
-	names := slices.SortedFunc(maps.Keys(vars), func(a, b string) int { return cmp.Compare(len(b), len(a)) })
-	for _, n := range names {
-		v := vars[n]
-		q = strings.NewReplacer("${"+n+"}", v, "[["+n+"]]", v, "$"+n, v).Replace(q)
-	}
-	return q
 }

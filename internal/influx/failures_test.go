@@ -28,10 +28,10 @@ func TestPartialWriteSpoolsTheRest(t *testing.T) {
 	res := run{start: t0, session: "big", arch: "x64", partitions: "1", rps: 1, seconds: 3000}.result()
 	cfg := testConfig(t, flaky.URL, "crank")
 	sum, err := Publish(context.Background(), cfg, res, nil)
-	if err != nil || sum.Written != BatchSize || sum.Spooled != 6003-BatchSize || sum.PendingPoints != 6003-BatchSize {
+	if err != nil || sum.Written != BatchSize || sum.Spooled != 6007-BatchSize || sum.PendingPoints != 6007-BatchSize {
 		t.Fatalf("Publish: %v, %+v", err, sum)
 	}
-	if !strings.Contains(sum.Err.Error(), "status 503") || !strings.Contains(sum.Err.Error(), "lines 5001-6003") {
+	if !strings.Contains(sum.Err.Error(), "status 503") || !strings.Contains(sum.Err.Error(), "lines 5001-6007") {
 		t.Errorf("Err = %v, want the 503 and the failed lines", sum.Err)
 	}
 
@@ -80,13 +80,13 @@ func TestTimeoutSpools(t *testing.T) {
 	if took := time.Since(begin); took > 3*time.Second {
 		t.Errorf("Publish took %s with a 300ms timeout", took)
 	}
-	if err != nil || sum.Spooled != 43 || sum.Written != 0 || sum.Err == nil {
+	if err != nil || sum.Spooled != 47 || sum.Written != 0 || sum.Err == nil {
 		t.Fatalf("Publish: %v, %+v", err, sum)
 	}
 	// A second run while it still hangs: the spooled run is tried once, the new one not at all.
 	calls.Store(0)
 	sum, err = Publish(context.Background(), cfg, run{start: t0.Add(time.Hour), session: "t", arch: "x64", partitions: "1", rps: 1}.result(), nil)
-	if err != nil || sum.PendingRuns != 2 || sum.PendingPoints != 86 || calls.Load() != 1 {
+	if err != nil || sum.PendingRuns != 2 || sum.PendingPoints != 94 || calls.Load() != 1 {
 		t.Fatalf("second Publish: %v, %+v, %d calls", err, sum, calls.Load())
 	}
 }

@@ -44,7 +44,7 @@ type SummaryRow struct {
 
 // HistoryTags are the tags ReadSummaries returns with each point.
 func HistoryTags() []string {
-	return []string{"scenario", "profile", "service", "arch", "os", "machine", "session", "branch", "commit"}
+	return []string{"scenario", "profile", "service", "arch", "os", "machine", "variant", "session", "branch", "commit"}
 }
 
 // SummaryFields lists the field keys of crank_summary (every result name ever written).

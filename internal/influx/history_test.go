@@ -31,8 +31,8 @@ func TestReadSummaries(t *testing.T) {
 	ctx := context.Background()
 
 	fields, err := SummaryFields(ctx, cfg)
-	if err != nil || !strings.Contains(strings.Join(fields, " "), measure.RPS+" ") || len(fields) != 14 {
-		t.Fatalf("fields %q (%v), want the 14 result names of both services", fields, err)
+	if err != nil || !strings.Contains(strings.Join(fields, " "), measure.RPS+" ") || len(fields) != 15 {
+		t.Fatalf("fields %q (%v), want the 15 result names of both services", fields, err)
 	}
 	rows, truncated, err := ReadSummaries(ctx, cfg, SummaryFilter{Fields: []string{measure.RPS}, pageRows: 2})
 	if err != nil || truncated || len(rows) != 5 {
@@ -99,7 +99,7 @@ func TestSummaryQueryText(t *testing.T) {
 	cfg := Config{Bucket: "crank"}
 	q := summaryQuery(cfg, SummaryFilter{Fields: []string{`a"b`}, Scenario: "it's", Since: t0})
 	want := `SELECT "a\"b"::field, "scenario"::tag, "profile"::tag, "service"::tag, "arch"::tag, "os"::tag, ` +
-		`"machine"::tag, "session"::tag, "branch"::tag, "commit"::tag FROM "crank".."crank_summary" ` +
+		`"machine"::tag, "variant"::tag, "session"::tag, "branch"::tag, "commit"::tag FROM "crank".."crank_summary" ` +
 		`WHERE time >= '2024-05-01T02:00:00Z' AND "scenario" = 'it\'s'`
 	if q != want {
 		t.Errorf("query\n got %s\nwant %s", q, want)

@@ -13,6 +13,7 @@ import (
 	"github.com/influxdata/influxdb-client-go/v2/api/write"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
@@ -26,7 +27,10 @@ const (
 
 // RequestsPerSecond is the sampled requests-per-second counter that the run timeline plots
 // beside any sampled http/rps/mean (an application counter read as a rate).
-const RequestsPerSecond = "runtime-counter/requests-per-second"
+const RequestsPerSecond = measure.RequestsPerSecond
+
+// ElapsedField is the timeline field holding a sample's seconds since the run's start.
+const ElapsedField = "elapsed_s"
 
 // Values of the timeline's phase tag.
 const (
@@ -56,10 +60,12 @@ func Points(res *results.Result, tags Tags) []*write.Point {
 		if p := summaryPoint(jr.Results, st, start); p != nil {
 			pts = append(pts, p)
 		}
+		pts = append(pts, iterationPoints(jr, st, start)...)
 		for i, samples := range jr.Measurements {
-			pts = append(pts, timelinePoints(samples, st, strconv.Itoa(i))...)
+			pts = append(pts, timelinePoints(samples, st, strconv.Itoa(i), start)...)
 		}
 	}
+	pts = append(pts, phasePoints(res, run, session)...)
 	return append(pts, runPoint(res, run, session, start))
 }
 
@@ -97,6 +103,14 @@ func SessionOf(res *results.Result) string {
 
 func summaryPoint(values map[string]float64, tags map[string]string, at time.Time) *write.Point {
 	p := write.NewPointWithMeasurement(MeasurementSummary).SetTime(at)
+	if addFields(p, values) == 0 {
+		return nil
+	}
+	return withTags(p, tags)
+}
+
+// addFields adds the finite values as fields, in name order, and counts them.
+func addFields(p *write.Point, values map[string]float64) int {
 	n := 0
 	for _, k := range slices.Sorted(maps.Keys(values)) {
 		if v := values[k]; finite(v) {
@@ -104,14 +118,12 @@ func summaryPoint(values map[string]float64, tags map[string]string, at time.Tim
 			n++
 		}
 	}
-	if n == 0 {
-		return nil
-	}
-	return withTags(p, tags)
+	return n
 }
 
-// timelinePoints makes one point per sample time and phase, with a field per measurement name.
-func timelinePoints(samples []api.Measurement, tags map[string]string, endpoint string) []*write.Point {
+// timelinePoints makes one point per sample time and phase, with a field per measurement name
+// and elapsed_s, the seconds since the run's start (the compare dashboard's overlay axis).
+func timelinePoints(samples []api.Measurement, tags map[string]string, endpoint string, start time.Time) []*write.Point {
 	type key struct {
 		at    int64
 		phase string
@@ -124,7 +136,8 @@ func timelinePoints(samples []api.Measurement, tags map[string]string, endpoint 
 		k := key{s.Timestamp.UnixNano(), phase(s)}
 		p := byKey[k]
 		if p == nil {
-			p = write.NewPointWithMeasurement(MeasurementTimeline).SetTime(s.Timestamp.UTC())
+			p = write.NewPointWithMeasurement(MeasurementTimeline).SetTime(s.Timestamp.UTC()).
+				AddField(ElapsedField, s.Timestamp.Sub(start).Seconds())
 			byKey[k] = p
 		}
 		p.AddField(s.Name, s.Value) // a repeated name at one time: the last sample wins
@@ -159,7 +172,9 @@ func runPoint(res *results.Result, tags map[string]string, session string, at ti
 	for _, d := range res.JobResults.Diagnostics {
 		kinds = append(kinds, d.Kind)
 	}
+	from, to := runSpanFields(res, at)
 	p := write.NewPointWithMeasurement(MeasurementRun).SetTime(at).
+		AddField("from_ms", from).AddField("to_ms", to).
 		AddField("description", res.Description).
 		AddField("session", session).
 		AddField("text", runText(res, tags, session)).

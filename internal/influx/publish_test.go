@@ -58,10 +58,10 @@ func TestPublishWritesExactValues(t *testing.T) {
 		t.Fatalf("Publish: %v, %v", err, sum.Err)
 	}
 	// 2 summaries + 20 app samples + 20 load samples (1 ms apart from the app's) + 1 run.
-	if sum.Written != 43 || sum.Spooled != 0 || sum.PendingRuns != 0 {
-		t.Fatalf("summary %+v, want 43 written, nothing spooled", sum)
+	if sum.Written != 47 || sum.Spooled != 0 || sum.PendingRuns != 0 {
+		t.Fatalf("summary %+v, want 47 written, nothing spooled", sum)
 	}
-	if want := "wrote 43 points to crank/autogen at " + srv.URL; sum.String() != want {
+	if want := "wrote 47 points to crank/autogen at " + srv.URL; sum.String() != want {
 		t.Errorf("String() = %q, want %q", sum.String(), want)
 	}
 	got := query(t, srv.URL, srv.DB, `SELECT "http/rps/mean", "http/latency/99" FROM crank_summary WHERE session = 's1' AND service = 'load'`)
@@ -93,7 +93,7 @@ func TestPublishTwiceIsIdempotent(t *testing.T) {
 	once := counts(t, srv.URL, srv.DB)
 	series := query(t, srv.URL, srv.DB, "SHOW SERIES")
 	sum, err := Publish(context.Background(), cfg, res, nil)
-	if err != nil || sum.Written != 43 {
+	if err != nil || sum.Written != 47 {
 		t.Fatalf("second Publish: %v, %+v", err, sum)
 	}
 	if twice := counts(t, srv.URL, srv.DB); twice != once {
@@ -102,7 +102,7 @@ func TestPublishTwiceIsIdempotent(t *testing.T) {
 	if again := query(t, srv.URL, srv.DB, "SHOW SERIES"); len(again[0].Values) != len(series[0].Values) {
 		t.Errorf("series %d after a second publish, want %d", len(again[0].Values), len(series[0].Values))
 	}
-	if !strings.Contains(once, "phase:measured profile:local scenario:plaintext service:application session:s1] [time count_benchmarks/cpu count_benchmarks/working-set count_runtime-counter/exception-count count_runtime-counter/lock-contention count_runtime-counter/requests-per-second] [15 15 15 15 15]") {
+	if !strings.Contains(once, "phase:measured profile:local scenario:plaintext service:application session:s1 variant:partitions=1] [time count_benchmarks/cpu count_benchmarks/working-set count_elapsed_s count_runtime-counter/exception-count count_runtime-counter/gc-pause count_runtime-counter/lock-contention count_runtime-counter/requests-per-second] [15 15 15 15 15 15 15]") {
 		t.Errorf("counts do not show the timeline: %s", once)
 	}
 }
@@ -129,7 +129,7 @@ func TestSpoolWhileDownThenPush(t *testing.T) {
 	cfg := testConfig(t, srv.URL, srv.DB)
 	for i, r := range runs {
 		sum, err := Publish(ctx, cfg, r.result(), nil)
-		if err != nil || sum.Err == nil || sum.Written != 0 || sum.Spooled != 43 || sum.PendingRuns != i+1 {
+		if err != nil || sum.Err == nil || sum.Written != 0 || sum.Spooled != 47 || sum.PendingRuns != i+1 {
 			t.Fatalf("publish while down: %v, %+v", err, sum)
 		}
 		if !strings.Contains(sum.String(), "run `crank push`") {
@@ -140,7 +140,7 @@ func TestSpoolWhileDownThenPush(t *testing.T) {
 	var out, errOut strings.Builder
 	env := map[string]string{"CRANK_INFLUX_URL": srv.URL, "CRANK_INFLUX_BUCKET": srv.DB + "/autogen"}
 	code := Main(ctx, []string{"--spool", cfg.SpoolDir}, func(k string) string { return env[k] }, &out, &errOut)
-	if code != ExitOK || out.String() != "wrote 2 spooled runs (86 points)\n" {
+	if code != ExitOK || out.String() != "wrote 2 spooled runs (94 points)\n" {
 		t.Fatalf("push: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
 	}
 	if left, _ := os.ReadDir(cfg.SpoolDir); len(left) != 0 {
@@ -161,7 +161,7 @@ func TestRejectedSpoolFileDoesNotBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum, err := Publish(context.Background(), cfg, run{start: t0, session: "s", arch: "x64", partitions: "1", rps: 1}.result(), nil)
-	if err != nil || sum.Written != 43 || sum.FlushErr == nil || sum.PendingRuns != 1 || sum.PendingPoints != 1 {
+	if err != nil || sum.Written != 47 || sum.FlushErr == nil || sum.PendingRuns != 1 || sum.PendingPoints != 1 {
 		t.Fatalf("Publish: %v, %+v", err, sum)
 	}
 	if !strings.Contains(sum.FlushErr.Error(), "status 400") {

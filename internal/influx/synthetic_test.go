@@ -43,14 +43,16 @@ func (r run) result() *results.Result {
 		app = append(app,
 			api.Measurement{Name: measure.LockContention, Timestamp: at, Value: 1 + v/10, Warmup: warm},
 			api.Measurement{Name: measure.ExceptionCount, Timestamp: at, Value: v / 100, Warmup: warm},
+			api.Measurement{Name: measure.GCPause, Timestamp: at, Value: 2 + v/10, Warmup: warm},
 			api.Measurement{Name: RequestsPerSecond, Timestamp: at, Value: r.rps + v*100, Warmup: warm})
 		load = append(load, api.Measurement{Name: measure.CPU, Timestamp: at.Add(time.Millisecond), Value: 50 + v, Warmup: warm})
 	}
 	appResults := map[string]float64{measure.CPU: 96, measure.WorkingSet: 46,
-		measure.LockContention: 1.3, measure.ExceptionCount: 0.03, measure.StartTime: 120}
+		measure.LockContention: 1.3, measure.ExceptionCount: 0.03, measure.GCPause: 2.3, measure.StartTime: 120}
 	if r.noCounters {
 		delete(appResults, measure.LockContention)
 		delete(appResults, measure.ExceptionCount)
+		delete(appResults, measure.GCPause)
 	}
 	return &results.Result{
 		StartTime: r.start, Scenario: "plaintext", Profiles: []string{"local"}, Session: r.session,

@@ -3,6 +3,7 @@ package influx
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -59,7 +60,25 @@ func TagsFromEnv(getenv func(string) string) Tags {
 const (
 	NoScenario = "unnamed"
 	NoProfile  = "default"
+	NoVariant  = "default"
 )
+
+// VariantOf is a run's variant tag: its variant (properties and the variables that differ from
+// the scenario's defaults; for an older result, its properties) as sorted name=value pairs joined
+// by ",": "dispatch=partitioned,partitions=4"; NoVariant when it has none.
+func VariantOf(res *results.Result) string {
+	v := res.Variant
+	if len(v) == 0 {
+		v = res.JobResults.Properties
+	}
+	var pairs []string
+	for _, k := range slices.Sorted(maps.Keys(v)) {
+		if k != "" && v[k] != "" {
+			pairs = append(pairs, k+"="+v[k])
+		}
+	}
+	return or(strings.Join(pairs, ","), NoVariant)
+}
 
 // runTags are the tags every point of the run shares (crank_run's tags): the user's properties
 // and extra tags, overridden by the built-in ones of the same name.
@@ -69,6 +88,7 @@ func runTags(res *results.Result, t Tags) map[string]string {
 	maps.Copy(m, t.Extra)
 	put(m, "scenario", or(res.Scenario, NoScenario))
 	put(m, "profile", or(strings.Join(res.Profiles, "+"), NoProfile))
+	put(m, "variant", VariantOf(res))
 	put(m, "branch", t.Branch)
 	put(m, "commit", t.Commit)
 	return clean(m)

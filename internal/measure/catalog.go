@@ -7,29 +7,31 @@ import "github.com/crankshaft/crankshaft/internal/api"
 
 // Names of the measurements, as crank names them where crank has them.
 const (
-	CPU            = "benchmarks/cpu"
-	CPURaw         = "benchmarks/cpu/raw"
-	CPUGlobal      = "benchmarks/cpu/global"
-	WorkingSet     = "benchmarks/working-set"
-	PrivateMemory  = "benchmarks/private-memory"
-	BuildTime      = "benchmarks/build-time"
-	StartTime      = "benchmarks/start-time"
-	RPS            = "http/rps/mean"
-	Requests       = "http/requests"
-	BadResponses   = "http/requests/badresponses"
-	Errors         = "http/requests/errors"
-	LatencyMean    = "http/latency/mean"
-	Latency50      = "http/latency/50"
-	Latency75      = "http/latency/75"
-	Latency90      = "http/latency/90"
-	Latency99      = "http/latency/99"
-	LatencyMax     = "http/latency/max"
-	WrkRPS         = "wrk/rps/mean"
-	BombardierRPS  = "bombardier/rps/mean"
-	GRPCRPS        = "grpc/rps/mean"
-	BuiltinRPS     = "builtin/rps/mean"
-	LockContention = "runtime-counter/lock-contention"
-	ExceptionCount = "runtime-counter/exception-count"
+	CPU           = "benchmarks/cpu"
+	CPURaw        = "benchmarks/cpu/raw"
+	CPUGlobal     = "benchmarks/cpu/global"
+	WorkingSet    = "benchmarks/working-set"
+	PrivateMemory = "benchmarks/private-memory"
+	BuildTime     = "benchmarks/build-time"
+	StartTime     = "benchmarks/start-time"
+	RPS           = "http/rps/mean"
+	Requests      = "http/requests"
+	BadResponses  = "http/requests/badresponses"
+	Errors        = "http/requests/errors"
+	LatencyMean   = "http/latency/mean"
+	Latency50     = "http/latency/50"
+	Latency75     = "http/latency/75"
+	Latency90     = "http/latency/90"
+	Latency99     = "http/latency/99"
+	LatencyMax    = "http/latency/max"
+	WrkRPS        = "wrk/rps/mean"
+	BombardierRPS = "bombardier/rps/mean"
+	GRPCRPS       = "grpc/rps/mean"
+	BuiltinRPS    = "builtin/rps/mean"
+	// BuiltinRPSPerSecond is the built-in generator's per-second timeline of completed requests.
+	BuiltinRPSPerSecond = "builtin/requests-per-second"
+	LockContention      = "runtime-counter/lock-contention"
+	ExceptionCount      = "runtime-counter/exception-count"
 
 	MonitorLockContention = "runtime-counter/monitor-lock-contention-count"
 	GCPause               = "runtime-counter/gc-pause"
@@ -38,6 +40,7 @@ const (
 	Threads               = "runtime-counter/threads"
 	QueueLength           = "runtime-counter/queue-length"
 	SchedLatencyP99       = "runtime-counter/sched-latency-p99"
+	RequestsPerSecond     = "runtime-counter/requests-per-second"
 
 	// Derived by results.Derive from the others.
 	ErrorRate     = "http/requests/error-rate"
@@ -105,7 +108,9 @@ func List() []api.Metadata {
 		md("wrk", WrkRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (wrk)", "Requests per second as wrk reports it"),
 		md("bombardier", BombardierRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (bombardier)", "Requests per second as bombardier reports it"),
 		md("builtin", BuiltinRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (builtin)", "Requests per second as the built-in generator (crank load) reports it"),
+		md("builtin", BuiltinRPSPerSecond, api.OpAvg, api.OpSum, "n0", UnitRPS, "Requests/sec per second (builtin)", "Requests the built-in generator completed in each second: one sample per second of the run, the client-side view of the run dashboard's requests/sec"),
 		md("ghz", GRPCRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (gRPC)", "gRPC calls per second as ghz reports it, calls ending in an error status included"),
+		md("Counters", RequestsPerSecond, api.OpAvg, api.OpSum, "n0", UnitRPS, "Requests/sec (app)", "Requests the application answered per second, from its own counter (app_requests_total): one sample per sampling interval, the server-side view of the load"),
 		md("Counters", LockContention, api.OpAvg, api.OpMax, "n2", UnitMsPerSec, "Lock contention (ms/s)", "Time goroutines spent blocked on sync.Mutex, sync.RWMutex and the Go runtime's internal locks, in ms per second (100 ms/s: on average a tenth of a goroutine waiting)"),
 		md("Counters", ExceptionCount, api.OpAvg, api.OpSum, "n2", UnitPerSec, "Exceptions (/s)", "Exceptions thrown (.NET) or recovered panics and failed requests (Go apps) per second"),
 		md("Counters", MonitorLockContention, api.OpAvg, api.OpMax, "n2", UnitPerSec, "Monitor lock contentions (/s)", "Times a .NET thread found a Monitor lock taken, per second"),

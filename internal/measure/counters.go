@@ -11,7 +11,8 @@ const (
 
 // DefaultCounters returns the shipped Prometheus metric -> measurement mappings, for Go apps
 // (client_golang's Go collector with runtime metrics, and the apps' own app_* metrics) and for
-// .NET 9's System.Runtime meter as OpenTelemetry's Prometheus exporter names it. Several entries
+// .NET: .NET 9's System.Runtime meter (dotnet_*) and OpenTelemetry's runtime instrumentation
+// (process_runtime_dotnet_*), as OpenTelemetry's Prometheus exporter names them. Several entries
 // may feed one measurement: the values of those an app exposes are added up; one it does not
 // expose adds nothing (a measurement no entry finds is absent, not zero).
 func DefaultCounters() []api.CounterSpec {
@@ -25,18 +26,24 @@ func DefaultCounters() []api.CounterSpec {
 		return api.CounterSpec{Metric: metric, Measurement: name, Read: ReadQuantile, Quantile: 0.99, Scale: 1000}
 	}
 	return []api.CounterSpec{
+		rate("app_requests_total", RequestsPerSecond, 1),
 		rate("go_sync_mutex_wait_total_seconds_total", LockContention, 1000),
 		rate("app_exceptions_total", ExceptionCount, 1),
 		rate("dotnet_exceptions_total", ExceptionCount, 1),
+		rate("process_runtime_dotnet_exceptions_count_total", ExceptionCount, 1),
 		rate("dotnet_monitor_lock_contentions_total", MonitorLockContention, 1),
+		rate("process_runtime_dotnet_monitor_lock_contention_count_total", MonitorLockContention, 1),
 		rate("go_gc_duration_seconds", GCPause, 1000),
 		rate("dotnet_gc_pause_time_seconds_total", GCPause, 1000),
+		rate("process_runtime_dotnet_gc_duration_nanoseconds_total", GCPause, 1e-6),
 		p99ms("go_gc_pauses_seconds", GCPauseP99),
 		gauge("go_goroutines", Goroutines),
 		gauge("go_threads", Threads),
 		gauge("dotnet_thread_pool_thread_count", Threads),
+		gauge("process_runtime_dotnet_thread_pool_threads_count", Threads),
 		gauge("app_dispatch_queue_length", QueueLength),
 		gauge("dotnet_thread_pool_queue_length", QueueLength),
+		gauge("process_runtime_dotnet_thread_pool_queue_length", QueueLength),
 		p99ms("go_sched_latencies_seconds", SchedLatencyP99),
 	}
 }

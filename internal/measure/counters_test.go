@@ -22,7 +22,7 @@ func TestWithDefaultCountersMergesByMeasurement(t *testing.T) {
 			t.Errorf("default %+v kept although the job maps %s itself", c, measure.ExceptionCount)
 		}
 	}
-	if want := len(measure.DefaultCounters()) - 2; len(got)-2 != want { // both exception sources replaced
+	if want := len(measure.DefaultCounters()) - 3; len(got)-2 != want { // the three exception sources replaced
 		t.Errorf("%d defaults kept, want %d", len(got)-2, want)
 	}
 	if n := len(measure.WithDefaultCounters(nil)); n != len(measure.DefaultCounters()) {
@@ -32,6 +32,7 @@ func TestWithDefaultCountersMergesByMeasurement(t *testing.T) {
 
 func TestDefaultCountersShape(t *testing.T) {
 	want := map[string]api.CounterSpec{
+		"app_requests_total":                     {Measurement: measure.RequestsPerSecond, Read: "rate", Scale: 1},
 		"go_sync_mutex_wait_total_seconds_total": {Measurement: measure.LockContention, Read: "rate", Scale: 1000},
 		"app_exceptions_total":                   {Measurement: measure.ExceptionCount, Read: "rate", Scale: 1},
 		"dotnet_exceptions_total":                {Measurement: measure.ExceptionCount, Read: "rate", Scale: 1},

@@ -13,13 +13,16 @@ import (
 
 // Result is one run of a scenario, in crank's JSON shape plus a start time and the run's identity.
 type Result struct {
-	ReturnCode  int        `json:"returnCode"`
-	StartTime   time.Time  `json:"startTime"`
-	Scenario    string     `json:"scenario,omitempty"`
-	Profiles    []string   `json:"profiles,omitempty"`
-	Description string     `json:"description,omitempty"`
-	Session     string     `json:"session,omitempty"`
-	JobResults  JobResults `json:"jobResults"`
+	ReturnCode  int       `json:"returnCode"`
+	StartTime   time.Time `json:"startTime"`
+	Scenario    string    `json:"scenario,omitempty"`
+	Profiles    []string  `json:"profiles,omitempty"`
+	Description string    `json:"description,omitempty"`
+	Session     string    `json:"session,omitempty"`
+	// Variant names what this run varies from its scenario: its --property values and the
+	// variables set to other values than the scenario's defaults ("partitions" -> "4").
+	Variant    map[string]string `json:"variant,omitempty"`
+	JobResults JobResults        `json:"jobResults"`
 	// Failures says why returnCode is not 0: failed requests above the limit, thresholds crossed.
 	Failures []string `json:"failures,omitempty"`
 	// Thresholds holds every threshold checked, passed or not.

@@ -44,11 +44,13 @@ type spec struct {
 	labels map[string]string
 }
 
-// reading is what one scrape saw for one spec: a sum, or cumulative histogram buckets.
+// reading is what one scrape saw for one spec: a sum, or cumulative histogram buckets; at is
+// the latest timestamp the exporter put on the samples read (zero when it put none).
 type reading struct {
 	ok      bool
 	sum     float64
 	buckets []bucket
+	at      time.Time
 }
 
 type bucket struct{ le, count float64 }
@@ -109,16 +111,15 @@ func parseSpec(c api.CounterSpec) (spec, error) {
 // Scrape reads the endpoint and returns the value of each spec's measurement. Rates and histogram
 // quantiles need two scrapes: the first one only primes them.
 func (s *Scraper) Scrape(ctx context.Context) (map[string]float64, error) {
-	families, err := s.fetch(ctx)
+	families, now, err := s.fetch(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return s.observe(families), nil
+	return s.observe(families, now), nil
 }
 
-// observe turns one scrape's metric families into the specs' measurements.
-func (s *Scraper) observe(families map[string]*dto.MetricFamily) map[string]float64 {
-	now := s.now()
+// observe turns one scrape's metric families, read at now, into the specs' measurements.
+func (s *Scraper) observe(families map[string]*dto.MetricFamily, now time.Time) map[string]float64 {
 	cur := make([]reading, len(s.specs))
 	out := map[string]float64{}
 	for i, sp := range s.specs {
@@ -135,25 +136,30 @@ func (s *Scraper) observe(families map[string]*dto.MetricFamily) map[string]floa
 	return out
 }
 
-func (s *Scraper) fetch(ctx context.Context) (map[string]*dto.MetricFamily, error) {
+// fetch reads and parses the endpoint. at is when the values were read: the middle of the
+// request's round trip (the app gathers them between request and response), not the end of the
+// parse, which a busy machine delays by a varying amount and so skews every rate.
+func (s *Scraper) fetch(ctx context.Context) (fams map[string]*dto.MetricFamily, at time.Time, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
 	if err != nil {
-		return nil, fmt.Errorf("metrics %s: %w", s.url, err)
+		return nil, at, fmt.Errorf("metrics %s: %w", s.url, err)
 	}
 	req.Header.Set("Accept", "text/plain;version=0.0.4")
+	sent := s.now()
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("metrics %s: %w", s.url, err)
+		return nil, at, fmt.Errorf("metrics %s: %w", s.url, err)
 	}
+	at = sent.Add(s.now().Sub(sent) / 2)
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("metrics %s: status %d", s.url, resp.StatusCode)
+		return nil, at, fmt.Errorf("metrics %s: status %d", s.url, resp.StatusCode)
 	}
-	fams, err := parseText(resp.Body)
+	fams, err = parseText(resp.Body)
 	if err != nil {
-		return nil, fmt.Errorf("metrics %s: %w", s.url, err)
+		return nil, at, fmt.Errorf("metrics %s: %w", s.url, err)
 	}
-	return fams, nil
+	return fams, at, nil
 }
 
 // maxExposition bounds what one scrape reads.

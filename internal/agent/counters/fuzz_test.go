@@ -36,7 +36,7 @@ func FuzzExposition(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			for name, v := range s.observe(fams) {
+			for name, v := range s.observe(fams, time.Now()) {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
 					t.Logf("%s = %v", name, v) // an app may expose NaN; it must not crash the scrape
 				}

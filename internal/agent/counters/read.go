@@ -42,6 +42,9 @@ func read(f *dto.MetricFamily, sp spec) reading {
 		default:
 			continue
 		}
+		if ms := m.GetTimestampMs(); ms != 0 && time.UnixMilli(ms).After(r.at) {
+			r.at = time.UnixMilli(ms)
+		}
 		r.ok = true
 	}
 	return r
@@ -77,10 +80,14 @@ func addBuckets(acc []bucket, h *dto.Histogram) []bucket {
 	return acc
 }
 
-// value computes a spec's value from two readings dt apart; false when there is none yet.
+// value computes a spec's value from two readings dt apart (or as far apart as the exporter's
+// timestamps say, when both have one); false when there is none yet.
 func value(sp spec, prev, cur reading, dt time.Duration) (float64, bool) {
 	if !cur.ok {
 		return 0, false
+	}
+	if !prev.at.IsZero() && !cur.at.IsZero() {
+		dt = cur.at.Sub(prev.at)
 	}
 	switch {
 	case sp.Read == ReadGauge:

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -39,19 +40,32 @@ const (
 // Metrics is one app's registry and counters. It implements httpserver.Observer.
 type Metrics struct {
 	Registry   *prometheus.Registry
-	requests   prometheus.Counter
+	requests   *stampedCounter
 	exceptions *prometheus.CounterVec
 	queue      sync.Once
 }
 
+// stampedCounter is a counter exported with the time it was read (a Prometheus sample
+// timestamp), so a scraper's rate divides by the app's own interval between two reads, not by
+// its round trip, which a busy machine stretches unevenly.
+type stampedCounter struct {
+	desc *prometheus.Desc
+	n    atomic.Uint64
+}
+
+func (c *stampedCounter) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *stampedCounter) Collect(ch chan<- prometheus.Metric) {
+	m := prometheus.MustNewConstMetric(c.desc, prometheus.CounterValue, float64(c.n.Load()))
+	ch <- prometheus.NewMetricWithTimestamp(time.Now(), m)
+}
+
 // New returns a registry with the Go runtime collector (all runtime/metrics), the process
-// collector, app_requests_total and app_exceptions_total{kind}.
+// collector, app_requests_total (stamped with the time it is read) and app_exceptions_total{kind}.
 func New() *Metrics {
 	m := &Metrics{
 		Registry: prometheus.NewRegistry(),
-		requests: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: RequestsTotal, Help: "Requests answered.",
-		}),
+		requests: &stampedCounter{desc: prometheus.NewDesc(RequestsTotal, "Requests answered.", nil, nil)},
 		exceptions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: ExceptionsTotal, Help: "Recovered panics and failed requests, by kind.",
 		}, []string{"kind"}),
@@ -70,7 +84,7 @@ func New() *Metrics {
 // AddRequests counts n answered requests.
 func (m *Metrics) AddRequests(n int) {
 	if n > 0 {
-		m.requests.Add(float64(n))
+		m.requests.n.Add(uint64(n))
 	}
 }
 

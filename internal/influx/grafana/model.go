@@ -31,6 +31,7 @@ type Dashboard struct {
 	Version       int         `json:"version"`
 	Timezone      string      `json:"timezone"`
 	Time          TimeRange   `json:"time"`
+	Links         []Link      `json:"links,omitempty"`
 	Templating    Templating  `json:"templating"`
 	Annotations   Annotations `json:"annotations"`
 	Panels        []Panel     `json:"panels"`
@@ -84,19 +85,40 @@ type Annotation struct {
 	TextColumn  string     `json:"textColumn"`
 	TagsColumn  string     `json:"tagsColumn,omitempty"`
 	TitleColumn string     `json:"titleColumn,omitempty"`
+	// TimeEndColumn names the column holding the end of a region (epoch ms).
+	TimeEndColumn string `json:"timeEndColumn,omitempty"`
 }
 
-// Panel is a time series, table or bar chart panel.
+// Link is a dashboard link (to another dashboard, keeping the time range and variables).
+type Link struct {
+	Title       string   `json:"title"`
+	Type        string   `json:"type"` // "link", or "dashboards" (those of Tags)
+	URL         string   `json:"url,omitempty"`
+	Tags        []string `json:"tags,omitempty"`
+	AsDropdown  bool     `json:"asDropdown"`
+	KeepTime    bool     `json:"keepTime"`
+	IncludeVars bool     `json:"includeVars"`
+}
+
+// Panel is a time series, table, stat or x/y chart panel, or a row (no datasource, no query).
 type Panel struct {
-	ID          int            `json:"id"`
-	Type        string         `json:"type"`
-	Title       string         `json:"title"`
-	Description string         `json:"description,omitempty"`
-	Datasource  Datasource     `json:"datasource"`
-	GridPos     GridPos        `json:"gridPos"`
-	Targets     []Target       `json:"targets"`
-	FieldConfig FieldConfig    `json:"fieldConfig"`
-	Options     map[string]any `json:"options,omitempty"`
+	ID              int              `json:"id"`
+	Type            string           `json:"type"`
+	Title           string           `json:"title"`
+	Description     string           `json:"description,omitempty"`
+	Datasource      *Datasource      `json:"datasource,omitempty"`
+	GridPos         GridPos          `json:"gridPos"`
+	Targets         []Target         `json:"targets,omitempty"`
+	FieldConfig     *FieldConfig     `json:"fieldConfig,omitempty"`
+	Options         map[string]any   `json:"options,omitempty"`
+	Transformations []Transformation `json:"transformations,omitempty"`
+	Collapsed       *bool            `json:"collapsed,omitempty"` // rows only
+}
+
+// Transformation is a Grafana transformation of a panel's query results.
+type Transformation struct {
+	ID      string         `json:"id"`
+	Options map[string]any `json:"options"`
 }
 
 // GridPos places a panel on the 24-column grid.
@@ -117,15 +139,39 @@ type Target struct {
 	Alias        string     `json:"alias,omitempty"`
 }
 
-// FieldConfig sets the unit of a panel's values.
+// FieldConfig sets the unit of a panel's values, and per-field overrides (units, links).
 type FieldConfig struct {
 	Defaults  FieldDefaults `json:"defaults"`
-	Overrides []any         `json:"overrides"`
+	Overrides []Override    `json:"overrides"`
 }
 
 // FieldDefaults holds the unit ("reqps", "ms", "percent", "suffix: ms/s").
 type FieldDefaults struct {
 	Unit string `json:"unit,omitempty"`
+}
+
+// Override sets properties of the fields a matcher selects ({"id": "byName", "options": "p99"}).
+type Override struct {
+	Matcher    Matcher    `json:"matcher"`
+	Properties []Property `json:"properties"`
+}
+
+// Matcher selects fields.
+type Matcher struct {
+	ID      string `json:"id"`
+	Options string `json:"options"`
+}
+
+// Property is one field property: "unit" (a string) or "links" ([]DataLink).
+type Property struct {
+	ID    string `json:"id"`
+	Value any    `json:"value"`
+}
+
+// DataLink is a link from a cell or point.
+type DataLink struct {
+	Title string `json:"title"`
+	URL   string `json:"url"`
 }
 
 // Marshal renders a dashboard as indented JSON with a final newline, the committed form.
