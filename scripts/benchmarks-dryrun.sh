@@ -3,8 +3,7 @@
 # http imports pointed at local copies (no network). Needs git mirrors of dotnet/crank and
 # aspnet/Benchmarks, python3 with PyYAML (to list scenario names) and a built bin/crank.
 #   scripts/benchmarks-dryrun.sh BENCHMARKS_GIT_DIR CRANK_GIT_DIR [CRANK_BINARY]
-# Prints one line per scenario that does not resolve (file, scenario, first error line), then the
-# count, and the failures grouped by their first error line.
+# Prints the count resolved, then the others by class (see below), the "other" ones listed.
 set -euo pipefail
 bench_git=${1:?Benchmarks git dir}
 crank_git=${2:?crank git dir}
@@ -27,6 +26,13 @@ find "$tmp" -name '*.yml' -print0 | xargs -0 sed -i -E \
   -e "s#^(\s*-\s*)https://raw.githubusercontent.com/dotnet/crank/main/#\1$tmp/crank/#I" \
   -e "s#^(\s*-\s*)https://raw.githubusercontent.com/aspnet/Benchmarks/main/#\1$tmp/benchmarks/#I"
 
+# A scenario that does not resolve is put in one class, by all its error lines:
+#   dotnet-docker  every error is a refusal of a .NET build (source.project, benchmarkDotNet) or of a
+#                  Docker job or its limits (docker*, buildArguments, noClean, cpuSet, memoryLimitInBytes,
+#                  cpuLimitRatio: pending the Docker runtime)
+#   offline        an import from a repository with no local copy here
+#   other          anything else: these are the gaps to close
+dotnet_docker="crank.s (source\\.project|options\\.benchmarkDotNet|source\\.docker[A-Za-z]*|docker[A-Za-z]*|buildArguments|noClean|cpuSet|memoryLimitInBytes|cpuLimitRatio) is not supported"
 total=0 ok=0
 : >"$tmp/failures"
 for f in "$tmp"/benchmarks/scenarios/*.yml; do
@@ -38,14 +44,29 @@ print("\n".join((d.get("scenarios") or {}).keys()))' "$f")
     total=$((total + 1))
     if err=$("$crank" --config "$f" --scenario "$s" --dry-run /dev/null 2>&1 >/dev/null); then
       ok=$((ok + 1))
-    else
-      first=$(printf '%s\n' "$err" | grep -v '^\s*$' | head -1 | sed -E "s#$tmp/##g")
-      printf '%s\t%s\t%s\n' "$(basename "$f")" "$s" "$first" | tee -a "$tmp/failures"
+      continue
     fi
+    errs=$(printf '%s\n' "$err" | grep -v -e '^\s*$' -e '^crank: warning:' -e '^crank: note:' | sed -E "s#$tmp/##g")
+    if printf '%s\n' "$errs" | grep -q 'import .*no such host'; then
+      class=offline
+    elif ! printf '%s\n' "$errs" | grep -v -E "$dotnet_docker" | grep -q .; then
+      class=dotnet-docker
+    else
+      class=other
+    fi
+    first=$(printf '%s\n' "$errs" | grep -v -E "$dotnet_docker" | head -1 || true)
+    [ -z "$first" ] && first=$(printf '%s\n' "$errs" | head -1)
+    printf '%s\t%s\t%s\t%s\n' "$class" "$(basename "$f")" "$s" "$first" >>"$tmp/failures"
   done <<<"$names"
 done
-echo
 echo "resolved: $ok of $total scenarios"
-echo "failures by first error (key and message, lines and names removed):"
-cut -f3 "$tmp/failures" | sed -E -e 's/^crank: //' -e 's/^[^ ]+:[0-9]+: //' -e 's/scenario "[^"]*": service "[^"]*": //' \
-  -e 's/\(ln [0-9]+\)//' | sort | uniq -c | sort -rn
+for class in dotnet-docker offline other; do
+  echo "$class: $(grep -c "^$class	" "$tmp/failures" || true)"
+done
+echo
+echo "other (file, scenario, first error that is not a .NET or Docker refusal):"
+grep "^other	" "$tmp/failures" | cut -f2- || true
+echo
+echo "other, by error (file positions and names removed):"
+grep "^other	" "$tmp/failures" | cut -f4 | sed -E -e 's/^crank: //' -e 's/^[^ ]+:[0-9]+: //' \
+  -e 's/scenario "[^"]*": service "[^"]*": //' | sort | uniq -c | sort -rn || true

@@ -137,11 +137,11 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 }
 
 func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, error) {
-	cfg, err := config.Load(ctx, f.configs, config.LoadOptions{})
+	cfg, err := config.Load(ctx, f.configs, config.LoadOptions{Strict: f.strict})
 	if err != nil {
 		return nil, err
 	}
-	req := config.Request{Scenario: f.scenario, Profiles: f.profiles, Variables: f.variables}
+	req := config.Request{Scenario: f.scenario, Profiles: f.profiles, Variables: f.variables, ScriptOutput: st.Stderr}
 	for _, o := range f.overrides {
 		ov, err := config.ParseOverride(o[0], o[1])
 		if err != nil {
@@ -152,6 +152,12 @@ func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, erro
 	res, err := cfg.Resolve(req)
 	if err != nil {
 		return nil, err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(st.Stderr, "crank: warning: %s\n", w)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(st.Stderr, "crank: note: %s\n", n)
 	}
 	if swaps := wrkFallback(cfg, res, st.LookPath); len(swaps) > 0 {
 		for _, o := range swaps {

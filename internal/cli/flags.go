@@ -23,6 +23,7 @@ type runFlags struct {
 	compare     string
 	session     string
 	verbose     bool
+	strict      bool
 	influx      influxFlags
 }
 
@@ -50,6 +51,10 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 		name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
 		if name == "verbose" || name == "v" {
 			f.verbose = true
+			continue
+		}
+		if name == "strict" {
+			f.strict = true
 			continue
 		}
 		if !hasValue {
@@ -156,5 +161,6 @@ Run options (crank's names):
   --agent-ca FILE          PEM CA certificate(s) that signed the agents' TLS certificates (or CRANK_AGENT_CA)
   --session ID             session id recorded with the results (default: generated)
   --influx-url/--influx-token/--influx-org/--influx-bucket   push results to InfluxDB (or CRANK_INFLUX_*)
+  --strict                 keys nobody knows are errors (by default warnings: crank ignores them)
   -v, --verbose            debug logs
 `

@@ -26,3 +26,26 @@ func merge(dst, src *node) *node {
 	}
 	return dst
 }
+
+// mergeFile merges one configuration file over others: as merge, except that crank's root
+// script lists (onResultsCreating, defaultScripts, onResultsCreated, results) are appended, so
+// every file's scripts run, as in crank.
+func mergeFile(dst, src *node) *node {
+	if !dst.isMap() || !src.isMap() {
+		return merge(dst, src)
+	}
+	var appended []string
+	for _, key := range []string{"onResultsCreating", "defaultScripts", "onResultsCreated", "results"} {
+		d, s := dst.pair(key), src.pair(key)
+		if d == nil || s == nil || !d.value.isList() || !s.value.isList() {
+			continue
+		}
+		list := d.value.clone()
+		for _, it := range s.value.items {
+			list.items = append(list.items, it.clone())
+		}
+		d.value = list
+		appended = append(appended, key)
+	}
+	return merge(dst, src.without(appended...))
+}

@@ -3,12 +3,14 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/script"
 	"github.com/osteele/liquid"
 )
 
@@ -18,6 +20,8 @@ type Request struct {
 	Profiles  []string          // --profile, repeatable, applied in order
 	Variables map[string]string // --variable name=value (raw strings, read as YAML scalars)
 	Overrides []Override        // --<service>.<path> value, in command-line order
+	// ScriptOutput receives what onConfigure scripts print with console.log (nil: discarded).
+	ScriptOutput io.Writer
 }
 
 // Resolved is a scenario ready to run: one rendered job per service.
@@ -25,6 +29,8 @@ type Resolved struct {
 	Scenario string
 	Profiles []string
 	Services []Service // in the scenario's YAML order
+	// Warnings are keys nobody knows (not used); Notes are crank keys that have no effect here.
+	Warnings, Notes []string
 }
 
 // Service is one service of the scenario.
@@ -33,6 +39,9 @@ type Service struct {
 	Job  api.Job
 	// Endpoints are the agents to run on; empty means the embedded local agent.
 	Endpoints []string
+
+	body  *node  // the rendered job, until decoded
+	where string // scenario and service, for errors
 }
 
 // Scenarios lists the scenario names, sorted.
@@ -77,9 +86,14 @@ func (c *Config) Resolve(req Request) (*Resolved, error) {
 	c.logUnmatchedEntries(scen, profiles)
 
 	r := &Resolved{Scenario: req.Scenario, Profiles: slices.Clone(req.Profiles)}
+	r.Warnings, r.Notes = slices.Clone(c.warns), slices.Clone(c.notes)
 	engine := newEngine()
+	js := script.New(req.ScriptOutput) // shared by every service's onConfigure, as in crank
 	for _, svc := range scen.pairs {
 		s, err := c.resolveService(engine, req.Scenario, svc, profiles, perService[svc.key], cmdVars)
+		if err == nil {
+			err = c.decodeService(js, r, &s)
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -210,9 +224,13 @@ func (c *Config) resolveService(e *liquid.Engine, scenario string, svc pair, pro
 	if !base.isMap() {
 		return Service{}, fmt.Errorf("%s: %s: unknown job %q; jobs: %s", jobPos, where, jobName, oneOf(c.Jobs()))
 	}
-	job := merge(base.clone(), spec.without("job"))
+	job := merge(base.clone(), spec.without("job", "agent"))
+	agentName := svc.key // crank: a service's agent: names the profile entry it takes
+	if a, ok := spec.get("agent").str(); ok && a != "" {
+		agentName = a
+	}
 	for _, p := range profiles {
-		applyProfile(job, p.value, svc.key)
+		applyProfile(job, p.value, agentName)
 	}
 	var errs []error
 	for _, o := range overrides {
@@ -243,14 +261,29 @@ func (c *Config) finish(e *liquid.Engine, where, svc, jobName string, job, cmdVa
 	if _, err := renderTree(e, &body, bindings, false, where, ""); err != nil {
 		return Service{}, err
 	}
-	d := &decoder{where: where, dirs: c.dirs, log: c.log}
-	j := api.Job{Service: svc, Name: jobName, Variables: bindings}
-	endpoints := d.job(body, &j)
+	return Service{Name: svc, Job: api.Job{Service: svc, Name: jobName, Variables: bindings}, body: body, where: where}, nil
+}
+
+// decodeService decodes a rendered service's job strictly, runs crank's wrapper translation and
+// the job's onConfigure scripts, and collects warnings and notes into r.
+func (c *Config) decodeService(js *script.Engine, r *Resolved, s *Service) error {
+	d := &decoder{where: s.where, dirs: c.dirs, log: c.log, strict: c.strict}
+	j := &s.Job
+	s.Endpoints = d.job(s.body, j)
+	s.body = nil
+	if d.project != "" {
+		d.applyProject(j)
+	}
+	r.Warnings = append(r.Warnings, d.warns...)
+	r.Notes = append(r.Notes, d.notes...)
 	if len(d.errs) > 0 {
-		return Service{}, errors.Join(d.errs...)
+		return errors.Join(d.errs...)
+	}
+	if err := onConfigure(js, j, d.onConfigure); err != nil {
+		return fmt.Errorf("%s: %w", s.where, err)
 	}
 	if j.MetricsPort != 0 || j.MetricsURL != "" {
 		j.Counters = measure.WithDefaultCounters(j.Counters)
 	}
-	return Service{Name: svc, Job: j, Endpoints: endpoints}, nil
+	return nil
 }
