@@ -38,6 +38,9 @@ type JobResult struct {
 	Variables    map[string]any      `json:"variables"`
 	// Iterations keeps each iteration's results when the run had --iterations N > 1.
 	Iterations []map[string]float64 `json:"iterations,omitempty"`
+	// Values are results that are not numbers (crank's netSdkVersion, a script's text): written
+	// under results with the numbers.
+	Values map[string]any `json:"-"`
 }
 
 // Diagnostic is one finding of the post-run diagnosis ("client-bound", "contention-bound", ...).
