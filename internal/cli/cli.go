@@ -92,7 +92,7 @@ func logger(st State, verbose bool) *slog.Logger {
 
 func runScenario(ctx context.Context, st State, f *runFlags) int {
 	log := logger(st, f.verbose)
-	resolved, err := resolve(ctx, st, f)
+	resolved, scripts, err := resolve(ctx, st, f)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
 		return ExitBadInput
@@ -133,25 +133,36 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 		return ExitFailed
 	}
 	res.JobResults.Diagnostics = diagnose.Diagnose(res, diagnose.DefaultThresholds())
+	if err := applyScripts(scripts, f.scripts, res, st.Stderr); err != nil {
+		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
+		if code := finish(ctx, st, f, run, res, log); code != ExitOK {
+			return code
+		}
+		return ExitFailed
+	}
 	return finish(ctx, st, f, run, res, log)
 }
 
-func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, error) {
+func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, *config.Scripts, error) {
 	cfg, err := config.Load(ctx, f.configs, config.LoadOptions{Strict: f.strict})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	scripts, err := checkScripts(cfg, f.scripts)
+	if err != nil {
+		return nil, nil, err
 	}
 	req := config.Request{Scenario: f.scenario, Profiles: f.profiles, Variables: f.variables, ScriptOutput: st.Stderr}
 	for _, o := range f.overrides {
 		ov, err := config.ParseOverride(o[0], o[1])
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		req.Overrides = append(req.Overrides, ov)
 	}
 	res, err := cfg.Resolve(req)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(st.Stderr, "crank: warning: %s\n", w)
@@ -164,9 +175,9 @@ func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, erro
 			fmt.Fprintf(st.Stderr, "[%s] wrk is not installed here: using the built-in load generator (%s %s)\n", o.Service, o, o.Value)
 		}
 		req.Overrides = append(req.Overrides, swaps...)
-		return cfg.Resolve(req)
+		res, err = cfg.Resolve(req)
 	}
-	return res, nil
+	return res, scripts, err
 }
 
 // wrkFallback swaps wrk for the built-in generator on the services that run on the embedded

@@ -24,6 +24,7 @@ type runFlags struct {
 	session     string
 	verbose     bool
 	strict      bool
+	scripts     []string // --script NAME, run after the results exist
 	influx      influxFlags
 }
 
@@ -85,6 +86,8 @@ func (f *runFlags) set(name, value string) error {
 		f.scenario = value
 	case "profile":
 		f.profiles = append(f.profiles, value)
+	case "script":
+		f.scripts = append(f.scripts, value)
 	case "variable":
 		k, v, ok := strings.Cut(value, "=")
 		if !ok || k == "" {
@@ -161,6 +164,7 @@ Run options (crank's names):
   --agent-ca FILE          PEM CA certificate(s) that signed the agents' TLS certificates (or CRANK_AGENT_CA)
   --session ID             session id recorded with the results (default: generated)
   --influx-url/--influx-token/--influx-org/--influx-bucket   push results to InfluxDB (or CRANK_INFLUX_*)
+  --script NAME            run the configuration's scripts.NAME once the results exist (repeatable)
   --strict                 keys nobody knows are errors (by default warnings: crank ignores them)
   -v, --verbose            debug logs
 `

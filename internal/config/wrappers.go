@@ -55,7 +55,8 @@ func (d *decoder) applyProject(j *api.Job) {
 		d.fail(d.projectPos, "arguments", "crank's %s wrapper: %v", w.executable, err)
 		return
 	}
-	j.Source, j.Executable, j.Parser = nil, w.executable, w.parser
+	// The wrapper's banner ("Bombardier Client") was its readyStateText; the tool prints none.
+	j.Source, j.Executable, j.Parser, j.ReadyStateText = nil, w.executable, w.parser, ""
 }
 
 // takeOption removes every "name value" (any of names, matched ignoring case) from args and

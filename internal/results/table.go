@@ -64,6 +64,14 @@ func rows(jr *JobResult) [][3]string {
 	for _, k := range rest {
 		out = append(out, [3]string{k, Format(jr.Results[k], "n2"), ""})
 	}
+	texts := make([]string, 0, len(jr.Values))
+	for k := range jr.Values {
+		texts = append(texts, k)
+	}
+	sort.Strings(texts)
+	for _, k := range texts {
+		out = append(out, [3]string{k, fmt.Sprint(jr.Values[k]), ""})
+	}
 	return out
 }
 

@@ -1,0 +1,78 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCrankLoadJobs runs crank's own wrk.yml and bombardier.yml (unmodified copies in
+// testdata/crank, imported by a local scenario file) against apps/plaintext with --profile local:
+// the wrappers' arguments run the real tools, with a warm-up run. The scenario file's root
+// results: definition (percentile90 of benchmarks/cpu/raw), its onResultsCreated script and a
+// --script show in the results.
+func TestCrankLoadJobs(t *testing.T) {
+	for _, sc := range []struct{ scenario, rps string }{{"plaintext", "wrk/rps/mean"}, {"plaintext-bombardier", "bombardier/rps/mean"}} {
+		t.Run(sc.scenario, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.json")
+			_, ports := appPorts(t)
+			args := append([]string{"--config", "internal/e2e/testdata/crank/plaintext.benchmarks.yml", "--scenario", sc.scenario,
+				"--profile", "local", "--variable", "duration=2", "--variable", "warmup=1", "--variable", "threads=1",
+				"--variable", "connections=16", "--json", out, "--script", "hello"}, ports...)
+			r := crank(t, 3*time.Minute, args...)
+			if r.code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			mustContain(t, "stdout", r.stdout, "benchmarks/cpu/raw/90", sc.rps)
+			mustContain(t, "stderr", r.stderr, "hello from --script, ")
+			var res struct {
+				JobResults struct {
+					Jobs map[string]struct {
+						Results  map[string]any `json:"results"`
+						Metadata []map[string]any
+					} `json:"jobs"`
+					Properties map[string]string `json:"properties"`
+				} `json:"jobResults"`
+			}
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(b, &res); err != nil {
+				t.Fatal(err)
+			}
+			app, load := res.JobResults.Jobs["application"], res.JobResults.Jobs["load"]
+			if v, _ := app.Results["benchmarks/cpu/raw/90"].(float64); v <= 0 {
+				t.Errorf("application benchmarks/cpu/raw/90 = %v", app.Results["benchmarks/cpu/raw/90"])
+			}
+			if v, _ := load.Results[sc.rps].(float64); v <= 0 {
+				t.Errorf("load %s = %v", sc.rps, load.Results[sc.rps])
+			}
+			if res.JobResults.Properties["rps-per-core"] == "" {
+				t.Errorf("onResultsCreated left no rps-per-core property: %v", res.JobResults.Properties)
+			}
+			for _, m := range append(app.Metadata, load.Metadata...) {
+				if d, _ := m["description"].(string); d == "" {
+					t.Errorf("metadata %v has no description", m["name"])
+				}
+			}
+		})
+	}
+}
+
+// TestOnConfigureStopsTheRun: an onConfigure script that throws stops crank before anything
+// starts, with the script's message, its file and line.
+func TestOnConfigureStopsTheRun(t *testing.T) {
+	r := crank(t, time.Minute, "--config", "internal/e2e/testdata/crank/plaintext.benchmarks.yml", "--scenario", "check",
+		"--profile", "local", "--variable", "serverPort=80")
+	if r.code != 2 {
+		t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
+	}
+	mustContain(t, "stderr", r.stderr, "plaintext.benchmarks.yml:46 onConfigure[0]: serverPort must be 1024 or above, got 80")
+	if strings.Contains(r.stderr, "uploading") || strings.Contains(r.stderr, "starting job") {
+		t.Errorf("something started:\n%s", r.stderr)
+	}
+}
