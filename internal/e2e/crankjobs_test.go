@@ -76,3 +76,33 @@ func TestOnConfigureStopsTheRun(t *testing.T) {
 		t.Errorf("something started:\n%s", r.stderr)
 	}
 }
+
+// TestJobStatistics: a job that prints crank's #StartJobStatistics block has its measurements
+// and metadata (description, aggregate) in the results.
+func TestJobStatistics(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "stats.yml")
+	block := `#StartJobStatistics
+{"Metadata": [{"source": "me", "name": "my/result", "aggregate": "Sum", "reduce": "Max", "format": "n1", "shortDescription": "My result (ms)"}],
+ "Measurements": [{"name": "my/result", "timestamp": "2024-02-23T13:01:56Z", "value": 1.5}, {"name": "my/result", "value": 2}]}
+#EndJobStatistics`
+	yml := "jobs:\n  stats:\n    executable: sh\n    waitForExit: true\n    arguments: \"-c 'cat stats.txt'\"\n" +
+		"    source:\n      localFolder: .\nscenarios:\n  s:\n    load:\n      job: stats\n"
+	if err := os.WriteFile(cfg, []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stats.txt"), []byte("hello\n"+block+"\nbye\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.json")
+	r := crank(t, time.Minute, "--config", cfg, "--scenario", "s", "--json", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	mustContain(t, "stdout", r.stdout, "my/result", "3.5")
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, "json", string(b), `"description": "My result (ms)"`, `"my/result": 3.5`)
+}
