@@ -44,7 +44,7 @@ type job struct {
 	busy          bool // an upload is being extracted
 	leaseAt       time.Time
 	samples       []api.Measurement
-	custom        []api.Metadata // declared by the job's #StartJobStatistics blocks
+	custom        []api.Metadata     // declared by the job's #StartJobStatistics blocks
 	cancel        context.CancelFunc // ends the run goroutine; nil until started
 	done          chan struct{}      // closed when the run goroutine has returned
 	deleted       bool
