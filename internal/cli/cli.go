@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/agent"
+	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/config"
 	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/diagnose"
@@ -125,6 +126,9 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 		run.Session = newSession()
 	}
 	for _, s := range resolved.Services {
+		if f.interval > 0 { // crank's --interval: every job's sampling interval
+			s.Job.Interval = api.Duration(f.interval * float64(time.Second))
+		}
 		run.Services = append(run.Services, controller.Service{Name: s.Name, Job: s.Job, Endpoints: s.Endpoints})
 	}
 	res, err := ctl.Execute(ctx, run)
@@ -152,7 +156,8 @@ func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, *con
 	if err != nil {
 		return nil, nil, err
 	}
-	req := config.Request{Scenario: f.scenario, Profiles: f.profiles, Variables: f.variables, ScriptOutput: st.Stderr}
+	req := config.Request{Scenario: f.scenario, Profiles: f.profiles, Variables: f.variables, JSONVariables: f.jsonVars,
+		ScriptOutput: st.Stderr}
 	for _, o := range f.overrides {
 		ov, err := config.ParseOverride(o[0], o[1])
 		if err != nil {
@@ -217,6 +222,13 @@ func writeDryRun(st State, path string, r *config.Resolved) int {
 
 // finish writes the JSON first (nothing is lost), then prints the tables, then compares.
 func finish(ctx context.Context, st State, f *runFlags, run controller.Run, res *results.Result, log *slog.Logger) int {
+	f.output.apply(res)
+	if f.output.csv != "" {
+		if err := writeCSV(f.output.csv, res, time.Now()); err != nil {
+			fmt.Fprintf(st.Stderr, "crank: writing %s: %v\n", f.output.csv, err)
+			return ExitFailed
+		}
+	}
 	if f.jsonOut != "" {
 		if err := results.WriteFile(f.jsonOut, res); err != nil {
 			fmt.Fprintf(st.Stderr, "crank: writing %s: %v\n", f.jsonOut, err)

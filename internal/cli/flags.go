@@ -25,6 +25,9 @@ type runFlags struct {
 	verbose     bool
 	strict      bool
 	scripts     []string // --script NAME, run after the results exist
+	jsonVars    map[string]any
+	interval    float64 // --interval seconds for every job (0: each job's own)
+	output      outputFlags
 	influx      influxFlags
 }
 
@@ -42,7 +45,7 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(f
 // parseRunFlags reads crank's flags. A flag "--a.b value" whose name holds a dot is a service
 // override. "--flag=value" and "--flag value" are both accepted.
 func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error) {
-	f := &runFlags{variables: map[string]string{}, properties: map[string]string{}, iterations: 1,
+	f := &runFlags{variables: map[string]string{}, properties: map[string]string{}, iterations: 1, jsonVars: map[string]any{},
 		agentToken: getenv("CRANK_AGENT_TOKEN"), agentCA: getenv("CRANK_AGENT_CA")}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
@@ -50,12 +53,9 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 			return nil, usagef("unexpected argument %q (flags start with --)", arg)
 		}
 		name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
-		if name == "verbose" || name == "v" {
-			f.verbose = true
-			continue
-		}
-		if name == "strict" {
-			f.strict = true
+		name = flagName(name)
+		if switchFlag(f, name) {
+			f.output.keep(name, "", false)
 			continue
 		}
 		if !hasValue {
@@ -68,6 +68,7 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 		if err := f.set(name, value); err != nil {
 			return nil, err
 		}
+		f.output.keep(name, value, true)
 	}
 	if len(f.configs) == 0 {
 		return nil, usagef("--config is required (for example --config scenarios/plaintext.yml)")
@@ -110,7 +111,7 @@ func (f *runFlags) set(name, value string) error {
 		f.iterations = n
 	case "description":
 		f.description = value
-	case "dry-run":
+	case "dry-run", "debug":
 		f.dryRun = value
 	case "agent-token":
 		f.agentToken = value
@@ -129,6 +130,9 @@ func (f *runFlags) set(name, value string) error {
 	case "influx-bucket":
 		f.influx.bucket = value
 	default:
+		if ok, err := f.setMore(name, value); ok || err != nil {
+			return err
+		}
 		if !strings.Contains(name, ".") {
 			return usagef("unknown flag --%s (see crank --help)", name)
 		}
@@ -165,6 +169,15 @@ Run options (crank's names):
   --session ID             session id recorded with the results (default: generated)
   --influx-url/--influx-token/--influx-org/--influx-bucket   push results to InfluxDB (or CRANK_INFLUX_*)
   --script NAME            run the configuration's scripts.NAME once the results exist (repeatable)
+  --variable-json name=JSON a typed variable: a number, list or object (repeatable)
+  --csv FILE               append the results as one CSV row (headers written when FILE is new)
+  --no-measurements        leave the samples out of the JSON (results only)
+  --no-metadata            leave the metadata out of the JSON
+  --command-line-property  record this command line (minus output and secret options) as property command-line
+  --interval SECONDS       sampling interval of every job (crank's -m)
   --strict                 keys nobody knows are errors (by default warnings: crank ignores them)
   -v, --verbose            debug logs
+Flag names ignore case. crank's short names: -c config, -s scenario, -p property, -i iterations,
+-j json, -m interval, -d debug (= --dry-run), -x exclude, -xo exclude-order, -v verbose.
+--sql, --table, --es, --index and --relay are refused: publish to InfluxDB (--influx-url).
 `

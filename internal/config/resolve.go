@@ -19,7 +19,9 @@ type Request struct {
 	Scenario  string
 	Profiles  []string          // --profile, repeatable, applied in order
 	Variables map[string]string // --variable name=value (raw strings, read as YAML scalars)
-	Overrides []Override        // --<service>.<path> value, in command-line order
+	// JSONVariables are --variable-json name=JSON: typed values (numbers, lists, objects), over Variables.
+	JSONVariables map[string]any
+	Overrides     []Override // --<service>.<path> value, in command-line order
 	// ScriptOutput receives what onConfigure scripts print with console.log (nil: discarded).
 	ScriptOutput io.Writer
 }
@@ -80,6 +82,8 @@ func (c *Config) Resolve(req Request) (*Resolved, error) {
 	cmdVars, err := commandLineVariables(req.Variables)
 	if err != nil {
 		errs = append(errs, err)
+	} else if len(req.JSONVariables) > 0 {
+		cmdVars = merge(cmdVars, fromAny(req.JSONVariables, Pos{File: commandLine}))
 	}
 	perService, oErrs := splitOverrides(req.Scenario, scen, req.Overrides)
 	errs = append(errs, oErrs...)
