@@ -180,7 +180,7 @@ func profileMatches(entry pair, svc string) bool {
 // applyProfile lays a profile over one service's job: first its common keys (variables and any
 // job key), then each jobs:/agents: entry naming the service or one of its aliases.
 func applyProfile(job, profile *node, svc string) {
-	merge(job, profile.without("jobs", "agents"))
+	patch(job, profile.without("jobs", "agents"))
 	for _, group := range []string{"jobs", "agents"} {
 		g := profile.get(group)
 		if !g.isMap() {
@@ -188,7 +188,7 @@ func applyProfile(job, profile *node, svc string) {
 		}
 		for _, e := range g.pairs {
 			if e.value.isMap() && profileMatches(e, svc) {
-				merge(job, e.value.without("aliases"))
+				patch(job, e.value.without("aliases"))
 			}
 		}
 	}
@@ -232,6 +232,9 @@ func (c *Config) resolveService(e *liquid.Engine, scenario string, svc pair, pro
 	agentName := svc.key // crank: a service's agent: names the profile entry it takes
 	if a, ok := spec.get("agent").str(); ok && a != "" {
 		agentName = a
+	}
+	if err := checkPlacement(svc, agentName, profiles, overrides); err != nil {
+		return Service{}, fmt.Errorf("scenario %q: %w", scenario, err)
 	}
 	for _, p := range profiles {
 		applyProfile(job, p.value, agentName)

@@ -268,7 +268,7 @@ jobs:
     source: {repository: https://example.test/r.git}
 scenarios:
   s:
-    app: {job: app}
+    app: {job: app, endpoints: []}
 profiles:
   p:
     agents:
