@@ -7,29 +7,42 @@ import "github.com/crankshaft/crankshaft/internal/api"
 
 // Names of the measurements, as crank names them where crank has them.
 const (
-	CPU            = "benchmarks/cpu"
-	CPURaw         = "benchmarks/cpu/raw"
-	CPUGlobal      = "benchmarks/cpu/global"
-	WorkingSet     = "benchmarks/working-set"
-	PrivateMemory  = "benchmarks/private-memory"
-	BuildTime      = "benchmarks/build-time"
-	StartTime      = "benchmarks/start-time"
-	RPS            = "http/rps/mean"
-	Requests       = "http/requests"
-	BadResponses   = "http/requests/badresponses"
-	Errors         = "http/requests/errors"
-	LatencyMean    = "http/latency/mean"
-	Latency50      = "http/latency/50"
-	Latency75      = "http/latency/75"
-	Latency90      = "http/latency/90"
-	Latency99      = "http/latency/99"
-	LatencyMax     = "http/latency/max"
-	WrkRPS         = "wrk/rps/mean"
-	BombardierRPS  = "bombardier/rps/mean"
-	GRPCRPS        = "grpc/rps/mean"
-	BuiltinRPS     = "builtin/rps/mean"
-	LockContention = "runtime-counter/lock-contention"
-	ExceptionCount = "runtime-counter/exception-count"
+	CPU           = "benchmarks/cpu"
+	CPURaw        = "benchmarks/cpu/raw"
+	CPUGlobal     = "benchmarks/cpu/global"
+	WorkingSet    = "benchmarks/working-set"
+	PrivateMemory = "benchmarks/private-memory"
+	BuildTime     = "benchmarks/build-time"
+	StartTime     = "benchmarks/start-time"
+	RPS           = "http/rps/mean"
+	Requests      = "http/requests"
+	BadResponses  = "http/requests/badresponses"
+	Errors        = "http/requests/errors"
+	LatencyMean   = "http/latency/mean"
+	Latency50     = "http/latency/50"
+	Latency75     = "http/latency/75"
+	Latency90     = "http/latency/90"
+	Latency99     = "http/latency/99"
+	LatencyMax    = "http/latency/max"
+	WrkRPS        = "wrk/rps/mean"
+	Throughput    = "http/throughput"
+	BombardierRPS = "bombardier/rps/mean"
+
+	// crank's wrk job reports each load value under a wrk/ name too.
+	WrkRequests     = "wrk/requests"
+	WrkLatencyMean  = "wrk/latency/mean"
+	WrkLatencyMax   = "wrk/latency/max"
+	WrkLatency50    = "wrk/latency/50"
+	WrkLatency75    = "wrk/latency/75"
+	WrkLatency90    = "wrk/latency/90"
+	WrkLatency99    = "wrk/latency/99"
+	WrkBadResponses = "wrk/errors/badresponses"
+	WrkSocketErrors = "wrk/errors/socketerrors"
+	WrkThroughput   = "wrk/throughput"
+	GRPCRPS         = "grpc/rps/mean"
+	BuiltinRPS      = "builtin/rps/mean"
+	LockContention  = "runtime-counter/lock-contention"
+	ExceptionCount  = "runtime-counter/exception-count"
 
 	MonitorLockContention = "runtime-counter/monitor-lock-contention-count"
 	GCPause               = "runtime-counter/gc-pause"
@@ -49,6 +62,7 @@ const (
 	UnitCount    = "count"
 	UnitPerSec   = "/s"
 	UnitMsPerSec = "ms/s"
+	UnitMBPerSec = "MB/s"
 )
 
 // Catalog maps measurement names to their metadata. Build one with Default.
@@ -96,7 +110,18 @@ func List() []api.Metadata {
 		md("Load", Latency90, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 90th (ms)", "90th percentile latency"),
 		md("Load", Latency99, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 99th (ms)", "99th percentile latency"),
 		md("Load", LatencyMax, api.OpMax, api.OpMax, "n2", UnitMs, "Max latency (ms)", "Highest latency"),
+		md("Load", Throughput, api.OpMax, api.OpSum, "n2", UnitMBPerSec, "Read throughput (MB/s)", "Response bytes read per second over the measured duration (MiB/s), as crank's wrk job reports it"),
 		md("wrk", WrkRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (wrk)", "Requests per second as wrk reports it"),
+		md("wrk", WrkRequests, api.OpMax, api.OpSum, "n0", UnitCount, "Requests (wrk)", "http/requests under crank's wrk name"),
+		md("wrk", WrkLatencyMean, api.OpMax, api.OpAvg, "n2", UnitMs, "Mean latency (wrk, ms)", "http/latency/mean under crank's wrk name"),
+		md("wrk", WrkLatencyMax, api.OpMax, api.OpMax, "n2", UnitMs, "Max latency (wrk, ms)", "http/latency/max under crank's wrk name"),
+		md("wrk", WrkLatency50, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 50th (wrk, ms)", "http/latency/50 under crank's wrk name"),
+		md("wrk", WrkLatency75, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 75th (wrk, ms)", "http/latency/75 under crank's wrk name"),
+		md("wrk", WrkLatency90, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 90th (wrk, ms)", "http/latency/90 under crank's wrk name"),
+		md("wrk", WrkLatency99, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 99th (wrk, ms)", "http/latency/99 under crank's wrk name"),
+		md("wrk", WrkBadResponses, api.OpMax, api.OpSum, "n0", UnitCount, "Bad responses (wrk)", "http/requests/badresponses under crank's wrk name"),
+		md("wrk", WrkSocketErrors, api.OpMax, api.OpSum, "n0", UnitCount, "Socket errors (wrk)", "http/requests/errors under crank's wrk name"),
+		md("wrk", WrkThroughput, api.OpMax, api.OpSum, "n2", UnitMBPerSec, "Read throughput (wrk, MB/s)", "http/throughput under crank's wrk name"),
 		md("bombardier", BombardierRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (bombardier)", "Requests per second as bombardier reports it"),
 		md("builtin", BuiltinRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (builtin)", "Requests per second as the built-in generator (crank load) reports it"),
 		md("ghz", GRPCRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (gRPC)", "gRPC calls per second as ghz reports it, calls ending in an error status included"),
