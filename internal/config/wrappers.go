@@ -18,7 +18,14 @@ import (
 // wrapper turns a crank wrapper's arguments into the tool's.
 type wrapper struct {
 	executable, parser string
-	translate          func(args []string) (measured, warmup []string, err error)
+	translate          func(args []string) (translated, error)
+}
+
+// translated is a wrapper's command line as the tool's: the measured run's arguments, the
+// warm-up run's (none: no warm-up run) and a build step writing files the wrapper made itself.
+type translated struct {
+	measured, warmup []string
+	build            string
 }
 
 // wrappers by the project path's folder in crank's repository.
@@ -46,14 +53,17 @@ func (d *decoder) applyProject(j *api.Job) {
 		return
 	}
 	args, err := proc.Split(j.Arguments)
+	var t translated
 	if err == nil {
-		var measured, warmup []string
-		measured, warmup, err = w.translate(args)
-		j.Arguments, j.WarmupArguments = joinArgs(measured), joinArgs(warmup)
+		t, err = w.translate(args)
 	}
 	if err != nil {
 		d.fail(d.projectPos, "arguments", "crank's %s wrapper: %v", w.executable, err)
 		return
+	}
+	j.Arguments, j.WarmupArguments = joinArgs(t.measured), joinArgs(t.warmup)
+	if t.build != "" {
+		j.BuildCommand = strings.TrimPrefix(j.BuildCommand+" && "+t.build, " && ")
 	}
 	// The wrapper's banner ("Bombardier Client") was its readyStateText; the tool prints none.
 	j.Source, j.Executable, j.Parser, j.ReadyStateText = nil, w.executable, w.parser, ""
@@ -83,22 +93,22 @@ func takeOption(args []string, names ...string) ([]string, string, bool) {
 
 // wrkArgs: -d DURATION and -w WARMUP are the wrapper's; the rest goes to wrk as written. A
 // warm-up of 0 or 0s is skipped, as the wrapper does.
-func wrkArgs(args []string) ([]string, []string, error) {
+func wrkArgs(args []string) (translated, error) {
 	rest, duration, ok := takeOption(args, "-d")
 	if !ok {
-		return nil, nil, fmt.Errorf("no -d DURATION in the arguments")
+		return translated{}, fmt.Errorf("no -d DURATION in the arguments")
 	}
 	rest, warm, _ := takeOption(rest, "-w")
-	measured := append([]string{"-d", duration}, rest...)
-	if warm == "" || warm == "0" || warm == "0s" {
-		return measured, nil, nil
+	t := translated{measured: append([]string{"-d", duration}, rest...)}
+	if warm != "" && warm != "0" && warm != "0s" {
+		t.warmup = append([]string{"-d", warm}, rest...)
 	}
-	return measured, append([]string{"-d", warm}, rest...), nil
+	return t, nil
 }
 
 // bombardierArgs: -w WARMUP and -d DURATION are seconds, -n REQUESTS (0: none) replaces the
 // duration, -o FORMAT (json by default) is the output format; the result is printed alone.
-func bombardierArgs(args []string) ([]string, []string, error) {
+func bombardierArgs(args []string) (translated, error) {
 	rest, warm, _ := takeOption(args, "-w")
 	rest, duration, _ := takeOption(rest, "-d")
 	rest, requests, _ := takeOption(rest, "-n")
@@ -107,33 +117,37 @@ func bombardierArgs(args []string) ([]string, []string, error) {
 		format = "json"
 	}
 	if format != "json" {
-		return nil, nil, fmt.Errorf("-o %s: the bombardier parser reads json", format)
+		return translated{}, fmt.Errorf("-o %s: the bombardier parser reads json", format)
 	}
 	base := append(rest, "--print", "r", "--format", format)
 	d, n, w := atoi(duration), atoi(requests), atoi(warm)
 	if d == 0 && n == 0 {
-		return nil, nil, fmt.Errorf("no -d DURATION or -n REQUESTS (whole numbers) in the arguments")
+		return translated{}, fmt.Errorf("no -d DURATION or -n REQUESTS (whole numbers) in the arguments")
 	}
-	measured := append([]string{"-d", strconv.Itoa(d) + "s"}, base...)
+	t := translated{measured: append([]string{"-d", strconv.Itoa(d) + "s"}, base...)}
 	if n > 0 {
-		measured = append([]string{"-n", strconv.Itoa(n)}, base...)
+		t.measured = append([]string{"-n", strconv.Itoa(n)}, base...)
 	}
-	if w <= 0 {
-		return measured, nil, nil
+	if w > 0 {
+		t.warmup = append([]string{"-d", strconv.Itoa(w) + "s"}, base...)
 	}
-	return measured, append([]string{"-d", strconv.Itoa(w) + "s"}, base...), nil
+	return t, nil
 }
 
+// h2loadBody is the file the h2load wrapper's base64 body (-b) is written to in the job folder.
+const h2loadBody = "crank-h2load-body.bin"
+
 // h2loadArgs: the wrapper's own options (-u URL, -c, -t, -m, -n, -T, -w, -d seconds, -p
-// protocol, --header) become h2load's (URL, -c, -t, -m, -n or -D, -T, --warm-up-time, --h1 for
-// http/1.1, -H). A body (-b, --bodyFile) is refused: h2load reads it from a file.
-func h2loadArgs(args []string) ([]string, []string, error) {
+// protocol, --header, -b base64 body) become h2load's (URL, -c, -t, -m, -n or -D, -T,
+// --warm-up-time, --h1 for http/1.1, -H, -d FILE: the body decoded into a file by the build step).
+// --bodyFile (a URL to download) is refused.
+func h2loadArgs(args []string) (translated, error) {
 	opts := map[string]string{}
 	var headers []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !strings.HasPrefix(a, "-") || i+1 >= len(args) {
-			return nil, nil, fmt.Errorf("unexpected argument %q", a)
+			return translated{}, fmt.Errorf("unexpected argument %q", a)
 		}
 		v := args[i+1]
 		i++
@@ -143,14 +157,23 @@ func h2loadArgs(args []string) ([]string, []string, error) {
 		case "-u", "--url", "-c", "--connections", "-t", "--threads", "-m", "--streams", "-n", "--requests",
 			"-T", "--timeout", "-w", "--warmup", "-d", "--duration", "-p", "--protocol":
 			opts[strings.TrimLeft(a, "-")[:1]] = v
-		case "-b", "--body", "--bodyFile":
-			return nil, nil, fmt.Errorf("%s: a request body is not supported; use our h2load job (scenarios/jobs/h2load.yml) and its body file", a)
+		case "-b", "--body":
+			opts["b"] = v
+		case "--bodyFile":
+			return translated{}, fmt.Errorf("%s: a body file to download is not supported; give the body as -b BASE64 (the body variable)", a)
 		default:
-			return nil, nil, fmt.Errorf("unknown option %q", a)
+			return translated{}, fmt.Errorf("unknown option %q", a)
 		}
 	}
 	if opts["u"] == "" {
-		return nil, nil, fmt.Errorf("no -u URL in the arguments")
+		return translated{}, fmt.Errorf("no -u URL in the arguments")
+	}
+	var t translated
+	if b := opts["b"]; b != "" {
+		if strings.Trim(b, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") != "" {
+			return translated{}, fmt.Errorf("-b: want the body as base64")
+		}
+		t.build = "printf '%s' '" + b + "' | base64 -d > " + h2loadBody
 	}
 	out := []string{opts["u"]}
 	out = append(out, headers...)
@@ -164,18 +187,23 @@ func h2loadArgs(args []string) ([]string, []string, error) {
 	case "http/1.1", "http1", "h1":
 		out = append(out, "--h1")
 	default:
-		return nil, nil, fmt.Errorf("-p %s: want h2c, h2 or http/1.1", p)
+		return translated{}, fmt.Errorf("-p %s: want h2c, h2 or http/1.1", p)
+	}
+	if t.build != "" {
+		out = append(out, "-d", h2loadBody)
 	}
 	if w := atoi(opts["w"]); w > 0 {
 		out = append(out, "--warm-up-time", strconv.Itoa(w))
 	}
-	if n := atoi(opts["n"]); n > 0 {
-		return append(out, "-n", strconv.Itoa(n)), nil, nil
+	switch n, d := atoi(opts["n"]), atoi(opts["d"]); {
+	case n > 0:
+		t.measured = append(out, "-n", strconv.Itoa(n))
+	case d > 0:
+		t.measured = append(out, "-D", strconv.Itoa(d))
+	default:
+		return translated{}, fmt.Errorf("no -d DURATION or -n REQUESTS in the arguments")
 	}
-	if d := atoi(opts["d"]); d > 0 {
-		return append(out, "-D", strconv.Itoa(d)), nil, nil
-	}
-	return nil, nil, fmt.Errorf("no -d DURATION or -n REQUESTS in the arguments")
+	return t, nil
 }
 
 func atoi(s string) int {
