@@ -88,7 +88,7 @@ func scriptError(where string, err error) error {
 
 // Set makes a JSON-shaped value (maps, slices, scalars) a global; maps are found ignoring case.
 func (e *Engine) Set(name string, v any) {
-	_ = e.rt.Set(name, e.wrap(v))
+	_ = e.rt.Set(name, e.wrap(v, nil))
 }
 
 // Has tells whether a global function or value of that name exists.

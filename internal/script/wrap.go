@@ -9,12 +9,13 @@ import (
 
 // wrap gives a JSON-shaped Go value to scripts: maps as objects whose keys are found ignoring
 // case, slices as arrays; changes made by scripts land in the same Go maps and slices.
-func (e *Engine) wrap(v any) goja.Value {
+// store, for a slice, puts it back where it came from when a script grows or shrinks it.
+func (e *Engine) wrap(v any, store func([]any)) goja.Value {
 	switch x := v.(type) {
 	case map[string]any:
 		return e.rt.NewDynamicObject(&foldMap{e: e, m: x})
 	case []any:
-		return e.rt.NewDynamicArray(&array{e: e, items: x})
+		return e.rt.NewDynamicArray(&array{e: e, items: x, store: store})
 	default:
 		return e.rt.ToValue(x)
 	}
@@ -72,11 +73,12 @@ func (f *foldMap) key(k string) string {
 }
 
 func (f *foldMap) Get(k string) goja.Value {
-	v, ok := f.m[f.key(k)]
+	key := f.key(k)
+	v, ok := f.m[key]
 	if !ok {
 		return nil
 	}
-	return f.e.wrap(v)
+	return f.e.wrap(v, func(items []any) { f.m[key] = items })
 }
 
 func (f *foldMap) Set(k string, v goja.Value) bool { f.m[f.key(k)] = unwrap(v); return true }
@@ -98,6 +100,7 @@ func (f *foldMap) Keys() []string {
 type array struct {
 	e     *Engine
 	items []any
+	store func([]any) // nil for a top-level slice
 }
 
 func (a *array) Len() int { return len(a.items) }
@@ -106,7 +109,7 @@ func (a *array) Get(i int) goja.Value {
 	if i < 0 || i >= len(a.items) {
 		return nil
 	}
-	return a.e.wrap(a.items[i])
+	return a.e.wrap(a.items[i], func(items []any) { a.items[i] = items })
 }
 
 func (a *array) Set(i int, v goja.Value) bool {
@@ -125,6 +128,9 @@ func (a *array) SetLen(n int) bool {
 		a.items = a.items[:n]
 	} else {
 		a.items = append(a.items, make([]any, n-len(a.items))...)
+	}
+	if a.store != nil {
+		a.store(a.items)
 	}
 	return true
 }
