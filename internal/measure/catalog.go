@@ -53,6 +53,14 @@ const (
 	SchedLatencyP99       = "runtime-counter/sched-latency-p99"
 )
 
+// Aliases are the names crank's wrk job gives values it also reports under http/ names: the
+// alias -> our name. Results carry both (crank's tools read either); tables show ours only.
+var Aliases = map[string]string{
+	WrkRequests: Requests, WrkLatencyMean: LatencyMean, WrkLatencyMax: LatencyMax, WrkLatency50: Latency50,
+	WrkLatency75: Latency75, WrkLatency90: Latency90, WrkLatency99: Latency99, WrkBadResponses: BadResponses,
+	WrkSocketErrors: Errors, WrkThroughput: Throughput,
+}
+
 // Units, spelled the same everywhere.
 const (
 	UnitPercent  = "%"

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
 // WriteTables prints one table per service (in the given order): name, value, unit, in the order
@@ -48,7 +50,7 @@ func rows(jr *JobResult) [][3]string {
 	seen := map[string]bool{}
 	for _, md := range jr.Metadata {
 		v, ok := jr.Results[md.Name]
-		if !ok || seen[md.Name] {
+		if !ok || seen[md.Name] || shownAs(jr, md.Name) {
 			continue
 		}
 		seen[md.Name] = true
@@ -56,7 +58,7 @@ func rows(jr *JobResult) [][3]string {
 	}
 	var rest []string
 	for k := range jr.Results {
-		if !seen[k] {
+		if !seen[k] && !shownAs(jr, k) {
 			rest = append(rest, k)
 		}
 	}
@@ -73,6 +75,16 @@ func rows(jr *JobResult) [][3]string {
 		out = append(out, [3]string{k, fmt.Sprint(jr.Values[k]), ""})
 	}
 	return out
+}
+
+// shownAs tells a crank alias (wrk/requests) whose value shows under our name (http/requests).
+func shownAs(jr *JobResult, name string) bool {
+	ours, ok := measure.Aliases[name]
+	if !ok {
+		return false
+	}
+	_, has := jr.Results[ours]
+	return has
 }
 
 // Format renders v with a .NET-style format as crank's metadata gives it ("n0", "n2"):

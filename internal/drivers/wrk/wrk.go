@@ -181,20 +181,12 @@ func (rep *report) check() error {
 		}
 	}
 	rep.dropFailedPercentiles()
-	for from, to := range wrkNames {
-		if v, ok := rep.values[from]; ok {
-			rep.values[to] = v
+	for alias, name := range measure.Aliases { // crank's wrk job reports each under a wrk/ name too
+		if v, ok := rep.values[name]; ok {
+			rep.values[alias] = v
 		}
 	}
 	return nil
-}
-
-// wrkNames are the names crank's wrk job gives the same values.
-var wrkNames = map[string]string{
-	measure.Requests: measure.WrkRequests, measure.LatencyMean: measure.WrkLatencyMean, measure.LatencyMax: measure.WrkLatencyMax,
-	measure.Latency50: measure.WrkLatency50, measure.Latency75: measure.WrkLatency75, measure.Latency90: measure.WrkLatency90,
-	measure.Latency99: measure.WrkLatency99, measure.BadResponses: measure.WrkBadResponses, measure.Errors: measure.WrkSocketErrors,
-	measure.Throughput: measure.WrkThroughput,
 }
 
 // mebibytes reads wrk's Transfer/sec ("12.34MB", "980.00KB") in MiB.

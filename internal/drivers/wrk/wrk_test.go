@@ -43,12 +43,9 @@ func TestValues(t *testing.T) {
 		},
 	}
 	for _, c := range cases { // crank's wrk job reports each value under a wrk/ name as well
-		for from, to := range map[string]string{measure.Requests: measure.WrkRequests, measure.LatencyMean: measure.WrkLatencyMean,
-			measure.LatencyMax: measure.WrkLatencyMax, measure.Latency50: measure.WrkLatency50, measure.Latency75: measure.WrkLatency75,
-			measure.Latency90: measure.WrkLatency90, measure.Latency99: measure.WrkLatency99, measure.BadResponses: measure.WrkBadResponses,
-			measure.Errors: measure.WrkSocketErrors, measure.Throughput: measure.WrkThroughput} {
-			if v, ok := c[from]; ok {
-				c[to] = v
+		for alias, name := range measure.Aliases {
+			if v, ok := c[name]; ok {
+				c[alias] = v
 			}
 		}
 	}
