@@ -11,9 +11,15 @@ func merge(dst, src *node) *node {
 	if dst == nil || !dst.isMap() || !src.isMap() {
 		return src.clone()
 	}
+	return mergePairs(dst, src, (*node).pair, merge)
+}
+
+// mergePairs lays the keys of the map src over the map dst: a key dst has (found by find) gets
+// combine(its value, src's); a new non-null key is added, copied. dst is changed and returned.
+func mergePairs(dst, src *node, find func(*node, string) *pair, combine func(dst, src *node) *node) *node {
 	for _, p := range src.pairs {
-		if cur := dst.pair(p.key); cur != nil {
-			cur.value = merge(cur.value, p.value)
+		if cur := find(dst, p.key); cur != nil {
+			cur.value = combine(cur.value, p.value)
 			if !p.value.isNull() {
 				cur.keyPos = p.keyPos
 			}

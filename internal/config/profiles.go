@@ -17,19 +17,7 @@ func patch(dst, src *node) *node {
 	}
 	switch {
 	case dst.isMap() && src.isMap():
-		for _, p := range src.pairs {
-			if cur := dst.pairFold(p.key); cur != nil {
-				cur.value = patch(cur.value, p.value)
-				if !p.value.isNull() {
-					cur.keyPos = p.keyPos
-				}
-				continue
-			}
-			if !p.value.isNull() {
-				dst.pairs = append(dst.pairs, pair{key: p.key, keyPos: p.keyPos, value: p.value.clone()})
-			}
-		}
-		return dst
+		return mergePairs(dst, src, (*node).pairFold, patch)
 	case dst.isList() && src.isList():
 		out := dst.clone()
 		for _, it := range src.items {
