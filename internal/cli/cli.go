@@ -148,16 +148,19 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 }
 
 func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, *config.Scripts, error) {
-	cfg, err := config.Load(ctx, f.configs, config.LoadOptions{Strict: f.strict})
-	if err != nil {
-		return nil, nil, err
+	cfg := config.Blank()
+	if len(f.configs) > 0 {
+		var err error
+		if cfg, err = config.Load(ctx, f.configs, config.LoadOptions{Strict: f.strict}); err != nil {
+			return nil, nil, err
+		}
 	}
 	scripts, err := checkScripts(cfg, f.scripts)
 	if err != nil {
 		return nil, nil, err
 	}
-	req := config.Request{Scenario: f.scenario, Profiles: f.profiles, Variables: f.variables, JSONVariables: f.jsonVars,
-		ScriptOutput: st.Stderr}
+	req := config.Request{Scenario: f.scenario, Jobs: f.jobs, Profiles: f.profiles, Variables: f.variables,
+		JSONVariables: f.jsonVars, ScriptOutput: st.Stderr}
 	for _, o := range f.overrides {
 		ov, err := config.ParseOverride(o[0], o[1])
 		if err != nil {

@@ -26,6 +26,7 @@ type runFlags struct {
 	strict      bool
 	scripts     []string // --script NAME, run after the results exist
 	jsonVars    map[string]any
+	jobs        []string // crank's --job NAME: run these jobs instead of a scenario
 	interval    float64 // --interval seconds for every job (0: each job's own)
 	output      outputFlags
 	influx      influxFlags
@@ -70,11 +71,14 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 		}
 		f.output.keep(name, value, true)
 	}
-	if len(f.configs) == 0 {
+	if len(f.configs) == 0 && len(f.jobs) == 0 {
 		return nil, usagef("--config is required (for example --config scenarios/plaintext.yml)")
 	}
-	if f.scenario == "" {
+	if f.scenario == "" && len(f.jobs) == 0 {
 		return nil, usagef("--scenario is required")
+	}
+	if f.scenario != "" && len(f.jobs) > 0 {
+		return nil, usagef("--scenario and --job can't be used together: both say which jobs run")
 	}
 	return f, nil
 }
@@ -175,6 +179,7 @@ Run options (crank's names):
   --no-metadata            leave the metadata out of the JSON
   --command-line-property  record this command line (minus output and secret options) as property command-line
   --interval SECONDS       sampling interval of every job (crank's -m)
+  --job NAME               run the job NAME (from the files, or defined by --NAME.<key> options) instead of a scenario (repeatable)
   --strict                 keys nobody knows are errors (by default warnings: crank ignores them)
   -v, --verbose            debug logs
 Flag names ignore case. crank's short names: -c config, -s scenario, -p property, -i iterations,

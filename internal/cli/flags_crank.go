@@ -65,6 +65,8 @@ func (f *runFlags) setMore(name, value string) (bool, error) {
 		f.jsonVars[k] = parsed
 	case "csv":
 		f.output.csv = value
+	case "job":
+		f.jobs = append(f.jobs, value)
 	case "interval":
 		n, err := strconv.ParseFloat(value, 64)
 		if err != nil || n <= 0 {

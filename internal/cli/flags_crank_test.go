@@ -40,6 +40,12 @@ func TestCrankFlagSpellings(t *testing.T) {
 	if got := strings.Join(f.output.commandLine, " "); got != want {
 		t.Errorf("command line:\n got %s\nwant %s", got, want)
 	}
+	if j, err := parseRunFlags([]string{"--job", "a", "--job", "b", "--a.executable", "sh"}, none); err != nil || len(j.jobs) != 2 {
+		t.Errorf("--job without --config or --scenario: %v %+v", err, j)
+	}
+	if _, err := parseRunFlags([]string{"-c", "a.yml", "-s", "x", "--job", "a"}, none); err == nil || !strings.Contains(err.Error(), "can't be used together") {
+		t.Errorf("--scenario with --job: %v", err)
+	}
 	for _, flag := range []string{"--sql", "--es", "--table", "--index", "--relay"} {
 		_, err := parseRunFlags([]string{"--config", "a.yml", "--scenario", "s", flag, "x"}, none)
 		if err == nil || !strings.Contains(err.Error(), "crank's "+flag+" is not supported") || !strings.Contains(err.Error(), "InfluxDB") {

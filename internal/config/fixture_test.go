@@ -71,6 +71,7 @@ func (a archive) get(name string) (string, bool) {
 //	variable name=value            (repeatable)
 //	set load.variables.connections 64   (an override: flag name, then the value to the line's end)
 //	strict                         (unknown keys are errors)
+//	job NAME                       (crank's --job, instead of scenario; repeatable)
 type fixtureArgs struct {
 	configs []string
 	req     Request
@@ -93,6 +94,8 @@ func parseArgs(t *testing.T, s string) fixtureArgs {
 			fa.req.Scenario = rest
 		case "strict":
 			fa.strict = true
+		case "job":
+			fa.req.Jobs = append(fa.req.Jobs, rest)
 		case "profile":
 			fa.req.Profiles = append(fa.req.Profiles, rest)
 		case "variable":

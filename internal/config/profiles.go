@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 )
@@ -66,4 +67,36 @@ func checkPlacement(svc pair, agentName string, profiles []pair, overrides []Ove
 	}
 	return fmt.Errorf("%s: service %q: no agent named %q in profile %s (an agents: entry or one of its aliases); add one, set the service's agent: to one, or give the service endpoints: [] to run it on the agent crank embeds",
 		svc.keyPos, svc.key, agentName, strings.Join(placing, ", "))
+}
+
+// scenario is the requested scenario's node, or with Request.Jobs (crank's --job), a scenario
+// of those jobs: one service per name, running the job of that name from the files, or an empty
+// job the command line's --NAME.key options define.
+func (c *Config) scenario(req Request) (*node, error) {
+	if len(req.Jobs) > 0 {
+		if req.Scenario != "" {
+			return nil, fmt.Errorf("--scenario and --job can't be used together: both say which jobs run")
+		}
+		pos := Pos{File: commandLine}
+		scen := newMap(pos)
+		for _, name := range req.Jobs {
+			svc := newMap(pos)
+			svc.set("job", pos, scalar(name, pos))
+			scen.set(name, pos, svc)
+		}
+		return scen, nil
+	}
+	if req.Scenario == "" {
+		return nil, fmt.Errorf("no scenario given (--scenario); scenarios: %s", oneOf(c.Scenarios()))
+	}
+	scen := c.section(keyScenarios).get(req.Scenario)
+	if scen == nil {
+		return nil, fmt.Errorf("unknown scenario %q; scenarios: %s", req.Scenario, oneOf(c.Scenarios()))
+	}
+	return scen, nil
+}
+
+// Blank is a configuration with nothing in it, for a run of --job alone.
+func Blank() *Config {
+	return &Config{root: newMap(Pos{}), dirs: map[string]string{}, log: slog.Default()}
 }

@@ -22,6 +22,8 @@ type Request struct {
 	// JSONVariables are --variable-json name=JSON: typed values (numbers, lists, objects), over Variables.
 	JSONVariables map[string]any
 	Overrides     []Override // --<service>.<path> value, in command-line order
+	// Jobs, instead of Scenario, runs these jobs (crank's --job NAME): one service each.
+	Jobs []string
 	// ScriptOutput receives what onConfigure scripts print with console.log (nil: discarded).
 	ScriptOutput io.Writer
 }
@@ -71,12 +73,9 @@ func oneOf(names []string) string {
 // Resolve builds every service of the requested scenario: base job, scenario keys, profiles,
 // overrides, variables, Liquid rendering, strict decoding. All problems are returned together.
 func (c *Config) Resolve(req Request) (*Resolved, error) {
-	if req.Scenario == "" {
-		return nil, fmt.Errorf("no scenario given (--scenario); scenarios: %s", oneOf(c.Scenarios()))
-	}
-	scen := c.section(keyScenarios).get(req.Scenario)
-	if scen == nil {
-		return nil, fmt.Errorf("unknown scenario %q; scenarios: %s", req.Scenario, oneOf(c.Scenarios()))
+	scen, err := c.scenario(req)
+	if err != nil {
+		return nil, err
 	}
 	profiles, errs := c.profileNodes(req.Profiles)
 	cmdVars, err := commandLineVariables(req.Variables)
@@ -225,6 +224,9 @@ func (c *Config) resolveService(e *liquid.Engine, scenario string, svc pair, pro
 		}
 	}
 	base := c.section(keyJobs).get(jobName)
+	if base == nil && jobPos.File == commandLine && !slices.ContainsFunc(overrides, Override.isJobSwap) {
+		base = newMap(jobPos) // crank's --job NAME: a job the command line defines
+	}
 	if !base.isMap() {
 		return Service{}, fmt.Errorf("%s: %s: unknown job %q; jobs: %s", jobPos, where, jobName, oneOf(c.Jobs()))
 	}
