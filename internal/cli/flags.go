@@ -27,7 +27,7 @@ type runFlags struct {
 	scripts     []string // --script NAME, run after the results exist
 	jsonVars    map[string]any
 	jobs        []string // crank's --job NAME: run these jobs instead of a scenario
-	interval    float64 // --interval seconds for every job (0: each job's own)
+	interval    float64  // --interval seconds for every job (0: each job's own)
 	output      outputFlags
 	influx      influxFlags
 }
