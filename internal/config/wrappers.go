@@ -91,15 +91,26 @@ func takeOption(args []string, names ...string) ([]string, string, bool) {
 	return out, value, found
 }
 
+// wrkScript is where a wrk script given as a URL is downloaded in the job folder.
+const wrkScript = "crank-wrk-script.lua"
+
 // wrkArgs: -d DURATION and -w WARMUP are the wrapper's; the rest goes to wrk as written. A
-// warm-up of 0 or 0s is skipped, as the wrapper does.
+// warm-up of 0 or 0s is skipped, as the wrapper does. A script (-s) given as an http(s) URL is
+// downloaded by the build step (curl on the agent), as the wrapper downloads it.
 func wrkArgs(args []string) (translated, error) {
 	rest, duration, ok := takeOption(args, "-d")
 	if !ok {
 		return translated{}, fmt.Errorf("no -d DURATION in the arguments")
 	}
 	rest, warm, _ := takeOption(rest, "-w")
-	t := translated{measured: append([]string{"-d", duration}, rest...)}
+	var t translated
+	for i := 0; i+1 < len(rest); i++ { // the wrapper downloads a script given as a URL; so does the build step
+		if (rest[i] == "-s" || rest[i] == "--script") && isURL(rest[i+1]) {
+			t.build = "curl -fsSL --max-time 60 -o " + wrkScript + " -- '" + strings.ReplaceAll(rest[i+1], "'", `'\''`) + "'"
+			rest[i+1] = wrkScript
+		}
+	}
+	t.measured = append([]string{"-d", duration}, rest...)
 	if warm != "" && warm != "0" && warm != "0s" {
 		t.warmup = append([]string{"-d", warm}, rest...)
 	}

@@ -18,6 +18,8 @@ func TestWrapperArguments(t *testing.T) {
 			measured: `-d 15s -c 256 http://a:5000/p --latency -t 32 --header 'Accept: x y' -s scripts/pipeline.lua -- 16`,
 			warmup:   `-d 5s -c 256 http://a:5000/p --latency -t 32 --header 'Accept: x y' -s scripts/pipeline.lua -- 16`},
 		{name: "wrk", args: `-c 1 http://a/ -d 3s -w 0s`, measured: `-d 3s -c 1 http://a/`},
+		{name: "wrk", args: `-c 1 http://a/ -d 3s -s https://x.test/a.lua -- 4`, measured: `-d 3s -c 1 http://a/ -s crank-wrk-script.lua -- 4`,
+			build: `curl -fsSL --max-time 60 -o crank-wrk-script.lua -- 'https://x.test/a.lua'`},
 		{name: "wrk", args: `-c 1 http://a/`, fail: "no -d DURATION"},
 		{name: "bombardier", args: `-c 256 -w 15 -d 15 -n 0 -t 2s --insecure -l  --fasthttp  http://a:5000/p`,
 			measured: `-d 15s -c 256 -t 2s --insecure -l --fasthttp http://a:5000/p --print r --format json`,
