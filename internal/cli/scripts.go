@@ -48,6 +48,10 @@ func applyScripts(s *config.Scripts, named []string, res *results.Result, out io
 		return nil
 	}
 	js := script.New(out)
+	js.SetRequire(func(name string) (string, string, bool) {
+		sn, ok := s.Named[name]
+		return sn.Where, sn.Source, ok
+	})
 	for _, sn := range s.OnResultsCreating {
 		if err := js.Run(sn.Where, sn.Source); err != nil {
 			return err

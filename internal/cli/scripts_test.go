@@ -34,8 +34,11 @@ func TestApplyScripts(t *testing.T) {
 			{Name: "never", Measurement: "absent", Aggregate: "max"},
 		},
 		OnResultsCreated: []config.Snippet{{Where: "a.yml:9 onResultsCreated[0]",
-			Source: `benchmarks.properties["p"] = "x"; benchmarks.jobs.load.results["label"] = "text";`}},
-		Named: map[string]config.Snippet{"double": {Where: "a.yml:12 scripts.double", Source: `benchmarks.jobs.load.results["http/rps/mean"] *= 2;`}},
+			Source: `require("label"); benchmarks.properties["p"] = "x";`}},
+		Named: map[string]config.Snippet{
+			"double": {Where: "a.yml:12 scripts.double", Source: `benchmarks.jobs.load.results["http/rps/mean"] *= 2;`},
+			"label":  {Where: "a.yml:13 scripts.label", Source: `benchmarks.jobs.load.results["label"] = "text";`},
+		},
 	}
 	var out strings.Builder
 	if err := applyScripts(s, []string{"double"}, res, &out); err != nil {
@@ -62,6 +65,10 @@ func TestApplyScripts(t *testing.T) {
 	}
 	s.OnResultsCreated = []config.Snippet{{Where: "a.yml:9 onResultsCreated[0]", Source: `throw "no"`}}
 	if err := applyScripts(s, nil, res, &out); err == nil || err.Error() != "a.yml:9 onResultsCreated[0]: no" {
+		t.Errorf("error = %v", err)
+	}
+	s.OnResultsCreated = []config.Snippet{{Where: "a.yml:9 onResultsCreated[0]", Source: `require("nope")`}}
+	if err := applyScripts(s, nil, res, &out); err == nil || !strings.Contains(err.Error(), `require("nope"): no script of that name`) {
 		t.Errorf("error = %v", err)
 	}
 }

@@ -137,3 +137,19 @@ func FromJSON(tree, dst any) error {
 	}
 	return json.Unmarshal(b, dst)
 }
+
+// SetRequire defines crank's require(name): it runs the named script (found by lookup) in this
+// engine; an unknown name throws, listing none.
+func (e *Engine) SetRequire(lookup func(name string) (where, src string, ok bool)) {
+	_ = e.rt.Set("require", func(call goja.FunctionCall) goja.Value {
+		name := call.Argument(0).String()
+		where, src, ok := lookup(name)
+		if !ok {
+			panic(e.rt.NewGoError(fmt.Errorf("require(%q): no script of that name under scripts:", name)))
+		}
+		if _, err := e.rt.RunScript(where, src); err != nil {
+			panic(e.rt.NewGoError(scriptError(where, err)))
+		}
+		return goja.Undefined()
+	})
+}
