@@ -93,7 +93,10 @@ var crankSourceRefusals = map[string]refusal{
 // dotnetKeys are crank's keys for its .NET builds (source.project), meaningless without one.
 var dotnetKeys = []string{"framework", "channel", "runtimeVersion", "aspNetCoreVersion", "sdkVersion", "desktopVersion",
 	"noGlobalJson", "selfContained", "useMonoRuntime", "useRuntimeStore", "packageReferences", "patchReferences",
-	"startupMainMethod", "buildTimeout", "collectTimeout", "webHost", "scheme", "path", "connections", "threads"}
+	"startupMainMethod", "buildTimeout", "collectTimeout", "webHost"}
+
+// legacyKeys are fields of crank's job model from before variables; crank no longer reads them.
+var legacyKeys = []string{"scheme", "path", "connections", "threads"}
 
 // lookupRefusal finds key (ignoring case) in a refusal table.
 func lookupRefusal(table map[string]refusal, key string) (string, refusal, bool) {

@@ -94,6 +94,12 @@ func (d *decoder) crankKey(p pair, prefix string, refusals map[string]refusal, k
 		}
 		return
 	}
+	if prefix == "" && canonical(p.key, legacyKeys) != "" {
+		if asksForSomething(p.value) {
+			d.notes = append(d.notes, fmt.Sprintf("%s: %s: crank's %s has no effect here (an old job field crank no longer reads): use a variable", p.keyPos, d.where, p.key))
+		}
+		return
+	}
 	msg := fmt.Sprintf("%s: %s: key %q: unknown key, not used%s", p.keyPos, d.where, prefix+p.key,
 		didYouMean(p.key, known, refusalKeys(refusals)))
 	if d.strict {
