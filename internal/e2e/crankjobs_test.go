@@ -106,3 +106,21 @@ func TestJobStatistics(t *testing.T) {
 	}
 	mustContain(t, "json", string(b), `"description": "My result (ms)"`, `"my/result": 3.5`)
 }
+
+// TestCrankH2loadJob: crank's h2load.yml (unmodified copy) sends gRPC unary calls to apps/grpc
+// over h2c; the wrapper's base64 body is decoded into a file by the job's build step.
+func TestCrankH2loadJob(t *testing.T) {
+	needTool(t, "h2load")
+	out := filepath.Join(t.TempDir(), "out.json")
+	_, ports := appPorts(t)
+	r := crank(t, 3*time.Minute, append([]string{"--config", "internal/e2e/testdata/crank/grpc.benchmarks.yml", "--scenario", "grpc",
+		"--profile", "local", "--variable", "duration=2", "--variable", "warmup=1", "--variable", "connections=2",
+		"--variable", "streams=4", "--json", out}, ports...)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	load := readResult(t, out).JobResults.Jobs["load"]
+	if load.Results["http/requests"] <= 0 || load.Results["http/requests/badresponses"] != 0 {
+		t.Errorf("load results %v", load.Results)
+	}
+}
