@@ -124,3 +124,35 @@ func TestCrankH2loadJob(t *testing.T) {
 		t.Errorf("load results %v", load.Results)
 	}
 }
+
+// TestBenchmarksPlaintextLocal runs aspnet/Benchmarks' plaintext.benchmarks.yml (a copy with its
+// imports on local copies) as a user of crank's files would here. As written its application is
+// a .NET build, refused before anything starts; with apps/plaintext swapped in and
+// profiles/local.yml loaded after Benchmarks' own `local` profile (which points at a crank-agent
+// on localhost:5010), everything runs on the embedded agent, the load through crank's wrk.yml.
+func TestBenchmarksPlaintextLocal(t *testing.T) {
+	cfg := "internal/e2e/testdata/benchmarks/plaintext.benchmarks.yml"
+	r := crank(t, time.Minute, "--config", cfg, "--scenario", "plaintext", "--profile", "local")
+	if r.code != 2 {
+		t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
+	}
+	mustContain(t, "stderr", r.stderr, `service "application": key "source.project": crank's source.project is not supported`)
+	if strings.Contains(r.stderr, "starting job") {
+		t.Errorf("something started:\n%s", r.stderr)
+	}
+	out := filepath.Join(t.TempDir(), "out.json")
+	_, ports := appPorts(t)
+	r = crank(t, 3*time.Minute, append([]string{"--config", cfg, "--config", "scenarios/jobs/apps.yml", "--config", "profiles/local.yml",
+		"--scenario", "plaintext", "--profile", "local", "--application.job", "plaintext", "--variable", "duration=2",
+		"--variable", "warmup=1", "--variable", "threads=1", "--variable", "connections=16", "--json", out}, ports...)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	res := readResult(t, out)
+	if rps := res.JobResults.Jobs["load"].Results["wrk/rps/mean"]; rps <= 0 {
+		t.Errorf("wrk/rps/mean = %v", rps)
+	}
+	if strings.Contains(r.stderr, "localhost:5010") {
+		t.Errorf("a service went to Benchmarks' local agent:\n%s", r.stderr)
+	}
+}
