@@ -11,6 +11,7 @@ crank=${3:-bin/crank}
 crank=$(realpath "$crank")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+trap 'echo "benchmarks-dryrun.sh: failed at line $LINENO" >&2' ERR
 
 # Every .yml file of both repositories (one by one: a mirror may lack large blobs).
 copy_yml() { # git dir, destination
@@ -47,15 +48,17 @@ print("\n".join((d.get("scenarios") or {}).keys()))' "$f")
       continue
     fi
     errs=$(printf '%s\n' "$err" | grep -v -e '^\s*$' -e '^crank: warning:' -e '^crank: note:' | sed -E "s#$tmp/##g")
-    if printf '%s\n' "$errs" | grep -q 'import .*no such host'; then
+    # here-strings, not pipes into grep -q or head: an early exit would be a SIGPIPE under pipefail
+    others=$(grep -v -E "$dotnet_docker" <<<"$errs" || true)
+    if grep -q 'import .*no such host' <<<"$errs"; then
       class=offline
-    elif ! printf '%s\n' "$errs" | grep -v -E "$dotnet_docker" | grep -q .; then
+    elif [ -z "$others" ]; then
       class=dotnet-docker
     else
       class=other
     fi
-    first=$(printf '%s\n' "$errs" | grep -v -E "$dotnet_docker" | head -1 || true)
-    [ -z "$first" ] && first=$(printf '%s\n' "$errs" | head -1)
+    first=$(head -n 1 <<<"$others")
+    [ -z "$first" ] && first=$(head -n 1 <<<"$errs")
     printf '%s\t%s\t%s\t%s\n' "$class" "$(basename "$f")" "$s" "$first" >>"$tmp/failures"
   done <<<"$names"
 done
