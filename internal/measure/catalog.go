@@ -121,7 +121,7 @@ func List() []api.Metadata {
 		md("Load", Throughput, api.OpMax, api.OpSum, "n2", UnitMBPerSec, "Read throughput (MB/s)", "Response bytes read per second over the measured duration (MiB/s), as crank's wrk job reports it"),
 		md("wrk", WrkRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (wrk)", "Requests per second as wrk reports it"),
 		md("wrk", WrkRequests, api.OpMax, api.OpSum, "n0", UnitCount, "Requests (wrk)", "http/requests under crank's wrk name"),
-		md("wrk", WrkLatencyMean, api.OpMax, api.OpAvg, "n2", UnitMs, "Mean latency (wrk, ms)", "http/latency/mean under crank's wrk name"),
+		md("wrk", WrkLatencyMean, api.OpMax, api.OpMax, "n2", UnitMs, "Mean latency (wrk, ms)", "http/latency/mean under crank's wrk name"),
 		md("wrk", WrkLatencyMax, api.OpMax, api.OpMax, "n2", UnitMs, "Max latency (wrk, ms)", "http/latency/max under crank's wrk name"),
 		md("wrk", WrkLatency50, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 50th (wrk, ms)", "http/latency/50 under crank's wrk name"),
 		md("wrk", WrkLatency75, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 75th (wrk, ms)", "http/latency/75 under crank's wrk name"),
