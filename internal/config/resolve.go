@@ -92,6 +92,7 @@ func (c *Config) Resolve(req Request) (*Resolved, error) {
 	r.Warnings, r.Notes = slices.Clone(c.warns), slices.Clone(c.notes)
 	engine := newEngine()
 	js := script.New(req.ScriptOutput) // shared by every service's onConfigure, as in crank
+	js.Set("configuration", c.root.toAny())
 	for _, svc := range scen.pairs {
 		s, err := c.resolveService(engine, req.Scenario, svc, profiles, perService[svc.key], cmdVars)
 		if err == nil {
