@@ -49,7 +49,9 @@ const (
 	hintDotnetKey = "it applies to crank's .NET builds only"
 )
 
-// crankRefusals are crank's job keys (top level) this platform refuses.
+// crankRefusals are crank's job keys (top level) this platform refuses. A key that becomes
+// carried out moves from here to jobKeys (or sourceKeys, optionsKeys) and the decoder's switch:
+// only keys in those lists reach the switch.
 var crankRefusals = map[string]refusal{
 	"buildArguments": {hintDocker, true}, "noClean": {"the agent always removes a job's folder; keep what you need in its output", true},
 	"cpuSet": {hintLimits, true}, "memoryLimitInBytes": {hintLimits, true}, "cpuLimitRatio": {hintLimits, true},
