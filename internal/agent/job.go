@@ -50,6 +50,7 @@ type job struct {
 	uploadsClosed bool                    // the job is being deleted: no upload may begin
 	leaseAt       time.Time
 	samples       []api.Measurement
+	custom        []api.Metadata     // declared by the job's #StartJobStatistics blocks
 	cancel        context.CancelFunc // ends the run goroutine; nil until started
 	done          chan struct{}      // closed when the run goroutine has returned
 	deleted       bool
@@ -209,7 +210,10 @@ func (a *Agent) measurements(j *job) api.Measurements {
 			continue
 		}
 		seen[m.Name] = true
-		md, ok := a.opts.Catalog.Lookup(m.Name)
+		md, ok := customMetadata(j, m.Name)
+		if !ok {
+			md, ok = a.opts.Catalog.Lookup(m.Name)
+		}
 		if !ok {
 			md = api.Metadata{Source: j.spec.Service, Name: m.Name, Aggregate: api.OpMax, Reduce: api.OpMax,
 				Format: "n2", ShortDescription: m.Name, LongDescription: m.Name}

@@ -116,6 +116,7 @@ func (a *Agent) supervise(ctx context.Context, j *job, p *proc.Process, from int
 	select {
 	case <-ctx.Done():
 		j.setExit(p.Stop(StopGrace).Code)
+		a.jobStatistics(j, from)
 		return errStopping
 	case <-timeout:
 		e := p.Stop(StopGrace)
@@ -130,6 +131,7 @@ func (a *Agent) supervise(ctx context.Context, j *job, p *proc.Process, from int
 	if !e.Success() {
 		return fmt.Errorf("job %s: %s exited with %s; last output:\n%s", j.id, j.spec.Executable, e, j.out.Tail(from, tailLines))
 	}
+	a.jobStatistics(j, from)
 	if !j.spec.WaitForExit || j.parser == nil {
 		return nil
 	}

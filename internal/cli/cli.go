@@ -106,16 +106,13 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 		logTo = pr // log lines scroll above the status line instead of breaking it
 	}
 	log := logger(logTo, f.verbose)
-	resolved, err := resolve(ctx, st, f)
+	resolved, scripts, err := resolve(ctx, st, f)
 	if err == nil {
 		err = checkThresholdServices(f.verdict.thresholds, resolved)
 	}
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
 		return ExitBadInput
-	}
-	for _, w := range resolved.Warnings {
-		fmt.Fprintf(st.Stderr, "crank: warning: %s\n", w)
 	}
 	if f.dryRun != "" {
 		return writeDryRun(st, f.dryRun, resolved)
@@ -138,7 +135,7 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 	if run.Session == "" {
 		run.Session = newSession()
 	}
-	run.Services = servicesOf(resolved)
+	run.Services = servicesOf(resolved, f.interval)
 	if f.verbose {
 		printCommands(pr, run.Services)
 	}
@@ -165,11 +162,20 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 		return ExitInterrupted
 	}
 	res.JobResults.Diagnostics = probe(ctx, st, f, ctl, run, resolved, res, th)
+	// crank's scripts (root results:, onResultsCreating/Created, --script) before the thresholds,
+	// which may name what they add.
+	scriptErr := applyScripts(scripts, f.scripts, res, st.Stderr)
+	if scriptErr != nil {
+		fmt.Fprintf(st.Stderr, "crank: %v\n", scriptErr)
+	}
 	verdict := judge(res, f.verdict, scenarioThresholds(resolved))
 	code := finish(context.WithoutCancel(ctx), st, f, run, res, log)
 	writeVerdict(st.Stdout, st.Stderr, res)
 	if code != ExitOK {
 		return code
+	}
+	if scriptErr != nil {
+		return ExitFailed
 	}
 	return verdict
 }
@@ -205,22 +211,36 @@ func newController(f *runFlags, log *slog.Logger, progressTo io.Writer, status f
 	}), nil
 }
 
-func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, error) {
-	cfg, err := config.Load(ctx, f.configs, config.LoadOptions{})
-	if err != nil {
-		return nil, err
+func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, *config.Scripts, error) {
+	cfg := config.Blank()
+	if len(f.configs) > 0 {
+		var err error
+		if cfg, err = config.Load(ctx, f.configs, config.LoadOptions{Strict: f.strict}); err != nil {
+			return nil, nil, err
+		}
 	}
-	req := config.Request{Scenario: f.scenario, Profiles: f.profiles, Variables: f.variables}
+	scripts, err := checkScripts(cfg, f.scripts)
+	if err != nil {
+		return nil, nil, err
+	}
+	req := config.Request{Scenario: f.scenario, Jobs: f.jobs, Profiles: f.profiles, Variables: f.variables,
+		JSONVariables: f.jsonVars, ScriptOutput: st.Stderr}
 	for _, o := range f.overrides {
 		ov, err := config.ParseOverride(o[0], o[1])
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		req.Overrides = append(req.Overrides, ov)
 	}
 	res, err := cfg.Resolve(req)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(st.Stderr, "crank: warning: %s\n", w)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(st.Stderr, "crank: note: %s\n", n)
 	}
 	if swaps := wrkFallback(cfg, res, st.LookPath); len(swaps) > 0 {
 		for _, o := range swaps {
@@ -228,11 +248,11 @@ func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, erro
 		}
 		req.Overrides = append(req.Overrides, swaps...)
 		if res, err = cfg.Resolve(req); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	res.Variant = cfg.Variant(req, res)
-	return res, nil
+	return res, scripts, nil
 }
 
 // wrkFallback swaps wrk for the built-in generator on the services that run on the embedded
@@ -274,7 +294,15 @@ func writeDryRun(st State, path string, r *config.Resolved) int {
 // A failed write still prints the tables (and keeps the results in a temporary file). An
 // interrupted run's results are neither published nor compared.
 func finish(ctx context.Context, st State, f *runFlags, run controller.Run, res *results.Result, log *slog.Logger) int {
-	written := f.jsonOut == "" || writeJSON(st, f.jsonOut, res)
+	f.output.apply(res)
+	written := true
+	if f.output.csv != "" {
+		if err := writeCSV(f.output.csv, res, time.Now()); err != nil {
+			fmt.Fprintf(st.Stderr, "crank: writing %s: %v\n", f.output.csv, err)
+			written = false
+		}
+	}
+	written = (f.jsonOut == "" || writeJSON(st, f.jsonOut, res)) && written
 	var order []string
 	for _, s := range run.Services {
 		if len(order) == 0 || order[len(order)-1] != s.Name {

@@ -24,6 +24,12 @@ type runFlags struct {
 	compare     string
 	session     string
 	verbose     bool
+	strict      bool
+	scripts     []string // --script NAME, run after the results exist
+	jsonVars    map[string]any
+	jobs        []string // crank's --job NAME: run these jobs instead of a scenario
+	interval    float64  // --interval seconds for every job (0: each job's own)
+	output      outputFlags
 	influx      influxFlags
 	verdict     verdictFlags
 	spread      spreadFlags
@@ -54,7 +60,7 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(f
 // parseRunFlags reads crank's flags. A flag "--a.b value" whose name holds a dot is a service
 // override. "--flag=value" and "--flag value" are both accepted.
 func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error) {
-	f := &runFlags{variables: map[string]string{}, properties: map[string]string{}, iterations: 1,
+	f := &runFlags{variables: map[string]string{}, properties: map[string]string{}, iterations: 1, jsonVars: map[string]any{},
 		agentToken: getenv("CRANK_AGENT_TOKEN"), agentCA: getenv("CRANK_AGENT_CA"), verdict: newVerdictFlags()}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
@@ -62,8 +68,9 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 			return nil, usagef("unexpected argument %q (flags start with --)", arg)
 		}
 		name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
-		if name == "verbose" || name == "v" {
-			f.verbose = true
+		name = flagName(name)
+		if switchFlag(f, name) {
+			f.output.keep(name, "", false)
 			continue
 		}
 		if name == "no-probe" {
@@ -82,12 +89,16 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 		if err := f.set(name, value); err != nil {
 			return nil, err
 		}
+		f.output.keep(name, value, true)
 	}
-	if len(f.configs) == 0 {
+	if len(f.configs) == 0 && len(f.jobs) == 0 {
 		return nil, usagef("--config is required (for example --config scenarios/plaintext.yml)")
 	}
-	if f.scenario == "" {
+	if f.scenario == "" && len(f.jobs) == 0 {
 		return nil, usagef("--scenario is required")
+	}
+	if f.scenario != "" && len(f.jobs) > 0 {
+		return nil, usagef("--scenario and --job can't be used together: both say which jobs run")
 	}
 	if err := f.spread.check(f.iterations); err != nil {
 		return nil, err
@@ -116,6 +127,8 @@ func (f *runFlags) set(name, value string) error {
 		f.scenario = value
 	case "profile":
 		f.profiles = append(f.profiles, value)
+	case "script":
+		f.scripts = append(f.scripts, value)
 	case "variable":
 		k, v, ok := strings.Cut(value, "=")
 		if !ok || k == "" {
@@ -139,7 +152,7 @@ func (f *runFlags) set(name, value string) error {
 		f.spread.iterationSet = true
 	case "description":
 		f.description = value
-	case "dry-run":
+	case "dry-run", "debug":
 		f.dryRun = value
 	case "agent-token":
 		f.agentToken = value
@@ -176,6 +189,9 @@ func (f *runFlags) set(name, value string) error {
 			return err
 		}
 		if ok, err := f.spread.set(name, value); ok {
+			return err
+		}
+		if ok, err := f.setMore(name, value); ok || err != nil {
 			return err
 		}
 		if !strings.Contains(name, ".") {
@@ -232,7 +248,19 @@ Run options (crank's names):
   --chart                  add a chart of each measurement's samples over time to the tables
   --chart-type bar|hex     the chart's characters (default bar)
   --chart-scale off|auto   off (default): the chart starts at 0; auto: at the lowest value
+  --script NAME            run the configuration's scripts.NAME once the results exist (repeatable)
+  --variable-json name=JSON a typed variable: a number, list or object (repeatable)
+  --csv FILE               append the results as one CSV row (headers written when FILE is new)
+  --no-measurements        leave the samples out of the JSON (results only)
+  --no-metadata            leave the metadata out of the JSON
+  --command-line-property  record this command line (minus output and secret options) as property command-line
+  --interval SECONDS       sampling interval of every job (crank's -m)
+  --job NAME               run the job NAME (from the files, or defined by --NAME.<key> options) instead of a scenario (repeatable)
+  --strict                 keys nobody knows are errors (by default warnings: crank ignores them)
   -v, --verbose            print each service's rendered command lines, and debug logs
+Flag names ignore case. crank's short names: -c config, -s scenario, -p property, -i iterations,
+-j json, -m interval, -d debug (= --dry-run), -x exclude, -xo exclude-order, -v verbose.
+--sql, --table, --es, --index and --relay are refused: publish to InfluxDB (--influx-url).
 
 Exit status: 0 the run passed; 1 the run failed (a job failed, more failed requests than
 --max-error-rate, or --compare found a regression); 2 bad input (flags, configuration, values);

@@ -52,7 +52,7 @@ func probe(ctx context.Context, st State, f *runFlags, ctl *controller.Controlle
 	}
 	fmt.Fprintf(st.Stderr, "probe: the run looks underloaded; a short run at twice the connections (%s) tells a light load from a serialized server (--no-probe skips it)\n",
 		strconv.FormatFloat(2*conns, 'f', -1, 64))
-	pr, err := resolve(ctx, st, &pf)
+	pr, _, err := resolve(ctx, st, &pf)
 	if err == nil {
 		prun := run
 		prun.Iterations, prun.Span, prun.Repeat, prun.Exclude = 1, 0, "", results.Exclusion{}

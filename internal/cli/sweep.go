@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/config"
@@ -258,16 +259,19 @@ func resolveVariant(ctx context.Context, st State, f *runFlags, axes []sweep.Axi
 			vf.overrides = append(vf.overrides, [2]string{a.Key, v.Settings[i].Value})
 		}
 	}
-	res, err := resolve(ctx, st, &vf)
+	res, _, err := resolve(ctx, st, &vf)
 	if err != nil {
 		return nil, err
 	}
-	return servicesOf(res), nil
+	return servicesOf(res, vf.interval), nil
 }
 
-func servicesOf(res *config.Resolved) []controller.Service {
+func servicesOf(res *config.Resolved, interval float64) []controller.Service {
 	var out []controller.Service
 	for _, s := range res.Services {
+		if interval > 0 { // crank's --interval: every job's sampling interval
+			s.Job.Interval = api.Duration(interval * float64(time.Second))
+		}
 		out = append(out, controller.Service{Name: s.Name, Job: s.Job, Endpoints: s.Endpoints})
 	}
 	return out

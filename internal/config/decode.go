@@ -12,29 +12,40 @@ import (
 	"github.com/crankshaft/crankshaft/internal/api"
 )
 
-// decoder turns a rendered job tree into an api.Job, strictly: every problem is collected with
-// the position of its key and where the job is used (scenario and service).
+// decoder turns a rendered job tree into an api.Job: every problem is collected with the
+// position of its key and where the job is used (scenario and service). Keys are matched ignoring
+// case, as crank does; a key crank knows and this platform does not carry out is refused, and a
+// key nobody knows is a warning (an error with strict).
 type decoder struct {
-	where string // `scenario "plaintext": service "load"`
-	dirs  map[string]string
-	log   *slog.Logger
-	errs  []error
+	where  string // `scenario "plaintext": service "load"`
+	dirs   map[string]string
+	log    *slog.Logger
+	strict bool
+	errs   []error
+	warns  []string
+	notes  []string
+	// project is crank's source.project: one of crank's load wrappers or a refused .NET build.
+	project    string
+	projectPos Pos
+	// onConfigure holds the job's onConfigure scripts, run once the job is decoded.
+	onConfigure []Snippet
 }
 
 func (d *decoder) fail(pos Pos, key, format string, args ...any) {
 	d.errs = append(d.errs, fmt.Errorf("%s: %s: key %q: %s", pos, d.where, key, fmt.Sprintf(format, args...)))
 }
 
-// ignored logs a crank key that has no meaning here.
-func (d *decoder) ignored(p pair, key string) {
-	d.log.Debug("config: crank key ignored", "key", key, "at", p.keyPos.String(), "where", d.where)
-}
-
 // job decodes n (minus variables and job, handled by the caller) and returns the endpoints.
 func (d *decoder) job(n *node, j *api.Job) []string {
 	var endpoints []string
 	for _, p := range n.pairs {
-		switch p.key {
+		key := canonical(p.key, jobKeys)
+		if key == "" {
+			d.crankKey(p, "", crankRefusals, jobKeys)
+			continue
+		}
+		p.key = key
+		switch key {
 		case "endpoints":
 			endpoints = d.endpoints(p)
 		case "executable", "arguments", "warmupArguments", "buildCommand", "readyStateText", "parser", "metricsUrl", "user", "cpuSet":
@@ -47,43 +58,55 @@ func (d *decoder) job(n *node, j *api.Job) []string {
 			j.WaitForExit = d.boolean(p, p.key)
 		case "startTimeout", "timeout", "interval", "warmup":
 			d.durationField(j, p)
+		case "measurementsIntervalSec":
+			p.key = "interval"
+			d.durationField(j, p)
 		case "source":
 			j.Source = d.source(p)
 		case "options":
 			j.Options = d.options(p)
 		case "counters":
 			j.Counters = d.counters(p)
-		case "isConsoleApp", "onConfigure", "onResultsCreated", "onResultsCreating", "noClean",
-			"framework", "channel", "runtimeVersion", "aspNetCoreVersion", "sdkVersion", "noGlobalJson",
-			"selfContained", "useMonoRuntime", "dotnetTrace", "dotnetTraceProviders", "collectCounters",
-			"counterProviders", "collectStartup":
-			d.ignored(p, p.key)
-		default:
-			d.unknown(p, "")
+		case "onConfigure":
+			d.onConfigure = append(d.onConfigure, d.snippets(p, "onConfigure")...)
+		case "isConsoleApp":
+			// crank waits for no port for a console app; readiness here already comes from
+			// readyStateText, then port, then at once.
+			d.boolean(p, p.key)
+		case "agent", "job", "variables":
 		}
 	}
 	return endpoints
 }
 
-func (d *decoder) unknown(p pair, prefix string) {
-	key := prefix + p.key
-	if hint := knownFold(p.key); hint != "" {
-		d.fail(p.keyPos, key, "unknown key (keys are case-sensitive: did you mean %q?)", prefix+hint)
+// crankKey handles a key the decoder does not read: refused if crank knows it (with what to do),
+// a note for crank's .NET-only keys, else a warning (an error with strict).
+func (d *decoder) crankKey(p pair, prefix string, refusals map[string]refusal, known []string) {
+	if name, r, ok := lookupRefusal(refusals, p.key); ok {
+		if !r.whenSet || asksForSomething(p.value) {
+			d.fail(p.keyPos, prefix+p.key, "crank's %s%s is not supported: %s", prefix, name, r.hint)
+		}
 		return
 	}
-	d.fail(p.keyPos, key, "unknown key")
-}
-
-func knownFold(key string) string {
-	for _, k := range []string{"executable", "arguments", "warmupArguments", "buildCommand", "readyStateText",
-		"parser", "metricsUrl", "user", "environmentVariables", "port", "metricsPort", "waitForExit", "startTimeout",
-		"timeout", "interval", "warmup", "source", "options", "counters", "endpoints", "variables",
-		"localFolder", "repository", "branchOrCommit", "requiredArchitecture", "requiredOperatingSystem"} {
-		if strings.EqualFold(k, key) {
-			return k
+	if prefix == "" && canonical(p.key, dotnetKeys) != "" {
+		if asksForSomething(p.value) {
+			d.notes = append(d.notes, fmt.Sprintf("%s: %s: crank's %s has no effect here: %s", p.keyPos, d.where, p.key, hintDotnetKey))
 		}
+		return
 	}
-	return ""
+	if prefix == "" && canonical(p.key, legacyKeys) != "" {
+		if asksForSomething(p.value) {
+			d.notes = append(d.notes, fmt.Sprintf("%s: %s: crank's %s has no effect here (an old job field crank no longer reads): use a variable", p.keyPos, d.where, p.key))
+		}
+		return
+	}
+	msg := fmt.Sprintf("%s: %s: key %q: unknown key, not used%s", p.keyPos, d.where, prefix+p.key,
+		didYouMean(p.key, known, refusalKeys(refusals)))
+	if d.strict {
+		d.errs = append(d.errs, fmt.Errorf("%s (--strict)", msg))
+		return
+	}
+	d.warns = append(d.warns, msg)
 }
 
 func (d *decoder) stringField(j *api.Job, p pair) {

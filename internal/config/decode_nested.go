@@ -18,52 +18,76 @@ func (d *decoder) mapping(p pair) bool {
 	return true
 }
 
-// source reads source.{localFolder, repository, branchOrCommit}; crank's .NET keys are ignored.
+// source reads source.{localFolder, repository, branchOrCommit, project}; crank's cache hints
+// (sourceKey, noBuild, cacheOnAgent) are accepted: the agent's build cache is keyed by content.
+// "branch#commit" checks out the commit (crank's form for a commit on a branch).
 func (d *decoder) source(p pair) *api.Source {
 	if !d.mapping(p) {
 		return nil
 	}
-	s := &api.Source{}
-	for _, e := range p.value.pairs {
-		key := "source." + e.key
-		switch e.key {
-		case "localFolder":
-			s.LocalFolder = d.localFolder(e.value.pos, d.text(e, key))
-		case "repository":
-			s.Repository = d.text(e, key)
-		case "branchOrCommit":
-			s.BranchOrCommit = d.text(e, key)
-		case "project", "sourceKey", "noBuild", "initSubmodules":
-			d.ignored(e, key)
-		default:
-			d.unknown(e, "source.")
-		}
-	}
+	s := d.sourceOf(p.value, "source.")
 	if *s == (api.Source{}) {
 		return nil
 	}
 	return s
 }
 
-// options reads options.{requiredArchitecture, requiredOperatingSystem, displayOutput, displayBuild}.
+func (d *decoder) sourceOf(n *node, prefix string) *api.Source {
+	s := &api.Source{}
+	for _, e := range n.pairs {
+		key := canonical(e.key, sourceKeys)
+		if key == "" {
+			d.crankKey(e, prefix, crankSourceRefusals, sourceKeys)
+			continue
+		}
+		full := prefix + key
+		switch key {
+		case "localFolder":
+			s.LocalFolder = d.localFolder(e.value.pos, d.text(e, full))
+		case "repository":
+			s.Repository = d.text(e, full)
+		case "branchOrCommit":
+			s.BranchOrCommit = d.text(e, full)
+			if _, commit, ok := strings.Cut(s.BranchOrCommit, "#"); ok && commit != "" {
+				s.BranchOrCommit = commit
+			}
+		case "project":
+			d.project, d.projectPos = d.text(e, full), e.keyPos
+		case "destinationFolder":
+			if asksForSomething(e.value) {
+				d.fail(e.keyPos, full, "crank's %s is not supported: a job's source fills its whole folder; use source.localFolder or one entry under sources", full)
+			}
+		case "sourceKey", "noBuild", "cacheOnAgent":
+		}
+	}
+	return s
+}
+
+// options reads options.{requiredArchitecture, requiredOperatingSystem, displayOutput,
+// displayBuild}; reuseBuild and reuseSource are what the agent's build cache always does.
 func (d *decoder) options(p pair) api.Options {
 	var o api.Options
 	if !d.mapping(p) {
 		return o
 	}
 	for _, e := range p.value.pairs {
-		key := "options." + e.key
-		switch e.key {
+		key := canonical(e.key, optionsKeys)
+		if key == "" {
+			d.crankKey(e, "options.", crankOptionRefusals, optionsKeys)
+			continue
+		}
+		full := "options." + key
+		switch key {
 		case "requiredArchitecture":
-			o.RequiredArchitecture = d.text(e, key)
+			o.RequiredArchitecture = d.text(e, full)
 		case "requiredOperatingSystem":
-			o.RequiredOperatingSystem = d.text(e, key)
+			o.RequiredOperatingSystem = d.text(e, full)
 		case "displayOutput":
-			o.DisplayOutput = d.boolean(e, key)
+			o.DisplayOutput = d.boolean(e, full)
 		case "displayBuild":
-			o.DisplayBuild = d.boolean(e, key)
-		default:
-			d.unknown(e, "options.")
+			o.DisplayBuild = d.boolean(e, full)
+		case "reuseBuild", "reuseSource":
+			d.boolean(e, full)
 		}
 	}
 	return o
@@ -109,7 +133,7 @@ func (d *decoder) counter(n *node, prefix string) api.CounterSpec {
 		case "scale":
 			c.Scale = d.float(e, key)
 		default:
-			d.unknown(e, prefix)
+			d.crankKey(e, prefix, nil, []string{"metric", "measurement", "read", "quantile", "scale"})
 		}
 	}
 	return c

@@ -19,6 +19,8 @@ type dryService struct {
 	Port                 int               `json:"port,omitempty"`
 	ReadyStateText       string            `json:"readyStateText,omitempty"`
 	WaitForExit          bool              `json:"waitForExit,omitempty"`
+	Timeout              api.Duration      `json:"timeout,omitempty"`
+	Source               *api.Source       `json:"source,omitempty"`
 	Parser               string            `json:"parser,omitempty"`
 	MetricsPort          int               `json:"metricsPort,omitempty"`
 	MetricsURL           string            `json:"metricsUrl,omitempty"`
@@ -68,7 +70,7 @@ func dryServiceOf(s Service) dryService {
 	d := dryService{
 		Job: j.Name, Executable: j.Executable, Arguments: j.Arguments, WarmupArguments: j.WarmupArguments,
 		BuildCommand: j.BuildCommand, User: j.User, Port: j.Port, ReadyStateText: j.ReadyStateText,
-		WaitForExit: j.WaitForExit, Parser: j.Parser,
+		WaitForExit: j.WaitForExit, Timeout: j.Timeout, Source: j.Source, Parser: j.Parser,
 		MetricsPort: j.MetricsPort, MetricsURL: j.MetricsURL, Counters: j.Counters,
 		Variables: j.Variables, EnvironmentVariables: j.Environment, Endpoints: s.Endpoints,
 	}

@@ -70,9 +70,12 @@ func (a archive) get(name string) (string, bool) {
 //	profile local                  (repeatable)
 //	variable name=value            (repeatable)
 //	set load.variables.connections 64   (an override: flag name, then the value to the line's end)
+//	strict                         (unknown keys are errors)
+//	job NAME                       (crank's --job, instead of scenario; repeatable)
 type fixtureArgs struct {
 	configs []string
 	req     Request
+	strict  bool
 }
 
 func parseArgs(t *testing.T, s string) fixtureArgs {
@@ -89,6 +92,10 @@ func parseArgs(t *testing.T, s string) fixtureArgs {
 			fa.configs = append(fa.configs, strings.Fields(rest)...)
 		case "scenario":
 			fa.req.Scenario = rest
+		case "strict":
+			fa.strict = true
+		case "job":
+			fa.req.Jobs = append(fa.req.Jobs, rest)
 		case "profile":
 			fa.req.Profiles = append(fa.req.Profiles, rest)
 		case "variable":
@@ -169,9 +176,10 @@ func runFixture(t *testing.T, path string) {
 	}
 }
 
-// resolveFixture returns the DryRun JSON ("want") or the error text ("error").
+// resolveFixture returns the DryRun JSON followed by the warnings and notes ("want"), or the
+// error text ("error").
 func resolveFixture(fa fixtureArgs, url string) (string, string) {
-	cfg, err := Load(context.Background(), fa.configs, LoadOptions{})
+	cfg, err := Load(context.Background(), fa.configs, LoadOptions{Strict: fa.strict})
 	if err == nil {
 		var r *Resolved
 		if r, err = cfg.Resolve(fa.req); err == nil {
@@ -179,7 +187,14 @@ func resolveFixture(fa fixtureArgs, url string) (string, string) {
 			if err != nil {
 				return err.Error() + "\n", "error"
 			}
-			return strings.ReplaceAll(string(out), url, "$HTTP") + "\n", "want"
+			text := string(out) + "\n"
+			for _, w := range r.Warnings {
+				text += "warning: " + w + "\n"
+			}
+			for _, n := range r.Notes {
+				text += "note: " + n + "\n"
+			}
+			return strings.ReplaceAll(text, url, "$HTTP"), "want"
 		}
 	}
 	return strings.ReplaceAll(err.Error(), url, "$HTTP") + "\n", "error"

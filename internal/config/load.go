@@ -25,9 +25,10 @@ const MaxConfigBytes = 8 << 20
 type LoadOptions struct {
 	// HTTPClient fetches http(s) configurations and imports; nil means a client with DefaultHTTPTimeout.
 	HTTPClient *http.Client
-	// Logger receives debug lines (keys accepted and ignored, profile entries that match nothing);
-	// nil means slog.Default().
+	// Logger receives debug lines (profile entries that match nothing); nil means slog.Default().
 	Logger *slog.Logger
+	// Strict makes unknown keys errors instead of warnings (crank ignores them).
+	Strict bool
 }
 
 // Config is the merge of every loaded file and its imports. It is read-only: Resolve may be
@@ -36,9 +37,16 @@ type Config struct {
 	root *node
 	// dirs maps each local file's name (as in positions) to its absolute folder, for
 	// source.localFolder.
-	dirs map[string]string
-	log  *slog.Logger
+	dirs   map[string]string
+	log    *slog.Logger
+	strict bool
+	// warns are unknown keys (not used); notes are crank keys that have no effect here.
+	warns, notes []string
 }
+
+// Warnings returns what the configuration's root holds that is not used: unknown keys (warnings)
+// and crank keys that have no effect here (notes).
+func (c *Config) Warnings() (warnings, notes []string) { return c.warns, c.notes }
 
 // Load reads the configuration files or URLs in order, each with its imports, and merges them:
 // later files over earlier ones. Every problem found is returned at once.
@@ -61,12 +69,12 @@ func Load(ctx context.Context, paths []string, opts LoadOptions) (*Config, error
 			errs = append(errs, err)
 			continue
 		}
-		root = merge(root, n)
+		root = mergeFile(root, n)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	c := &Config{root: root, dirs: l.dirs, log: opts.Logger}
+	c := &Config{root: root, dirs: l.dirs, log: opts.Logger, strict: opts.Strict}
 	if c.log == nil {
 		c.log = slog.Default()
 	}
@@ -123,10 +131,10 @@ func (l *loader) load(loc string) (*node, error) {
 				errs = append(errs, fmt.Errorf("%s: import %q: %w", it.pos, ref, err))
 				continue
 			}
-			merged = merge(merged, in)
+			merged = mergeFile(merged, in)
 		}
 	}
-	return merge(merged, n.without("imports")), errors.Join(errs...)
+	return mergeFile(merged, n.without("imports")), errors.Join(errs...)
 }
 
 func isURL(s string) bool {

@@ -3,12 +3,14 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/script"
 	"github.com/crankshaft/crankshaft/internal/threshold"
 	"github.com/osteele/liquid"
 )
@@ -18,7 +20,13 @@ type Request struct {
 	Scenario  string
 	Profiles  []string          // --profile, repeatable, applied in order
 	Variables map[string]string // --variable name=value (raw strings, read as YAML scalars)
-	Overrides []Override        // --<service>.<path> value, in command-line order
+	// JSONVariables are --variable-json name=JSON: typed values (numbers, lists, objects), over Variables.
+	JSONVariables map[string]any
+	Overrides     []Override // --<service>.<path> value, in command-line order
+	// Jobs, instead of Scenario, runs these jobs (crank's --job NAME): one service each.
+	Jobs []string
+	// ScriptOutput receives what onConfigure scripts print with console.log (nil: discarded).
+	ScriptOutput io.Writer
 }
 
 // Resolved is a scenario ready to run: one rendered job per service.
@@ -26,8 +34,9 @@ type Resolved struct {
 	Scenario string
 	Profiles []string
 	Services []Service // in the scenario's YAML order
-	// Warnings are problems that do not stop the run: a --variable that no job uses.
-	Warnings []string
+	// Warnings are problems that do not stop the run: keys nobody knows (not used), a --variable
+	// that no job uses. Notes are crank keys that have no effect here.
+	Warnings, Notes []string
 	// Variant holds the variables set to other values than the scenario's defaults (Variant).
 	Variant map[string]string
 }
@@ -41,6 +50,10 @@ type Service struct {
 	// Thresholds are the service's pass/fail conditions (key thresholds of its job, scenario or profile).
 	Thresholds []threshold.Threshold
 	uses       map[string]bool // variables the job declares or its templates mention
+
+	body  *node  // the rendered job, until decoded
+	vars  *node  // its rendered variables
+	where string // scenario and service, for errors
 }
 
 // Scenarios lists the scenario names, sorted.
@@ -68,26 +81,31 @@ func oneOf(names []string) string {
 // Resolve builds every service of the requested scenario: base job, scenario keys, profiles,
 // overrides, variables, Liquid rendering, strict decoding. All problems are returned together.
 func (c *Config) Resolve(req Request) (*Resolved, error) {
-	if req.Scenario == "" {
-		return nil, fmt.Errorf("no scenario given (--scenario); scenarios: %s", oneOf(c.Scenarios()))
-	}
-	scen := c.section(keyScenarios).get(req.Scenario)
-	if scen == nil {
-		return nil, fmt.Errorf("unknown scenario %q; scenarios: %s", req.Scenario, oneOf(c.Scenarios()))
+	scen, err := c.scenario(req)
+	if err != nil {
+		return nil, err
 	}
 	profiles, errs := c.profileNodes(req.Profiles)
 	cmdVars, err := commandLineVariables(req.Variables)
 	if err != nil {
 		errs = append(errs, err)
+	} else if len(req.JSONVariables) > 0 {
+		cmdVars = merge(cmdVars, fromAny(req.JSONVariables, Pos{File: commandLine}))
 	}
 	perService, oErrs := splitOverrides(req.Scenario, scen, req.Overrides)
 	errs = append(errs, oErrs...)
 	c.logUnmatchedEntries(scen, profiles)
 
 	r := &Resolved{Scenario: req.Scenario, Profiles: slices.Clone(req.Profiles)}
+	r.Warnings, r.Notes = slices.Clone(c.warns), slices.Clone(c.notes)
 	engine := newEngine()
+	js := script.New(req.ScriptOutput) // shared by every service's onConfigure, as in crank
+	js.Set("configuration", c.root.toAny())
 	for _, svc := range scen.without(keySweep).pairs {
 		s, err := c.resolveService(engine, req.Scenario, svc, profiles, perService[svc.key], cmdVars)
+		if err == nil {
+			err = c.decodeService(js, r, &s)
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -103,7 +121,7 @@ func (c *Config) Resolve(req Request) (*Resolved, error) {
 			used[k] = true
 		}
 	}
-	r.Warnings = unusedVariables(cmdVars, used)
+	r.Warnings = append(r.Warnings, unusedVariables(cmdVars, used)...)
 	return r, nil
 }
 
@@ -177,7 +195,7 @@ func profileMatches(entry pair, svc string) bool {
 // applyProfile lays a profile over one service's job: first its common keys (variables and any
 // job key), then each jobs:/agents: entry naming the service or one of its aliases.
 func applyProfile(job, profile *node, svc string) {
-	merge(job, profile.without("jobs", "agents"))
+	patch(job, profile.without("jobs", "agents"))
 	for _, group := range []string{"jobs", "agents"} {
 		g := profile.get(group)
 		if !g.isMap() {
@@ -185,7 +203,7 @@ func applyProfile(job, profile *node, svc string) {
 		}
 		for _, e := range g.pairs {
 			if e.value.isMap() && profileMatches(e, svc) {
-				merge(job, e.value.without("aliases"))
+				patch(job, e.value.without("aliases"))
 			}
 		}
 	}
@@ -222,12 +240,22 @@ func (c *Config) resolveService(e *liquid.Engine, scenario string, svc pair, pro
 		}
 	}
 	base := c.section(keyJobs).get(jobName)
+	if base == nil && jobPos.File == commandLine && !slices.ContainsFunc(overrides, Override.isJobSwap) {
+		base = newMap(jobPos) // crank's --job NAME: a job the command line defines
+	}
 	if !base.isMap() {
 		return Service{}, fmt.Errorf("%s: %s: unknown job %q; jobs: %s", jobPos, where, jobName, oneOf(c.Jobs()))
 	}
-	job := merge(base.clone(), spec.without("job"))
+	job := merge(base.clone(), spec.without("job", "agent"))
+	agentName := svc.key // crank: a service's agent: names the profile entry it takes
+	if a, ok := spec.get("agent").str(); ok && a != "" {
+		agentName = a
+	}
+	if err := checkPlacement(svc, agentName, profiles, overrides); err != nil {
+		return Service{}, fmt.Errorf("scenario %q: %w", scenario, err)
+	}
 	for _, p := range profiles {
-		applyProfile(job, p.value, svc.key)
+		applyProfile(job, p.value, agentName)
 	}
 	var errs []error
 	for _, o := range overrides {
@@ -267,17 +295,33 @@ func (c *Config) finish(e *liquid.Engine, where, svc, jobName string, job, cmdVa
 	if _, err := renderTree(e, &body, bindings, false, where, ""); err != nil {
 		return Service{}, err
 	}
-	d := &decoder{where: where, dirs: c.dirs, log: c.log}
-	j := api.Job{Service: svc, Name: jobName, Variables: bindings}
-	endpoints := d.job(body, &j)
+	return Service{Name: svc, Job: api.Job{Service: svc, Name: jobName, Variables: bindings}, body: body, vars: vars, where: where, uses: uses}, nil
+}
+
+// decodeService decodes a rendered service's job strictly, runs crank's wrapper translation and
+// the job's onConfigure scripts, and collects warnings and notes into r.
+func (c *Config) decodeService(js *script.Engine, r *Resolved, s *Service) error {
+	d := &decoder{where: s.where, dirs: c.dirs, log: c.log, strict: c.strict}
+	j := &s.Job
+	s.Endpoints = d.job(s.body, j)
+	s.body = nil
+	if d.project != "" {
+		d.applyProject(j)
+	}
+	r.Warnings = append(r.Warnings, d.warns...)
+	r.Notes = append(r.Notes, d.notes...)
 	if len(d.errs) > 0 {
-		return Service{}, errors.Join(d.errs...)
+		return errors.Join(d.errs...)
+	}
+	if err := onConfigure(js, j, d.onConfigure); err != nil {
+		return fmt.Errorf("%s: %w", s.where, err)
 	}
 	if j.MetricsPort != 0 || j.MetricsURL != "" {
 		j.Counters = measure.WithDefaultCounters(j.Counters)
 	}
-	defaultTimeout(&j, vars)
-	return Service{Name: svc, Job: j, Endpoints: endpoints, uses: uses}, nil
+	defaultTimeout(j, s.vars)
+	s.vars = nil
+	return nil
 }
 
 // unique drops errors whose text repeats an earlier one's (a bad --variable seen by every service).

@@ -259,16 +259,16 @@ func TestDryRunShape(t *testing.T) {
 	}
 }
 
-func TestIgnoredKeysAreLogged(t *testing.T) {
+func TestUnmatchedProfileEntryIsLogged(t *testing.T) {
 	dir := writeTree(t, map[string]string{"main.yml": `results: []
 jobs:
   app:
     executable: ./app
     isConsoleApp: true
-    source: {repository: https://example.test/r.git, project: x.csproj}
+    source: {repository: https://example.test/r.git}
 scenarios:
   s:
-    app: {job: app}
+    app: {job: app, endpoints: []}
 profiles:
   p:
     agents:
@@ -287,7 +287,7 @@ profiles:
 	if r.Services[0].Job.Source.Repository != "https://example.test/r.git" || len(r.Services[0].Endpoints) != 0 {
 		t.Errorf("job = %+v, endpoints %v", r.Services[0].Job, r.Services[0].Endpoints)
 	}
-	for _, want := range []string{"key=results", "key=isConsoleApp", "key=source.project", "entry=db"} {
+	for _, want := range []string{"entry=db"} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("debug log lacks %q:\n%s", want, logs.String())
 		}

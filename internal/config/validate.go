@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Root keys of a configuration file.
@@ -15,14 +16,13 @@ const (
 	keyProfiles  = "profiles"
 )
 
-// ignoredRootKey tells crank root keys that mean nothing here (result scripts, .NET event counter
-// definitions): accepted and ignored.
-func ignoredRootKey(key string) bool {
-	switch key {
-	case "results", "scripts", "defaultScripts", "counters", "commands":
-		return true
-	}
-	return false
+// scriptRootKeys are crank's root keys for JavaScript run after a run (see Scripts).
+var scriptRootKeys = []string{"results", "scripts", "defaultScripts", "onResultsCreating", "onResultsCreated"}
+
+// rootRefusals are crank's root keys this platform does not carry out.
+var rootRefusals = map[string]refusal{
+	"counters": {"crank's .NET event counter lists need the .NET runtime; map Prometheus metrics with a job's counters", false},
+	"commands": {"controller-side commands are not available; run them before crank", true},
 }
 
 // validate checks the shape of the merged configuration: what Resolve relies on. Keys inside
@@ -35,11 +35,25 @@ func (c *Config) validate() error {
 			if !p.value.isNull() && !p.value.isMap() {
 				errs = append(errs, fmt.Errorf("%s: %s must be a mapping", p.keyPos, p.key))
 			}
-		case ignoredRootKey(p.key):
-			c.log.Debug("config: crank key ignored", "key", p.key, "at", p.keyPos.String())
+		case canonical(p.key, scriptRootKeys) != "":
 		default:
-			errs = append(errs, fmt.Errorf("%s: unknown root key %q (want imports, variables, jobs, scenarios, profiles)", p.keyPos, p.key))
+			if name, _, ok := lookupRefusal(rootRefusals, p.key); ok {
+				// counters: crank's own default configuration defines them for every run; they
+				// only matter to a job that asks for .NET counters, which is refused.
+				c.notes = append(c.notes, fmt.Sprintf("%s: crank's %s has no effect here: %s", p.keyPos, name, rootRefusals[name].hint))
+				continue
+			}
+			msg := fmt.Sprintf("%s: unknown root key %q, not used (want imports, variables, jobs, scenarios, profiles, or crank's %s)%s",
+				p.keyPos, p.key, strings.Join(scriptRootKeys, ", "), didYouMean(p.key, []string{keyVariables, keyJobs, keyScenarios, keyProfiles}, scriptRootKeys))
+			if c.strict {
+				errs = append(errs, fmt.Errorf("%s (--strict)", msg))
+			} else {
+				c.warns = append(c.warns, msg)
+			}
 		}
+	}
+	if _, err := c.Scripts(); err != nil {
+		errs = append(errs, err)
 	}
 	errs = append(errs, c.validateJobs()...)
 	errs = append(errs, c.validateScenarios()...)

@@ -81,13 +81,15 @@ func defaultTimeout(j *api.Job, vars *node) {
 	j.Timeout = api.Duration(time.Duration((max(d, 0)+max(w, 0))*float64(time.Second)) + TimeoutMargin)
 }
 
-// usedVariables adds to used the variables a job declares or its templates mention.
+// usedVariables adds to used the variables a job declares or its templates (and its variables'
+// templates) mention.
 func usedVariables(job, vars *node, used map[string]bool) {
 	for _, p := range vars.pairs {
 		used[p.key] = true
 	}
 	var srcs []string
 	collectStrings(job, &srcs)
+	collectStrings(vars, &srcs) // variables made of others: serverUri: http://{{serverAddress}}
 	for _, s := range srcs {
 		for _, r := range references(s) {
 			used[r] = true

@@ -82,9 +82,12 @@ func environment(in *instance) map[string]any {
 		"os": i.OS, "arch": i.Arch, "cores": i.Cores, "cpuModel": i.CPUModel, "memoryMB": i.MemoryMB,
 		"agentVersion": i.Version, "hostname": i.Hostname, "kernel": i.KernelRelease, "goVersion": i.GoVersion,
 		"job": in.job.Name,
+		// crank's keys: proc (cores), hw (the machine's label), env (crank's environment label)
+		"proc": i.Cores, "hw": "Unspecified", "env": "Unspecified",
 	}
 	if i.Hardware != "" {
 		env["hardware"] = i.Hardware
+		env["hw"] = i.Hardware
 	}
 	if in.job.CpuSet != "" {
 		env["cpuSet"] = in.job.CpuSet

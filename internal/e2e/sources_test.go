@@ -60,7 +60,8 @@ func gitRepo(t *testing.T) (dir, first string) {
 }
 
 // TestGitSourceAtCommit: a job whose source is a git repository (file:// URL) at a given commit,
-// cloned and built by the embedded agent; the second run reuses the build of that commit.
+// cloned and built by the embedded agent; the second run, naming it crank's way (branch#commit),
+// reuses the build of that commit.
 func TestGitSourceAtCommit(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		testutil.Missing(t, "git is not installed")
@@ -82,7 +83,11 @@ func TestGitSourceAtCommit(t *testing.T) {
 	env := []string{"XDG_CACHE_HOME=" + t.TempDir()}
 	for i, wantReused := range []bool{false, true} {
 		out := filepath.Join(t.TempDir(), "out.json")
-		r := crankEnv(t, time.Minute, env, "--config", cfg, "--scenario", "fromgit", "--json", out)
+		args := []string{"--config", cfg, "--scenario", "fromgit", "--json", out}
+		if i == 1 {
+			args = append(args, "--load.source.branchOrCommit", "main#"+first)
+		}
+		r := crankEnv(t, time.Minute, env, args...)
 		if r.code != 0 {
 			t.Fatalf("run %d: exit %d\n%s", i, r.code, r.stderr)
 		}

@@ -25,9 +25,22 @@ const (
 	Latency99     = "http/latency/99"
 	LatencyMax    = "http/latency/max"
 	WrkRPS        = "wrk/rps/mean"
+	Throughput    = "http/throughput"
 	BombardierRPS = "bombardier/rps/mean"
-	GRPCRPS       = "grpc/rps/mean"
-	BuiltinRPS    = "builtin/rps/mean"
+
+	// crank's wrk job reports each load value under a wrk/ name too.
+	WrkRequests     = "wrk/requests"
+	WrkLatencyMean  = "wrk/latency/mean"
+	WrkLatencyMax   = "wrk/latency/max"
+	WrkLatency50    = "wrk/latency/50"
+	WrkLatency75    = "wrk/latency/75"
+	WrkLatency90    = "wrk/latency/90"
+	WrkLatency99    = "wrk/latency/99"
+	WrkBadResponses = "wrk/errors/badresponses"
+	WrkSocketErrors = "wrk/errors/socketerrors"
+	WrkThroughput   = "wrk/throughput"
+	GRPCRPS         = "grpc/rps/mean"
+	BuiltinRPS      = "builtin/rps/mean"
 	// BuiltinRPSPerSecond is the built-in generator's per-second timeline of completed requests.
 	BuiltinRPSPerSecond = "builtin/requests-per-second"
 	LockContention      = "runtime-counter/lock-contention"
@@ -47,6 +60,14 @@ const (
 	CPUPerRequest = "benchmarks/cpu/per-request"
 )
 
+// Aliases are the names crank's wrk job gives values it also reports under http/ names: the
+// alias -> our name. Results carry both (crank's tools read either); tables show ours only.
+var Aliases = map[string]string{
+	WrkRequests: Requests, WrkLatencyMean: LatencyMean, WrkLatencyMax: LatencyMax, WrkLatency50: Latency50,
+	WrkLatency75: Latency75, WrkLatency90: Latency90, WrkLatency99: Latency99, WrkBadResponses: BadResponses,
+	WrkSocketErrors: Errors, WrkThroughput: Throughput,
+}
+
 // Units, spelled the same everywhere.
 const (
 	UnitPercent  = "%"
@@ -56,6 +77,7 @@ const (
 	UnitCount    = "count"
 	UnitPerSec   = "/s"
 	UnitMsPerSec = "ms/s"
+	UnitMBPerSec = "MB/s"
 )
 
 // Catalog maps measurement names to their metadata. Build one with Default.
@@ -105,7 +127,18 @@ func List() []api.Metadata {
 		md("Load", Latency90, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 90th (ms)", "90th percentile latency"),
 		md("Load", Latency99, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 99th (ms)", "99th percentile latency"),
 		md("Load", LatencyMax, api.OpMax, api.OpMax, "n2", UnitMs, "Max latency (ms)", "Highest latency"),
+		md("Load", Throughput, api.OpMax, api.OpSum, "n2", UnitMBPerSec, "Read throughput (MB/s)", "Response bytes read per second over the measured duration (MiB/s), as crank's wrk job reports it"),
 		md("wrk", WrkRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (wrk)", "Requests per second as wrk reports it"),
+		md("wrk", WrkRequests, api.OpMax, api.OpSum, "n0", UnitCount, "Requests (wrk)", "http/requests under crank's wrk name"),
+		md("wrk", WrkLatencyMean, api.OpMax, api.OpMax, "n2", UnitMs, "Mean latency (wrk, ms)", "http/latency/mean under crank's wrk name"),
+		md("wrk", WrkLatencyMax, api.OpMax, api.OpMax, "n2", UnitMs, "Max latency (wrk, ms)", "http/latency/max under crank's wrk name"),
+		md("wrk", WrkLatency50, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 50th (wrk, ms)", "http/latency/50 under crank's wrk name"),
+		md("wrk", WrkLatency75, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 75th (wrk, ms)", "http/latency/75 under crank's wrk name"),
+		md("wrk", WrkLatency90, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 90th (wrk, ms)", "http/latency/90 under crank's wrk name"),
+		md("wrk", WrkLatency99, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 99th (wrk, ms)", "http/latency/99 under crank's wrk name"),
+		md("wrk", WrkBadResponses, api.OpMax, api.OpSum, "n0", UnitCount, "Bad responses (wrk)", "http/requests/badresponses under crank's wrk name"),
+		md("wrk", WrkSocketErrors, api.OpMax, api.OpSum, "n0", UnitCount, "Socket errors (wrk)", "http/requests/errors under crank's wrk name"),
+		md("wrk", WrkThroughput, api.OpMax, api.OpSum, "n2", UnitMBPerSec, "Read throughput (wrk, MB/s)", "http/throughput under crank's wrk name"),
 		md("bombardier", BombardierRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (bombardier)", "Requests per second as bombardier reports it"),
 		md("builtin", BuiltinRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (builtin)", "Requests per second as the built-in generator (crank load) reports it"),
 		md("builtin", BuiltinRPSPerSecond, api.OpAvg, api.OpSum, "n0", UnitRPS, "Requests/sec per second (builtin)", "Requests the built-in generator completed in each second: one sample per second of the run, the client-side view of the run dashboard's requests/sec"),

@@ -16,7 +16,7 @@ import (
 )
 
 var units = []string{measure.UnitPercent, measure.UnitMB, measure.UnitMs, measure.UnitRPS,
-	measure.UnitCount, measure.UnitPerSec, measure.UnitMsPerSec}
+	measure.UnitCount, measure.UnitPerSec, measure.UnitMsPerSec, measure.UnitMBPerSec}
 
 // TestCatalogEntries: every entry has a known unit, operations results.Apply knows, a format, a
 // source and descriptions, and no name is declared twice.

@@ -74,6 +74,9 @@ type JobResult struct {
 	Excluded []int `json:"excluded,omitempty"`
 	// TimelineIteration is the iteration (1-based) whose samples Measurements holds, with several.
 	TimelineIteration int `json:"timelineIteration,omitempty"`
+	// Values are results that are not numbers (crank's netSdkVersion, a script's text): written
+	// under results with the numbers.
+	Values map[string]any `json:"-"`
 }
 
 // Diagnostic is one finding of the post-run diagnosis ("client-bound", "contention-bound", ...).

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
 // WriteTables prints one table per service (in the given order): name, value, unit, in the order
@@ -83,7 +85,7 @@ func rows(jr *JobResult) [][3]string {
 	seen := map[string]bool{}
 	for _, md := range jr.Metadata {
 		v, ok := jr.Results[md.Name]
-		if !ok || seen[md.Name] {
+		if !ok || seen[md.Name] || shownAs(jr, md.Name) {
 			continue
 		}
 		seen[md.Name] = true
@@ -91,13 +93,21 @@ func rows(jr *JobResult) [][3]string {
 	}
 	var rest []string
 	for k := range jr.Results {
-		if !seen[k] {
+		if !seen[k] && !shownAs(jr, k) {
 			rest = append(rest, k)
 		}
 	}
 	sort.Strings(rest)
 	for _, k := range rest {
 		out = append(out, [3]string{k, withSpread(jr, k, Format(jr.Results[k], "n2")), ""})
+	}
+	texts := make([]string, 0, len(jr.Values))
+	for k := range jr.Values {
+		texts = append(texts, k)
+	}
+	sort.Strings(texts)
+	for _, k := range texts {
+		out = append(out, [3]string{k, fmt.Sprint(jr.Values[k]), ""})
 	}
 	return out
 }
@@ -109,6 +119,16 @@ func withSpread(jr *JobResult, name, value string) string {
 		return value
 	}
 	return fmt.Sprintf("%s ± %.1f%%", value, sp.CV)
+}
+
+// shownAs tells a crank alias (wrk/requests) whose value shows under our name (http/requests).
+func shownAs(jr *JobResult, name string) bool {
+	ours, ok := measure.Aliases[name]
+	if !ok {
+		return false
+	}
+	_, has := jr.Results[ours]
+	return has
 }
 
 // Format renders v with a .NET-style format as crank's metadata gives it ("n0", "n2"):

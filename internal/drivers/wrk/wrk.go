@@ -24,6 +24,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 
 	_ "embed"
 
@@ -112,7 +113,10 @@ var rules = []rule{
 	{regexp.MustCompile(`^Non-2xx or 3xx responses: (\d+)$`), func(rep *report, m []string) error {
 		return rep.set(number, m[1], measure.BadResponses)
 	}},
-	{regexp.MustCompile(`^(\d+ threads and \d+ connections|Thread Stats .*|Req/Sec .*|Latency Distribution|Transfer/sec: .*|\d+(\.\d+)?% .*)$`), nil},
+	{regexp.MustCompile(`^Transfer/sec:\s+(\S+)$`), func(rep *report, m []string) error {
+		return rep.set(mebibytes, m[1], measure.Throughput)
+	}},
+	{regexp.MustCompile(`^(\d+ threads and \d+ connections|Thread Stats .*|Req/Sec .*|Latency Distribution|\d+(\.\d+)?% .*)$`), nil},
 }
 
 // reScriptErr is how wrk reports a -s script it could not load ("x.lua: cannot open x.lua",
@@ -177,7 +181,27 @@ func (rep *report) check() error {
 		}
 	}
 	rep.dropFailedPercentiles()
+	for alias, name := range measure.Aliases { // crank's wrk job reports each under a wrk/ name too
+		if v, ok := rep.values[name]; ok {
+			rep.values[alias] = v
+		}
+	}
 	return nil
+}
+
+// mebibytes reads wrk's Transfer/sec ("12.34MB", "980.00KB") in MiB.
+func mebibytes(s string) (float64, error) {
+	units := []struct {
+		suffix string
+		scale  float64
+	}{{"GB", 1024}, {"MB", 1}, {"KB", 1.0 / 1024}, {"B", 1.0 / (1024 * 1024)}}
+	for _, u := range units {
+		if n, ok := strings.CutSuffix(s, u.suffix); ok {
+			v, err := number(n)
+			return v * u.scale, err
+		}
+	}
+	return 0, fmt.Errorf("transfer rate %q: want a number with B, KB, MB or GB", s)
 }
 
 // dropFailedPercentiles removes the distribution values wrk printed as 0 although it recorded

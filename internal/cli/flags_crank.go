@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// shortFlags are crank's one-letter names. crank registers -j for both --job and --json; here
+// it is --json, the one results pipelines pass.
+var shortFlags = map[string]string{
+	"c": "config", "s": "scenario", "p": "property", "i": "iterations", "j": "json", "m": "interval",
+	"d": "debug", "x": "exclude", "xo": "exclude-order", "v": "verbose",
+}
+
+// flagName maps a short name to its long one and ignores case, as crank does; a service override
+// (a name with a dot) keeps its case, as variable names are case-sensitive.
+func flagName(name string) string {
+	if strings.Contains(name, ".") {
+		return name
+	}
+	name = strings.ToLower(name)
+	if long, ok := shortFlags[name]; ok {
+		return long
+	}
+	return name
+}
+
+// switchFlag sets a flag that takes no value and reports whether name was one.
+func switchFlag(f *runFlags, name string) bool {
+	switch name {
+	case "verbose":
+		f.verbose = true
+	case "strict":
+		f.strict = true
+	case "no-measurements":
+		f.output.noMeasurements = true
+	case "no-metadata":
+		f.output.noMetadata = true
+	case "command-line-property":
+		f.output.commandLineProperty = true
+	default:
+		return false
+	}
+	return true
+}
+
+// refusedFlags are crank's options that send results to Azure services.
+var refusedFlags = map[string]string{
+	"sql": "SQL Server", "table": "SQL Server", "es": "Elasticsearch", "index": "Elasticsearch", "relay": "Azure Relay",
+}
+
+// setMore sets crank's options beyond the core ones; ok is false for a name it does not know.
+func (f *runFlags) setMore(name, value string) (bool, error) {
+	switch name {
+	case "variable-json":
+		k, v, ok := strings.Cut(value, "=")
+		if !ok || k == "" {
+			return true, usagef("--variable-json %q: want name=JSON", value)
+		}
+		var parsed any
+		if err := json.Unmarshal([]byte(v), &parsed); err != nil {
+			return true, usagef("--variable-json %s: %v", k, err)
+		}
+		f.jsonVars[k] = parsed
+	case "csv":
+		f.output.csv = value
+	case "job":
+		f.jobs = append(f.jobs, value)
+	case "interval":
+		n, err := strconv.ParseFloat(value, 64)
+		if err != nil || n <= 0 {
+			return true, usagef("--interval %q: want seconds, more than 0", value)
+		}
+		f.interval = n
+	default:
+		if what, ok := refusedFlags[name]; ok {
+			return true, usagef("crank's --%s is not supported: results go to %s only in crank; publish them to InfluxDB with --influx-url (see docs/INFLUXDB.md)", name, what)
+		}
+		return false, nil
+	}
+	return true, nil
+}

@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/config"
+	"github.com/crankshaft/crankshaft/internal/results"
+)
+
+// crank's order after a run: onResultsCreating defines functions, results: use them (aggregate
+// per endpoint, reduce across), onResultsCreated and --script see and change benchmarks.
+func TestApplyScripts(t *testing.T) {
+	at := time.Now()
+	tl := func(vals ...float64) []api.Measurement {
+		var out []api.Measurement
+		for _, v := range vals {
+			out = append(out, api.Measurement{Name: "benchmarks/cpu/raw", Timestamp: at, Value: v})
+		}
+		out = append(out, api.Measurement{Name: "benchmarks/cpu/raw", Timestamp: at, Value: 1000, Warmup: true})
+		return out
+	}
+	res := &results.Result{JobResults: results.JobResults{Properties: map[string]string{}, Jobs: map[string]*results.JobResult{
+		"load": {Results: map[string]float64{"http/rps/mean": 100}, Measurements: [][]api.Measurement{
+			tl(10, 20, 30, 40, 50, 60, 70, 80, 90, 100), tl(1, 2, 3)}},
+	}}}
+	s := &config.Scripts{
+		OnResultsCreating: []config.Snippet{{Where: "a.yml:1 onResultsCreating[0]", Source: "function twice(v) { return 2 * max(v); }"}},
+		Results: []config.ResultDef{
+			{Name: "benchmarks/cpu/raw/90", Measurement: "benchmarks/cpu/raw", Description: "Cores Usage (90th %)", Format: "n0", Aggregate: "percentile90", Reduce: "max"},
+			{Name: "cpu/twice", Measurement: "benchmarks/cpu/raw", Aggregate: "twice", Reduce: "sum"},
+			{Name: "never", Measurement: "absent", Aggregate: "max"},
+		},
+		OnResultsCreated: []config.Snippet{{Where: "a.yml:9 onResultsCreated[0]",
+			Source: `require("label"); benchmarks.properties["p"] = "x";`}},
+		Named: map[string]config.Snippet{
+			"double": {Where: "a.yml:12 scripts.double", Source: `benchmarks.jobs.load.results["http/rps/mean"] *= 2;`},
+			"label":  {Where: "a.yml:13 scripts.label", Source: `benchmarks.jobs.load.results["label"] = "text";`},
+		},
+	}
+	var out strings.Builder
+	if err := applyScripts(s, []string{"double"}, res, &out); err != nil {
+		t.Fatal(err)
+	}
+	j := res.JobResults.Jobs["load"]
+	if j.Results["benchmarks/cpu/raw/90"] != 90 || j.Results["cpu/twice"] != 206 || j.Results["http/rps/mean"] != 200 {
+		t.Errorf("results = %v", j.Results)
+	}
+	if _, ok := j.Results["never"]; ok {
+		t.Error("a result with no samples is left out")
+	}
+	if j.Values["label"] != "text" || res.JobResults.Properties["p"] != "x" {
+		t.Errorf("values %v, properties %v", j.Values, res.JobResults.Properties)
+	}
+	found := false
+	for _, m := range j.Metadata {
+		if m.Name == "benchmarks/cpu/raw/90" && m.ShortDescription == "Cores Usage (90th %)" && m.Format == "n0" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("metadata = %+v", j.Metadata)
+	}
+	s.OnResultsCreated = []config.Snippet{{Where: "a.yml:9 onResultsCreated[0]", Source: `throw "no"`}}
+	if err := applyScripts(s, nil, res, &out); err == nil || err.Error() != "a.yml:9 onResultsCreated[0]: no" {
+		t.Errorf("error = %v", err)
+	}
+	s.OnResultsCreated = []config.Snippet{{Where: "a.yml:9 onResultsCreated[0]", Source: `require("nope")`}}
+	if err := applyScripts(s, nil, res, &out); err == nil || !strings.Contains(err.Error(), `require("nope"): no script of that name`) {
+		t.Errorf("error = %v", err)
+	}
+}

@@ -1,0 +1,160 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Keys this decoder reads, by place, in their canonical spelling. crank matches keys ignoring
+// case, so a key is first mapped to its canonical spelling (canonical).
+var (
+	jobKeys = []string{"endpoints", "executable", "arguments", "warmupArguments", "buildCommand", "readyStateText",
+		"parser", "metricsUrl", "user", "environmentVariables", "port", "metricsPort", "waitForExit", "startTimeout",
+		"timeout", "interval", "warmup", "source", "options", "counters", "onConfigure", "isConsoleApp",
+		"measurementsIntervalSec", "variables", "job", "agent", "cpuSet"}
+	sourceKeys  = []string{"localFolder", "repository", "branchOrCommit", "project", "sourceKey", "noBuild", "cacheOnAgent", "destinationFolder"}
+	optionsKeys = []string{"requiredArchitecture", "requiredOperatingSystem", "reuseBuild", "reuseSource", "displayOutput", "displayBuild"}
+)
+
+// canonical returns the spelling of key in known, matched ignoring case ("" when unknown).
+func canonical(key string, known []string) string {
+	for _, k := range known {
+		if k == key {
+			return k
+		}
+	}
+	for _, k := range known {
+		if strings.EqualFold(k, key) {
+			return k
+		}
+	}
+	return ""
+}
+
+// refusal is a key crank knows that this platform does not carry out, with what to do instead.
+// whenSet: refused only with a value that asks for something (true, a non-empty string or list);
+// false, 0 or empty ask for nothing and are accepted.
+type refusal struct {
+	hint    string
+	whenSet bool
+}
+
+const (
+	hintDocker    = "Docker jobs are not available yet; build the program with buildCommand and run it as executable"
+	hintLimits    = "process limits are not available yet; pin the machine or the service's threads instead"
+	hintDiag      = ".NET diagnostics need the .NET runtime; expose Prometheus metrics (metricsPort, counters) for runtime counters"
+	hintFiles     = "file transfer to and from the agent is not available; put the files in the job's source"
+	hintScripts   = "agent-side shell scripts are not available; use buildCommand, or a wrapper script as the executable"
+	hintDotnet    = "a .NET build needs the .NET SDK on the agent; build a Docker image from a Dockerfile (source.dockerFile) or give executable and buildCommand"
+	hintDotnetKey = "it applies to crank's .NET builds only"
+)
+
+// crankRefusals are crank's job keys (top level) this platform refuses. A key that becomes
+// carried out moves from here to jobKeys (or sourceKeys, optionsKeys) and the decoder's switch:
+// only keys in those lists reach the switch.
+var crankRefusals = map[string]refusal{
+	"buildArguments": {hintDocker, true}, "noClean": {"the agent always removes a job's folder; keep what you need in its output", true},
+	"memoryLimitInBytes": {hintLimits, true}, "cpuLimitRatio": {hintLimits, true},
+	"dockerFile": {hintDocker, true}, "dockerImageName": {hintDocker, true}, "dockerCommand": {hintDocker, true},
+	"dockerLoad": {hintDocker, true}, "dockerPull": {hintDocker, true}, "dockerContextDirectory": {hintDocker, true},
+	"dockerFetchPath": {hintDocker, true},
+	"project":         {hintDotnet, true},
+	"dotnetTrace":     {hintDiag, true}, "dotnetTraceProviders": {hintDiag, true}, "collect": {hintDiag, true},
+	"collectArguments": {hintDiag, true}, "collectStartup": {hintDiag, true}, "collectCounters": {hintDiag, true},
+	"counterProviders": {hintDiag, true}, "dumpProcess": {hintDiag, true}, "dumpType": {hintDiag, true},
+	"profile": {hintDiag, true}, "collectDependencies": {hintDiag, true},
+	"beforeScript": {hintScripts, true}, "initScript": {hintScripts, true}, "afterScript": {hintScripts, true},
+	"stoppingScript": {hintScripts, true}, "beforeJob": {hintScripts, true}, "afterJob": {hintScripts, true},
+	"buildFiles": {hintFiles, true}, "outputFiles": {hintFiles, true}, "buildArchives": {hintFiles, true},
+	"outputArchives": {hintFiles, true}, "downloadFiles": {hintFiles, true},
+	"noArguments": {"write the arguments you want in arguments", true},
+	"features":    {"crank's agent features are not available", true},
+	"sources":     {"a job has one source here (source.localFolder or source.repository); clone the others in buildCommand", true},
+}
+
+// crankOptionRefusals are crank's options.* keys this platform refuses.
+var crankOptionRefusals = map[string]refusal{
+	"benchmarkDotNet": {hintDotnet, true}, "collectCounters": {hintDiag, true}, "counterProviders": {hintDiag, true},
+	"dumpType": {hintDiag, true}, "dumpOutput": {hintDiag, true}, "traceOutput": {hintDiag, true},
+	"buildFiles": {hintFiles, true}, "outputFiles": {hintFiles, true}, "buildArchives": {hintFiles, true},
+	"outputArchives": {hintFiles, true}, "downloadFiles": {hintFiles, true}, "downloadFilesOutput": {hintFiles, true},
+	"downloadOutput": {hintFiles, true}, "downloadOutputOutput": {hintFiles, true}, "downloadBuildLog": {hintFiles, true},
+	"downloadBuildLogOutput": {hintFiles, true}, "fetch": {hintFiles, true}, "fetchOutput": {hintFiles, true},
+	"noGitIgnore":    {"uploads always leave out what .gitignore lists; remove the entries from .gitignore", true},
+	"discardResults": {"leave the service's results out when you read them", true},
+}
+
+// crankSourceRefusals are crank's source.* keys this platform refuses.
+var crankSourceRefusals = map[string]refusal{
+	"dockerFile": {hintDocker, true}, "dockerImageName": {hintDocker, true}, "dockerCommand": {hintDocker, true},
+	"dockerLoad": {hintDocker, true}, "dockerPull": {hintDocker, true}, "dockerContextDirectory": {hintDocker, true},
+	"dockerFetchPath": {hintDocker, true}, "initSubmodules": {"clones never fetch submodules; vendor them in the repository", true},
+	"sourceCode": {"give the source as localFolder or repository", true},
+}
+
+// dotnetKeys are crank's keys for its .NET builds (source.project), meaningless without one.
+var dotnetKeys = []string{"framework", "channel", "runtimeVersion", "aspNetCoreVersion", "sdkVersion", "desktopVersion",
+	"noGlobalJson", "selfContained", "useMonoRuntime", "useRuntimeStore", "packageReferences", "patchReferences",
+	"startupMainMethod", "buildTimeout", "collectTimeout", "webHost"}
+
+// legacyKeys are fields of crank's job model from before variables; crank no longer reads them.
+var legacyKeys = []string{"scheme", "path", "connections", "threads"}
+
+// lookupRefusal finds key (ignoring case) in a refusal table.
+func lookupRefusal(table map[string]refusal, key string) (string, refusal, bool) {
+	for k, r := range table {
+		if strings.EqualFold(k, key) {
+			return k, r, true
+		}
+	}
+	return "", refusal{}, false
+}
+
+// asksForSomething tells whether a value asks for a feature: true, a non-zero number, a
+// non-empty string, list or mapping.
+func asksForSomething(n *node) bool {
+	switch {
+	case n.isNull():
+		return false
+	case n.isMap():
+		return len(n.pairs) > 0
+	case n.isList():
+		return len(n.items) > 0
+	}
+	switch x := n.value.(type) {
+	case bool:
+		return x
+	case int:
+		return x != 0
+	case float64:
+		return x != 0
+	case string:
+		s := strings.TrimSpace(strings.ToLower(x))
+		return s != "" && s != "false" && s != "0"
+	}
+	return true
+}
+
+// didYouMean returns ` (did you mean "x"?)` for the known key closest to key, or "".
+func didYouMean(key string, known ...[]string) string {
+	best, bestD := "", 3
+	for _, list := range known {
+		for _, k := range list {
+			if d := editDistance(strings.ToLower(key), strings.ToLower(k)); d < bestD {
+				best, bestD = k, d
+			}
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+func refusalKeys(t map[string]refusal) []string {
+	out := make([]string, 0, len(t))
+	for k := range t {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,158 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCrankLoadJobs runs crank's own wrk.yml and bombardier.yml (unmodified copies in
+// testdata/crank, imported by a local scenario file) against apps/plaintext with --profile local:
+// the wrappers' arguments run the real tools, with a warm-up run. The scenario file's root
+// results: definition (percentile90 of benchmarks/cpu/raw), its onResultsCreated script and a
+// --script show in the results.
+func TestCrankLoadJobs(t *testing.T) {
+	for _, sc := range []struct{ scenario, rps string }{{"plaintext", "wrk/rps/mean"}, {"plaintext-bombardier", "bombardier/rps/mean"}} {
+		t.Run(sc.scenario, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.json")
+			_, ports := appPorts(t)
+			args := append([]string{"--config", "internal/e2e/testdata/crank/plaintext.benchmarks.yml", "--scenario", sc.scenario,
+				"--profile", "local", "--variable", "duration=2", "--variable", "warmup=1", "--variable", "threads=1",
+				"--variable", "connections=16", "--json", out, "--script", "hello"}, ports...)
+			r := crank(t, 3*time.Minute, args...)
+			if r.code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			mustContain(t, "stdout", r.stdout, "benchmarks/cpu/raw/90", sc.rps)
+			mustContain(t, "stderr", r.stderr, "hello from --script, ")
+			var res struct {
+				JobResults struct {
+					Jobs map[string]struct {
+						Results  map[string]any `json:"results"`
+						Metadata []map[string]any
+					} `json:"jobs"`
+					Properties map[string]string `json:"properties"`
+				} `json:"jobResults"`
+			}
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(b, &res); err != nil {
+				t.Fatal(err)
+			}
+			app, load := res.JobResults.Jobs["application"], res.JobResults.Jobs["load"]
+			if v, _ := app.Results["benchmarks/cpu/raw/90"].(float64); v <= 0 {
+				t.Errorf("application benchmarks/cpu/raw/90 = %v", app.Results["benchmarks/cpu/raw/90"])
+			}
+			if v, _ := load.Results[sc.rps].(float64); v <= 0 {
+				t.Errorf("load %s = %v", sc.rps, load.Results[sc.rps])
+			}
+			if res.JobResults.Properties["rps-per-core"] == "" {
+				t.Errorf("onResultsCreated left no rps-per-core property: %v", res.JobResults.Properties)
+			}
+			for _, m := range append(app.Metadata, load.Metadata...) {
+				if d, _ := m["description"].(string); d == "" {
+					t.Errorf("metadata %v has no description", m["name"])
+				}
+			}
+		})
+	}
+}
+
+// TestOnConfigureStopsTheRun: an onConfigure script that throws stops crank before anything
+// starts, with the script's message, its file and line.
+func TestOnConfigureStopsTheRun(t *testing.T) {
+	r := crank(t, time.Minute, "--config", "internal/e2e/testdata/crank/plaintext.benchmarks.yml", "--scenario", "check",
+		"--profile", "local", "--variable", "serverPort=80")
+	if r.code != 2 {
+		t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
+	}
+	mustContain(t, "stderr", r.stderr, "plaintext.benchmarks.yml:46 onConfigure[0]: serverPort must be 1024 or above, got 80")
+	if strings.Contains(r.stderr, "uploading") || strings.Contains(r.stderr, "starting job") {
+		t.Errorf("something started:\n%s", r.stderr)
+	}
+}
+
+// TestJobStatistics: a job that prints crank's #StartJobStatistics block has its measurements
+// and metadata (description, aggregate) in the results.
+func TestJobStatistics(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "stats.yml")
+	block := `#StartJobStatistics
+{"Metadata": [{"source": "me", "name": "my/result", "aggregate": "Sum", "reduce": "Max", "format": "n1", "shortDescription": "My result (ms)"}],
+ "Measurements": [{"name": "my/result", "timestamp": "2024-02-23T13:01:56Z", "value": 1.5}, {"name": "my/result", "value": 2}]}
+#EndJobStatistics`
+	yml := "jobs:\n  stats:\n    executable: sh\n    waitForExit: true\n    arguments: \"-c 'cat stats.txt'\"\n" +
+		"    source:\n      localFolder: .\nscenarios:\n  s:\n    load:\n      job: stats\n"
+	if err := os.WriteFile(cfg, []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stats.txt"), []byte("hello\n"+block+"\nbye\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.json")
+	r := crank(t, time.Minute, "--config", cfg, "--scenario", "s", "--json", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	mustContain(t, "stdout", r.stdout, "my/result", "3.5")
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, "json", string(b), `"description": "My result (ms)"`, `"my/result": 3.5`)
+}
+
+// TestCrankH2loadJob: crank's h2load.yml (unmodified copy) sends gRPC unary calls to apps/grpc
+// over h2c; the wrapper's base64 body is decoded into a file by the job's build step.
+func TestCrankH2loadJob(t *testing.T) {
+	needTool(t, "h2load")
+	out := filepath.Join(t.TempDir(), "out.json")
+	_, ports := appPorts(t)
+	r := crank(t, 3*time.Minute, append([]string{"--config", "internal/e2e/testdata/crank/grpc.benchmarks.yml", "--scenario", "grpc",
+		"--profile", "local", "--variable", "duration=2", "--variable", "warmup=1", "--variable", "connections=2",
+		"--variable", "streams=4", "--json", out}, ports...)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	load := readResult(t, out).JobResults.Jobs["load"]
+	if load.Results["http/requests"] <= 0 || load.Results["http/requests/badresponses"] != 0 {
+		t.Errorf("load results %v", load.Results)
+	}
+}
+
+// TestBenchmarksPlaintextLocal runs aspnet/Benchmarks' plaintext.benchmarks.yml (a copy with its
+// imports on local copies) as a user of crank's files would here. As written its application is
+// a .NET build, refused before anything starts; with apps/plaintext swapped in and
+// profiles/local.yml loaded after Benchmarks' own `local` profile (which points at a crank-agent
+// on localhost:5010), everything runs on the embedded agent, the load through crank's wrk.yml.
+func TestBenchmarksPlaintextLocal(t *testing.T) {
+	cfg := "internal/e2e/testdata/benchmarks/plaintext.benchmarks.yml"
+	r := crank(t, time.Minute, "--config", cfg, "--scenario", "plaintext", "--profile", "local")
+	if r.code != 2 {
+		t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
+	}
+	mustContain(t, "stderr", r.stderr, `service "application": key "source.project": crank's source.project is not supported`)
+	if strings.Contains(r.stderr, "starting job") {
+		t.Errorf("something started:\n%s", r.stderr)
+	}
+	out := filepath.Join(t.TempDir(), "out.json")
+	_, ports := appPorts(t)
+	r = crank(t, 3*time.Minute, append([]string{"--config", cfg, "--config", "scenarios/jobs/apps.yml", "--config", "profiles/local.yml",
+		"--scenario", "plaintext", "--profile", "local", "--application.job", "plaintext", "--variable", "duration=2",
+		"--variable", "warmup=1", "--variable", "threads=1", "--variable", "connections=16", "--json", out}, ports...)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	res := readResult(t, out)
+	if rps := res.JobResults.Jobs["load"].Results["wrk/rps/mean"]; rps <= 0 {
+		t.Errorf("wrk/rps/mean = %v", rps)
+	}
+	if strings.Contains(r.stderr, "localhost:5010") {
+		t.Errorf("a service went to Benchmarks' local agent:\n%s", r.stderr)
+	}
+}

@@ -1,0 +1,35 @@
+package gate
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/crankshaft/crankshaft/internal/results"
+)
+
+// testdata/crank/{base,head}.json are crank's own result documents (the fortunes runs of crank's
+// regression bot test assets) in crank's --json shape: results hold strings (netSdkVersion) beside
+// numbers, metadata is empty, there is no startTime.
+func TestCompareReadsCrankResultFiles(t *testing.T) {
+	head, err := results.ReadFile("testdata/crank/head.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := head.JobResults.Jobs["load"]
+	if load == nil || load.Values["netSdkVersion"] != "3.1.409" || load.Results["wrk/rps/mean"] != 458560.56 {
+		t.Fatalf("load = %+v", load)
+	}
+	var out, errOut bytes.Buffer
+	code := Compare(context.Background(), []string{"testdata/crank/base.json", "testdata/crank/head.json"}, &out, &errOut)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (http/latency/99 +18.95%%); stderr: %s", code, errOut.String())
+	}
+	flat := strings.Join(strings.Fields(out.String()), " ") // columns' widths aside
+	for _, want := range []string{"468,142.53 458,560.56 -2.05%", "http/latency/99 - 4.01 4.77 +18.95% regressed", "1 regression(s) beyond 5%: load http/latency/99"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}

@@ -1,0 +1,155 @@
+// Package script runs crank's JavaScript (onConfigure, onResultsCreating, onResultsCreated,
+// named scripts, and the aggregate and reduce functions of result definitions) with goja.
+// Objects given to scripts are plain JSON-shaped values whose keys are found ignoring case, as
+// crank's C# objects are (job.Variables and job.variables are the same).
+package script
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// DefaultTimeout bounds one script's run.
+const DefaultTimeout = 10 * time.Second
+
+// Engine is one JavaScript runtime: scripts run in it share their globals, as in crank.
+// An Engine is not safe for concurrent use.
+type Engine struct {
+	rt      *goja.Runtime
+	timeout time.Duration
+}
+
+// New returns an engine with console (to out), and crank's aggregate functions defined.
+func New(out io.Writer) *Engine {
+	rt := goja.New()
+	e := &Engine{rt: rt, timeout: DefaultTimeout}
+	if out == nil {
+		out = io.Discard
+	}
+	console := rt.NewObject()
+	for _, level := range []string{"log", "info", "warn", "error", "debug"} {
+		_ = console.Set(level, func(call goja.FunctionCall) goja.Value {
+			parts := make([]string, len(call.Arguments))
+			for i, a := range call.Arguments {
+				parts[i] = a.String()
+			}
+			fmt.Fprintln(out, strings.Join(parts, " "))
+			return goja.Undefined()
+		})
+	}
+	_ = rt.Set("console", console)
+	if _, err := rt.RunScript("aggregates.js", aggregates); err != nil {
+		panic(fmt.Sprintf("script: built-in functions: %v", err)) // a bug in aggregates
+	}
+	return e
+}
+
+// Error is a script that failed: where it came from and the script's own message.
+type Error struct {
+	Where   string // "onConfigure of service \"load\" (scenario.yml)"
+	Message string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Where, e.Message) }
+
+// Run runs src; where names the script in errors (its file and key).
+func (e *Engine) Run(where, src string) error {
+	t := time.AfterFunc(e.timeout, func() { e.rt.Interrupt("timed out after " + e.timeout.String()) })
+	defer t.Stop()
+	defer e.rt.ClearInterrupt()
+	_, err := e.rt.RunScript(where, src)
+	return scriptError(where, err)
+}
+
+func scriptError(where string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ex *goja.Exception
+	if errors.As(err, &ex) {
+		msg := ex.Value().String()
+		if obj, ok := ex.Value().(*goja.Object); ok && obj.Get("message") != nil {
+			msg = obj.Get("message").String()
+		}
+		return &Error{Where: where, Message: msg}
+	}
+	var in *goja.InterruptedError
+	if errors.As(err, &in) {
+		return &Error{Where: where, Message: fmt.Sprint(in.Value())}
+	}
+	return &Error{Where: where, Message: err.Error()}
+}
+
+// Set makes a JSON-shaped value (maps, slices, scalars) a global; maps are found ignoring case.
+func (e *Engine) Set(name string, v any) {
+	_ = e.rt.Set(name, e.wrap(v, nil))
+}
+
+// Has tells whether a global function or value of that name exists.
+func (e *Engine) Has(name string) bool {
+	v := e.rt.Get(name)
+	return v != nil && !goja.IsUndefined(v)
+}
+
+// Call calls the global function name with values and returns its result as a Go value
+// (float64 for numbers).
+func (e *Engine) Call(name string, values []float64) (any, error) {
+	fn, ok := goja.AssertFunction(e.rt.Get(name))
+	if !ok {
+		return nil, fmt.Errorf("no function %q", name)
+	}
+	arr := make([]any, len(values))
+	for i, v := range values {
+		arr[i] = v
+	}
+	res, err := fn(goja.Undefined(), e.rt.NewArray(arr...))
+	if err != nil {
+		return nil, scriptError(name, err)
+	}
+	out := res.Export()
+	if i, ok := out.(int64); ok {
+		return float64(i), nil
+	}
+	return out, nil
+}
+
+// JSON turns a Go value into the JSON-shaped tree scripts see (and Set expects).
+func JSON(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	return out, json.Unmarshal(b, &out)
+}
+
+// FromJSON writes a JSON-shaped tree (as changed by scripts) back into a Go value.
+func FromJSON(tree, dst any) error {
+	b, err := json.Marshal(tree)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, dst)
+}
+
+// SetRequire defines crank's require(name): it runs the named script (found by lookup) in this
+// engine; an unknown name throws, listing none.
+func (e *Engine) SetRequire(lookup func(name string) (where, src string, ok bool)) {
+	_ = e.rt.Set("require", func(call goja.FunctionCall) goja.Value {
+		name := call.Argument(0).String()
+		where, src, ok := lookup(name)
+		if !ok {
+			panic(e.rt.NewGoError(fmt.Errorf("require(%q): no script of that name under scripts:", name)))
+		}
+		if _, err := e.rt.RunScript(where, src); err != nil {
+			panic(e.rt.NewGoError(scriptError(where, err)))
+		}
+		return goja.Undefined()
+	})
+}
