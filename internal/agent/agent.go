@@ -31,6 +31,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/agent/cgroup"
 	"github.com/crankshaft/crankshaft/internal/drivers"
 	"github.com/crankshaft/crankshaft/internal/measure"
 )
@@ -64,6 +65,10 @@ type Options struct {
 	// DefaultCacheMaxBytes, DefaultCacheMaxAge; negative: no bound.
 	CacheMaxBytes int64
 	CacheMaxAge   time.Duration
+	// ImageCacheMaxBytes bounds the Docker images the agent built and keeps for reuse (the least
+	// recently used go first; CacheMaxAge applies too). Default: DefaultImageCacheMaxBytes;
+	// negative: no bound.
+	ImageCacheMaxBytes int64
 	// Lease: a job whose status has not been read for this long is stopped and deleted.
 	Lease time.Duration
 	// Token, when set, is required as a bearer token on every endpoint but /health.
@@ -91,6 +96,8 @@ type Agent struct {
 	dirLock  *os.File // held while the agent runs: one agent per Dir
 	toolDirs []string // looked in for bare executable names before PATH
 	handler  http.Handler
+	process  *processRuntime
+	docker   *dockerRuntime
 
 	mu     sync.Mutex
 	jobs   map[string]*job
@@ -109,6 +116,9 @@ func New(opts Options) (*Agent, error) {
 		return nil, err
 	}
 	a.opts, a.log = opts, opts.Logger
+	a.process = &processRuntime{a: a, groups: cgroup.Open()}
+	a.docker = &dockerRuntime{a: a}
+	a.log.Info("job containment", "cgroups", a.process.groups.Describe())
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("agent: job folder root: %w", err)
 	}
@@ -147,6 +157,9 @@ func (a *Agent) setDefaults(o *Options) error {
 	}
 	if o.CacheMaxBytes == 0 {
 		o.CacheMaxBytes = DefaultCacheMaxBytes
+	}
+	if o.ImageCacheMaxBytes == 0 {
+		o.ImageCacheMaxBytes = DefaultImageCacheMaxBytes
 	}
 	if o.CacheMaxAge == 0 {
 		o.CacheMaxAge = DefaultCacheMaxAge

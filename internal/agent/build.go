@@ -16,20 +16,9 @@ import (
 // or reuses the build of the same source, build command and platform. An upload is identified by
 // the hash the controller computed; a clone by its repository and checked-out commit.
 func (a *Agent) prepare(ctx context.Context, j *job) error {
-	src := j.spec.Source
-	j.mu.Lock()
-	uploaded := j.uploaded
-	j.mu.Unlock()
-	identity := ""
-	if src != nil && src.Hash != "" && uploaded {
-		identity = src.Hash
-	}
-	if src != nil && src.Repository != "" && !uploaded {
-		commit, err := a.clone(ctx, j, src)
-		if err != nil {
-			return err
-		}
-		identity = "git:" + src.Repository + "@" + commit
+	identity, err := a.fetch(ctx, j)
+	if err != nil {
+		return err
 	}
 	if j.spec.BuildCommand == "" {
 		return nil
@@ -49,6 +38,27 @@ func (a *Agent) prepare(ctx context.Context, j *job) error {
 		}
 	}
 	return a.build(ctx, j, key)
+}
+
+// fetch clones the job's repository when nothing was uploaded, and returns the source's identity
+// for the caches: the upload's hash, or the repository and the commit checked out ("" if none).
+func (a *Agent) fetch(ctx context.Context, j *job) (string, error) {
+	src := j.spec.Source
+	j.mu.Lock()
+	uploaded := j.uploaded
+	j.mu.Unlock()
+	identity := ""
+	if src != nil && src.Hash != "" && uploaded {
+		identity = src.Hash
+	}
+	if src != nil && src.Repository != "" && !uploaded {
+		commit, err := a.clone(ctx, j, src)
+		if err != nil {
+			return "", err
+		}
+		identity = "git:" + src.Repository + "@" + commit
+	}
+	return identity, nil
 }
 
 // build runs the build command for this machine's platform and caches the result under key

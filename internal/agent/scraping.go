@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/agent/counters"
-	"github.com/crankshaft/crankshaft/internal/agent/proc"
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
 )
@@ -28,7 +27,7 @@ func (j *job) metricsURL() string {
 // counters when it names none (crank's config already merges the defaults into a job's own). A
 // failed scrape is logged and skipped: the next one may work (the endpoint may come up after the
 // job's ready text).
-func (a *Agent) scrapeLoop(ctx context.Context, j *job, p *proc.Process, runStart time.Time) {
+func (a *Agent) scrapeLoop(ctx context.Context, j *job, p handle, runStart time.Time) {
 	url := j.metricsURL()
 	if url == "" {
 		return

@@ -32,6 +32,19 @@ type Spec struct {
 	// Credential, when set, is the user and groups the process runs as (the agent must be root).
 	// The parent-death signal is set after the switch, so it still applies.
 	Credential *syscall.Credential
+	// Group, when set, is the control group the process starts in: the whole group is killed
+	// with the process group, so nothing it spawned outlives it, however it detached.
+	Group Group
+}
+
+// Group is a control group (cgroup.Group) seen from here.
+type Group interface {
+	// FD is the group's folder descriptor: the process is started inside it.
+	FD() int
+	// Join moves a started process into the group's other hierarchies (v1 limits).
+	Join(pid int) error
+	// Kill sends SIGKILL to every process in the group.
+	Kill()
 }
 
 // Exit is how a process ended.
@@ -60,6 +73,7 @@ type Process struct {
 	exit    Exit
 	copies  sync.WaitGroup
 	readers []*os.File
+	group   Group
 }
 
 // outputDrain bounds how long output is still read after the group is gone (a process that left
@@ -70,9 +84,9 @@ const outputDrain = 2 * time.Second
 func Start(s Spec) (*Process, error) {
 	cmd := exec.Command(s.Path, s.Args...)
 	cmd.Dir, cmd.Env = s.Dir, s.Env
-	cmd.SysProcAttr = sysProcAttr()
+	cmd.SysProcAttr = sysProcAttr(s.Group)
 	cmd.SysProcAttr.Credential = s.Credential
-	p := &Process{cmd: cmd, done: make(chan struct{})}
+	p := &Process{cmd: cmd, done: make(chan struct{}), group: s.Group}
 	var writeEnds []*os.File
 	closeAll := func() {
 		for _, f := range append(writeEnds, p.readers...) {
@@ -116,6 +130,12 @@ func Start(s Spec) (*Process, error) {
 		w.Close() // the child holds its own copies
 	}
 	go p.wait()
+	if s.Group != nil {
+		if err := s.Group.Join(p.Pid()); err != nil {
+			p.Stop(0)
+			return nil, fmt.Errorf("start %s: %w", s.Path, err)
+		}
+	}
 	return p, nil
 }
 
@@ -146,14 +166,22 @@ func (p *Process) Stop(timeout time.Duration) Exit {
 	select {
 	case <-p.done:
 	case <-t.C:
-		signalGroup(p.Pid(), sigKill)
+		p.killAll()
 		<-p.done
 	}
 	return p.exit
 }
 
+// killAll sends SIGKILL to the process group and to the control group.
+func (p *Process) killAll() {
+	signalGroup(p.Pid(), sigKill)
+	if p.group != nil {
+		p.group.Kill()
+	}
+}
+
 func (p *Process) wait() {
-	err := waitAndKillGroup(p.cmd)
+	err := waitAndKill(p.cmd, p.killAll)
 	p.exit = exitOf(p.cmd.ProcessState, err)
 	drained := make(chan struct{})
 	go func() {

@@ -1,0 +1,314 @@
+package cgroup
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Root is where the cgroup hierarchies are mounted.
+const Root = "/sys/fs/cgroup"
+
+// baseName is the folder, in each hierarchy, under which the jobs' groups are made.
+const baseName = "crankshaft"
+
+// v1Controllers are the v1 hierarchies used for limits v2 cannot honour on a hybrid machine.
+var v1Controllers = []string{"cpu", "cpuset", "memory"}
+
+// Manager makes the jobs' groups. The zero value (and a Manager whose Open failed) makes none.
+type Manager struct {
+	v2    string          // folder of the jobs' v2 groups; "" when none can be made
+	v2ctl map[string]bool // controllers the v2 job groups have
+	v1    map[string]string
+	why   string // why there is no containment
+}
+
+// Open finds the cgroup v2 hierarchy and makes the jobs' parent group in it (and in the v1
+// hierarchies of a hybrid machine). When it cannot, the Manager makes no group and Describe says
+// why.
+func Open() *Manager {
+	m := &Manager{v2ctl: map[string]bool{}, v1: map[string]string{}}
+	root := ""
+	for _, dir := range []string{Root, filepath.Join(Root, "unified")} {
+		if isV2(dir) {
+			root = dir
+			break
+		}
+	}
+	if root == "" {
+		m.why = "no cgroup v2 hierarchy is mounted at " + Root + " or " + Root + "/unified"
+		return m
+	}
+	base := filepath.Join(root, baseName)
+	if err := os.Mkdir(base, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		m.why = fmt.Sprintf("cannot make %s: %v", base, err)
+		return m
+	}
+	m.v2 = base
+	// Delegate what the root offers: cpu, cpuset and memory in the jobs' groups.
+	for _, c := range []string{"cpu", "cpuset", "memory"} {
+		_ = write(filepath.Join(root, "cgroup.subtree_control"), "+"+c)
+		if write(filepath.Join(base, "cgroup.subtree_control"), "+"+c) == nil {
+			m.v2ctl[c] = true
+		}
+	}
+	if root == Root {
+		return m // pure v2: no v1 hierarchies
+	}
+	for _, c := range v1Controllers {
+		if m.v2ctl[c] {
+			continue
+		}
+		dir := filepath.Join(Root, c)
+		if _, err := os.Stat(filepath.Join(dir, "tasks")); err != nil {
+			continue
+		}
+		b := filepath.Join(dir, baseName)
+		if err := os.Mkdir(b, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if c == "cpuset" && !inheritCpuset(dir, b) {
+			continue
+		}
+		m.v1[c] = b
+	}
+	return m
+}
+
+func isV2(dir string) bool {
+	var st unix.Statfs_t
+	return unix.Statfs(dir, &st) == nil && st.Type == unix.CGROUP2_SUPER_MAGIC
+}
+
+// inheritCpuset gives a new v1 cpuset group its parent's CPUs and memory nodes (a v1 cpuset
+// group with none admits no process) and has its children inherit them.
+func inheritCpuset(parent, dir string) bool {
+	for _, f := range []string{"cpuset.cpus", "cpuset.mems"} {
+		cur, _ := os.ReadFile(filepath.Join(dir, f))
+		if strings.TrimSpace(string(cur)) != "" {
+			continue
+		}
+		v, err := os.ReadFile(filepath.Join(parent, f))
+		if err != nil || write(filepath.Join(dir, f), strings.TrimSpace(string(v))) != nil {
+			return false
+		}
+	}
+	return write(filepath.Join(dir, "cgroup.clone_children"), "1") == nil
+}
+
+// Available reports whether jobs get a group of their own.
+func (m *Manager) Available() bool { return m != nil && m.v2 != "" }
+
+// Describe says where the jobs' groups are and which limits they can take, or why there are none.
+func (m *Manager) Describe() string {
+	if !m.Available() {
+		why := "unknown"
+		if m != nil {
+			why = m.why
+		}
+		return "none (process groups only): " + why
+	}
+	var limits []string
+	for _, c := range []string{"cpu", "cpuset", "memory"} {
+		switch {
+		case m.v2ctl[c]:
+			limits = append(limits, c+" (v2)")
+		case m.v1[c] != "":
+			limits = append(limits, c+" (v1)")
+		}
+	}
+	if len(limits) == 0 {
+		limits = []string{"none"}
+	}
+	return "cgroup v2 at " + m.v2 + "; limits: " + strings.Join(limits, ", ")
+}
+
+// New makes the group name (a job id) with the limits. The warnings say which limits cannot be
+// honoured here.
+func (m *Manager) New(name string, l Limits) (*Group, []string, error) {
+	if !m.Available() {
+		return nil, nil, errors.New("no cgroup: " + m.why)
+	}
+	g := &Group{path: filepath.Join(m.v2, name)}
+	if err := os.Mkdir(g.path, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("cgroup %s: %w", g.path, err)
+	}
+	fd, err := os.Open(g.path)
+	if err != nil {
+		_ = os.Remove(g.path)
+		return nil, nil, fmt.Errorf("cgroup %s: %w", g.path, err)
+	}
+	g.fd = fd
+	var warns []string
+	set := func(c, v2file, v1file, value string) {
+		var err error
+		switch {
+		case m.v2ctl[c]:
+			err = write(filepath.Join(g.path, v2file), value)
+		case m.v1[c] != "":
+			dir := filepath.Join(m.v1[c], name)
+			if err = os.Mkdir(dir, 0o755); err == nil {
+				g.v1 = append(g.v1, dir)
+				err = write(filepath.Join(dir, v1file), value)
+			}
+		default:
+			err = fmt.Errorf("the %s controller is not available to the agent", c)
+		}
+		if err != nil {
+			warns = append(warns, fmt.Sprintf("%s not applied: %v", c, err))
+		}
+	}
+	if l.CPUSet != "" {
+		set("cpuset", "cpuset.cpus", "cpuset.cpus", l.CPUSet)
+	}
+	if l.MemoryBytes > 0 {
+		set("memory", "memory.max", "memory.limit_in_bytes", strconv.FormatUint(l.MemoryBytes, 10))
+	}
+	if l.CPURatio > 0 {
+		q := strconv.FormatInt(quota(l.CPURatio), 10)
+		if m.v2ctl["cpu"] {
+			set("cpu", "cpu.max", "", q+" "+strconv.Itoa(cfsPeriod))
+		} else {
+			set("cpu", "", "cpu.cfs_quota_us", q)
+		}
+	}
+	return g, warns, nil
+}
+
+// Group is one job's control group.
+type Group struct {
+	path string
+	fd   *os.File
+	v1   []string // the job's v1 groups (limits on a hybrid machine)
+}
+
+// Path is the group's folder in the v2 hierarchy.
+func (g *Group) Path() string { return g.path }
+
+// FD is the group folder's descriptor, for clone3's CLONE_INTO_CGROUP.
+func (g *Group) FD() int { return int(g.fd.Fd()) }
+
+// Join moves pid into the job's v1 groups (its v2 group it entered when it started).
+func (g *Group) Join(pid int) error {
+	for _, dir := range g.v1 {
+		if err := write(filepath.Join(dir, "cgroup.procs"), strconv.Itoa(pid)); err != nil {
+			return fmt.Errorf("cgroup %s: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// Kill sends SIGKILL to every process in the group (cgroup.kill, or one by one on kernels before
+// 5.14, repeated until none is left so that a fork racing the kill is caught).
+func (g *Group) Kill() {
+	if write(filepath.Join(g.path, "cgroup.kill"), "1") == nil {
+		return
+	}
+	for range 100 {
+		pids := Procs(g.path)
+		if len(pids) == 0 {
+			return
+		}
+		for _, p := range pids {
+			_ = unix.Kill(p, unix.SIGKILL)
+		}
+	}
+}
+
+// emptyWait bounds the wait for killed processes to leave their group.
+const emptyWait = 5 * time.Second
+
+// Close kills what is left in the group, waits for it to empty and removes it.
+func (g *Group) Close() error {
+	g.Kill()
+	deadline := time.Now().Add(emptyWait)
+	var err error
+	for _, dir := range append([]string{g.path}, g.v1...) {
+		for {
+			if err = os.Remove(dir); err == nil || errors.Is(err, os.ErrNotExist) || time.Now().After(deadline) {
+				break
+			}
+			g.Kill()
+			time.Sleep(10 * time.Millisecond) // the kernel empties a killed group asynchronously
+		}
+	}
+	g.fd.Close()
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("cgroup %s not removed: %w", g.path, err)
+	}
+	return nil
+}
+
+// Procs lists the processes in the group at dir.
+func Procs(dir string) []int {
+	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for f := range strings.FieldsSeq(string(b)) {
+		if p, err := strconv.Atoi(f); err == nil {
+			pids = append(pids, p)
+		}
+	}
+	return pids
+}
+
+// CPUSeconds is the CPU time used by every process that ever ran in the group at dir: v2's
+// cpu.stat usage_usec, or v1's cpuacct.usage.
+func CPUSeconds(dir string) (float64, error) {
+	if b, err := os.ReadFile(filepath.Join(dir, "cpu.stat")); err == nil {
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "usage_usec "); ok {
+				us, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+				return us / 1e6, err
+			}
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "cpuacct.usage"))
+	if err != nil {
+		return 0, fmt.Errorf("cgroup %s: no CPU usage: %w", dir, err)
+	}
+	ns, err := strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
+	return ns / 1e9, err
+}
+
+// OfPid finds the group whose CPU usage counts pid (a container's first process): its v2 group
+// when it has one below the root, else its v1 cpuacct group.
+func OfPid(pid int) (string, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+	if err != nil {
+		return "", err
+	}
+	var v1 string
+	for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 {
+			continue
+		}
+		switch {
+		case f[0] == "0" && f[2] != "/":
+			for _, root := range []string{Root, filepath.Join(Root, "unified")} {
+				if isV2(root) {
+					return filepath.Join(root, f[2]), nil
+				}
+			}
+		case strings.Contains(","+f[1]+",", ",cpuacct,"):
+			v1 = filepath.Join(Root, "cpuacct", f[2])
+		}
+	}
+	if v1 == "" {
+		return "", fmt.Errorf("process %d: no cgroup of its own", pid)
+	}
+	return v1, nil
+}
+
+func write(path, value string) error {
+	return os.WriteFile(path, []byte(value), 0o644)
+}
