@@ -53,13 +53,15 @@ func (d *decoder) job(n *node, j *api.Job) []string {
 			j.Options = d.options(p)
 		case "counters":
 			j.Counters = d.counters(p)
-		case "isConsoleApp", "onConfigure", "onResultsCreated", "onResultsCreating", "noClean",
+		case "isConsoleApp", "onConfigure", "onResultsCreated", "onResultsCreating",
 			"framework", "channel", "runtimeVersion", "aspNetCoreVersion", "sdkVersion", "noGlobalJson",
 			"selfContained", "useMonoRuntime", "dotnetTrace", "dotnetTraceProviders", "collectCounters",
 			"counterProviders", "collectStartup":
 			d.ignored(p, p.key)
 		default:
-			d.unknown(p, "")
+			if !d.containerKey(j, p) {
+				d.unknown(p, "")
+			}
 		}
 	}
 	return endpoints

@@ -18,7 +18,8 @@ func (d *decoder) mapping(p pair) bool {
 	return true
 }
 
-// source reads source.{localFolder, repository, branchOrCommit}; crank's .NET keys are ignored.
+// source reads source.{localFolder, repository, branchOrCommit, docker*}; crank's .NET keys are
+// ignored.
 func (d *decoder) source(p pair) *api.Source {
 	if !d.mapping(p) {
 		return nil
@@ -36,7 +37,9 @@ func (d *decoder) source(p pair) *api.Source {
 		case "project", "sourceKey", "noBuild", "initSubmodules":
 			d.ignored(e, key)
 		default:
-			d.unknown(e, "source.")
+			if !d.dockerSource(s, e, key) {
+				d.unknown(e, "source.")
+			}
 		}
 	}
 	if *s == (api.Source{}) {
