@@ -25,6 +25,8 @@ type job struct {
 	capNote string  // what limits cap, for messages
 	results map[string]float64
 	vars    map[string]any
+	// noCounters says why the job has no runtime counters (the controller's countersNotMeasured).
+	noCounters string
 }
 
 // known reports whether the job's CPU and its machine's cores are known.
@@ -82,6 +84,7 @@ func readJob(name string, jr *results.JobResult) *job {
 		j.cores = int(math.Round(j.raw / cpu)) // benchmarks/cpu is cpu/raw over the cores
 	}
 	j.machine = machineOf(jr.Environment)
+	j.noCounters, _ = jr.Environment["countersNotMeasured"].(string)
 	if n, ok := number(jr.Variables["threads"]); ok && n >= 1 {
 		j.threads = int(n)
 	}
