@@ -1,0 +1,60 @@
+package e2e
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/measure"
+)
+
+// quickLoad keeps a lab run short and its load light enough for a 2-core machine that hosts
+// every "machine" of the lab.
+var quickLoad = []string{"--variable", "duration=2", "--variable", "warmup=0", "--variable", "threads=1", "--variable", "connections=32"}
+
+// TestLabX64Plaintext: the plaintext scenario with the shipped lab-x64 profile, unchanged, on a
+// lab with the profile's addresses: the application agent on 10.10.0.11, the load agent on
+// 10.10.0.13, crank on a fourth machine. The app listens on the lab address (serverAddress), and
+// every runtime counter is read from it; with metrics off, crank says why they are missing.
+func TestLabX64Plaintext(t *testing.T) {
+	const ctl, app, load = "10.10.0.100", "10.10.0.11", "10.10.0.13"
+	lab := newHostLab(t, ctl, app, load)
+	lab.agent(t, app)
+	lab.agent(t, load)
+	args := append([]string{"--config", "scenarios/plaintext.yml", "--config", "profiles/lab-x64.yml", "--profile", "lab-x64", "--scenario", "plaintext"}, quickLoad...)
+
+	out := filepath.Join(t.TempDir(), "out.json")
+	r := lab.crank(t, ctl, 4*time.Minute, append(args, "--json", out)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	jobs := readJobs(t, out)
+	a, l := jobs["application"], jobs["load"]
+	if eps, _ := a.Environment["endpoints"].([]any); len(eps) != 1 || eps[0] != "http://"+app+":5010" {
+		t.Errorf("application endpoints %v, want the agent on %s", a.Environment["endpoints"], app)
+	}
+	if rps := l.Results["wrk/rps/mean"]; rps <= 0 {
+		t.Errorf("load RPS %v", rps)
+	}
+	if cpu := a.Results["benchmarks/cpu"]; cpu <= 0 {
+		t.Errorf("application CPU %v", cpu)
+	}
+	for _, c := range measure.DefaultCounters() {
+		if strings.HasPrefix(c.Metric, "dotnet_") || c.Measurement == measure.GCPauseP99 {
+			continue // .NET's counters, and a quantile of GC pauses a 2 s run may not have had
+		}
+		if _, ok := a.Results[c.Measurement]; !ok {
+			t.Errorf("no %s in the application's results (metrics on %s)", c.Measurement, app)
+		}
+	}
+	if strings.Contains(r.stderr, "not measured") {
+		t.Errorf("crank says counters are missing:\n%s", r.stderr)
+	}
+
+	r = lab.crank(t, ctl, 4*time.Minute, append(args, "--variable", "metricsPort=0")...)
+	if r.code != 0 {
+		t.Fatalf("metrics off: exit %d\n%s", r.code, r.stderr)
+	}
+	mustContain(t, "crank's output with metrics off", r.stderr, "[application] runtime counters not measured on http://"+app+":5010: metrics off")
+}
