@@ -19,18 +19,31 @@ agents:
 	  CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -o $(BIN)/crank-agent-linux-$$arch ./cmd/crank-agent || exit 1; \
 	done
 
-# Debian packages (wrk, h2load, nginx, qemu for the arm64 agent test, shellcheck for actionlint) and influxd 1.8.10,
-# built from the Go module proxy once and cached in .cache/bin.
+# Debian packages (wrk, h2load, nginx, qemu for the arm64 agent test, shellcheck for actionlint,
+# git and iproute2 for the source and lab tests, the Docker engine for Docker jobs, the PostgreSQL
+# server for fortunes) and influxd 1.8.10, built from the Go module proxy once and cached in
+# .cache/bin. PostgreSQL's programs (in /usr/lib/postgresql/<version>/bin) are linked into
+# .cache/bin, which `make test` puts on PATH.
 test-deps:
 	@missing=""; \
-	for t in wrk:wrk h2load:nghttp2-client nginx:nginx-light qemu-aarch64-static:qemu-user-static shellcheck:shellcheck; do \
+	for t in wrk:wrk h2load:nghttp2-client nginx:nginx-light qemu-aarch64-static:qemu-user-static shellcheck:shellcheck \
+	    git:git ip:iproute2 docker:docker.io; do \
 	  command -v $${t%%:*} >/dev/null 2>&1 || missing="$$missing $${t#*:}"; \
 	done; \
+	command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "installing:$$missing"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
-	  else echo "warning: not root, cannot install$$missing; the tests that need them will be skipped"; fi; \
+	  else echo "warning: not root, cannot install$$missing; the tests that need them will be skipped (they fail under CI=true)"; fi; \
+	fi
+	@mkdir -p $(CACHE)/bin; \
+	if ! command -v initdb >/dev/null 2>&1; then \
+	  bindir=$$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1); \
+	  for p in initdb postgres pg_ctl; do [ -z "$$bindir" ] || ln -sf $$bindir/$$p $(CACHE)/bin/$$p; done; \
+	fi
+	@if command -v docker >/dev/null 2>&1 && ! docker info >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	  service docker start >/dev/null 2>&1 || echo "warning: the Docker engine is not running; the Docker job tests fail under CI=true"; \
 	fi
 	@if [ ! -x $(CACHE)/bin/influxd ]; then \
 	  echo "building influxd v1.8.10 into $(CACHE)/bin (about 3 minutes, once)"; \

@@ -4,6 +4,7 @@ import (
 	"context"
 	"debug/elf"
 	"fmt"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,7 +43,7 @@ func binfmtRunsArm64() bool {
 func TestArm64AgentUnderQemu(t *testing.T) {
 	qemu, err := exec.LookPath("qemu-aarch64-static")
 	if err != nil {
-		t.Skip("qemu-aarch64-static is not installed (apt-get install qemu-user-static): the arm64 agent cannot run here")
+		testutil.Missing(t, "qemu-aarch64-static is not installed (apt-get install qemu-user-static): the arm64 agent cannot run here")
 	}
 	ap := runAgentBinary(t, []string{qemu}, buildArm64Agent(t), fmt.Sprintf("http://127.0.0.4:%d", freePort(t)))
 	ap.waitHealthy(t, nil, 60*time.Second)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 	"io"
 	"os"
 	"os/exec"
@@ -33,17 +34,17 @@ const (
 func newNetLab(t *testing.T) *netLab {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("network namespace fault tests need root (ip netns add)")
+		testutil.Missing(t, "network namespace fault tests need root (ip netns add)")
 	}
 	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("network namespace fault tests need iproute2's ip command")
+		testutil.Missing(t, "network namespace fault tests need iproute2's ip command")
 	}
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	id := hex.EncodeToString(b)
 	lab := &netLab{ctl: "crk-" + id + "-c", agent: "crk-" + id + "-a", ctlIf: "vc" + id, agentIf: "va" + id}
 	if out, err := exec.Command("ip", "netns", "add", lab.ctl).CombinedOutput(); err != nil {
-		t.Skipf("ip netns is not available here: %v: %s", err, out)
+		testutil.Missing(t, "ip netns is not available here: %v: %s", err, out)
 	}
 	t.Cleanup(func() { lab.ip(t, "netns", "del", lab.ctl) })
 	lab.ip(t, "netns", "add", lab.agent)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 	"os"
 	"os/exec"
 	"os/user"
@@ -54,7 +55,7 @@ func loadResults(t *testing.T, args ...string) map[string]float64 {
 func needTool(t *testing.T, name string) {
 	t.Helper()
 	if _, err := exec.LookPath(name); err != nil {
-		t.Skipf("%s is not installed", name)
+		testutil.Missing(t, "%s is not installed", name)
 	}
 }
 
@@ -167,7 +168,7 @@ func pgSetup(t *testing.T) (tmp, port string, extra []string) {
 	needTool(t, "wrk")
 	if _, err := exec.LookPath("initdb"); err != nil {
 		if _, err := exec.LookPath("pg_config"); err != nil {
-			t.Skip("PostgreSQL is not installed (no initdb on PATH, no pg_config)")
+			testutil.Missing(t, "PostgreSQL is not installed (no initdb on PATH, no pg_config): make test-deps installs it")
 		}
 	}
 	tmp, err := os.MkdirTemp("", "crank-te-")
