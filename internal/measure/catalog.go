@@ -38,6 +38,7 @@ const (
 	Threads               = "runtime-counter/threads"
 	QueueLength           = "runtime-counter/queue-length"
 	SchedLatencyP99       = "runtime-counter/sched-latency-p99"
+	DBQueries             = "runtime-counter/db-queries"
 )
 
 // Units, spelled the same everywhere.
@@ -108,6 +109,7 @@ func List() []api.Metadata {
 		md("Counters", Goroutines, api.OpMax, api.OpMax, "n0", UnitCount, "Max goroutines", "Highest number of goroutines"),
 		md("Counters", Threads, api.OpMax, api.OpMax, "n0", UnitCount, "Max threads", "Highest number of OS threads (Go) or thread-pool threads (.NET)"),
 		md("Counters", QueueLength, api.OpMax, api.OpMax, "n0", UnitCount, "Max queue length", "Highest number of work items waiting for a dispatch worker (Go apps) or the .NET thread pool"),
+		md("Counters", DBQueries, api.OpAvg, api.OpSum, "n0", UnitPerSec, "Database queries (/s)", "Queries the app sent to its database, per second (apps that use one)"),
 		md("Counters", SchedLatencyP99, api.OpMax, api.OpMax, "n3", UnitMs, "Scheduling latency p99 (ms)", "99th percentile of the time goroutines waited to run after becoming runnable in one sampling interval, the worst interval"),
 	}
 }

@@ -38,6 +38,7 @@ func DefaultCounters() []api.CounterSpec {
 		gauge("app_dispatch_queue_length", QueueLength),
 		gauge("dotnet_thread_pool_queue_length", QueueLength),
 		p99ms("go_sched_latencies_seconds", SchedLatencyP99),
+		rate("app_db_queries_total", DBQueries, 1),
 	}
 }
 
