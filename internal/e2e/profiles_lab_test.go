@@ -1,12 +1,15 @@
 package e2e
 
 import (
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 // quickLoad keeps a lab run short and its load light enough for a 2-core machine that hosts
@@ -57,4 +60,48 @@ func TestLabX64Plaintext(t *testing.T) {
 		t.Fatalf("metrics off: exit %d\n%s", r.code, r.stderr)
 	}
 	mustContain(t, "crank's output with metrics off", r.stderr, "[application] runtime counters not measured on http://"+app+":5010: metrics off")
+}
+
+// TestTechEmpowerFortunes: the fortunes scenario with the shipped techempower profile, unchanged,
+// on a lab with its addresses: PostgreSQL on the database machine (10.0.0.2, as the postgres
+// user), the app on 10.0.0.1 querying it, wrk on 10.0.0.3, crank on a fourth machine. The results
+// hold RPS, CPU, the app's runtime counters and its database queries.
+func TestTechEmpowerFortunes(t *testing.T) {
+	const ctl, app, db, load = "10.0.0.100", "10.0.0.1", "10.0.0.2", "10.0.0.3"
+	needTool(t, "wrk")
+	if _, err := exec.LookPath("initdb"); err != nil {
+		testutil.Missing(t, "PostgreSQL's initdb on PATH: make test-deps installs it")
+	}
+	lab := newHostLab(t, ctl, app, db, load)
+	// The agents' folders are under the test's temporary folder: PostgreSQL's user must search it.
+	if err := os.Chmod(filepath.Dir(t.TempDir()), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []string{app, db, load} {
+		lab.agent(t, a)
+	}
+	out := filepath.Join(t.TempDir(), "out.json")
+	args := append([]string{"--config", "scenarios/fortunes.yml", "--config", "profiles/techempower.yml", "--profile", "techempower",
+		"--scenario", "fortunes", "--json", out, "--variable", "dbMaxConnections=100"}, quickLoad...)
+	r := lab.crank(t, ctl, 4*time.Minute, args...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	jobs := readJobs(t, out)
+	a, l, d := jobs["application"], jobs["load"], jobs["db"]
+	if rps := l.Results["wrk/rps/mean"]; rps <= 0 || l.Results["wrk/requests/badresponses"] != 0 {
+		t.Errorf("load: RPS %v, bad responses %v", rps, l.Results["wrk/requests/badresponses"])
+	}
+	for name, j := range map[string]jobResult{"application": a, "db": d} {
+		if cpu := j.Results["benchmarks/cpu"]; cpu <= 0 {
+			t.Errorf("%s CPU %v", name, cpu)
+		}
+	}
+	if q := a.Results[measure.DBQueries]; q <= 0 {
+		t.Errorf("database queries %v/s; application results %v", q, a.Results)
+	}
+	if _, ok := a.Results[measure.LockContention]; !ok {
+		t.Errorf("no %s: %v", measure.LockContention, a.Results)
+	}
+	t.Logf("fortunes across machines: %.0f RPS, %.0f queries/s", l.Results["wrk/rps/mean"], a.Results[measure.DBQueries])
 }
