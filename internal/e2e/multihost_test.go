@@ -7,9 +7,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/influxtest"
 	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
@@ -78,4 +80,58 @@ func (lab *hostLab) crank(t *testing.T, addr string, timeout time.Duration, args
 	t.Helper()
 	argv := append(in(lab.hosts[addr]), filepath.Join(testEnv.bins, "crank"))
 	return crankCommand(t, timeout, []string{"CRANK_AGENT_TOKEN=" + testToken}, append(argv, args...)...)
+}
+
+// run runs argv on the host addr and returns its output.
+func (lab *hostLab) run(addr string, argv ...string) (string, error) {
+	out, err := exec.Command("ip", append([]string{"netns", "exec", lab.hosts[addr]}, argv...)...).CombinedOutput()
+	return string(out), err
+}
+
+// influxd runs InfluxDB 1.8 on the host addr (port 8086) with the database crank, and returns its
+// URL once it answers (asked from the host from).
+func (lab *hostLab) influxd(t *testing.T, addr, from string) string {
+	t.Helper()
+	bin, err := influxtest.Binary()
+	if err != nil {
+		testutil.Missing(t, "influxd: %v", err)
+	}
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "influxdb.conf")
+	if err := os.WriteFile(conf, []byte(influxtest.Config(dir, addr, 8086, 8088)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("ip", "netns", "exec", lab.hosts[addr], bin, "run", "-config", conf)
+	var log testutil.SyncBuffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	url := "http://" + addr + ":8086"
+	deadline := time.Now().Add(influxtest.StartTimeout)
+	for {
+		if _, err := lab.run(from, "curl", "-sf", "-XPOST", url+"/query", "--data-urlencode", "q=CREATE DATABASE crank"); err == nil {
+			return url
+		}
+		select {
+		case <-exited:
+			t.Fatalf("influxd exited:\n%s", log.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("influxd on %s not answering after %s:\n%s", addr, influxtest.StartTimeout, log.String())
+		}
+		time.Sleep(100 * time.Millisecond) // polling with a deadline
+	}
 }

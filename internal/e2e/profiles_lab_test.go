@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/influx"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/testutil"
 )
@@ -64,15 +65,17 @@ func TestLabX64Plaintext(t *testing.T) {
 
 // TestTechEmpowerFortunes: the fortunes scenario with the shipped techempower profile, unchanged,
 // on a lab with its addresses: PostgreSQL on the database machine (10.0.0.2, as the postgres
-// user), the app on 10.0.0.1 querying it, wrk on 10.0.0.3, crank on a fourth machine. The results
-// hold RPS, CPU, the app's runtime counters and its database queries.
+// user), the app on 10.0.0.1 querying it, wrk on 10.0.0.3, crank on a fourth machine and InfluxDB
+// on a fifth. The results hold RPS, CPU, the app's runtime counters and its database queries, and
+// reach InfluxDB.
 func TestTechEmpowerFortunes(t *testing.T) {
-	const ctl, app, db, load = "10.0.0.100", "10.0.0.1", "10.0.0.2", "10.0.0.3"
+	const ctl, app, db, load, influxHost = "10.0.0.100", "10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4"
 	needTool(t, "wrk")
 	if _, err := exec.LookPath("initdb"); err != nil {
 		testutil.Missing(t, "PostgreSQL's initdb on PATH: make test-deps installs it")
 	}
-	lab := newHostLab(t, ctl, app, db, load)
+	lab := newHostLab(t, ctl, app, db, load, influxHost)
+	influxURL := lab.influxd(t, influxHost, ctl)
 	// The agents' folders are under the test's temporary folder: PostgreSQL's user must search it.
 	if err := os.Chmod(filepath.Dir(t.TempDir()), 0o755); err != nil {
 		t.Fatal(err)
@@ -82,7 +85,8 @@ func TestTechEmpowerFortunes(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "out.json")
 	args := append([]string{"--config", "scenarios/fortunes.yml", "--config", "profiles/techempower.yml", "--profile", "techempower",
-		"--scenario", "fortunes", "--json", out, "--variable", "dbMaxConnections=100"}, quickLoad...)
+		"--scenario", "fortunes", "--json", out, "--variable", "dbMaxConnections=100",
+		"--influx-url", influxURL, "--influx-bucket", "crank/autogen"}, quickLoad...)
 	r := lab.crank(t, ctl, 4*time.Minute, args...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
@@ -102,6 +106,11 @@ func TestTechEmpowerFortunes(t *testing.T) {
 	}
 	if _, ok := a.Results[measure.LockContention]; !ok {
 		t.Errorf("no %s: %v", measure.LockContention, a.Results)
+	}
+	q, err := lab.run(ctl, "curl", "-sf", "-G", influxURL+"/query", "--data-urlencode", "db=crank",
+		"--data-urlencode", `q=SELECT "`+measure.DBQueries+`" FROM "`+influx.MeasurementSummary+`"`)
+	if err != nil || !strings.Contains(q, `"values"`) {
+		t.Errorf("InfluxDB on %s has no %s summary: %v\n%s", influxHost, measure.DBQueries, err, q)
 	}
 	t.Logf("fortunes across machines: %.0f RPS, %.0f queries/s", l.Results["wrk/rps/mean"], a.Results[measure.DBQueries])
 }
