@@ -114,3 +114,50 @@ func TestTechEmpowerFortunes(t *testing.T) {
 	}
 	t.Logf("fortunes across machines: %.0f RPS, %.0f queries/s", l.Results["wrk/rps/mean"], a.Results[measure.DBQueries])
 }
+
+// TestAmpere80Plaintext: the plaintext scenario with the shipped ampere-80 profile on a lab with
+// its addresses: the arm64 agent (under qemu-aarch64-static) on 10.20.0.10 builds and runs the
+// app for arm64, the two x64 load agents on 10.20.0.21 and .22 load it at once, crank on a fourth
+// machine. Without binfmt_misc for arm64, the app's executable is run through qemu (one override).
+func TestAmpere80Plaintext(t *testing.T) {
+	const ctl, app, load1, load2 = "10.20.0.100", "10.20.0.10", "10.20.0.21", "10.20.0.22"
+	needTool(t, "wrk")
+	qemu, err := exec.LookPath("qemu-aarch64-static")
+	if err != nil {
+		testutil.Missing(t, "qemu-aarch64-static (apt-get install qemu-user-static): the arm64 agent cannot run here")
+	}
+	lab := newHostLab(t, ctl, app, load1, load2)
+	armAgent := buildArm64Agent(t)
+	ap := runAgentBinary(t, append(in(lab.hosts[app]), qemu), armAgent, "http://"+app+":5010", "--token", testToken)
+	ap.waitLogged(t, "agent listening", 60*time.Second)
+	lab.agent(t, load1)
+	lab.agent(t, load2)
+	out := filepath.Join(t.TempDir(), "out.json")
+	args := append([]string{"--config", "scenarios/plaintext.yml", "--config", "profiles/ampere-80.yml", "--profile", "ampere-80",
+		"--scenario", "plaintext", "--json", out}, quickLoad...)
+	if !binfmtRunsArm64() {
+		args = append(args, "--application.executable", qemu, "--application.arguments",
+			"./bin/plaintext --address "+app+" --port 5000 --metrics-port 5001")
+	}
+	r := lab.crank(t, ctl, 6*time.Minute, args...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	jobs := readJobs(t, out)
+	a, l := jobs["application"], jobs["load"]
+	if eps, _ := l.Environment["endpoints"].([]any); len(eps) != 2 {
+		t.Errorf("load endpoints %v, want both load machines", l.Environment["endpoints"])
+	}
+	if arch := a.Environment["arch"]; arch != "arm64" {
+		t.Errorf("application ran on %v, want arm64", arch)
+	}
+	if rps := l.Results["wrk/rps/mean"]; rps <= 0 {
+		t.Errorf("load RPS %v", rps)
+	}
+	if cpu := a.Results["benchmarks/cpu"]; cpu <= 0 {
+		t.Errorf("application CPU %v", cpu)
+	}
+	if _, ok := a.Results[measure.LockContention]; !ok {
+		t.Errorf("no %s: %v", measure.LockContention, a.Results)
+	}
+}
