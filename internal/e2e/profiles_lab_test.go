@@ -161,3 +161,25 @@ func TestAmpere80Plaintext(t *testing.T) {
 		t.Errorf("no %s: %v", measure.LockContention, a.Results)
 	}
 }
+
+// TestLocalProfileOnLabHost: the local profile is one machine by definition (crank's embedded
+// agent on loopback): here a lab machine of its own, with nothing else on it.
+func TestLocalProfileOnLabHost(t *testing.T) {
+	const host = "10.30.0.1"
+	needTool(t, "wrk")
+	lab := newHostLab(t, host)
+	out := filepath.Join(t.TempDir(), "out.json")
+	r := lab.crank(t, host, 4*time.Minute, append([]string{"--config", "scenarios/plaintext.yml", "--profile", "local",
+		"--scenario", "plaintext", "--json", out}, quickLoad...)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	jobs := readJobs(t, out)
+	a, l := jobs["application"], jobs["load"]
+	if rps, cpu := l.Results["wrk/rps/mean"], a.Results["benchmarks/cpu"]; rps <= 0 || cpu <= 0 {
+		t.Errorf("load RPS %v, application CPU %v", rps, cpu)
+	}
+	if _, ok := a.Results[measure.LockContention]; !ok {
+		t.Errorf("no %s: %v", measure.LockContention, a.Results)
+	}
+}
