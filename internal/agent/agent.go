@@ -128,6 +128,7 @@ func New(opts Options) (*Agent, error) {
 	}
 	a.dirLock = lock
 	a.removeLeftovers()
+	a.docker.removeLeftovers()
 	a.pruneCache()
 	if exe, err := os.Executable(); err == nil {
 		a.toolDirs = []string{filepath.Dir(exe)}

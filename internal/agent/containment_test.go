@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,4 +102,57 @@ func TestDaemonKilledOnShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGone(t, pid)
+}
+
+// A process job's memoryLimitInBytes and cpuLimitRatio are set on its control group, v2 or (on a
+// hybrid machine) v1, or said not to be applied.
+func TestProcessJobLimits(t *testing.T) {
+	t.Parallel()
+	needCgroups(t)
+	ta := newTestAgent(t, Options{})
+	id := ta.submit(t, api.Job{Executable: "sh", Arguments: `-c 'cat /proc/self/cgroup; echo limits ready; exec sleep 100'`,
+		ReadyStateText: "limits ready", MemoryLimitInBytes: 64 << 20, CPULimitRatio: 0.5})
+	st := ta.waitState(t, id, api.StateRunning)
+	out := ta.waitOutput(t, id, "limits ready")
+	read := func(parts ...string) string {
+		b, err := os.ReadFile(filepath.Join(parts...))
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(b))
+	}
+	found := map[string]string{}
+	for line := range strings.SplitSeq(out, "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 || f[2] == "/" {
+			continue
+		}
+		ctl := "," + f[1] + ","
+		switch {
+		case f[0] == "0":
+			for _, root := range []string{cgroup.Root, cgroup.Root + "/unified"} {
+				if v := read(root, f[2], "memory.max"); v != "" {
+					found["memory"] = v
+				}
+				if v := read(root, f[2], "cpu.max"); v != "" {
+					found["cpu"] = v
+				}
+			}
+		case strings.Contains(ctl, ",memory,"):
+			found["memory"] = read(cgroup.Root, "memory", f[2], "memory.limit_in_bytes")
+		case strings.Contains(ctl, ",cpu,"):
+			found["cpu"] = read(cgroup.Root, f[1], f[2], "cpu.cfs_quota_us")
+		}
+	}
+	warned := strings.Join(st.Warnings, "\n")
+	for c, want := range map[string][]string{"memory": {"67108864"}, "cpu": {"50000", "50000 100000"}} {
+		if got, ok := found[c]; ok {
+			if !slices.Contains(want, got) {
+				t.Errorf("%s limit %q, want %v", c, got, want)
+			}
+		} else if !strings.Contains(warned, c+" not applied") {
+			t.Errorf("no %s limit in the job's groups (%s) and no warning: %v", c, out, st.Warnings)
+		}
+	}
+	t.Logf("limits %v, warnings %v", found, st.Warnings)
 }

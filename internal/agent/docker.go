@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -121,4 +122,35 @@ var notWord = regexp.MustCompile(`[^\w]`)
 // containerName is crank's: the image name with every non-word character made "_", then the job id.
 func containerName(image, id string) string {
 	return notWord.ReplaceAllString(image, "_") + "-" + id
+}
+
+// leftoverTimeout bounds the search for containers an earlier agent left.
+const leftoverTimeout = 10 * time.Second
+
+// removeLeftovers removes the containers an agent killed on the same Dir left behind (they carry
+// its Dir as a label). An agent with no engine has none; nothing is waited for then.
+func (r *dockerRuntime) removeLeftovers() {
+	if os.Getenv("DOCKER_HOST") == "" {
+		if _, err := os.Stat("/var/run/docker.sock"); err != nil {
+			return
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), leftoverTimeout)
+	defer cancel()
+	cli, err := r.engine(ctx)
+	if err != nil {
+		return
+	}
+	list, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true,
+		Filters: make(client.Filters).Add("label", labelDir+"="+r.a.opts.Dir)})
+	if err != nil {
+		return
+	}
+	for _, c := range list.Items {
+		if _, err := cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil {
+			r.a.log.Warn("leftover container not removed", "container", c.Names, "err", err)
+			continue
+		}
+		r.a.log.Info("removed a container left by an earlier agent", "container", c.Names)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -194,14 +195,49 @@ func (g *Group) Path() string { return g.path }
 // FD is the group folder's descriptor, for clone3's CLONE_INTO_CGROUP.
 func (g *Group) FD() int { return int(g.fd.Fd()) }
 
-// Join moves pid into the job's v1 groups (its v2 group it entered when it started).
-func (g *Group) Join(pid int) error {
-	for _, dir := range g.v1 {
-		if err := write(filepath.Join(dir, "cgroup.procs"), strconv.Itoa(pid)); err != nil {
-			return fmt.Errorf("cgroup %s: %w", dir, err)
+// Enter puts the calling thread into the job's v1 groups, so that a process it forks starts in
+// them (its v2 group the process enters by clone3), until leave puts the thread back where it
+// was. The caller locks its goroutine to its OS thread (runtime.LockOSThread) around both.
+func (g *Group) Enter() (leave func(), err error) {
+	if len(g.v1) == 0 {
+		return func() {}, nil
+	}
+	tid := strconv.Itoa(unix.Gettid())
+	var back []string
+	leave = func() {
+		for _, dir := range back {
+			_ = write(filepath.Join(dir, "tasks"), tid)
 		}
 	}
-	return nil
+	for _, dir := range g.v1 {
+		from, err := threadGroup(filepath.Dir(filepath.Dir(dir)))
+		if err != nil {
+			leave()
+			return nil, err
+		}
+		if err := write(filepath.Join(dir, "tasks"), tid); err != nil {
+			leave()
+			return nil, fmt.Errorf("cgroup %s: %w", dir, err)
+		}
+		back = append(back, from)
+	}
+	return leave, nil
+}
+
+// threadGroup is the calling thread's group in the v1 hierarchy mounted at root.
+func threadGroup(root string) (string, error) {
+	b, err := os.ReadFile("/proc/thread-self/cgroup")
+	if err != nil {
+		return "", err
+	}
+	name := filepath.Base(root)
+	for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) == 3 && slices.Contains(strings.Split(f[1], ","), name) {
+			return filepath.Join(root, f[2]), nil
+		}
+	}
+	return "", fmt.Errorf("the agent's thread has no group in %s", root)
 }
 
 // Kill sends SIGKILL to every process in the group (cgroup.kill, or one by one on kernels before

@@ -24,11 +24,11 @@ func (m *Manager) New(string, Limits) (*Group, []string, error) {
 // Group is never made outside Linux.
 type Group struct{}
 
-func (g *Group) Path() string   { return "" }
-func (g *Group) FD() int        { return -1 }
-func (g *Group) Join(int) error { return nil }
-func (g *Group) Kill()          {}
-func (g *Group) Close() error   { return nil }
+func (g *Group) Path() string           { return "" }
+func (g *Group) FD() int                { return -1 }
+func (g *Group) Enter() (func(), error) { return func() {}, nil }
+func (g *Group) Kill()                  {}
+func (g *Group) Close() error           { return nil }
 
 // Procs is empty outside Linux.
 func Procs(string) []int { return nil }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"reflect"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -41,8 +42,9 @@ type Spec struct {
 type Group interface {
 	// FD is the group's folder descriptor: the process is started inside it.
 	FD() int
-	// Join moves a started process into the group's other hierarchies (v1 limits).
-	Join(pid int) error
+	// Enter puts the calling thread into the group's other hierarchies (v1 limits) until leave,
+	// so that the process forked meanwhile starts in them; the thread is locked around both.
+	Enter() (leave func(), err error)
 	// Kill sends SIGKILL to every process in the group.
 	Kill()
 }
@@ -121,7 +123,7 @@ func Start(s Spec) (*Process, error) {
 			_, _ = io.Copy(dst, r)
 		}()
 	}
-	if err := cmd.Start(); err != nil {
+	if err := startIn(cmd, s.Group); err != nil {
 		closeAll()
 		p.copies.Wait()
 		return nil, fmt.Errorf("start %s: %w", s.Path, err)
@@ -130,13 +132,22 @@ func Start(s Spec) (*Process, error) {
 		w.Close() // the child holds its own copies
 	}
 	go p.wait()
-	if s.Group != nil {
-		if err := s.Group.Join(p.Pid()); err != nil {
-			p.Stop(0)
-			return nil, fmt.Errorf("start %s: %w", s.Path, err)
-		}
-	}
 	return p, nil
+}
+
+// startIn starts cmd from a thread that is in g's other hierarchies for the fork.
+func startIn(cmd *exec.Cmd, g Group) error {
+	if g == nil {
+		return cmd.Start()
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	leave, err := g.Enter()
+	if err != nil {
+		return err
+	}
+	defer leave()
+	return cmd.Start()
 }
 
 // Pid is the process's id, which is also its process group's id.
