@@ -1,10 +1,6 @@
 package controller
 
-import (
-	"strings"
-
-	"github.com/crankshaft/crankshaft/internal/measure"
-)
+import "strings"
 
 // countersPrefix starts the names of the runtime counters scraped from an app's metrics.
 const countersPrefix = "runtime-counter/"
@@ -26,7 +22,7 @@ func countersMissing(in *instance) string {
 		}
 	}
 	if in.job.MetricsPort == 0 && in.job.MetricsURL == "" {
-		return "metrics off: the job has no metricsPort or metricsUrl (" + measure.LockContention + " and the other counters need them)"
+		return "metrics off: the job has no metricsPort or metricsUrl"
 	}
 	return "the app's metrics gave none of the counters the job maps"
 }
