@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -15,27 +14,13 @@ import (
 	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
-func freeTCPPorts(t *testing.T, n int) []int {
-	t.Helper()
-	var ports []int
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
-		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
-	}
-	return ports
-}
-
 // A Docker job gets its limits, environment and docker run options; it is sampled from its
 // control group; stop removes the container.
 func TestDockerJobLimitsAndCleanup(t *testing.T) {
 	t.Parallel()
 	cli := testutil.DockerEngine(t)
 	image := testutil.DockerImageName(t, cli)
-	ports := freeTCPPorts(t, 2)
+	ports := testutil.FreePorts(t, 2)
 	repo := testutil.FrameworkRepo(t, "../..", ports[0], ports[1], "")
 	ta := newTestAgent(t, Options{Interval: 100 * time.Millisecond})
 	id := ta.submit(t, api.Job{Name: "te", ReadyStateText: "Application started",
