@@ -56,6 +56,9 @@ func (r *dockerRuntime) start(ctx context.Context, j *job, _ string, stdout io.W
 	cfg := &container.Config{Image: j.image, Env: env, Cmd: cmd,
 		Labels: map[string]string{labelJob: j.id, labelDir: r.a.opts.Dir}}
 	name := containerName(imageName(j.spec.Source), j.id)
+	// Not cut short by a stop: a container the engine made must be known, to be removed.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), engineTimeout)
+	defer cancel()
 	created, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{Config: cfg, HostConfig: hc, Name: name})
 	if err != nil {
 		return nil, fmt.Errorf("job %s: docker create %s: %w", j.id, j.image, err)
@@ -69,7 +72,7 @@ func (r *dockerRuntime) start(ctx context.Context, j *job, _ string, stdout io.W
 		h.remove(j)
 		return nil, fmt.Errorf("job %s: docker start %s: %w", j.id, name, err)
 	}
-	logs, err := cli.ContainerLogs(context.WithoutCancel(ctx), created.ID, client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true, Follow: true})
+	logs, err := cli.ContainerLogs(context.Background(), created.ID, client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true, Follow: true})
 	if err != nil {
 		h.remove(j)
 		return nil, fmt.Errorf("job %s: docker logs %s: %w", j.id, name, err)

@@ -2,10 +2,12 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/agent/cgroup"
@@ -72,10 +74,16 @@ func (r *processRuntime) start(_ context.Context, j *job, args string, stdout io
 		j.warn("memoryLimitInBytes and cpuLimitRatio not applied: " + r.groups.Describe())
 	}
 	p, err := proc.Start(spec)
-	if err != nil {
-		if h.group != nil {
-			_ = h.group.Close()
+	if err != nil && h.group != nil {
+		_ = h.group.Close()
+		if errors.Is(err, syscall.ENOSYS) { // clone3 into a cgroup unsupported (qemu-user)
+			r.groups.Disable("starting a process in a cgroup is not supported here (clone3: ENOSYS)")
+			j.warn("no control group: " + r.groups.Describe())
+			spec.Group, h.group = nil, nil
+			p, err = proc.Start(spec)
 		}
+	}
+	if err != nil {
 		return nil, fmt.Errorf("job %s: %w", j.id, err)
 	}
 	h.p = p

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -24,6 +25,7 @@ var v1Controllers = []string{"cpu", "cpuset", "memory"}
 
 // Manager makes the jobs' groups. The zero value (and a Manager whose Open failed) makes none.
 type Manager struct {
+	mu    sync.Mutex
 	v2    string          // folder of the jobs' v2 groups; "" when none can be made
 	v2ctl map[string]bool // controllers the v2 job groups have
 	v1    map[string]string
@@ -104,14 +106,38 @@ func inheritCpuset(parent, dir string) bool {
 }
 
 // Available reports whether jobs get a group of their own.
-func (m *Manager) Available() bool { return m != nil && m.v2 != "" }
+func (m *Manager) Available() bool {
+	if m == nil {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.v2 != ""
+}
+
+// base is the folder of the jobs' v2 groups ("" when none are made).
+func (m *Manager) base() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.v2
+}
+
+// Disable stops making groups, for why (a kernel, or an emulator, that cannot start a process in
+// one).
+func (m *Manager) Disable(why string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.v2, m.why = "", why
+}
 
 // Describe says where the jobs' groups are and which limits they can take, or why there are none.
 func (m *Manager) Describe() string {
 	if !m.Available() {
 		why := "unknown"
 		if m != nil {
+			m.mu.Lock()
 			why = m.why
+			m.mu.Unlock()
 		}
 		return "none (process groups only): " + why
 	}
@@ -127,7 +153,7 @@ func (m *Manager) Describe() string {
 	if len(limits) == 0 {
 		limits = []string{"none"}
 	}
-	return "cgroup v2 at " + m.v2 + "; limits: " + strings.Join(limits, ", ")
+	return "cgroup v2 at " + m.base() + "; limits: " + strings.Join(limits, ", ")
 }
 
 // New makes the group name (a job id) with the limits. The warnings say which limits cannot be
@@ -136,7 +162,7 @@ func (m *Manager) New(name string, l Limits) (*Group, []string, error) {
 	if !m.Available() {
 		return nil, nil, errors.New("no cgroup: " + m.why)
 	}
-	g := &Group{path: filepath.Join(m.v2, name)}
+	g := &Group{path: filepath.Join(m.base(), name)}
 	if err := os.Mkdir(g.path, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("cgroup %s: %w", g.path, err)
 	}

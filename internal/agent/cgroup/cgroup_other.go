@@ -13,6 +13,9 @@ func Open() *Manager { return &Manager{} }
 // Available is false outside Linux.
 func (m *Manager) Available() bool { return false }
 
+// Disable does nothing: there are no groups.
+func (m *Manager) Disable(string) {}
+
 // Describe says there is no containment.
 func (m *Manager) Describe() string { return "none (process groups only): cgroups are Linux only" }
 
