@@ -54,6 +54,7 @@ func Open() *Manager {
 		return m
 	}
 	m.v2 = base
+	removeStale(base)
 	// Delegate what the root offers: cpu, cpuset and memory in the jobs' groups.
 	for _, c := range []string{"cpu", "cpuset", "memory"} {
 		_ = write(filepath.Join(root, "cgroup.subtree_control"), "+"+c)
@@ -79,9 +80,25 @@ func Open() *Manager {
 		if c == "cpuset" && !inheritCpuset(dir, b) {
 			continue
 		}
+		removeStale(b)
 		m.v1[c] = b
 	}
 	return m
+}
+
+// staleAge is how old an empty job group must be for Open to remove it: a job's group is empty
+// only for the moment between its creation and its process's start.
+const staleAge = time.Minute
+
+// removeStale removes the empty job groups under base that agents which died (a killed agent, a
+// killed crank with its embedded agent) left; a group with processes is not removable.
+func removeStale(base string) {
+	ents, _ := os.ReadDir(base)
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil && e.IsDir() && time.Since(fi.ModTime()) > staleAge {
+			_ = os.Remove(filepath.Join(base, e.Name()))
+		}
+	}
 }
 
 func isV2(dir string) bool {
@@ -373,4 +390,24 @@ func OfPid(pid int) (string, error) {
 
 func write(path, value string) error {
 	return os.WriteFile(path, []byte(value), 0o644)
+}
+
+// RemoveJob kills what is left in the groups of a job an earlier agent made (a killed agent does
+// not remove them) and removes them.
+func (m *Manager) RemoveJob(id string) {
+	if !m.Available() {
+		return
+	}
+	dirs, _ := filepath.Glob(filepath.Join(m.base(), id+"-*"))
+	for _, v1 := range m.v1 {
+		more, _ := filepath.Glob(filepath.Join(v1, id+"-*"))
+		dirs = append(dirs, more...)
+	}
+	for _, dir := range dirs {
+		fd, err := os.Open(dir)
+		if err != nil {
+			continue
+		}
+		_ = (&Group{path: dir, fd: fd}).Close()
+	}
 }

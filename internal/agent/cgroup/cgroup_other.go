@@ -16,6 +16,9 @@ func (m *Manager) Available() bool { return false }
 // Disable does nothing: there are no groups.
 func (m *Manager) Disable(string) {}
 
+// RemoveJob does nothing: there are no groups.
+func (m *Manager) RemoveJob(string) {}
+
 // Describe says there is no containment.
 func (m *Manager) Describe() string { return "none (process groups only): cgroups are Linux only" }
 
