@@ -175,4 +175,3 @@ func OfPid(pid int) (string, error) {
 	}
 	return v1, nil
 }
-
