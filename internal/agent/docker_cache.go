@@ -12,9 +12,10 @@ import (
 const DefaultImageCacheMaxBytes = 16 << 30
 
 // prune applies the image cache's bounds to the images the agent built: those unused (last
-// tagged) for CacheMaxAge go, then the least recently used beyond ImageCacheMaxBytes. An image a
-// container still uses is kept (the engine refuses to remove it). A failure is only logged.
-func (r *dockerRuntime) prune(ctx context.Context) {
+// tagged) for CacheMaxAge go, then the least recently used beyond ImageCacheMaxBytes. The image
+// keep (the one a job is about to run) and an image a container still uses (the engine refuses
+// to remove it) are kept. A failure is only logged.
+func (r *dockerRuntime) prune(ctx context.Context, keep string) {
 	cli, err := r.engine(ctx)
 	if err != nil {
 		return
@@ -42,7 +43,7 @@ func (r *dockerRuntime) prune(ctx context.Context) {
 	var kept int64
 	for _, e := range images {
 		old := maxAge > 0 && time.Since(e.used) > maxAge
-		if !old && (maxBytes < 0 || kept+e.size <= maxBytes) {
+		if slices.Contains(e.tags, keep) || (!old && (maxBytes < 0 || kept+e.size <= maxBytes)) {
 			kept += e.size
 			continue
 		}

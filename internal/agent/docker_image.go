@@ -133,7 +133,7 @@ func (r *dockerRuntime) build(ctx context.Context, cli *client.Client, j *job, n
 		return fail("%v", err)
 	}
 	j.setBuild(float64(time.Since(start).Microseconds())/1000, false)
-	r.prune(context.WithoutCancel(ctx))
+	r.prune(context.WithoutCancel(ctx), j.image)
 	return nil
 }
 

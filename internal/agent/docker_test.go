@@ -89,3 +89,35 @@ func (ta *testAgent) waitSample(t *testing.T, id, name string) float64 {
 		time.Sleep(50 * time.Millisecond) // polling with a deadline
 	}
 }
+
+// The image cache is bounded: with room for one image, a second job's build evicts the first
+// job's image (its container gone), and keeps its own. (Their build arguments differ, so the
+// images do: the same build gives the same image under both names.)
+func TestDockerImageCacheBounded(t *testing.T) {
+	t.Parallel()
+	cli := testutil.DockerEngine(t)
+	first, second := testutil.DockerImageName(t, cli), testutil.DockerImageName(t, cli)
+	ports := testutil.FreePorts(t, 2)
+	repo := testutil.FrameworkRepo(t, "../..", ports[0], ports[1], "")
+	ta := newTestAgent(t, Options{ImageCacheMaxBytes: 1})
+	run := func(image string) {
+		id := ta.submit(t, api.Job{Name: "te", ReadyStateText: "Application started",
+			Source: &api.Source{Repository: "file://" + repo, BranchOrCommit: "master", DockerImageName: image,
+				DockerFile: "frameworks/Go/crankshaft/crankshaft.dockerfile"}, BuildArguments: []string{"NAME=" + image}})
+		ta.waitState(t, id, api.StateRunning)
+		if err := ta.c.Delete(context.Background(), id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(first)
+	if tags := testutil.ImageTags(t, cli, first); len(tags) != 2 {
+		t.Fatalf("first image's tags %v, want latest and the build key", tags)
+	}
+	run(second)
+	if tags := testutil.ImageTags(t, cli, first); len(tags) != 0 {
+		t.Errorf("first image still cached: %v", tags)
+	}
+	if tags := testutil.ImageTags(t, cli, second); len(tags) != 2 {
+		t.Errorf("second image's tags %v, want it kept", tags)
+	}
+}
