@@ -87,6 +87,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&cfg.opts.CacheDir, "cache-dir", "", "build cache, kept across restarts (default <dir>/.build-cache with --dir, else "+agent.DefaultCacheDir()+")")
 	cacheMax := fs.String("cache-max-size", "4GiB", "largest build cache: least recently used builds are removed beyond it")
 	fs.DurationVar(&cfg.opts.CacheMaxAge, "cache-max-age", agent.DefaultCacheMaxAge, "remove cached builds unused for this long")
+	imageMax := fs.String("image-cache-max-size", "16GiB", "largest total of the Docker images kept for reuse: least recently used ones are removed beyond it (--cache-max-age applies too)")
 	fs.StringVar(&cfg.opts.Hardware, "hardware", "", "free label for this machine, reported in /info")
 	maxUpload := fs.String("max-upload", "512MiB", "largest source upload accepted (bytes, or with KiB, MiB, GiB)")
 	fs.IntVar(&cfg.opts.MaxUploadEntries, "max-upload-entries", agent.DefaultMaxUploadEntries, "most files, folders and links in one source upload")
@@ -125,6 +126,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	}
 	if cfg.opts.CacheMaxBytes, err = parseSize(*cacheMax); err != nil {
 		return cfg, fmt.Errorf("--cache-max-size: %w", err)
+	}
+	if cfg.opts.ImageCacheMaxBytes, err = parseSize(*imageMax); err != nil {
+		return cfg, fmt.Errorf("--image-cache-max-size: %w", err)
 	}
 	if cfg.opts.CacheDir == "" && cfg.opts.Dir == "" {
 		cfg.opts.CacheDir = agent.DefaultCacheDir()

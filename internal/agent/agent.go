@@ -37,6 +37,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/agent/cgroup"
 	"github.com/crankshaft/crankshaft/internal/drivers"
 	"github.com/crankshaft/crankshaft/internal/measure"
 )
@@ -85,6 +86,10 @@ type Options struct {
 	// DefaultCacheMaxBytes, DefaultCacheMaxAge; negative: no bound.
 	CacheMaxBytes int64
 	CacheMaxAge   time.Duration
+	// ImageCacheMaxBytes bounds the Docker images the agent built and keeps for reuse (the least
+	// recently used go first; CacheMaxAge applies too). Default: DefaultImageCacheMaxBytes;
+	// negative: no bound.
+	ImageCacheMaxBytes int64
 	// Lease: a job whose status has not been read for this long is stopped and deleted.
 	Lease time.Duration
 	// Token is required as a bearer token on every endpoint but /health. Default: a random one
@@ -120,6 +125,8 @@ type Agent struct {
 	dirLock  *os.File // held while the agent runs: one agent per Dir
 	toolDirs []string // looked in for bare executable names before PATH
 	handler  http.Handler
+	process  *processRuntime
+	docker   *dockerRuntime
 
 	mu     sync.Mutex
 	jobs   map[string]*job
@@ -142,7 +149,11 @@ func New(opts Options) (*Agent, error) {
 		return nil, err
 	}
 	a.opts, a.log, a.dirLock = opts, opts.Logger, lock
+	a.process = &processRuntime{a: a, groups: cgroup.Open()}
+	a.docker = &dockerRuntime{a: a}
+	a.log.Info("job containment", "cgroups", a.process.groups.Describe())
 	a.removeLeftovers()
+	a.docker.removeLeftovers()
 	a.pruneCache()
 	if exe, err := os.Executable(); err == nil {
 		a.toolDirs = []string{filepath.Dir(exe)}
@@ -179,6 +190,9 @@ func (a *Agent) setDefaults(o *Options) error {
 	o.IdleTimeout = cmp.Or(o.IdleTimeout, DefaultIdleTimeout)
 	if o.CacheMaxBytes == 0 {
 		o.CacheMaxBytes = DefaultCacheMaxBytes
+	}
+	if o.ImageCacheMaxBytes == 0 {
+		o.ImageCacheMaxBytes = DefaultImageCacheMaxBytes
 	}
 	if o.CacheMaxAge == 0 {
 		o.CacheMaxAge = DefaultCacheMaxAge

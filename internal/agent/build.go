@@ -17,16 +17,9 @@ import (
 // identified by the digest of what the agent extracted (never the hash the client sent); a clone
 // by its repository and checked-out commit.
 func (a *Agent) prepare(ctx context.Context, j *job) error {
-	src := j.spec.Source
-	j.mu.Lock()
-	uploaded, identity := j.uploaded, j.digest
-	j.mu.Unlock()
-	if src != nil && src.Repository != "" && !uploaded {
-		commit, err := a.clone(ctx, j, src)
-		if err != nil {
-			return err
-		}
-		identity = "git:" + src.Repository + "@" + commit
+	identity, err := a.fetch(ctx, j)
+	if err != nil {
+		return err
 	}
 	if j.spec.BuildCommand == "" {
 		return nil
@@ -47,6 +40,24 @@ func (a *Agent) prepare(ctx context.Context, j *job) error {
 		}
 	}
 	return a.build(ctx, j, key)
+}
+
+// fetch clones the job's repository when nothing was uploaded, and returns the source's identity
+// for the caches: the digest of the upload as extracted, or the repository and the commit checked
+// out ("" if none).
+func (a *Agent) fetch(ctx context.Context, j *job) (string, error) {
+	src := j.spec.Source
+	j.mu.Lock()
+	uploaded, identity := j.uploaded, j.digest // the agent's own digest of what it extracted, never the client's hash
+	j.mu.Unlock()
+	if src != nil && src.Repository != "" && !uploaded {
+		commit, err := a.clone(ctx, j, src)
+		if err != nil {
+			return "", err
+		}
+		identity = "git:" + src.Repository + "@" + commit
+	}
+	return identity, nil
 }
 
 // build runs the build command for this machine's platform and caches the result under key

@@ -29,11 +29,15 @@ type job struct {
 	out    *output.Buffer
 	parser drivers.Parser // nil when the job names none
 	user   *jobUser       // nil: the agent's own user
+	rt     jobRuntime     // runs its programs: processes or containers
+	exe    string         // a process job's resolved executable (set by prepare)
+	image  string         // a Docker job's image (set by prepare)
 
 	mu       sync.Mutex
 	state    api.JobState
 	errMsg   string
 	skipped  string
+	warnings []string // what the job asked for and does not get (limits, counters)
 	exitCode *int
 	buildMs  float64
 	startMs  float64
@@ -65,10 +69,7 @@ func newID() string {
 
 // validate checks what a job needs before it is accepted.
 func (a *Agent) validate(j api.Job) (drivers.Parser, error) {
-	var problems []string
-	if strings.TrimSpace(j.Executable) == "" {
-		problems = append(problems, "executable is required")
-	}
+	problems := a.runtimeFor(j).check(j)
 	if src := j.Source; src != nil && src.Repository != "" {
 		for _, err := range []error{checkRepository(src.Repository), checkRevision(src.BranchOrCommit)} {
 			if err != nil {
@@ -105,7 +106,7 @@ func (a *Agent) createJob(spec api.Job) (*job, error) {
 	}
 	id := newID()
 	j := &job{
-		id: id, spec: spec, dir: filepath.Join(a.opts.Dir, id), parser: parser, user: usr,
+		id: id, spec: spec, dir: filepath.Join(a.opts.Dir, id), parser: parser, user: usr, rt: a.runtimeFor(spec),
 		log: a.log.With("job", id, "service", spec.Service), out: output.New(0),
 		state: api.StateNew, leaseAt: time.Now(),
 	}
@@ -160,7 +161,8 @@ func (j *job) status() api.JobStatus {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	s := api.JobStatus{ID: j.id, State: j.state, Error: j.errMsg, Skipped: j.skipped,
-		BuildTimeMs: j.buildMs, StartTimeMs: j.startMs, BuildReused: j.reused, BuildLogBytes: j.buildLog}
+		BuildTimeMs: j.buildMs, StartTimeMs: j.startMs, BuildReused: j.reused, BuildLogBytes: j.buildLog,
+		Warnings: append([]string(nil), j.warnings...)}
 	if j.exitCode != nil {
 		c := *j.exitCode
 		s.ExitCode = &c
@@ -221,6 +223,20 @@ func (a *Agent) measurements(j *job) api.Measurements {
 		out.Metadata = append(out.Metadata, md)
 	}
 	return out
+}
+
+// warn records, once, something the job asked for and does not get; the controller prints it.
+func (j *job) warn(msg string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, w := range j.warnings {
+		if w == msg {
+			return
+		}
+	}
+	j.warnings = append(j.warnings, msg)
+	j.log.Warn("job warning", "warning", msg)
+	j.out.WriteString("warning: " + msg + "\n")
 }
 
 // setExit records the measured process's exit code.

@@ -38,59 +38,44 @@ func (a *Agent) interval(j *job) time.Duration {
 }
 
 func (a *Agent) execute(ctx context.Context, j *job) error {
-	if err := a.prepare(ctx, j); err != nil {
+	if err := j.rt.prepare(ctx, j); err != nil {
 		return err
 	}
 	j.mu.Lock()
-	j.buildLog = j.out.Len()
+	j.buildLog = j.out.Len() // what came before is the build's log (crank --output-dir)
 	j.mu.Unlock()
-	if err := j.user.own(j.dir); err != nil { // also what a reused build restored
-		return fmt.Errorf("job %s: %w", j.id, err)
-	}
 	if err := j.advance(api.StateStarting, "source ready"); err != nil {
 		return err
 	}
-	if err := j.writeParserFiles(); err != nil {
-		return err
-	}
-	exe, err := proc.LookPath(j.spec.Executable, j.dir, a.toolDirs...)
-	if err != nil {
-		return fmt.Errorf("job %s: %w", j.id, err)
-	}
 	if j.spec.WarmupArguments != "" {
-		if err := a.warmup(ctx, j, exe); err != nil {
+		if err := a.warmup(ctx, j); err != nil {
 			return err
 		}
 	}
-	return a.runMeasured(ctx, j, exe)
+	return a.runMeasured(ctx, j)
 }
 
-// runMeasured starts the measured process, waits for it to be ready and then for its end.
-func (a *Agent) runMeasured(ctx context.Context, j *job, exe string) error {
-	args, err := proc.Split(j.spec.Arguments)
-	if err != nil {
-		return fmt.Errorf("job %s: %w", j.id, err)
-	}
+// runMeasured starts the measured run, waits for it to be ready and then for its end.
+func (a *Agent) runMeasured(ctx context.Context, j *job) error {
 	var stdout *output.Buffer
-	spec := proc.Spec{Path: exe, Args: args, Dir: j.dir, Env: j.env(), Stdout: j.out, Stderr: j.out,
-		Credential: j.user.credential(), CPUs: j.cpus()}
+	var out io.Writer = j.out
 	if j.spec.WaitForExit {
 		stdout = output.New(0)
-		spec.Stdout = io.MultiWriter(j.out, stdout)
+		out = io.MultiWriter(j.out, stdout)
 	}
 	from := j.out.Len()
 	started := time.Now()
-	p, err := proc.Start(spec)
+	h, err := j.rt.start(ctx, j, j.spec.Arguments, out)
 	if err != nil {
-		return fmt.Errorf("job %s: %w", j.id, err)
+		return err
 	}
-	defer func() { j.setExit(p.Stop(StopGrace).Code) }() // no-op when it has exited
+	defer func() { j.setExit(h.Stop(StopGrace).Code) }() // no-op when it has exited
 	j.mu.Lock()
 	j.measuredStart = started
 	j.mu.Unlock()
-	j.log.Info("process started", "pid", p.Pid(), "path", exe, "args", args)
-	go a.sampleLoop(ctx, j, p, false, started)
-	if err := a.waitReady(ctx, j, p, from); err != nil {
+	j.log.Info("started", "what", h.String(), "args", j.spec.Arguments)
+	go a.sampleLoop(ctx, j, h, false, started)
+	if err := a.waitReady(ctx, j, h, from); err != nil {
 		return err
 	}
 	startMs := float64(time.Since(started).Microseconds()) / 1000
@@ -101,12 +86,12 @@ func (a *Agent) runMeasured(ctx context.Context, j *job, exe string) error {
 	if err := j.advance(api.StateRunning, "ready"); err != nil {
 		return err
 	}
-	go a.scrapeLoop(ctx, j, p, started)
-	return a.supervise(ctx, j, p, from, stdout)
+	go a.scrapeLoop(ctx, j, h, started)
+	return a.supervise(ctx, j, h, from, stdout)
 }
 
 // supervise waits for the running process's end: a stop, a waitForExit timeout, or its exit.
-func (a *Agent) supervise(ctx context.Context, j *job, p *proc.Process, from int64, stdout *output.Buffer) error {
+func (a *Agent) supervise(ctx context.Context, j *job, p handle, from int64, stdout *output.Buffer) error {
 	var timeout <-chan time.Time
 	if j.spec.WaitForExit && j.spec.Timeout > 0 {
 		t := time.NewTimer(j.spec.Timeout.Std())
@@ -122,14 +107,14 @@ func (a *Agent) supervise(ctx context.Context, j *job, p *proc.Process, from int
 		e := p.Stop(StopGrace)
 		j.setExit(e.Code)
 		return fmt.Errorf("job %s: %s did not exit within %s and was stopped (%s); last output:\n%s",
-			j.id, j.spec.Executable, j.spec.Timeout.Std(), e, j.out.Tail(from, tailLines))
+			j.id, j.program(), j.spec.Timeout.Std(), e, j.out.Tail(from, tailLines))
 	case <-p.Wait():
 	}
 	e := p.Exit()
 	j.setExit(e.Code)
-	j.log.Info("process exited", "exit", e.String())
+	j.log.Info("exited", "what", p.String(), "exit", e.String())
 	if !e.Success() {
-		return fmt.Errorf("job %s: %s exited with %s; last output:\n%s", j.id, j.spec.Executable, e, j.out.Tail(from, tailLines))
+		return fmt.Errorf("job %s: %s exited with %s; last output:\n%s", j.id, j.program(), e, j.out.Tail(from, tailLines))
 	}
 	a.jobStatistics(j, from)
 	if !j.spec.WaitForExit || j.parser == nil {
@@ -156,17 +141,24 @@ func (a *Agent) parse(j *job, stdout *output.Buffer, at time.Time) error {
 	return nil
 }
 
-// warmup runs the executable with the warm-up arguments and waits for it; its samples are marked.
-func (a *Agent) warmup(ctx context.Context, j *job, exe string) error {
-	args, err := proc.Split(j.spec.WarmupArguments)
+// warmup runs the program with the warm-up arguments and waits for it; its samples are marked.
+func (a *Agent) warmup(ctx context.Context, j *job) error {
+	from := j.out.Len()
+	h, err := j.rt.start(ctx, j, j.spec.WarmupArguments, j.out)
 	if err != nil {
 		return fmt.Errorf("job %s: warm-up: %w", j.id, err)
 	}
-	spec := proc.Spec{Path: exe, Args: args, Dir: j.dir, Env: j.env(), Stdout: j.out, Stderr: j.out,
-		Credential: j.user.credential(), CPUs: j.cpus()}
-	return a.runStep(ctx, j, "warm-up run", spec, func(p *proc.Process) {
-		go a.sampleLoop(ctx, j, p, true, time.Now())
-	})
+	go a.sampleLoop(ctx, j, h, true, time.Now())
+	select {
+	case <-ctx.Done():
+		h.Stop(StopGrace)
+		return errStopping
+	case <-h.Wait():
+	}
+	if e := h.Exit(); !e.Success() {
+		return fmt.Errorf("job %s: warm-up run failed (%s); last output:\n%s", j.id, e, j.out.Tail(from, tailLines))
+	}
+	return nil
 }
 
 // runStep runs one process to its end (build, clone, warm-up) and fails with its last lines when

@@ -4,19 +4,16 @@ import (
 	"context"
 	"time"
 
-	"github.com/crankshaft/crankshaft/internal/agent/proc"
-	"github.com/crankshaft/crankshaft/internal/agent/sample"
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
 // sampleLoop samples p's process tree every interval until p exits or the job is stopped. Samples
 // are marked Warmup during a warm-up run and during the job's `warmup` span after runStart.
-func (a *Agent) sampleLoop(ctx context.Context, j *job, p *proc.Process, warmup bool, runStart time.Time) {
+func (a *Agent) sampleLoop(ctx context.Context, j *job, p handle, warmup bool, runStart time.Time) {
 	interval := a.interval(j)
-	s, err := sample.New(p.Pid())
-	if err != nil {
-		j.log.Debug("no sampling", "err", err)
+	if _, err := p.Stats(); err != nil { // starts the counting
+		j.log.Debug("no sampling", "what", p.String(), "err", err)
 		return
 	}
 	t := time.NewTicker(interval)
@@ -29,7 +26,7 @@ func (a *Agent) sampleLoop(ctx context.Context, j *job, p *proc.Process, warmup 
 			return
 		case <-t.C:
 		}
-		st, err := s.Sample()
+		st, err := p.Stats()
 		if err != nil {
 			return // the process is gone
 		}

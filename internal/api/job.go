@@ -51,6 +51,14 @@ type Job struct {
 	Counters    []CounterSpec `json:"counters,omitempty"`
 	Options     Options       `json:"options,omitempty"`
 	CpuSet      string        `json:"cpuSet,omitempty"`
+	// BuildArguments are a Docker job's build arguments ("NAME=value"), as docker build --build-arg.
+	BuildArguments []string `json:"buildArguments,omitempty"`
+	// NoClean is crank's key; a Docker job's image is always kept in the agent's bounded image cache.
+	NoClean bool `json:"noClean,omitempty"`
+	// MemoryLimitInBytes and CPULimitRatio (cores) cap the job: a Docker job's container, a
+	// process job's control group where the agent has the controller (else a warning).
+	MemoryLimitInBytes uint64  `json:"memoryLimitInBytes,omitempty"`
+	CPULimitRatio      float64 `json:"cpuLimitRatio,omitempty"`
 	// Variables are the job's resolved variables, kept for the record.
 	Variables map[string]any `json:"variables,omitempty"`
 }
@@ -62,6 +70,16 @@ type Source struct {
 	BranchOrCommit string `json:"branchOrCommit,omitempty"`
 	// Hash identifies the uploaded content; the agent reuses a build whose hash and build command match.
 	Hash string `json:"hash,omitempty"`
+	// A Docker job: the Dockerfile (in the source) built with DockerContextDirectory as context
+	// (default: the Dockerfile's folder), tagged benchmarks_<DockerImageName>; or an image loaded
+	// from a tarball in the source (DockerLoad, run as DockerImageName), or one pulled
+	// (DockerPull). DockerCommand replaces the image's command.
+	DockerFile             string `json:"dockerFile,omitempty"`
+	DockerImageName        string `json:"dockerImageName,omitempty"`
+	DockerContextDirectory string `json:"dockerContextDirectory,omitempty"`
+	DockerLoad             string `json:"dockerLoad,omitempty"`
+	DockerPull             string `json:"dockerPull,omitempty"`
+	DockerCommand          string `json:"dockerCommand,omitempty"`
 }
 
 // Options are job settings that are not about the process itself.

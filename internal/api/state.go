@@ -43,6 +43,9 @@ type JobStatus struct {
 	BuildLogBytes int64 `json:"buildLogBytes,omitempty"`
 	// MeasuredStart is when a load job's measured run began (after its warm-up run).
 	MeasuredStart *time.Time `json:"measuredStart,omitempty"`
+	// Warnings say what the job asked for and does not get: a limit this machine cannot apply,
+	// counters that cannot be read (and why). The controller prints them.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Info describes an agent's machine.
@@ -60,6 +63,11 @@ type Info struct {
 	// Time is the agent's clock when it answered: the controller estimates each agent's clock
 	// offset from it and puts every timeline on its own clock.
 	Time time.Time `json:"time,omitzero"`
+	// Containment says where jobs' control groups are made and which limits they take, or why
+	// jobs only get process groups.
+	Containment string `json:"containment,omitempty"`
+	// Docker is the engine's version and API, or why Docker jobs cannot run here.
+	Docker string `json:"docker,omitempty"`
 }
 
 // Created is the answer to a job submission.

@@ -11,8 +11,10 @@ var (
 	jobKeys = []string{"endpoints", "executable", "arguments", "warmupArguments", "buildCommand", "readyStateText",
 		"parser", "metricsUrl", "user", "environmentVariables", "port", "metricsPort", "waitForExit", "startTimeout",
 		"timeout", "interval", "warmup", "source", "options", "counters", "onConfigure", "isConsoleApp",
-		"measurementsIntervalSec", "variables", "job", "agent", "cpuSet"}
-	sourceKeys  = []string{"localFolder", "repository", "branchOrCommit", "project", "sourceKey", "noBuild", "cacheOnAgent", "destinationFolder"}
+		"measurementsIntervalSec", "variables", "job", "agent", "cpuSet",
+		"buildArguments", "noClean", "memoryLimitInBytes", "cpuLimitRatio"}
+	sourceKeys = []string{"localFolder", "repository", "branchOrCommit", "project", "sourceKey", "noBuild", "cacheOnAgent", "destinationFolder",
+		"dockerFile", "dockerImageName", "dockerContextDirectory", "dockerLoad", "dockerPull", "dockerCommand"}
 	optionsKeys = []string{"requiredArchitecture", "requiredOperatingSystem", "reuseBuild", "reuseSource", "displayOutput", "displayBuild"}
 )
 
@@ -40,8 +42,7 @@ type refusal struct {
 }
 
 const (
-	hintDocker    = "Docker jobs are not available yet; build the program with buildCommand and run it as executable"
-	hintLimits    = "process limits are not available yet; pin the machine or the service's threads instead"
+	hintDocker    = "crank reads the Docker keys under source: (source.dockerFile, source.dockerImageName...)"
 	hintDiag      = ".NET diagnostics need the .NET runtime; expose Prometheus metrics (metricsPort, counters) for runtime counters"
 	hintFiles     = "file transfer to and from the agent is not available; put the files in the job's source"
 	hintScripts   = "agent-side shell scripts are not available; use buildCommand, or a wrapper script as the executable"
@@ -53,8 +54,6 @@ const (
 // carried out moves from here to jobKeys (or sourceKeys, optionsKeys) and the decoder's switch:
 // only keys in those lists reach the switch.
 var crankRefusals = map[string]refusal{
-	"buildArguments": {hintDocker, true}, "noClean": {"the agent always removes a job's folder; keep what you need in its output", true},
-	"memoryLimitInBytes": {hintLimits, true}, "cpuLimitRatio": {hintLimits, true},
 	"dockerFile": {hintDocker, true}, "dockerImageName": {hintDocker, true}, "dockerCommand": {hintDocker, true},
 	"dockerLoad": {hintDocker, true}, "dockerPull": {hintDocker, true}, "dockerContextDirectory": {hintDocker, true},
 	"dockerFetchPath": {hintDocker, true},
@@ -86,10 +85,9 @@ var crankOptionRefusals = map[string]refusal{
 
 // crankSourceRefusals are crank's source.* keys this platform refuses.
 var crankSourceRefusals = map[string]refusal{
-	"dockerFile": {hintDocker, true}, "dockerImageName": {hintDocker, true}, "dockerCommand": {hintDocker, true},
-	"dockerLoad": {hintDocker, true}, "dockerPull": {hintDocker, true}, "dockerContextDirectory": {hintDocker, true},
-	"dockerFetchPath": {hintDocker, true}, "initSubmodules": {"clones never fetch submodules; vendor them in the repository", true},
-	"sourceCode": {"give the source as localFolder or repository", true},
+	"dockerFetchPath": {"copying files out of the container is not available; write what you need to the job's output", true},
+	"initSubmodules":  {"clones never fetch submodules; vendor them in the repository", true},
+	"sourceCode":      {"give the source as localFolder or repository", true},
 }
 
 // dotnetKeys are crank's keys for its .NET builds (source.project), meaningless without one.

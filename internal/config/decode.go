@@ -74,6 +74,8 @@ func (d *decoder) job(n *node, j *api.Job) []string {
 			// readyStateText, then port, then at once.
 			d.boolean(p, p.key)
 		case "agent", "job", "variables":
+		default: // Docker and resource-limit keys
+			d.containerKey(j, p)
 		}
 	}
 	return endpoints

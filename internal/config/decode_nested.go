@@ -18,9 +18,9 @@ func (d *decoder) mapping(p pair) bool {
 	return true
 }
 
-// source reads source.{localFolder, repository, branchOrCommit, project}; crank's cache hints
-// (sourceKey, noBuild, cacheOnAgent) are accepted: the agent's build cache is keyed by content.
-// "branch#commit" checks out the commit (crank's form for a commit on a branch).
+// source reads source.{localFolder, repository, branchOrCommit, project, docker*}; crank's cache
+// hints (sourceKey, noBuild, cacheOnAgent) are accepted: the agent's build cache is keyed by
+// content. "branch#commit" checks out the commit (crank's form for a commit on a branch).
 func (d *decoder) source(p pair) *api.Source {
 	if !d.mapping(p) {
 		return nil
@@ -58,6 +58,9 @@ func (d *decoder) sourceOf(n *node, prefix string) *api.Source {
 				d.fail(e.keyPos, full, "crank's %s is not supported: a job's source fills its whole folder; use source.localFolder or one entry under sources", full)
 			}
 		case "sourceKey", "noBuild", "cacheOnAgent":
+		default: // source.docker*
+			e.key = key
+			d.dockerSource(s, e, full)
 		}
 	}
 	return s

@@ -21,6 +21,8 @@ func assemble(services []Service, all []*instance) (map[string]*results.JobResul
 		jr := &results.JobResult{Variables: s.Job.Variables, Environment: map[string]any{},
 			Results: map[string]float64{}, Metadata: []api.Metadata{}, Measurements: [][]api.Measurement{}}
 		endpoints, agents, skipped := []string{}, []map[string]any{}, map[string]string{}
+		var warnings []string
+		notMeasured := "" // why the runtime counters are missing
 		for _, in := range all {
 			if in.service != s.Name {
 				continue
@@ -38,6 +40,12 @@ func assemble(services []Service, all []*instance) (map[string]*results.JobResul
 			}
 			env["endpoint"] = in.url
 			agents = append(agents, env)
+			if len(in.status.Warnings) > 0 {
+				warnings = append(warnings, in.status.Warnings...)
+			}
+			if why := countersMissing(in); why != "" && notMeasured == "" {
+				notMeasured = why
+			}
 		}
 		if len(endpoints) == 0 && len(skipped) == 0 {
 			continue
@@ -49,6 +57,12 @@ func assemble(services []Service, all []*instance) (map[string]*results.JobResul
 		}
 		if len(skipped) > 0 {
 			jr.Environment["skipped"] = skipped
+		}
+		if len(warnings) > 0 {
+			jr.Environment["warnings"] = warnings
+		}
+		if notMeasured != "" {
+			jr.Environment["countersNotMeasured"] = notMeasured
 		}
 		res, err := results.Summarize(jr.Metadata, jr.Measurements)
 		if err != nil {

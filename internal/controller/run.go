@@ -194,6 +194,7 @@ func (c *Controller) collect(ctx context.Context, ins []*instance) error {
 		}
 		in.measured = m
 		in.toLocal()
+		c.reportWarnings(in)
 	}
 	return nil
 }

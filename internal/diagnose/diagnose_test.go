@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -272,5 +273,18 @@ func TestFiguresFallbacks(t *testing.T) {
 	setCap(j, []*job{j}, nil, DefaultThresholds())
 	if j.cap != 0 || j.capNote != "cores unknown" || j.saturated(0.9) {
 		t.Errorf("unknown cores: cap %v %q, saturated %v; want 0, not saturated", j.cap, j.capNote, j.saturated(0.9))
+	}
+}
+
+// The controller's reason for missing runtime counters is carried into the diagnosis.
+func TestCountersNotMeasuredSaysWhy(t *testing.T) {
+	r := runOf(map[string]fakeJob{
+		"application": {raw: []float64{60}, global: 8, cores: 8, host: "srv"},
+		"load":        {raw: []float64{40}, global: 5, cores: 8, host: "cli", vars: wrkVars(1, 32, 16), results: wrk(0, 0)},
+	})
+	r.JobResults.Jobs["application"].Environment["countersNotMeasured"] = "metrics off: the job has no metricsPort or metricsUrl"
+	got := Diagnose(r, DefaultThresholds())
+	if len(got) != 1 || !strings.Contains(got[0].Message, "lock contention is not high (not measured: metrics off: the job has no metricsPort or metricsUrl)") {
+		t.Errorf("got %s", show(got))
 	}
 }

@@ -31,6 +31,8 @@ type job struct {
 	capNote string  // what limits cap, for messages
 	results map[string]float64
 	vars    map[string]any
+	// noCounters says why the job has no runtime counters (the controller's countersNotMeasured).
+	noCounters string
 }
 
 // known reports whether the job's CPU and its machine's cores are known.
@@ -146,6 +148,7 @@ func readJob(name string, jr *results.JobResult) *job {
 	if n, ok := number(jr.Environment["cpuSetCores"]); ok && n >= 1 {
 		j.cpuSet = int(n)
 	}
+	j.noCounters, _ = jr.Environment["countersNotMeasured"].(string)
 	if n, ok := number(jr.Variables["threads"]); ok && n >= 1 {
 		j.threads = int(n)
 	}

@@ -141,6 +141,9 @@ func lockText(s *job) string {
 	if w, ok := s.results[measure.LockContention]; ok {
 		return fmt.Sprintf("%.2f ms/s", w)
 	}
+	if s.noCounters != "" {
+		return "not measured: " + s.noCounters
+	}
 	return "not measured"
 }
 

@@ -53,6 +53,24 @@ func runAgentBinary(t *testing.T, prefix []string, bin, url string, extra ...str
 	return ap
 }
 
+// waitLogged waits until the agent's log holds text (its address may be one the test's own
+// namespace cannot reach).
+func (ap *agentProc) waitLogged(t *testing.T, text string, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !strings.Contains(ap.log(), text) {
+		select {
+		case <-ap.done:
+			t.Fatalf("agent exited:\n%s", ap.log())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("agent log has no %q after %s:\n%s", text, d, ap.log())
+		}
+		time.Sleep(50 * time.Millisecond) // polling with a deadline
+	}
+}
+
 // stop sends SIGTERM and waits for the exit (SIGKILL after 15 s, which fails the test).
 func (ap *agentProc) stop(t *testing.T) {
 	_ = ap.cmd.Process.Signal(syscall.SIGTERM)
@@ -181,9 +199,16 @@ func waitJobState(t *testing.T, c *api.Client, id string, d time.Duration, want 
 // is not inherited) and a deadline.
 func crankEnv(t *testing.T, timeout time.Duration, env []string, args ...string) runResult {
 	t.Helper()
+	return crankCommand(t, timeout, env, append([]string{filepath.Join(testEnv.bins, "crank")}, args...)...)
+}
+
+// crankCommand runs argv (crank, or a command that runs crank) as crankEnv does.
+func crankCommand(t *testing.T, timeout time.Duration, env []string, argv ...string) runResult {
+	t.Helper()
+	args := argv[1:]
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(testEnv.bins, "crank"), args...)
+	cmd := exec.CommandContext(ctx, argv[0], args...)
 	cmd.Dir = testEnv.root
 	cmd.Env = append(withoutEnv(os.Environ(), "CRANK_AGENT_TOKEN"), env...)
 	var out, errb bytes.Buffer

@@ -10,10 +10,11 @@ import (
 	"github.com/crankshaft/crankshaft/internal/api"
 )
 
-// treeJob is a job whose shell starts a child and a grandchild, all sleeping in the job folder.
+// treeJob is a job whose shell starts a child, a grandchild and a setsid daemon (out of its
+// process group: only its cgroup holds it), all sleeping in the job folder.
 func treeJob() api.Job {
 	return api.Job{Name: "tree", Executable: "/bin/sh", ReadyStateText: "tree ready",
-		Arguments: `-c "sleep 300 & (sleep 301 &) ; echo tree ready; wait"`}
+		Arguments: `-c "sleep 300 & (sleep 301 &) ; (setsid sleep 302 &) ; echo tree ready; wait"`}
 }
 
 // startTree submits and starts treeJob, waits until it runs, and checks its processes are there.
@@ -27,8 +28,8 @@ func startTree(t *testing.T, ap *agentProc, c *api.Client) string {
 		t.Fatal(err)
 	}
 	waitJobState(t, c, id, 15*time.Second, api.StateRunning)
-	if n := len(processesIn(ap.dir)); n < 3 {
-		t.Fatalf("%d job processes, want the shell, its child and grandchild", n)
+	if n := len(processesIn(ap.dir)); n < 4 {
+		t.Fatalf("%d job processes, want the shell, its child, grandchild and daemon", n)
 	}
 	return id
 }

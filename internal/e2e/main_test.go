@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 // bins is the folder holding crank, crank-agent, bombardier and ghz, built once by TestMain.
@@ -58,16 +60,7 @@ func TestMain(m *testing.M) {
 // so two calls in one test cannot return the same port twice).
 func freePorts(t *testing.T, n int) []int {
 	t.Helper()
-	var ports []int
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
-		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
-	}
-	return ports
+	return testutil.FreePorts(t, n)
 }
 
 // appPorts gives the app a free port and a free metrics port (its default is port + 1, which

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 	"io"
 	"os"
 	"os/exec"
@@ -13,8 +14,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 // netLab is two network namespaces made by the test, joined by a veth pair whose ends (and
@@ -86,18 +85,7 @@ func in(ns string) []string { return []string{"ip", "netns", "exec", ns} }
 func (lab *netLab) startLabAgent(t *testing.T, lease string) *agentProc {
 	t.Helper()
 	ap := runAgent(t, in(lab.agent), "http://"+labAgentAddr+":5010", "--token", testToken, "--lease", lease)
-	deadline := time.Now().Add(15 * time.Second)
-	for !strings.Contains(ap.log(), "agent listening") {
-		select {
-		case <-ap.done:
-			t.Fatalf("agent exited:\n%s", ap.log())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("agent not listening after 15 s:\n%s", ap.log())
-		}
-		time.Sleep(50 * time.Millisecond) // polling with a deadline
-	}
+	ap.waitLogged(t, "agent listening", 15*time.Second)
 	return ap
 }
 

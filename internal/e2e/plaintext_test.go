@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"github.com/crankshaft/crankshaft/internal/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,7 +73,7 @@ func TestPlaintextWithoutWrk(t *testing.T) {
 	for _, tool := range []string{"go", "sh"} {
 		p, err := exec.LookPath(tool)
 		if err != nil {
-			t.Skipf("%s not found", tool)
+			testutil.Missing(t, "%s not found", tool)
 		}
 		if err := os.Symlink(p, filepath.Join(bin, tool)); err != nil {
 			t.Fatal(err)

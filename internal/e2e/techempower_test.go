@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 	"os"
 	"os/exec"
 	"os/user"
@@ -17,8 +18,6 @@ import (
 
 	testpb "google.golang.org/grpc/interop/grpc_testing"
 	"google.golang.org/protobuf/proto"
-
-	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 // teTimeout bounds each TechEmpower scenario run (builds, database, warm-up and load included).
@@ -169,7 +168,7 @@ func pgSetup(t *testing.T) (tmp, port string, extra []string) {
 	needTool(t, "wrk")
 	if _, err := exec.LookPath("initdb"); err != nil {
 		if _, err := exec.LookPath("pg_config"); err != nil {
-			t.Skip("PostgreSQL is not installed (no initdb on PATH, no pg_config)")
+			testutil.Missing(t, "PostgreSQL is not installed (no initdb on PATH, no pg_config): make test-deps installs it")
 		}
 	}
 	tmp, err := os.MkdirTemp("", "crank-te-")

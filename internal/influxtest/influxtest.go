@@ -115,12 +115,18 @@ func (s *Server) configure() error {
 	}
 	s.URL = fmt.Sprintf("http://127.0.0.1:%d", httpPort)
 	s.config = filepath.Join(s.dir, "influxdb.conf")
-	conf := fmt.Sprintf(configTemplate, rpcPort, s.dir, s.dir, s.dir, httpPort)
-	return os.WriteFile(s.config, []byte(conf), 0o644)
+	return os.WriteFile(s.config, []byte(Config(s.dir, "127.0.0.1", httpPort, rpcPort)), 0o644)
+}
+
+// Config is an influxd configuration keeping its files in dir and answering HTTP on
+// host:httpPort (RPC on host:rpcPort), for a test that runs influxd itself (in a network
+// namespace of its own, say).
+func Config(dir, host string, httpPort, rpcPort int) string {
+	return fmt.Sprintf(configTemplate, host, rpcPort, dir, dir, dir, host, httpPort)
 }
 
 const configTemplate = `reporting-disabled = true
-bind-address = "127.0.0.1:%d"
+bind-address = "%s:%d"
 [meta]
   dir = "%s/meta"
   logging-enabled = false
@@ -137,7 +143,7 @@ bind-address = "127.0.0.1:%d"
   store-enabled = false
 [http]
   enabled = true
-  bind-address = "127.0.0.1:%d"
+  bind-address = "%s:%d"
   log-enabled = false
   flux-enabled = false
 [logging]

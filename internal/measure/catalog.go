@@ -58,6 +58,7 @@ const (
 	// Derived by results.Derive from the others.
 	ErrorRate     = "http/requests/error-rate"
 	CPUPerRequest = "benchmarks/cpu/per-request"
+	DBQueries     = "runtime-counter/db-queries"
 )
 
 // Aliases are the names crank's wrk job gives values it also reports under http/ names: the
@@ -152,6 +153,7 @@ func List() []api.Metadata {
 		md("Counters", Goroutines, api.OpMax, api.OpMax, "n0", UnitCount, "Max goroutines", "Highest number of goroutines"),
 		md("Counters", Threads, api.OpMax, api.OpMax, "n0", UnitCount, "Max threads", "Highest number of OS threads (Go) or thread-pool threads (.NET)"),
 		md("Counters", QueueLength, api.OpMax, api.OpMax, "n0", UnitCount, "Max queue length", "Highest number of work items waiting for a dispatch worker (Go apps) or the .NET thread pool"),
+		md("Counters", DBQueries, api.OpAvg, api.OpSum, "n0", UnitPerSec, "Database queries (/s)", "Queries the app sent to its database, per second (apps that use one)"),
 		md("Counters", SchedLatencyP99, api.OpMax, api.OpMax, "n3", UnitMs, "Scheduling latency p99 (ms)", "99th percentile of the time goroutines waited to run after becoming runnable in one sampling interval, the worst interval"),
 	}
 }

@@ -45,6 +45,7 @@ func DefaultCounters() []api.CounterSpec {
 		gauge("dotnet_thread_pool_queue_length", QueueLength),
 		gauge("process_runtime_dotnet_thread_pool_queue_length", QueueLength),
 		p99ms("go_sched_latencies_seconds", SchedLatencyP99),
+		rate("app_db_queries_total", DBQueries, 1),
 	}
 }
 

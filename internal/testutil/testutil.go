@@ -3,6 +3,7 @@ package testutil
 
 import (
 	"bytes"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,4 +61,20 @@ func GitRepo(t testing.TB, scripts ...string) (dir string, commits []string) {
 		commits = append(commits, git("rev-parse", "HEAD"))
 	}
 	return dir, commits
+}
+
+// FreePorts returns n distinct loopback TCP ports that were free a moment ago (held open together,
+// so one call cannot return the same port twice).
+func FreePorts(t testing.TB, n int) []int {
+	t.Helper()
+	var ports []int
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+	}
+	return ports
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"reflect"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -36,6 +37,20 @@ type Spec struct {
 	// starts may run only on these CPUs, and runtimes that size themselves by the CPUs they may use
 	// (Go's GOMAXPROCS, .NET's Environment.ProcessorCount) see only these.
 	CPUs []int
+	// Group, when set, is the control group the process starts in: the whole group is killed
+	// with the process group, so nothing it spawned outlives it, however it detached.
+	Group Group
+}
+
+// Group is a control group (cgroup.Group) seen from here.
+type Group interface {
+	// FD is the group's folder descriptor: the process is started inside it.
+	FD() int
+	// Enter puts the calling thread into the group's other hierarchies (v1 limits) until leave,
+	// so that the process forked meanwhile starts in them; the thread is locked around both.
+	Enter() (leave func(), err error)
+	// Kill sends SIGKILL to every process in the group.
+	Kill()
 }
 
 // Exit is how a process ended.
@@ -64,6 +79,7 @@ type Process struct {
 	exit    Exit
 	copies  sync.WaitGroup
 	readers []*os.File
+	group   Group
 }
 
 // outputDrain bounds how long output is still read after the group is gone (a process that left
@@ -74,9 +90,9 @@ const outputDrain = 2 * time.Second
 func Start(s Spec) (*Process, error) {
 	cmd := exec.Command(s.Path, s.Args...)
 	cmd.Dir, cmd.Env = s.Dir, s.Env
-	cmd.SysProcAttr = sysProcAttr()
+	cmd.SysProcAttr = sysProcAttr(s.Group)
 	cmd.SysProcAttr.Credential = s.Credential
-	p := &Process{cmd: cmd, done: make(chan struct{})}
+	p := &Process{cmd: cmd, done: make(chan struct{}), group: s.Group}
 	var writeEnds []*os.File
 	closeAll := func() {
 		for _, f := range append(writeEnds, p.readers...) {
@@ -111,7 +127,7 @@ func Start(s Spec) (*Process, error) {
 			_, _ = io.Copy(dst, r)
 		}()
 	}
-	if err := startOn(cmd, s.CPUs); err != nil {
+	if err := startIn(cmd, s.Group, s.CPUs); err != nil {
 		closeAll()
 		p.copies.Wait()
 		return nil, fmt.Errorf("start %s: %w", s.Path, err)
@@ -121,6 +137,22 @@ func Start(s Spec) (*Process, error) {
 	}
 	go p.wait()
 	return p, nil
+}
+
+// startIn starts cmd from a thread that is in g's other hierarchies for the fork, with the CPU
+// affinity cpus (startOn).
+func startIn(cmd *exec.Cmd, g Group, cpus []int) error {
+	if g == nil {
+		return startOn(cmd, cpus)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	leave, err := g.Enter()
+	if err != nil {
+		return err
+	}
+	defer leave()
+	return startOn(cmd, cpus)
 }
 
 // Pid is the process's id, which is also its process group's id.
@@ -150,14 +182,22 @@ func (p *Process) Stop(timeout time.Duration) Exit {
 	select {
 	case <-p.done:
 	case <-t.C:
-		signalGroup(p.Pid(), sigKill)
+		p.killAll()
 		<-p.done
 	}
 	return p.exit
 }
 
+// killAll sends SIGKILL to the process group and to the control group.
+func (p *Process) killAll() {
+	signalGroup(p.Pid(), sigKill)
+	if p.group != nil {
+		p.group.Kill()
+	}
+}
+
 func (p *Process) wait() {
-	err := waitAndKillGroup(p.cmd)
+	err := waitAndKill(p.cmd, p.killAll)
 	p.exit = exitOf(p.cmd.ProcessState, err)
 	drained := make(chan struct{})
 	go func() {

@@ -21,8 +21,13 @@ const (
 // Pdeathsig follows the OS thread that started the child; the Go runtime keeps its threads for
 // the life of the process, so in practice that is the agent's life. Grandchildren are not covered
 // by Pdeathsig: Stop, Delete, lease expiry and Shutdown kill the whole group.
-func sysProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+// With a control group, the process starts inside it (clone3's CLONE_INTO_CGROUP).
+func sysProcAttr(g Group) *syscall.SysProcAttr {
+	a := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if g != nil {
+		a.UseCgroupFD, a.CgroupFD = true, g.FD()
+	}
+	return a
 }
 
 // signalGroup signals every process in group pgid; a group already gone is not an error.
@@ -30,10 +35,10 @@ func signalGroup(pgid int, sig unix.Signal) {
 	_ = unix.Kill(-pgid, sig)
 }
 
-// waitAndKillGroup waits for the leader to exit, kills the rest of its group, then reaps it. The
+// waitAndKill waits for the leader to exit, kills the rest of its group (kill), then reaps it. The
 // leader stays unreaped (WNOWAIT) while its group is killed, so that its id, which is also the
 // group's id, cannot be reused in between.
-func waitAndKillGroup(cmd *exec.Cmd) error {
+func waitAndKill(cmd *exec.Cmd, kill func()) error {
 	pid := cmd.Process.Pid
 	var info unix.Siginfo
 	for {
@@ -42,7 +47,7 @@ func waitAndKillGroup(cmd *exec.Cmd) error {
 			break
 		}
 	}
-	signalGroup(pid, sigKill)
+	kill()
 	return cmd.Wait()
 }
 

@@ -15,14 +15,15 @@ const (
 )
 
 // sysProcAttr puts the process in its own group (no parent-death signal outside Linux).
-func sysProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+// No control group outside Linux.
+func sysProcAttr(Group) *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
 func signalGroup(pgid int, sig syscall.Signal) { _ = syscall.Kill(-pgid, sig) }
 
-// waitAndKillGroup reaps the leader, then kills what is left of its group.
-func waitAndKillGroup(cmd *exec.Cmd) error {
+// waitAndKill reaps the leader, then kills what is left of its group (kill).
+func waitAndKill(cmd *exec.Cmd, kill func()) error {
 	err := cmd.Wait()
-	signalGroup(cmd.Process.Pid, sigKill)
+	kill()
 	return err
 }
 

@@ -7,6 +7,7 @@ package pgtest
 import (
 	"context"
 	"fmt"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 	"net"
 	"os"
 	"os/exec"
@@ -35,7 +36,7 @@ func Start(t testing.TB, settings ...string) *Server {
 	t.Helper()
 	initdb, err := exec.LookPath("initdb")
 	if err != nil {
-		t.Skip("pgtest: initdb not on PATH (install PostgreSQL server binaries to run this test)")
+		testutil.Missing(t, "pgtest: initdb not on PATH (the PostgreSQL server: make test-deps installs it)")
 	}
 	s := &Server{}
 	if os.Geteuid() == 0 {

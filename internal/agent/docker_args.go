@@ -1,0 +1,65 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/agent/proc"
+)
+
+// runArgs are the `docker run` options a Docker job's arguments may hold (crank passes its
+// arguments to docker create). Anything else is refused at submission, so that nothing is
+// silently dropped.
+type runArgs struct {
+	extraHosts []string
+	env        []string
+	network    string
+	privileged bool
+	capAdd     []string
+	ipc        string
+}
+
+// runOptions lists the options parseRunArgs knows, for its error message.
+const runOptions = "--add-host, -e/--env, --network/--net, --privileged, --cap-add, --ipc"
+
+// parseRunArgs reads a Docker job's arguments: "--name value" and "--name=value" forms, values
+// quoted as in a shell.
+func parseRunArgs(s string) (runArgs, error) {
+	var ra runArgs
+	words, err := proc.Split(s)
+	if err != nil {
+		return ra, fmt.Errorf("arguments: %w", err)
+	}
+	for i := 0; i < len(words); i++ {
+		name, value, hasValue := strings.Cut(words[i], "=")
+		if name == "--privileged" {
+			ra.privileged = !hasValue || value == "true"
+			continue
+		}
+		switch name {
+		case "--add-host", "-e", "--env", "--network", "--net", "--cap-add", "--ipc":
+		default:
+			return ra, fmt.Errorf("arguments: %q is not a docker run option this agent passes on (it knows %s)", words[i], runOptions)
+		}
+		if !hasValue {
+			if i+1 >= len(words) {
+				return ra, fmt.Errorf("arguments: %s needs a value", name)
+			}
+			i++
+			value = words[i]
+		}
+		switch name {
+		case "--add-host":
+			ra.extraHosts = append(ra.extraHosts, value)
+		case "-e", "--env":
+			ra.env = append(ra.env, value)
+		case "--network", "--net":
+			ra.network = value
+		case "--cap-add":
+			ra.capAdd = append(ra.capAdd, value)
+		case "--ipc":
+			ra.ipc = value
+		}
+	}
+	return ra, nil
+}

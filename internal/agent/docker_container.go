@@ -1,0 +1,182 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/moby/moby/api/pkg/stdcopy"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
+
+	"github.com/crankshaft/crankshaft/internal/agent/cgroup"
+	"github.com/crankshaft/crankshaft/internal/agent/proc"
+	"github.com/crankshaft/crankshaft/internal/agent/sample"
+)
+
+// engineTimeout bounds each engine call made to clean up, whatever the job's context says.
+const engineTimeout = 30 * time.Second
+
+// start creates and starts the job's container, as crank's agent does: on the host's network,
+// with the job's environment variables, its arguments' docker run options, dockerCommand as the
+// command, and cpuSet, memoryLimitInBytes and cpuLimitRatio as the container's limits.
+func (r *dockerRuntime) start(ctx context.Context, j *job, _ string, stdout io.Writer) (handle, error) {
+	cli, err := r.engine(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("job %s: %w", j.id, err)
+	}
+	ra, err := parseRunArgs(j.spec.Arguments)
+	if err != nil {
+		return nil, fmt.Errorf("job %s: %w", j.id, err)
+	}
+	cmd, err := proc.Split(j.spec.Source.DockerCommand)
+	if err != nil {
+		return nil, fmt.Errorf("job %s: dockerCommand: %w", j.id, err)
+	}
+	env := make([]string, 0, len(j.spec.Environment)+len(ra.env))
+	for k, v := range j.spec.Environment {
+		env = append(env, k+"="+v)
+	}
+	sort.Strings(env)
+	env = append(env, ra.env...)
+	network := ra.network
+	if network == "" {
+		network = "host"
+	}
+	hc := &container.HostConfig{NetworkMode: container.NetworkMode(network), ExtraHosts: ra.extraHosts,
+		Privileged: ra.privileged, CapAdd: ra.capAdd, IpcMode: container.IpcMode(ra.ipc)}
+	hc.CpusetCpus = j.spec.CpuSet
+	hc.Memory = int64(j.spec.MemoryLimitInBytes)
+	if j.spec.CPULimitRatio > 0 {
+		hc.CPUPeriod, hc.CPUQuota = 100000, int64(j.spec.CPULimitRatio*100000)
+	}
+	cfg := &container.Config{Image: j.image, Env: env, Cmd: cmd,
+		Labels: map[string]string{labelJob: j.id, labelDir: r.a.opts.Dir}}
+	name := containerName(imageName(j.spec.Source), j.id)
+	// Not cut short by a stop: a container the engine made must be known, to be removed.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), engineTimeout)
+	defer cancel()
+	created, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{Config: cfg, HostConfig: hc, Name: name})
+	if err != nil {
+		return nil, fmt.Errorf("job %s: docker create %s: %w", j.id, j.image, err)
+	}
+	for _, w := range created.Warnings {
+		j.warn("docker: " + w)
+	}
+	h := &containerHandle{cli: cli, id: created.ID, name: name, done: make(chan struct{})}
+	j.out.WriteString("$ docker start " + name + "\n")
+	if _, err := cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
+		h.remove(j)
+		return nil, fmt.Errorf("job %s: docker start %s: %w", j.id, name, err)
+	}
+	logs, err := cli.ContainerLogs(context.Background(), created.ID, client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true, Follow: true})
+	if err != nil {
+		h.remove(j)
+		return nil, fmt.Errorf("job %s: docker logs %s: %w", j.id, name, err)
+	}
+	go h.run(j, logs, stdout)
+	return h, nil
+}
+
+// containerHandle is a started container; it is removed once it has exited.
+type containerHandle struct {
+	cli  *client.Client
+	id   string
+	name string
+	done chan struct{}
+	exit proc.Exit
+
+	mu      sync.Mutex
+	sampler *sample.CgroupSampler
+}
+
+// run copies the container's output until it exits, records the exit, and removes it.
+func (h *containerHandle) run(j *job, logs io.ReadCloser, stdout io.Writer) {
+	copied := make(chan struct{})
+	go func() {
+		_, _ = stdcopy.StdCopy(stdout, j.out, logs)
+		close(copied)
+	}()
+	w := h.cli.ContainerWait(context.Background(), h.id, client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})
+	h.exit = proc.Exit{Code: -1}
+	select {
+	case res := <-w.Result:
+		h.exit.Code = int(res.StatusCode)
+	case err := <-w.Error:
+		h.exit.Signal = "docker wait: " + err.Error()
+	}
+	h.exit.Time = time.Now()
+	select {
+	case <-copied:
+	case <-time.After(outputDrain):
+	}
+	logs.Close()
+	h.remove(j)
+	close(h.done)
+}
+
+// outputDrain bounds how long a container's output is still read after it exited.
+const outputDrain = 2 * time.Second
+
+// remove removes the container and its anonymous volumes.
+func (h *containerHandle) remove(j *job) {
+	ctx, cancel := context.WithTimeout(context.Background(), engineTimeout)
+	defer cancel()
+	if _, err := h.cli.ContainerRemove(ctx, h.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil {
+		j.log.Warn("container not removed", "container", h.name, "err", err)
+		return
+	}
+	j.log.Info("container removed", "container", h.name)
+}
+
+func (h *containerHandle) Wait() <-chan struct{} { return h.done }
+
+func (h *containerHandle) Exit() proc.Exit {
+	<-h.done
+	return h.exit
+}
+
+// Stop is docker stop: SIGTERM, SIGKILL after grace; the container is then removed.
+func (h *containerHandle) Stop(grace time.Duration) proc.Exit {
+	select {
+	case <-h.done:
+		return h.exit
+	default:
+	}
+	secs := max(int(grace.Seconds()), 1)
+	ctx, cancel := context.WithTimeout(context.Background(), grace+engineTimeout)
+	defer cancel()
+	_, _ = h.cli.ContainerStop(ctx, h.id, client.ContainerStopOptions{Timeout: &secs})
+	<-h.done
+	return h.exit
+}
+
+// Stats samples the container's control group (found from its first process).
+func (h *containerHandle) Stats() (sample.Stats, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sampler == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), engineTimeout)
+		defer cancel()
+		in, err := h.cli.ContainerInspect(ctx, h.id, client.ContainerInspectOptions{})
+		if err != nil {
+			return sample.Stats{}, err
+		}
+		if in.Container.State == nil || in.Container.State.Pid == 0 {
+			return sample.Stats{}, fmt.Errorf("container %s is not running", h.name)
+		}
+		dir, err := cgroup.OfPid(in.Container.State.Pid)
+		if err != nil {
+			return sample.Stats{}, err
+		}
+		if h.sampler, err = sample.NewCgroup(dir); err != nil {
+			return sample.Stats{}, err
+		}
+	}
+	return h.sampler.Sample()
+}
+
+func (h *containerHandle) String() string { return "container " + h.name + " (" + h.id[:12] + ")" }

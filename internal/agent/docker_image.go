@@ -1,0 +1,272 @@
+package agent
+
+import (
+	"archive/tar"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/moby/moby/api/types/jsonstream"
+	"github.com/moby/moby/client"
+)
+
+// Labels the agent puts on what it makes in the engine.
+const (
+	labelImage = "crankshaft.image" // value: the build key
+	labelJob   = "crankshaft.job"
+	labelDir   = "crankshaft.agent-dir"
+)
+
+// prepare gets the job's source and its image: reused from the image cache when the same source,
+// Dockerfile, context and build arguments were built before, else built (or loaded, or pulled).
+func (r *dockerRuntime) prepare(ctx context.Context, j *job) error {
+	identity, err := r.a.fetch(ctx, j)
+	if err != nil {
+		return err
+	}
+	cli, err := r.engine(ctx)
+	if err != nil {
+		return fmt.Errorf("job %s: %w", j.id, err)
+	}
+	src := j.spec.Source
+	switch {
+	case src.DockerPull != "":
+		j.image = imageName(src)
+		return r.pull(ctx, cli, j)
+	case src.DockerLoad != "":
+		j.image = imageName(src)
+		return r.load(ctx, cli, j)
+	}
+	key := ""
+	if identity != "" {
+		h := sha256.New()
+		for _, s := range append([]string{identity, src.DockerFile, src.DockerContextDirectory}, j.spec.BuildArguments...) {
+			h.Write([]byte(s + "\x00"))
+		}
+		key = hex.EncodeToString(h.Sum(nil))[:16]
+	}
+	name := imageName(src)
+	j.image = name + ":latest"
+	if key != "" {
+		j.image = name + ":k" + key
+		if _, err := cli.ImageInspect(ctx, j.image); err == nil {
+			// Tagging again marks it used (LastTagTime), which the cache's pruning goes by.
+			_, _ = cli.ImageTag(ctx, client.ImageTagOptions{Source: j.image, Target: name + ":latest"})
+			j.out.WriteString("image reused from the cache: " + j.image + "\n")
+			j.log.Info("image reused", "image", j.image)
+			j.setBuild(0, true)
+			return nil
+		}
+	}
+	return r.build(ctx, cli, j, name, key)
+}
+
+// build runs docker build (the classic builder: no BuildKit is assumed) with the job's context
+// and Dockerfile, and tags the image name:latest and name:k<key>. Intermediate containers are
+// removed whatever the outcome.
+func (r *dockerRuntime) build(ctx context.Context, cli *client.Client, j *job, name, key string) error {
+	src := j.spec.Source
+	from := j.out.Len()
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("job %s: docker build of %s: %s; last output:\n%s", j.id, src.DockerFile,
+			fmt.Sprintf(format, args...), j.out.Tail(from, tailLines))
+	}
+	ctxDir := src.DockerContextDirectory
+	if ctxDir == "" {
+		ctxDir = path.Dir(filepath.ToSlash(src.DockerFile))
+	}
+	root, err := os.OpenRoot(j.dir)
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer root.Close()
+	if fi, err := root.Stat(src.DockerFile); err != nil || !fi.Mode().IsRegular() {
+		return fail("dockerFile %q is not a file in the job's source", src.DockerFile)
+	}
+	if fi, err := root.Lstat(strings.TrimSuffix(ctxDir, "/")); err != nil || !fi.IsDir() {
+		return fail("dockerContextDirectory %q is not a folder in the job's source", ctxDir)
+	}
+	dockerfile, err := filepath.Rel(ctxDir, src.DockerFile)
+	if err != nil || !filepath.IsLocal(dockerfile) {
+		dockerfile = ".crankshaft.Dockerfile" // outside the context: sent along under this name
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		pw.CloseWithError(writeContext(pw, root, ctxDir, src.DockerFile, dockerfile))
+	}()
+	defer pr.Close()
+	args := map[string]*string{}
+	for _, a := range j.spec.BuildArguments {
+		k, v, ok := strings.Cut(a, "=")
+		if !ok {
+			args[k] = nil // docker build --build-arg NAME takes it from the environment: none here
+			continue
+		}
+		args[k] = &v
+	}
+	tags := []string{name + ":latest"}
+	if key != "" {
+		tags = append(tags, name+":k"+key)
+	}
+	j.out.WriteString(fmt.Sprintf("$ docker build -t %s -f %s %s (%d build arguments)\n", strings.Join(tags, " -t "), src.DockerFile, ctxDir, len(args)))
+	start := time.Now()
+	res, err := cli.ImageBuild(ctx, pr, client.ImageBuildOptions{Tags: tags, Dockerfile: dockerfile, BuildArgs: args,
+		Remove: true, ForceRemove: true, Labels: map[string]string{labelImage: key}})
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer res.Body.Close()
+	if err := readMessages(res.Body, j.out); err != nil {
+		if ctx.Err() != nil {
+			return errStopping
+		}
+		return fail("%v", err)
+	}
+	j.setBuild(float64(time.Since(start).Microseconds())/1000, false)
+	r.prune(context.WithoutCancel(ctx), j.image)
+	return nil
+}
+
+// writeContext writes the build context (the folder ctxDir of the job folder) as a tar stream;
+// a Dockerfile outside it is added as name. Links are stored as links, never followed.
+func writeContext(w io.Writer, root *os.Root, ctxDir, dockerFile, name string) error {
+	tw := tar.NewWriter(w)
+	dir := path.Clean(filepath.ToSlash(ctxDir))
+	err := fs.WalkDir(root.FS(), dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == dir {
+			return nil
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return fs.SkipDir
+		}
+		rel := strings.TrimPrefix(p, dir+"/")
+		if dir == "." {
+			rel = p
+		}
+		return addFile(tw, root, p, rel)
+	})
+	if err != nil {
+		return fmt.Errorf("build context %s: %w", ctxDir, err)
+	}
+	if name == ".crankshaft.Dockerfile" {
+		if err := addFile(tw, root, path.Clean(filepath.ToSlash(dockerFile)), name); err != nil {
+			return err
+		}
+	}
+	return tw.Close()
+}
+
+func addFile(tw *tar.Writer, root *os.Root, p, name string) error {
+	fi, err := root.Lstat(p)
+	if err != nil {
+		return err
+	}
+	link := ""
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		if link, err = root.Readlink(p); err != nil {
+			return err
+		}
+	}
+	hdr, err := tar.FileInfoHeader(fi, link)
+	if err != nil {
+		return err
+	}
+	hdr.Name = name
+	if err := tw.WriteHeader(hdr); err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil
+	}
+	f, err := root.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(tw, f)
+	return err
+}
+
+// load runs docker load with the tarball dockerLoad of the job's source.
+func (r *dockerRuntime) load(ctx context.Context, cli *client.Client, j *job) error {
+	from := j.out.Len()
+	root, err := os.OpenRoot(j.dir)
+	if err != nil {
+		return fmt.Errorf("job %s: %w", j.id, err)
+	}
+	defer root.Close()
+	f, err := root.Open(j.spec.Source.DockerLoad)
+	if err != nil {
+		return fmt.Errorf("job %s: dockerLoad: %w", j.id, err)
+	}
+	defer f.Close()
+	j.out.WriteString("$ docker load -i " + j.spec.Source.DockerLoad + "\n")
+	start := time.Now()
+	res, err := cli.ImageLoad(ctx, f)
+	if err == nil {
+		err = readMessages(res, j.out)
+		res.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("job %s: docker load %s: %v; last output:\n%s", j.id, j.spec.Source.DockerLoad, err, j.out.Tail(from, tailLines))
+	}
+	j.setBuild(float64(time.Since(start).Microseconds())/1000, false)
+	return nil
+}
+
+// pull runs docker pull of dockerPull.
+func (r *dockerRuntime) pull(ctx context.Context, cli *client.Client, j *job) error {
+	from := j.out.Len()
+	j.out.WriteString("$ docker pull " + j.image + "\n")
+	res, err := cli.ImagePull(ctx, j.image, client.ImagePullOptions{})
+	if err == nil {
+		err = readMessages(res, j.out)
+		res.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("job %s: docker pull %s: %v; last output:\n%s", j.id, j.image, err, j.out.Tail(from, tailLines))
+	}
+	return nil
+}
+
+// readMessages copies a Docker JSON message stream (build, load, pull) into out and returns the
+// error the engine reported in it, if any.
+func readMessages(r io.Reader, out io.Writer) error {
+	dec := json.NewDecoder(r)
+	for {
+		var m jsonstream.Message
+		if err := dec.Decode(&m); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		switch {
+		case m.Error != nil:
+			io.WriteString(out, m.Error.Message+"\n")
+			return errors.New(m.Error.Message)
+		case m.Stream != "":
+			io.WriteString(out, m.Stream)
+		case m.Status != "":
+			io.WriteString(out, strings.TrimSpace(m.ID+" "+m.Status)+"\n")
+		}
+	}
+}
+
+// localPath reports whether p is a relative path that stays inside the job folder.
+func localPath(p string) bool {
+	return filepath.IsLocal(filepath.FromSlash(strings.TrimSuffix(p, "/")))
+}

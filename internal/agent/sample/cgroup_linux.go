@@ -1,0 +1,59 @@
+package sample
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/agent/cgroup"
+)
+
+// CgroupSampler samples the processes of a control group: CPU from the group's own counter, so a
+// process that detached or already exited still counts, and memory as the resident memory of the
+// processes in it.
+type CgroupSampler struct {
+	dir     string
+	numCPU  int
+	cpu     float64
+	at      time.Time
+	machine machine
+}
+
+// NewCgroup starts sampling the group at dir (see cgroup.CPUSeconds for the counters it reads).
+func NewCgroup(dir string) (*CgroupSampler, error) {
+	cpu, err := cgroup.CPUSeconds(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &CgroupSampler{dir: dir, numCPU: NumCPU(), cpu: cpu, at: time.Now()}
+	s.machine, _ = readMachine()
+	return s, nil
+}
+
+// Sample measures the group since the previous sample (or NewCgroup).
+func (s *CgroupSampler) Sample() (Stats, error) {
+	cpu, err := cgroup.CPUSeconds(s.dir)
+	if err != nil {
+		return Stats{}, err
+	}
+	pids := cgroup.Procs(s.dir)
+	now := time.Now()
+	m, err := readMachine()
+	if err != nil {
+		return Stats{}, fmt.Errorf("sample machine: %w", err)
+	}
+	st := Stats{Time: now, Processes: len(pids)}
+	if wall := now.Sub(s.at).Seconds(); wall > 0 && cpu >= s.cpu {
+		st.CPURaw = (cpu - s.cpu) / wall * 100
+		st.CPU = st.CPURaw / float64(s.numCPU)
+	}
+	if dt := m.total - s.machine.total; dt > 0 {
+		st.CPUGlobal = (m.busy - s.machine.busy) / dt * 100
+	}
+	for _, pid := range pids {
+		rss, anon := readMemory(pid)
+		st.WorkingSetMB += rss / (1 << 20)
+		st.PrivateMB += anon / (1 << 20)
+	}
+	s.cpu, s.at, s.machine = cpu, now, m
+	return st, nil
+}
