@@ -13,8 +13,9 @@ import (
 // hang (a negative duration, zero connections) is an error naming the variable and where it was
 // set. Values that are not numbers are left to the templates that use them.
 var (
-	positiveVariables    = []string{"duration", "connections", "threads", "pipeline"}
-	nonNegativeVariables = []string{"warmup", "rate"}
+	positiveVariables = []string{"duration", "connections", "threads"}
+	// pipeline 0 is crank's "no pipelining" (aspnet/Benchmarks' connectionclose scenarios).
+	nonNegativeVariables = []string{"warmup", "rate", "pipeline"}
 )
 
 // checkValues checks the load settings among a service's rendered variables.
