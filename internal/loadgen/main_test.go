@@ -72,8 +72,14 @@ func TestMainCrankResultFile(t *testing.T) {
 	if job == nil || job.Results[measure.Requests] != float64(s.requests.Load()) {
 		t.Fatalf("jobs.load = %+v, want results with %d requests", job, s.requests.Load())
 	}
-	if len(job.Metadata) != len(job.Results) || len(job.Measurements) != 1 || len(job.Measurements[0]) != len(job.Results) {
-		t.Errorf("metadata %d, measurements %v for %d results: want one of each", len(job.Metadata), len(job.Measurements), len(job.Results))
+	// One metadata per result and per timeline measurement; the timeline's one second (0.2 s)
+	// gives four timestamped values, then one value per result.
+	timeline := len(timelineMetadata())
+	if len(job.Metadata) != len(job.Results)+timeline || len(job.Measurements) != 1 || len(job.Measurements[0]) != len(job.Results)+timeline {
+		t.Fatalf("metadata %d, measurements %v for %d results: want one of each, and %d for the timeline", len(job.Metadata), len(job.Measurements), len(job.Results), timeline)
+	}
+	if m := job.Measurements[0][0]; m.Name != TimelineRPS || m.Value*0.2 < float64(s.requests.Load())*0.5 || m.Timestamp.Before(r.StartTime) {
+		t.Errorf("first timeline measurement %+v: want %s near %d/0.2s after %v", m, TimelineRPS, s.requests.Load(), r.StartTime)
 	}
 	for _, m := range job.Metadata {
 		if m.Name == measure.BuiltinRPS && m.Unit != measure.UnitRPS {

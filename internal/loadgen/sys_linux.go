@@ -14,9 +14,11 @@ import (
 // sysConn is the Linux I/O path. A wait is one RawConn.Read whose callback reads, parses and
 // writes the next requests itself, then returns false to park until the socket is readable
 // again. A closed-loop connection so costs one read and one write system call per exchange,
-// where a net.Conn Read after each Write would first try a read that returns EAGAIN.
+// where a net.Conn Read after each Write would first try a read that returns EAGAIN. A TLS
+// connection (stream) takes the portable path instead: its records need crypto/tls's reads.
 type sysConn struct {
 	w      *worker
+	stream net.Conn
 	rc     syscall.RawConn
 	fd     int
 	readFn func(uintptr) bool
@@ -28,7 +30,12 @@ func (s *sysConn) init(w *worker) {
 	s.readFn = s.onReadable
 }
 
-func (s *sysConn) attach(c *net.TCPConn) error {
+func (s *sysConn) attach(nc net.Conn) error {
+	c, ok := nc.(*net.TCPConn)
+	if !ok {
+		s.stream = nc
+		return nil
+	}
 	rc, err := c.SyscallConn()
 	if err != nil {
 		return fmt.Errorf("raw connection: %w", err)
@@ -40,10 +47,13 @@ func (s *sysConn) attach(c *net.TCPConn) error {
 	return nil
 }
 
-func (s *sysConn) detach() { s.rc, s.fd = nil, -1 }
+func (s *sysConn) detach() { s.rc, s.fd, s.stream = nil, -1, nil }
 
 // wait reads and handles responses until the worker must leave (nil) or the read deadline passes.
 func (s *sysConn) wait() error {
+	if s.stream != nil {
+		return streamWait(s.w, s.stream)
+	}
 	s.woken = false
 	return s.rc.Read(s.readFn)
 }
@@ -84,6 +94,9 @@ func (s *sysConn) onReadable(fd uintptr) bool {
 // readNow reads what the socket holds without waiting and handles it. It returns false when
 // nothing was there.
 func (s *sysConn) readNow() bool {
+	if s.stream != nil {
+		return false
+	}
 	w := s.w
 	space := len(w.buf) - w.w
 	n, errno := rawIO(unix.SYS_READ, s.fd, w.buf[w.w:])
@@ -100,6 +113,9 @@ func (s *sysConn) readNow() bool {
 
 // write writes p without blocking and returns what the socket did not take.
 func (s *sysConn) write(p []byte) ([]byte, error) {
+	if s.stream != nil {
+		return p, nil // writePending writes it with a blocking write
+	}
 	for len(p) > 0 {
 		n, errno := rawIO(unix.SYS_WRITE, s.fd, p)
 		switch errno {
