@@ -162,7 +162,7 @@ func newReport(o Options, cfg *runConfig, clients []client, shards []*shard, int
 	if r.Elapsed > 0 {
 		r.RPS = float64(r.Requests) / r.Elapsed.Seconds()
 	}
-	r.Timeline = newTimeline(shards, r.Start, r.Elapsed)
+	r.Timeline = newTimeline(shards, r.Start, o.Duration, r.Elapsed)
 	return r
 }
 

@@ -15,8 +15,9 @@ type Second struct {
 	Time time.Time `json:"time"`
 	// Requests is the number of responses completed in the second.
 	Requests int64 `json:"requests"`
-	// RPS is Requests divided by the second's length: the last second of the window may be
-	// shorter (it ends with the window).
+	// RPS is Requests divided by the second's length. The last second runs from its start to the
+	// end of the window, which includes the drain of the requests in flight after the duration
+	// (and is shorter when the duration is not a whole number of seconds).
 	RPS     float64 `json:"rps"`
 	Latency Latency `json:"latency"`
 }
@@ -45,24 +46,30 @@ func timelineMetadata() []api.Metadata {
 }
 
 // newTimeline merges the shards' per-second histograms: one Second per started second of the
-// window (start, start+elapsed).
-func newTimeline(shards []*shard, start time.Time, elapsed time.Duration) []Second {
-	n := int((elapsed + time.Second - 1) / time.Second)
-	for _, s := range shards {
-		n = max(n, len(s.secs))
+// duration. The responses that complete while the requests in flight drain after the duration
+// count in its last second, which then lasts until the end of the window (elapsed).
+func newTimeline(shards []*shard, start time.Time, duration, elapsed time.Duration) []Second {
+	n := int((duration + time.Second - 1) / time.Second)
+	if elapsed < duration { // an interrupted run
+		n = int((elapsed + time.Second - 1) / time.Second)
 	}
 	out := make([]Second, n)
 	for i := range out {
 		h := hdrhistogram.New(histMinUs, histMaxUs, secSigFigs)
 		for _, s := range shards {
-			if i < len(s.secs) {
-				h.Merge(s.secs[i])
+			for j := i; j < len(s.secs) && (j == i || i == n-1); j++ {
+				h.Merge(s.secs[j])
 			}
 		}
-		length := min(time.Second, max(elapsed-time.Duration(i)*time.Second, time.Millisecond))
-		out[i] = Second{Time: start.Add(time.Duration(i)*time.Second + length),
-			Requests: h.TotalCount(), Latency: summarize(h)}
-		out[i].RPS = float64(out[i].Requests) / length.Seconds()
+		from := time.Duration(i) * time.Second
+		to := min(from+time.Second, duration)
+		if i == n-1 {
+			to = max(to, elapsed)
+		}
+		out[i] = Second{Time: start.Add(to), Requests: h.TotalCount(), Latency: summarize(h)}
+		if to > from {
+			out[i].RPS = float64(out[i].Requests) / (to - from).Seconds()
+		}
 	}
 	return out
 }
