@@ -20,12 +20,20 @@ type server struct {
 	Addr string // 127.0.0.1:port
 	port int
 	p    *proc
+	// Scheme is http unless set (https).
+	Scheme string
 	// Command is the command line as the report shows it.
 	Command string
 }
 
 // URL is the server's address with path.
-func (s *server) URL(path string) string { return "http://" + s.Addr + path }
+func (s *server) URL(path string) string {
+	scheme := s.Scheme
+	if scheme == "" {
+		scheme = "http"
+	}
+	return scheme + "://" + s.Addr + path
+}
 
 // nginxConfig is the configuration nginx runs with: one worker, no access log, the two
 // TechEmpower answers, in the foreground, every file in dir.

@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"sync"
@@ -45,6 +46,7 @@ type h2client struct {
 
 // h2session is one connection's protocol state.
 type h2session struct {
+	io       h2io
 	bw       *bufio.Writer
 	fr       *http2.Framer
 	in       frameBuffer
@@ -144,7 +146,11 @@ func (c *h2client) connect(ctx context.Context) error {
 	s := &h2session{streams: map[uint32]*h2stream{}, nextID: 1, maxStreams: c.cfg.streams,
 		maxFrame: 16384, sendWin: 65535, initWin: 65535, progress: c.now()}
 	s.in.buf = make([]byte, h2ReadBuffer)
-	s.bw = bufio.NewWriterSize(nc, h2WriteBuffer)
+	if err := s.io.attach(nc); err != nil {
+		nc.Close()
+		return err
+	}
+	s.bw = bufio.NewWriterSize(&s.io, h2WriteBuffer)
 	s.fr = http2.NewFramer(s.bw, &s.in)
 	s.fr.SetReuseFrames()
 	s.enc = hpack.NewEncoder(&s.encBuf)
@@ -170,32 +176,27 @@ func (c *h2client) connect(ctx context.Context) error {
 
 // serve reads frames until the connection ends or the run is over, then closes it.
 func (c *h2client) serve() {
-	s := c.sess
-	for {
-		err := c.read(s)
-		c.mu.Lock()
-		now := c.now()
-		if err == nil {
-			err = c.handleFrames(s, now)
-		}
-		end := c.afterRead(s, now, err)
-		c.mu.Unlock()
-		if end {
-			c.closeConn()
-			return
-		}
-	}
+	c.sess.io.serve(c, c.sess)
+	c.closeConn()
 }
 
-// read reads what the connection has into the frame buffer.
-func (c *h2client) read(s *h2session) error {
-	s.in.compact()
-	n, err := c.nc.Read(s.in.buf[s.in.w:])
+// step handles what one read brought: n bytes appended to the frame buffer, or err (n == 0 and
+// no error is the end of the stream). It returns true when the connection must end.
+func (c *h2client) step(s *h2session, n int, err error) bool {
+	now := c.now()
 	s.in.w += n
-	if n > 0 && c.recording(c.now()) {
+	if n > 0 && c.recording(now) {
 		c.st.bytes += int64(n)
 	}
-	return err
+	if n == 0 && err == nil {
+		err = io.EOF
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err == nil {
+		c.handleFrames(s, now)
+	}
+	return c.afterRead(s, now, err)
 }
 
 // afterRead sends what is due and decides whether the connection ends (with mu held).

