@@ -152,18 +152,8 @@ func driverCount(m map[string]float64, err error) (int64, error) {
 // nginxProtocolsConfig serves /plaintext over TLS (HTTP/1.1) on tlsPort and over h2c (HTTP/2
 // with prior knowledge) on h2cPort, with one worker.
 func nginxProtocolsConfig(dir string, tlsPort, h2cPort int) string {
-	return fmt.Sprintf(`# written by the bench (bench/protocols.go)
-worker_processes 1;
-daemon off;
-pid %[1]s/nginx.pid;
-error_log %[1]s/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    keepalive_requests 100000000;
-    http2_max_requests 100000000;
+	return nginxHead("bench/protocols.go", dir) + fmt.Sprintf(`    http2_max_requests 100000000;
     http2_max_concurrent_streams 128;
-    client_body_temp_path %[1]s/body;
     server {
         listen 127.0.0.1:%[2]d ssl;
         ssl_certificate %[1]s/cert.pem;

@@ -38,11 +38,7 @@ func (c *runConfig) dial(ctx context.Context) (net.Conn, error) {
 func (w *worker) connect(ctx context.Context) {
 	tc, err := w.cfg.dial(ctx)
 	if err != nil {
-		if ctx.Err() == nil {
-			w.count(&w.st.errors.Connect, w.now())
-			w.st.noteConnectError(err)
-			w.cfg.backoff(ctx, &w.fails)
-		}
+		w.connectFailed(ctx, err, &w.fails)
 		return
 	}
 	w.fails = 0

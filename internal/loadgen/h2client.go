@@ -114,11 +114,7 @@ func (c *h2client) run(ctx context.Context) {
 	}
 	for !c.aborted.Load() && !c.done(c.now()) {
 		if err := c.connect(ctx); err != nil {
-			if ctx.Err() == nil {
-				c.count(&c.st.errors.Connect, c.now())
-				c.st.noteConnectError(err)
-				c.cfg.backoff(ctx, &c.fails)
-			}
+			c.connectFailed(ctx, err, &c.fails)
 			continue
 		}
 		c.fails = 0

@@ -3,7 +3,6 @@
 package loadgen
 
 import (
-	"fmt"
 	"net"
 	"syscall"
 
@@ -20,21 +19,10 @@ type h2io struct {
 	fd int // -1: not raw
 }
 
-func (h *h2io) attach(nc net.Conn) error {
-	h.nc, h.fd = nc, -1
-	tc, ok := nc.(*net.TCPConn)
-	if !ok {
-		return nil
-	}
-	rc, err := tc.SyscallConn()
-	if err != nil {
-		return fmt.Errorf("raw connection: %w", err)
-	}
-	if err := rc.Control(func(fd uintptr) { h.fd = int(fd) }); err != nil {
-		return fmt.Errorf("raw connection: %w", err)
-	}
-	h.rc = rc
-	return nil
+func (h *h2io) attach(nc net.Conn) (err error) {
+	h.nc = nc
+	h.rc, h.fd, err = rawConn(nc)
+	return err
 }
 
 // Write writes p, with raw system calls while the socket takes it, then a blocking write.
@@ -71,16 +59,9 @@ func (h *h2io) serve(c *h2client, s *h2session) {
 	onReadable := func(fd uintptr) bool {
 		for {
 			s.in.compact()
-			n, errno := rawIO(unix.SYS_READ, int(fd), s.in.buf[s.in.w:])
-			var err error
-			switch errno {
-			case 0:
-			case unix.EINTR:
-				continue
-			case unix.EAGAIN:
+			n, err, empty := rawRead(int(fd), s.in.buf[s.in.w:])
+			if empty {
 				return false
-			default:
-				n, err = 0, errno
 			}
 			if end = c.step(s, n, err); end {
 				return true

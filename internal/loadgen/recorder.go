@@ -1,6 +1,9 @@
 package loadgen
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // recorder tallies one client's outcomes in the measured window: counters, and latencies added to
 // its shard in batches, each batch within one second of the window (for the timeline). Every
@@ -56,4 +59,15 @@ func (r *recorder) flushLatencies() {
 		r.shard.add(r.sec, r.lat)
 		r.lat = r.lat[:0]
 	}
+}
+
+// connectFailed counts a failed connection attempt (unless the run was cancelled), keeps its
+// message if it is the first, and backs off before the next one.
+func (r *recorder) connectFailed(ctx context.Context, err error, fails *int) {
+	if ctx.Err() != nil {
+		return
+	}
+	r.count(&r.st.errors.Connect, r.now())
+	r.st.noteConnectError(err)
+	r.cfg.backoff(ctx, fails)
 }

@@ -31,20 +31,30 @@ func (s *sysConn) init(w *worker) {
 }
 
 func (s *sysConn) attach(nc net.Conn) error {
+	rc, fd, err := rawConn(nc)
+	if rc == nil && err == nil {
+		s.stream = nc
+	}
+	s.rc, s.fd = rc, fd
+	return err
+}
+
+// rawConn returns a TCP connection's RawConn and descriptor; nil and -1 for other connections
+// (TLS), which take the stream path.
+func rawConn(nc net.Conn) (syscall.RawConn, int, error) {
 	c, ok := nc.(*net.TCPConn)
 	if !ok {
-		s.stream = nc
-		return nil
+		return nil, -1, nil
 	}
 	rc, err := c.SyscallConn()
 	if err != nil {
-		return fmt.Errorf("raw connection: %w", err)
+		return nil, -1, fmt.Errorf("raw connection: %w", err)
 	}
-	if err := rc.Control(func(fd uintptr) { s.fd = int(fd) }); err != nil {
-		return fmt.Errorf("raw connection: %w", err)
+	fd := -1
+	if err := rc.Control(func(f uintptr) { fd = int(f) }); err != nil {
+		return nil, -1, fmt.Errorf("raw connection: %w", err)
 	}
-	s.rc = rc
-	return nil
+	return rc, fd, nil
 }
 
 func (s *sysConn) detach() { s.rc, s.fd, s.stream = nil, -1, nil }
@@ -66,16 +76,9 @@ func (s *sysConn) onReadable(fd uintptr) bool {
 	s.woken = true // the next call follows a park
 	for {
 		space := len(w.buf) - w.w
-		n, errno := rawIO(unix.SYS_READ, int(fd), w.buf[w.w:])
-		var err error
-		switch errno {
-		case 0:
-		case unix.EINTR:
-			continue
-		case unix.EAGAIN:
+		n, err, empty := rawRead(int(fd), w.buf[w.w:])
+		if empty {
 			return false
-		default:
-			n, err = 0, errno
 		}
 		leave, again := w.step(n, err, n == space)
 		if leave {
@@ -130,6 +133,22 @@ func (s *sysConn) write(p []byte) ([]byte, error) {
 		p = p[n:]
 	}
 	return nil, nil
+}
+
+// rawRead reads a non-blocking socket: n bytes, or an error; empty when it has nothing to read.
+func rawRead(fd int, p []byte) (n int, err error, empty bool) {
+	for {
+		n, errno := rawIO(unix.SYS_READ, fd, p)
+		switch errno {
+		case 0:
+			return n, nil, false
+		case unix.EINTR:
+		case unix.EAGAIN:
+			return 0, nil, true
+		default:
+			return 0, errno, false
+		}
+	}
 }
 
 // rawSleep sleeps without telling the scheduler: the wait is short (at most maxCoalesce), and the
