@@ -51,7 +51,7 @@ func TestH2OverTLSWithALPN(t *testing.T) {
 	t.Parallel()
 	h := &h2Counter{}
 	url := startTLS(t, h, true)
-	rep := run(t, Options{URL: url, Protocol: ProtocolH2, Insecure: true, Connections: 2, Streams: 8, Duration: 200 * time.Millisecond})
+	rep := run(t, Options{URL: url, Protocol: ProtocolH2, Insecure: true, Connections: 2, Streams: 8, Duration: 500 * time.Millisecond})
 	checkExact(t, "h2 over TLS", rep, h.h2.Load())
 	if h.h1.Load() != 0 {
 		t.Errorf("%d HTTP/1.1 requests, want none", h.h1.Load())
@@ -76,7 +76,8 @@ func TestHTTPSKeepAlive(t *testing.T) {
 	url := startTLS(t, h, false)
 	for _, depth := range []int{1, 8} {
 		before := h.h1.Load()
-		rep := run(t, Options{URL: url, Insecure: true, Connections: 4, Pipeline: depth, Duration: 200 * time.Millisecond})
+		// Long enough that the TLS handshakes of a busy machine leave time to send.
+		rep := run(t, Options{URL: url, Insecure: true, Connections: 4, Pipeline: depth, Duration: 500 * time.Millisecond})
 		checkExact(t, "https", rep, h.h1.Load()-before)
 	}
 	if h.h2.Load() != 0 {
