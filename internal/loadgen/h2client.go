@@ -56,6 +56,8 @@ type h2session struct {
 	prev     []byte // the previous encoding, until block is known
 	dec      *hpack.Decoder
 	decoding *h2stream // the stream whose header block dec is decoding
+	hdr      headerCache
+	said     said
 	// endAfterHeaders: the block being decoded ends its stream (END_STREAM on its HEADERS).
 	endAfterHeaders bool
 

@@ -96,8 +96,21 @@ func (c *h2client) handle(s *h2session, f http2.Frame, now int64) error {
 		if st == nil {
 			st = &h2stream{} // decoded all the same: the dynamic table must follow
 		}
+		if f.HeadersEnded() {
+			s.decoding = st
+			err := c.decodeWhole(s, st, f.HeaderBlockFragment())
+			s.decoding = nil
+			if err == nil && f.StreamEnded() && st.id != 0 {
+				c.endStream(s, st, now)
+			}
+			return err
+		}
+		s.hdr.cacheable = false
+		if err := c.catchUp(s); err != nil {
+			return err
+		}
 		s.decoding, s.endAfterHeaders = st, f.StreamEnded()
-		return c.decode(s, f.HeaderBlockFragment(), f.HeadersEnded(), now)
+		return c.decode(s, f.HeaderBlockFragment(), false, now)
 	case *http2.ContinuationFrame:
 		return c.decode(s, f.HeaderBlockFragment(), f.HeadersEnded(), now)
 	case *http2.RSTStreamFrame:
@@ -187,16 +200,19 @@ func (c *h2client) decode(s *h2session, frag []byte, ended bool, now int64) erro
 
 // onField notes the fields of a response the generator needs: :status and grpc-status.
 func (c *h2client) onField(f hpack.HeaderField) {
-	st := c.sess.decoding
+	s := c.sess
+	st := s.decoding
 	switch f.Name {
 	case ":status":
 		st.status, _ = strconv.Atoi(f.Value)
+		s.said.status = st.status
 	case "grpc-status":
 		if code, err := strconv.Atoi(f.Value); err == nil && code >= 0 && code <= int(codes.Unauthenticated) {
 			st.grpcStatus = code
 		} else {
 			st.grpcStatus = int(codes.Unknown)
 		}
+		s.said.grpcStatus = st.grpcStatus
 	}
 }
 
