@@ -41,13 +41,14 @@ func wrkClient(wrk, lua string) client {
 	}
 }
 
-// crankLoadClient runs the built-in generator (`crank load`) with one thread.
-func crankLoadClient(crank string) client {
+// crankLoadClient runs the built-in generator (`crank load`) with one thread, and extra flags.
+func crankLoadClient(crank string, extra ...string) client {
 	return client{
 		Name: "crank load",
 		Args: func(url string, pipeline, seconds, conns int) ([]string, bool) {
-			return []string{crank, "load", url, "-c", strconv.Itoa(conns), "-t", "1",
-				"-p", strconv.Itoa(pipeline), "-d", strconv.Itoa(seconds)}, true
+			argv := []string{crank, "load", url, "-c", strconv.Itoa(conns), "-t", "1",
+				"-p", strconv.Itoa(pipeline), "-d", strconv.Itoa(seconds)}
+			return append(argv, extra...), true
 		},
 		Parse: parseRequestsIn,
 	}

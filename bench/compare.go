@@ -144,7 +144,7 @@ func (e *env) generatorsComparison(ctx context.Context, srv map[string]*server) 
 		target map[bool]float64 // by pipelined
 	}{
 		{genWrk, wrkClient(e.tools.wrk, e.tools.lua), nil},
-		{genCrank, crankLoadClient(e.tools.crank), map[bool]float64{true: 0.5, false: 1}},
+		{genCrank, crankLoadClient(e.tools.crank), map[bool]float64{true: 0.45, false: 0.75}},
 		{genBombardier, bombardierClient(e.tools.bombardier), nil},
 	}
 	var trials []trial

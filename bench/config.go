@@ -14,11 +14,12 @@ import (
 const (
 	sectionServers    = "servers"    // the apps against nginx, under wrk
 	sectionGenerators = "generators" // crank load against wrk and bombardier, on nginx
+	sectionProtocols  = "protocols"  // crank load against wrk (TLS), h2load (h2c) and ghz (gRPC)
 	sectionAgent      = "agent"      // the agent's CPU while it samples a job
 	sectionOverhead   = "overhead"   // crank's start to the first request
 )
 
-var allSections = []string{sectionServers, sectionGenerators, sectionAgent, sectionOverhead}
+var allSections = []string{sectionServers, sectionGenerators, sectionProtocols, sectionAgent, sectionOverhead}
 
 // config is the bench's command line.
 type config struct {
@@ -88,6 +89,9 @@ func (e *env) estimate() time.Duration {
 	}
 	if e.cfg.wants(sectionGenerators) {
 		d += time.Duration(5*(e.cfg.rounds+1)) * run
+	}
+	if e.cfg.wants(sectionProtocols) {
+		d += time.Duration(6*(e.cfg.rounds+1)) * run
 	}
 	if e.cfg.wants(sectionAgent) {
 		d += 4 * (e.cfg.agentWindow + 2*time.Second)

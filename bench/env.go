@@ -34,7 +34,8 @@ type env struct {
 type tools struct {
 	taskset, nginx, wrk, lua string
 	crank, agent, bombardier string
-	plaintext, json          string
+	h2load, ghz              string
+	plaintext, json, grpc    string
 	missing                  map[string]string
 	versions                 []string
 }
@@ -78,22 +79,24 @@ func (e *env) findTools(ctx context.Context) error {
 	t.taskset = look("taskset", "taskset")
 	t.nginx = look("nginx", e.cfg.nginx)
 	t.wrk = look("wrk", e.cfg.wrk)
+	t.h2load = look("h2load", "h2load")
 	abs, err := filepath.Abs(filepath.Join(e.cfg.repo, "internal/drivers/wrk/scripts/pipeline.lua"))
 	if err != nil {
 		return fmt.Errorf("wrk's pipeline script: %w", err)
 	}
 	t.lua = abs
 	binDir := filepath.Join(e.tmp, "bin")
-	if err := e.goBuild(ctx, binDir, "./apps/plaintext", "./apps/json"); err != nil {
+	if err := e.goBuild(ctx, binDir, "./apps/plaintext", "./apps/json", "./apps/grpc"); err != nil {
 		return err
 	}
-	t.plaintext, t.json = filepath.Join(binDir, "plaintext"), filepath.Join(binDir, "json")
+	t.plaintext, t.json, t.grpc = filepath.Join(binDir, "plaintext"), filepath.Join(binDir, "json"), filepath.Join(binDir, "grpc")
 	for _, b := range []struct {
 		path *string
 		name string
 		pkg  string
 	}{{&t.crank, "crank", "./cmd/crank"}, {&t.agent, "crank-agent", "./cmd/crank-agent"},
-		{&t.bombardier, "bombardier", "github.com/codesenberg/bombardier"}} {
+		{&t.bombardier, "bombardier", "github.com/codesenberg/bombardier"},
+		{&t.ghz, "ghz", "github.com/bojand/ghz/cmd/ghz"}} {
 		if p, err := filepath.Abs(filepath.Join(e.cfg.bin, b.name)); err == nil && isFile(p) {
 			*b.path = p
 			continue
@@ -156,14 +159,22 @@ func (e *env) versions() []string {
 		w, _, _ := strings.Cut(first(e.tools.wrk, "-v"), " Copyright")
 		out = append(out, w)
 	}
-	if bi, err := buildinfo.ReadFile(e.tools.bombardier); err == nil {
-		v := bi.Main.Version
-		for _, d := range bi.Deps {
-			if d.Path == "github.com/codesenberg/bombardier" {
-				v = d.Version
+	if e.tools.h2load != "" {
+		out = append(out, first(e.tools.h2load, "--version"))
+	}
+	for _, m := range []struct{ exe, name, module string }{
+		{e.tools.bombardier, "bombardier", "github.com/codesenberg/bombardier"},
+		{e.tools.ghz, "ghz", "github.com/bojand/ghz"},
+	} {
+		if bi, err := buildinfo.ReadFile(m.exe); err == nil {
+			v := bi.Main.Version
+			for _, d := range bi.Deps {
+				if d.Path == m.module {
+					v = d.Version
+				}
 			}
+			out = append(out, m.name+" "+v)
 		}
-		out = append(out, "bombardier "+v)
 	}
 	return out
 }

@@ -71,6 +71,9 @@ func (e *env) bench(ctx context.Context) (*report, error) {
 	if e.cfg.wants(sectionServers) || e.cfg.wants(sectionGenerators) {
 		rep.Comparisons = e.compare(ctx)
 	}
+	if e.cfg.wants(sectionProtocols) && ctx.Err() == nil {
+		rep.Comparisons = append(rep.Comparisons, e.protocolsComparison(ctx))
+	}
 	if e.cfg.wants(sectionAgent) && ctx.Err() == nil {
 		a := e.agentCPU(ctx)
 		rep.Agent = &a

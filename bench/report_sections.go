@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -115,11 +116,21 @@ func otherSide(side string, samples []sample, results []rowResult) map[string]fl
 	return out
 }
 
+// refName names the rows' reference: one name, or each distinct one in order ("wrk, h2load").
 func refName(rows []row) string {
-	if len(rows) == 0 {
+	var names []string
+	for _, r := range rows {
+		if !slices.Contains(names, r.Reference) {
+			names = append(names, r.Reference)
+		}
+	}
+	if len(names) == 0 {
 		return "the reference"
 	}
-	return rows[0].Reference
+	if len(names) > 1 {
+		return "each row's reference (" + strings.Join(names, ", ") + ")"
+	}
+	return names[0]
 }
 
 func renderAgent(p printer, a agentSection) {

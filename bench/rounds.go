@@ -12,17 +12,29 @@ import (
 // trial is one subject of a comparison: a client against a server path in one mode.
 type trial struct {
 	Subject  string
+	Mode     string // the row's mode; by default the pipelining's
 	Pipeline int
-	Server   *server
-	Path     string
-	Client   client
+	// Connections overrides the bench's --connections when > 0.
+	Connections int
+	Server      *server
+	Path        string
+	Client      client
 }
 
-func (t trial) mode() string { return modeName(t.Pipeline) }
+func (t trial) mode() string {
+	if t.Mode != "" {
+		return t.Mode
+	}
+	return modeName(t.Pipeline)
+}
 
 // argv is the trial's pinned client command line for a run of seconds.
 func (e *env) argv(t trial, seconds int) []string {
-	args, _ := t.Client.Args(t.Server.URL(t.Path), t.Pipeline, seconds, e.cfg.connections)
+	conns := e.cfg.connections
+	if t.Connections > 0 {
+		conns = t.Connections
+	}
+	args, _ := t.Client.Args(t.Server.URL(t.Path), t.Pipeline, seconds, conns)
 	return e.pinned(cpuClient, args...)
 }
 

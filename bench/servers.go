@@ -20,17 +20,37 @@ type server struct {
 	Addr string // 127.0.0.1:port
 	port int
 	p    *proc
+	// Scheme is http unless set (https).
+	Scheme string
 	// Command is the command line as the report shows it.
 	Command string
 }
 
 // URL is the server's address with path.
-func (s *server) URL(path string) string { return "http://" + s.Addr + path }
+func (s *server) URL(path string) string {
+	scheme := s.Scheme
+	if scheme == "" {
+		scheme = "http"
+	}
+	return scheme + "://" + s.Addr + path
+}
 
 // nginxConfig is the configuration nginx runs with: one worker, no access log, the two
 // TechEmpower answers, in the foreground, every file in dir.
 func nginxConfig(dir string, port int) string {
-	return fmt.Sprintf(`# written by the bench (bench/servers.go)
+	return nginxHead("bench/servers.go", dir) + fmt.Sprintf(`    server {
+        listen 127.0.0.1:%[1]d;
+        location = /plaintext { default_type text/plain; return 200 "Hello, World!"; }
+        location = /json { default_type application/json; return 200 '{"message":"Hello, World!"}'; }
+    }
+}
+`, port)
+}
+
+// nginxHead is the start of a bench nginx configuration, up to the http block's servers: one
+// worker, no access log, in the foreground, every file in dir.
+func nginxHead(writer, dir string) string {
+	return fmt.Sprintf(`# written by the bench (%[2]s)
 worker_processes 1;
 daemon off;
 pid %[1]s/nginx.pid;
@@ -41,13 +61,7 @@ http {
     # as the apps, never close a keep-alive connection (nginx's default closes after 1000 requests)
     keepalive_requests 100000000;
     client_body_temp_path %[1]s/body;
-    server {
-        listen 127.0.0.1:%[2]d;
-        location = /plaintext { default_type text/plain; return 200 "Hello, World!"; }
-        location = /json { default_type application/json; return 200 '{"message":"Hello, World!"}'; }
-    }
-}
-`, dir, port)
+`, dir, writer)
 }
 
 // startNginx writes the configuration into a folder of tmp and starts nginx on a free port.

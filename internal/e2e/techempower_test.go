@@ -88,6 +88,8 @@ func TestGRPCScenarios(t *testing.T) {
 	}{
 		{"grpc-unary", "ghz", []string{"--connections 28 -c 1960 ", "--call grpc.testing.BenchmarkService.UnaryCall", "-O json"}},
 		{"grpc-h2load", "h2load", []string{"-c 28 -m 70 ", "-d request.bin", `-H "content-type: application/grpc"`}},
+		{"grpc-builtin", "builtin", []string{"load http://", "-c 28 ", "--protocol grpc -m 70 --call unary --response-size 10"}},
+		{"grpc-builtin-streaming", "builtin", []string{"-c 28 ", "--protocol grpc -m 70 --call streaming --response-size 10"}},
 	}
 	for _, c := range cases {
 		t.Run(c.scenario, func(t *testing.T) {

@@ -28,7 +28,7 @@ func TestCoalesceWait(t *testing.T) {
 	}
 	for _, c := range cases {
 		cfg := &runConfig{depth: c.depth, rate: c.rate, base: time.Now().Add(-time.Second)}
-		w := &worker{cfg: cfg, fl: newFlights(c.depth), trickled: c.trickled}
+		w := &worker{recorder: recorder{cfg: cfg}, fl: newFlights(c.depth), trickled: c.trickled}
 		sent := w.now() - c.elapsed
 		for range c.inFlight {
 			w.fl.push(flight{origin: sent, sent: sent})

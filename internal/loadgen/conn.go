@@ -2,7 +2,9 @@ package loadgen
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"time"
@@ -14,19 +16,32 @@ const (
 	maxBackoff = 500 * time.Millisecond
 )
 
+// dial opens a connection to cfg's address, over TLS when cfg.tls is set (its handshake
+// included, bounded by the timeout).
+func (c *runConfig) dial(ctx context.Context) (net.Conn, error) {
+	d := net.Dialer{Timeout: time.Duration(c.timeout)}
+	nc, err := d.DialContext(ctx, "tcp", c.addr)
+	if err != nil || c.tls == nil {
+		return nc, err
+	}
+	tc := tls.Client(nc, c.tls)
+	hctx, cancel := context.WithTimeout(ctx, time.Duration(c.timeout))
+	defer cancel()
+	if err := tc.HandshakeContext(hctx); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("TLS handshake with %s: %w", c.addr, err)
+	}
+	return tc, nil
+}
+
 // connect opens the connection, or counts the failure and backs off.
 func (w *worker) connect(ctx context.Context) {
-	d := net.Dialer{Timeout: time.Duration(w.cfg.timeout)}
-	c, err := d.DialContext(ctx, "tcp", w.cfg.addr)
+	tc, err := w.cfg.dial(ctx)
 	if err != nil {
-		if ctx.Err() == nil {
-			w.count(&w.st.errors.Connect, w.now())
-			w.backoff(ctx)
-		}
+		w.connectFailed(ctx, err, &w.fails)
 		return
 	}
 	w.fails = 0
-	tc := c.(*net.TCPConn)
 	if err := w.sys.attach(tc); err != nil {
 		tc.Close()
 		w.count(&w.st.errors.Connect, w.now())
@@ -41,11 +56,12 @@ func (w *worker) connect(ctx context.Context) {
 	w.nc = tc
 }
 
-// backoff waits before the next connect attempt, at most until the end of the window.
-func (w *worker) backoff(ctx context.Context) {
-	d := min(minBackoff<<min(w.fails, 10), maxBackoff)
-	w.fails++
-	d = min(d, time.Duration(w.cfg.end-w.now()))
+// backoff waits before a client's next connect attempt after *fails consecutive failures (which
+// it counts), at most until the end of the window.
+func (c *runConfig) backoff(ctx context.Context, fails *int) {
+	d := min(minBackoff<<min(*fails, 10), maxBackoff)
+	*fails++
+	d = min(d, time.Duration(c.end-int64(time.Since(c.base))))
 	if d <= 0 {
 		return
 	}

@@ -71,6 +71,13 @@ func newFlagSet(c *command, out io.Writer) *flag.FlagSet {
 	intVar(&o.Threads, "threads", "t", 0, "GOMAXPROCS for the run (0: leave as is)")
 	intVar(&o.Pipeline, "pipeline", "p", DefaultPipeline, "requests written at once per connection")
 	intVar(&o.Rate, "rate", "R", 0, "total requests per second on a fixed schedule (0: as fast as possible)")
+	intVar(&o.Streams, "streams", "m", DefaultStreams, "h2, grpc: requests in flight per connection (streaming: streams kept open)")
+	fs.StringVar(&o.Protocol, "protocol", ProtocolHTTP1, "http1, h2 (h2c for http URLs, ALPN h2 for https) or grpc")
+	fs.BoolVar(&o.Insecure, "insecure", false, "https: do not verify the server's certificate")
+	fs.BoolVar(&o.Insecure, "k", false, "same as --insecure")
+	fs.StringVar(&o.Call, "call", "", "grpc: unary or streaming (default unary)")
+	fs.IntVar(&o.ResponseSize, "response-size", 0, "grpc: payload bytes each call asks for (SimpleRequest.response_size)")
+	fs.IntVar(&o.RequestSize, "request-size", 0, "grpc: payload bytes each call sends (SimpleRequest.payload)")
 	o.Duration, o.Timeout = DefaultDuration, DefaultTimeout
 	for _, d := range []struct {
 		p           *time.Duration
@@ -132,6 +139,7 @@ func parseArgs(args []string) (*command, error) {
 // usage prints the command's help.
 func usage(w io.Writer) {
 	fmt.Fprint(w, "usage: crank load URL [flags]\n\n"+
-		"Generates HTTP/1.1 load on URL and reports wrk-compatible measurements.\n\nFlags:\n")
+		"Generates HTTP/1.1, HTTP/2 or gRPC load on URL and reports wrk-compatible measurements.\n"+
+		"gRPC calls go to grpc.testing.BenchmarkService (UnaryCall or StreamingCall) when the URL has no path.\n\nFlags:\n")
 	newFlagSet(&command{}, w).PrintDefaults()
 }

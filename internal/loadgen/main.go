@@ -33,6 +33,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if runErr == nil && rep.Requests == 0 {
 		runErr = fmt.Errorf("no responses from %s (errors: %s)", c.opts.URL, rep.Errors)
+		if rep.ConnectError != "" {
+			runErr = fmt.Errorf("%w; first connect error: %s", runErr, rep.ConnectError)
+		}
 	}
 	if err := writeOutputs(c, rep, runErr, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "crank load: error: writing results: %v\n", err)

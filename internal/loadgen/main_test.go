@@ -72,8 +72,14 @@ func TestMainCrankResultFile(t *testing.T) {
 	if job == nil || job.Results[measure.Requests] != float64(s.requests.Load()) {
 		t.Fatalf("jobs.load = %+v, want results with %d requests", job, s.requests.Load())
 	}
-	if len(job.Metadata) != len(job.Results) || len(job.Measurements) != 1 || len(job.Measurements[0]) != len(job.Results) {
-		t.Errorf("metadata %d, measurements %v for %d results: want one of each", len(job.Metadata), len(job.Measurements), len(job.Results))
+	// One metadata per result and per timeline measurement; the timeline's one second (0.2 s)
+	// gives four timestamped values, then one value per result.
+	timeline := len(timelineMetadata())
+	if len(job.Metadata) != len(job.Results)+timeline || len(job.Measurements) != 1 || len(job.Measurements[0]) != len(job.Results)+timeline {
+		t.Fatalf("metadata %d, measurements %v for %d results: want one of each, and %d for the timeline", len(job.Metadata), len(job.Measurements), len(job.Results), timeline)
+	}
+	if m := job.Measurements[0][0]; m.Name != TimelineRPS || m.Value*0.2 < float64(s.requests.Load())*0.5 || m.Timestamp.Before(r.StartTime) {
+		t.Errorf("first timeline measurement %+v: want %s near %d/0.2s after %v", m, TimelineRPS, s.requests.Load(), r.StartTime)
 	}
 	for _, m := range job.Metadata {
 		if m.Name == measure.BuiltinRPS && m.Unit != measure.UnitRPS {
@@ -110,6 +116,12 @@ func TestMainFailures(t *testing.T) {
 		{[]string{"http://a/", "--nope"}, ExitUsage, "not defined", false},
 		{[]string{"http://a/", "--output", "xml"}, ExitUsage, "--output", false},
 		{[]string{"ftp://a/"}, ExitUsage, "scheme must be http", false},
+		{[]string{"http://a/", "--protocol", "spdy"}, ExitUsage, "protocol must be http1, h2 or grpc", false},
+		{[]string{"http://a/", "-m", "8"}, ExitUsage, "streams apply to h2 and grpc", false},
+		{[]string{"http://a/", "--protocol", "h2", "-p", "4"}, ExitUsage, "pipeline applies to HTTP/1.1", false},
+		{[]string{"http://a/", "--response-size", "10"}, ExitUsage, "apply to --protocol grpc", false},
+		{[]string{"http://a/", "--protocol", "grpc", "--call", "bidi"}, ExitUsage, "call must be unary or streaming", false},
+		{[]string{down, "--protocol", "h2", "-d", "0.1", "-c", "1"}, ExitFailed, "first connect error", false},
 		{[]string{down, "-d", "0.1", "-c", "1"}, ExitFailed, "no responses", false},
 		{[]string{down, "-d", "0.1", "-c", "1", "--output", "json"}, ExitFailed, "no responses", true},
 	}
@@ -161,4 +173,42 @@ func TestBuildRequest(t *testing.T) {
 	if got := string(buildRequest(o, tg)); got != want || tg.addr != "127.0.0.1:8080" {
 		t.Errorf("request %q to %s, want %q", got, tg.addr, want)
 	}
+}
+
+func TestParseArgsGRPC(t *testing.T) {
+	c, err := parseArgs([]string{"https://h:1", "--protocol", "grpc", "-m", "70", "-c", "28", "-k",
+		"--call", "streaming", "--response-size", "10", "--request-size", "5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := c.opts
+	if o.Protocol != ProtocolGRPC || o.Streams != 70 || o.Connections != 28 || !o.Insecure || o.Call != CallStreaming ||
+		o.ResponseSize != 10 || o.RequestSize != 5 {
+		t.Errorf("options %+v", o)
+	}
+	req, err := buildH2Request(o.withDefaults(), mustTarget(t, o.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{":method": "POST", ":scheme": "https", ":authority": "h:1",
+		":path": streamingPath, "content-type": "application/grpc", "te": "trailers"}
+	for _, f := range req.fields {
+		if v, ok := want[f.Name]; ok && v != f.Value {
+			t.Errorf("%s: %q, want %q", f.Name, f.Value, v)
+		}
+		delete(want, f.Name)
+	}
+	// 5-byte prefix, then response_size (field 2) and a 5-byte payload body (field 3 holding field 2).
+	if len(want) != 0 || len(req.body) != 5+2+2+2+5 || req.body[0] != 0 || int(req.body[4]) != len(req.body)-5 {
+		t.Errorf("missing fields %v, body % x", want, req.body)
+	}
+}
+
+func mustTarget(t *testing.T, url string) target {
+	t.Helper()
+	tg, err := parseTarget(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg
 }

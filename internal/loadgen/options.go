@@ -19,14 +19,40 @@ const (
 	DefaultDuration    = 10 * time.Second
 	DefaultTimeout     = 2 * time.Second
 	DefaultMethod      = "GET"
+	DefaultStreams     = 1
 	// MaxPipeline bounds the requests a connection keeps in flight.
 	MaxPipeline = 1024
+	// MaxStreams bounds the HTTP/2 streams a connection keeps open.
+	MaxStreams = 10000
+)
+
+// Protocols (Options.Protocol) and gRPC calls (Options.Call).
+const (
+	ProtocolHTTP1 = "http1" // HTTP/1.1, over TLS for https URLs
+	ProtocolH2    = "h2"    // HTTP/2: h2c with prior knowledge for http URLs, ALPN h2 for https
+	ProtocolGRPC  = "grpc"  // gRPC over HTTP/2 to grpc.testing.BenchmarkService
+	CallUnary     = "unary"
+	CallStreaming = "streaming"
 )
 
 // Options describe one load run.
 type Options struct {
-	// URL is the target, "http://host:port/path?query". Only http is supported.
+	// URL is the target, "http://host:port/path?query" or https. For gRPC the path names the
+	// method; "/" (or none) is BenchmarkService's UnaryCall or StreamingCall, as Call says.
 	URL string `json:"url"`
+	// Protocol is http1 (the default), h2 or grpc.
+	Protocol string `json:"protocol"`
+	// Streams is the number of requests in flight per HTTP/2 connection (default 1); with gRPC
+	// streaming calls, the streams kept open per connection, each with one message in flight.
+	Streams int `json:"streams"`
+	// Insecure skips the verification of the server's certificate (https URLs).
+	Insecure bool `json:"insecure"`
+	// Call is the gRPC call: unary (default) or streaming (ping-pong messages on long streams).
+	Call string `json:"call,omitempty"`
+	// ResponseSize is the payload size each gRPC request asks for (SimpleRequest.response_size).
+	ResponseSize int `json:"responseSize,omitempty"`
+	// RequestSize is the size of the payload each gRPC request carries (SimpleRequest.payload).
+	RequestSize int `json:"requestSize,omitempty"`
 	// Connections is the number of TCP connections kept open (default 64).
 	Connections int `json:"connections"`
 	// Threads sets GOMAXPROCS for the run when > 0; the previous value is restored after.
@@ -94,6 +120,15 @@ func (o Options) withDefaults() Options {
 	if o.Method == "" {
 		o.Method = DefaultMethod
 	}
+	if o.Protocol == "" {
+		o.Protocol = ProtocolHTTP1
+	}
+	if o.Streams == 0 {
+		o.Streams = DefaultStreams
+	}
+	if o.Protocol == ProtocolGRPC && o.Call == "" {
+		o.Call = CallUnary
+	}
 	return o
 }
 
@@ -115,6 +150,23 @@ func (o Options) Validate() error {
 	check(o.Warmup < 0, "warmup must not be negative, got %s", o.Warmup)
 	check(o.Rate < 0, "rate must not be negative, got %d", o.Rate)
 	check(o.Timeout <= 0, "timeout must be positive, got %s", o.Timeout)
+	if o.Protocol == "" {
+		o.Protocol = ProtocolHTTP1
+	}
+	if o.Protocol == ProtocolGRPC && o.Call == "" {
+		o.Call = CallUnary
+	}
+	check(o.Protocol != ProtocolHTTP1 && o.Protocol != ProtocolH2 && o.Protocol != ProtocolGRPC,
+		"protocol must be %s, %s or %s, got %q", ProtocolHTTP1, ProtocolH2, ProtocolGRPC, o.Protocol)
+	check(o.Streams < 1 || o.Streams > MaxStreams, "streams must be 1..%d, got %d", MaxStreams, o.Streams)
+	check(o.Protocol == ProtocolHTTP1 && o.Streams > 1, "streams apply to h2 and grpc; HTTP/1.1 pipelines (--pipeline)")
+	check(o.Protocol != ProtocolHTTP1 && o.Pipeline > 1, "pipeline applies to HTTP/1.1; HTTP/2 multiplexes (--streams)")
+	check(o.Protocol == ProtocolGRPC && o.Call != CallUnary && o.Call != CallStreaming,
+		"call must be %s or %s, got %q", CallUnary, CallStreaming, o.Call)
+	check(o.Protocol != ProtocolGRPC && (o.Call != "" || o.ResponseSize != 0 || o.RequestSize != 0),
+		"call, response size and request size apply to --protocol grpc")
+	check(o.ResponseSize < 0 || o.ResponseSize > maxGRPCPayload, "response size must be 0..%d, got %d", maxGRPCPayload, o.ResponseSize)
+	check(o.RequestSize < 0 || o.RequestSize > maxGRPCPayload, "request size must be 0..%d, got %d", maxGRPCPayload, o.RequestSize)
 	check(!isToken(o.Method), "method %q is not an HTTP token", o.Method)
 	for _, h := range o.Headers {
 		name, value, ok := strings.Cut(h, ":")
@@ -126,7 +178,9 @@ func (o Options) Validate() error {
 
 // target is a parsed URL: where to connect and what to put in the request line.
 type target struct {
+	tls        bool   // https
 	addr       string // host:port to dial
+	serverName string // TLS server name
 	host       string // Host header value
 	requestURI string
 }
@@ -136,17 +190,22 @@ func parseTarget(raw string) (target, error) {
 	if err != nil {
 		return target{}, fmt.Errorf("url %q: %w", raw, err)
 	}
-	if u.Scheme != "http" {
-		return target{}, fmt.Errorf("url %q: scheme must be http", raw)
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return target{}, fmt.Errorf("url %q: scheme must be http or https", raw)
 	}
 	if u.Hostname() == "" {
 		return target{}, fmt.Errorf("url %q: no host", raw)
 	}
 	port := u.Port()
-	if port == "" {
+	switch {
+	case port != "":
+	case u.Scheme == "https":
+		port = "443"
+	default:
 		port = "80"
 	}
-	return target{addr: net.JoinHostPort(u.Hostname(), port), host: u.Host, requestURI: u.RequestURI()}, nil
+	return target{tls: u.Scheme == "https", addr: net.JoinHostPort(u.Hostname(), port), serverName: u.Hostname(),
+		host: u.Host, requestURI: u.RequestURI()}, nil
 }
 
 // isToken reports whether s is a non-empty RFC 9110 token.

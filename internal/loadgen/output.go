@@ -78,16 +78,18 @@ func CrankResult(rep *Report) *results.Result {
 		}
 		ms = append(ms, api.Measurement{Name: name, Timestamp: end, Value: values[name]})
 	}
+	meta = append(meta, timelineMetadata()...)
 	o := rep.Options
 	return &results.Result{
 		StartTime: rep.Start,
 		JobResults: results.JobResults{
 			Jobs: map[string]*results.JobResult{LoadJob: {
-				Results: values, Metadata: meta, Measurements: [][]api.Measurement{ms},
+				Results: values, Metadata: meta, Measurements: [][]api.Measurement{append(timelineMeasurements(rep.Timeline), ms...)},
 				Environment: map[string]any{"tool": "crank load"},
 				Variables: map[string]any{
 					"url": o.URL, "connections": o.Connections, "threads": o.Threads,
 					"pipeline": o.Pipeline, "duration": o.Duration.Seconds(),
+					"protocol": o.Protocol, "streams": o.Streams,
 					"warmup": o.Warmup.Seconds(), "rate": o.Rate, "method": o.Method,
 				},
 			}},
@@ -104,8 +106,20 @@ func writeSummary(w io.Writer, r *Report) {
 		rate = fmt.Sprintf("%d/s", o.Rate)
 	}
 	fmt.Fprintf(w, "Running %s load @ %s (warm-up %s)\n", o.Duration, o.URL, o.Warmup)
-	fmt.Fprintf(w, "  %d connections, %d threads, pipeline %d, rate %s\n",
-		o.Connections, r.Threads, o.Pipeline, rate)
+	switch o.Protocol {
+	case ProtocolH2:
+		fmt.Fprintf(w, "  HTTP/2, %d connections x %d streams, %d threads, rate %s\n",
+			o.Connections, o.Streams, r.Threads, rate)
+	case ProtocolGRPC:
+		fmt.Fprintf(w, "  gRPC %s calls, %d connections x %d streams, %d threads, rate %s, response %d B, request payload %d B\n",
+			o.Call, o.Connections, o.Streams, r.Threads, rate, o.ResponseSize, o.RequestSize)
+	default:
+		fmt.Fprintf(w, "  %d connections, %d threads, pipeline %d, rate %s\n",
+			o.Connections, r.Threads, o.Pipeline, rate)
+	}
+	if r.ServerMaxStreams > 0 {
+		fmt.Fprintf(w, "  The server allows only %d streams per connection (asked for %d)\n", r.ServerMaxStreams, o.Streams)
+	}
 	l := r.Latency
 	fmt.Fprintf(w, "  Latency (ms)  mean %.2f  p50 %.2f  p75 %.2f  p90 %.2f  p99 %.2f  max %.2f\n",
 		l.Mean, l.P50, l.P75, l.P90, l.P99, l.Max)
@@ -118,12 +132,22 @@ func writeSummary(w io.Writer, r *Report) {
 		classes = []string{"no response"}
 	}
 	fmt.Fprintf(w, "  Status: %s\n", strings.Join(classes, ", "))
+	if len(r.GRPCStatus) > 0 {
+		var codes []string
+		for _, k := range slices.Sorted(maps.Keys(r.GRPCStatus)) {
+			codes = append(codes, fmt.Sprintf("%s %d", k, r.GRPCStatus[k]))
+		}
+		fmt.Fprintf(w, "  gRPC status: %s\n", strings.Join(codes, ", "))
+	}
 	if r.BadResponses > 0 {
 		fmt.Fprintf(w, "  Non-2xx or 3xx responses: %d\n", r.BadResponses)
 	}
 	e := r.Errors
 	if e.Total() > 0 {
 		fmt.Fprintf(w, "  Errors: %s\n", e)
+	}
+	if r.ConnectError != "" {
+		fmt.Fprintf(w, "  First connect error: %s\n", r.ConnectError)
 	}
 	if r.Unsent > 0 || r.Dropped > 0 {
 		fmt.Fprintf(w, "  Unsent (behind schedule): %d, dropped (server closed): %d\n", r.Unsent, r.Dropped)

@@ -1,7 +1,5 @@
 package loadgen
 
-import "time"
-
 // minFree is the free space below which the read buffer is compacted before the next read.
 const minFree = 4 << 10
 
@@ -58,17 +56,7 @@ func (w *worker) consume(now int64) {
 // complete counts the response the parser just finished.
 func (w *worker) complete(now int64) {
 	f := w.fl.pop()
-	if w.recording(now) {
-		w.st.responses++
-		if now <= w.cfg.end {
-			w.st.inWindow++
-		}
-		w.st.status[min(w.p.status/100, 5)]++
-		w.lat = append(w.lat, (now-f.origin)/int64(time.Microsecond))
-		if len(w.lat) == cap(w.lat) {
-			w.flushLatencies()
-		}
-	}
+	w.response(now, f.origin, w.p.status/100, false)
 	if w.p.close {
 		w.closing = true // the server closes after this response: not an error
 	}
@@ -86,11 +74,4 @@ func (w *worker) onEOF(now int64) {
 		w.count(&w.st.errors.Read, now) // closed with requests unanswered
 	}
 	w.closing = true
-}
-
-func (w *worker) flushLatencies() {
-	if len(w.lat) > 0 {
-		w.shard.add(w.lat)
-		w.lat = w.lat[:0]
-	}
 }

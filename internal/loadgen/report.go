@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"google.golang.org/grpc/codes"
 
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
@@ -25,7 +26,8 @@ type Report struct {
 	Requests int64 `json:"requests"`
 	// Sent is the number of requests written in the window.
 	Sent int64 `json:"sent"`
-	// BadResponses are responses with a status outside 2xx and 3xx.
+	// BadResponses are responses with a status outside 2xx and 3xx, and gRPC calls whose status
+	// is not OK.
 	BadResponses int64 `json:"badResponses"`
 	// Status counts responses by class ("2xx": n).
 	Status map[string]int64 `json:"status"`
@@ -39,6 +41,16 @@ type Report struct {
 	Dropped int64 `json:"dropped"`
 	// Bytes is the number of response bytes read.
 	Bytes int64 `json:"bytes"`
+	// GRPCStatus counts gRPC calls by status ("OK": n, "Unavailable": n); calls that ended with
+	// no status count as Unknown. Every status but OK is also a bad response.
+	GRPCStatus map[string]int64 `json:"grpcStatus,omitempty"`
+	// ConnectError is the first connection failure's message, when there was one.
+	ConnectError string `json:"connectError,omitempty"`
+	// ServerMaxStreams is the lowest MAX_CONCURRENT_STREAMS an HTTP/2 server set below
+	// Options.Streams (the streams the run could keep in flight per connection); 0 when none did.
+	ServerMaxStreams int `json:"serverMaxStreams,omitempty"`
+	// Timeline is the window second by second.
+	Timeline []Second `json:"timeline"`
 	// InWindow is the number of responses completed within Options.Duration (not while draining).
 	InWindow int64 `json:"inWindow"`
 	// RPS is counted as wrk counts it: InWindow divided by the duration in seconds (by Elapsed for
@@ -102,18 +114,26 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// newReport merges the workers' counters and the shards' histograms. The window ends at the end
-// of the duration or when the last worker finished draining, whichever is later; an interrupted
-// run's window ends when its last worker stopped.
-func newReport(o Options, cfg *runConfig, workers []*worker, shards []*shard, interrupted bool) *Report {
-	var total counters
+// window is the measured window's length (Elapsed): from the end of the warm-up until the end of
+// the duration or until the last client finished draining its requests in flight, whichever is
+// later. An interrupted run's window ends when its last client stopped. RPS divides only the
+// responses completed within the duration by the duration, as wrk does (newReport).
+func window(cfg *runConfig, clients []client, interrupted bool) time.Duration {
 	last := cfg.end
 	if interrupted {
 		last = 0
 	}
-	for _, w := range workers {
-		total.add(&w.st)
-		last = max(last, w.finish)
+	for _, c := range clients {
+		last = max(last, c.stoppedAt())
+	}
+	return time.Duration(max(0, last-cfg.measureFrom))
+}
+
+// newReport merges the clients' counters and the shards' histograms.
+func newReport(o Options, cfg *runConfig, clients []client, shards []*shard, interrupted bool) *Report {
+	var total counters
+	for _, c := range clients {
+		total.add(c.tally())
 	}
 	hist := newHistogram()
 	for _, s := range shards {
@@ -121,11 +141,12 @@ func newReport(o Options, cfg *runConfig, workers []*worker, shards []*shard, in
 	}
 	r := &Report{
 		Options: o, Threads: runtime.GOMAXPROCS(0), Start: cfg.base.Add(time.Duration(cfg.measureFrom)),
-		Elapsed:  time.Duration(max(0, last-cfg.measureFrom)),
+		Elapsed:  window(cfg, clients, interrupted),
 		Requests: total.responses, Sent: total.sent, Errors: total.errors,
-		BadResponses: total.status[0] + total.status[1] + total.status[4] + total.status[5],
+		BadResponses: total.status[0] + total.status[1] + total.status[4] + total.status[5] + total.bad,
 		Status:       map[string]int64{},
 		Unsent:       total.unsent, Dropped: total.dropped, Bytes: total.bytes,
+		ConnectError: total.connectError, ServerMaxStreams: total.streamLimit,
 		Histogram: hist, Latency: summarize(hist),
 	}
 	for class := 1; class <= 5; class++ {
@@ -133,14 +154,25 @@ func newReport(o Options, cfg *runConfig, workers []*worker, shards []*shard, in
 			r.Status[string(rune('0'+class))+"xx"] = n
 		}
 	}
+	if o.Protocol == ProtocolGRPC {
+		r.GRPCStatus = map[string]int64{}
+		for code, n := range total.grpc {
+			if n > 0 {
+				r.GRPCStatus[codes.Code(code).String()] = n
+			}
+		}
+	}
+	// RPS as wrk counts it: responses completed within the duration, over the duration (Elapsed,
+	// the whole window with the drain, for an interrupted run).
 	r.InWindow = total.inWindow
-	window := time.Duration(cfg.end - cfg.measureFrom)
+	rpsWindow := time.Duration(cfg.end - cfg.measureFrom)
 	if interrupted {
-		window = r.Elapsed
+		rpsWindow = r.Elapsed
 	}
-	if window > 0 {
-		r.RPS = float64(r.InWindow) / window.Seconds()
+	if rpsWindow > 0 {
+		r.RPS = float64(r.InWindow) / rpsWindow.Seconds()
 	}
+	r.Timeline = newTimeline(shards, r.Start, o.Duration, r.Elapsed)
 	return r
 }
 

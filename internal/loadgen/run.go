@@ -1,11 +1,14 @@
-// Package loadgen is the built-in HTTP/1.1 load generator (`crank load`). It drives raw TCP
-// connections with a hand-written, allocation-free response parser, records latencies in HDR
-// histograms, and reports wrk-compatible measurements. docs/LOADGEN.md describes its design,
-// its rate mode and its measured cost per request.
+// Package loadgen is the built-in load generator (`crank load`): HTTP/1.1 (cleartext or TLS),
+// HTTP/2 (h2c with prior knowledge, or h2 over TLS) and gRPC calls to grpc.testing.BenchmarkService.
+// HTTP/1.1 drives raw TCP connections with a hand-written, allocation-free response parser;
+// HTTP/2 uses golang.org/x/net/http2's Framer and HPACK. Latencies go to HDR histograms, and the
+// report has wrk-compatible measurements and a per-second timeline. docs/LOADGEN.md describes its
+// design, its rate mode and its measured cost per request.
 package loadgen
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"runtime"
 	"sync"
@@ -14,6 +17,19 @@ import (
 
 // readBufferSize is each connection's read buffer. It must exceed maxHeadBytes + minFree.
 const readBufferSize = 32 << 10
+
+// client drives one connection of a run, in one protocol: worker (HTTP/1.1) or h2client (HTTP/2
+// and gRPC).
+type client interface {
+	// run generates load until the end of the window, then drains the requests in flight.
+	run(ctx context.Context)
+	// abort makes run return at once; it is called from another goroutine.
+	abort()
+	// tally is the client's counters, read once run has returned.
+	tally() *counters
+	// stoppedAt is when run returned (nanoseconds since the run's base).
+	stoppedAt() int64
+}
 
 // Run generates load as o says and returns the report of the measured window. It returns an
 // error for invalid options; a run whose requests all failed still returns a report (with the
@@ -29,35 +45,58 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		prev := runtime.GOMAXPROCS(o.Threads)
 		defer runtime.GOMAXPROCS(prev)
 	}
+	cfg := newRunConfig(o, t)
+	shards := newShards(runtime.GOMAXPROCS(0))
+	clients := make([]client, o.Connections)
+	if o.Protocol == ProtocolHTTP1 {
+		for i := range clients {
+			clients[i] = newWorker(cfg, i, shards[i%len(shards)])
+		}
+	} else {
+		req, err := buildH2Request(o, t)
+		if err != nil {
+			return nil, err
+		}
+		for i := range clients {
+			clients[i] = newH2Client(cfg, i, shards[i%len(shards)], req)
+		}
+	}
+	cfg.base = time.Now()
+	var wg sync.WaitGroup
+	for _, c := range clients {
+		stop := context.AfterFunc(ctx, c.abort)
+		wg.Go(func() {
+			defer stop()
+			c.run(ctx)
+		})
+	}
+	wg.Wait()
+	rep := newReport(o, cfg, clients, shards, ctx.Err() != nil)
+	if err := ctx.Err(); err != nil {
+		return rep, fmt.Errorf("load run interrupted: %w", err)
+	}
+	return rep, nil
+}
+
+// newRunConfig is what the clients of a run share.
+func newRunConfig(o Options, t target) *runConfig {
 	req := buildRequest(o, t)
 	cfg := &runConfig{
 		addr: t.addr, batch: repeatRequest(req, o.Pipeline), reqLen: len(req), depth: o.Pipeline,
-		timeout: int64(o.Timeout), conns: int64(o.Connections), rate: int64(o.Rate),
+		streams: o.Streams, timeout: int64(o.Timeout), conns: int64(o.Connections), rate: int64(o.Rate),
 		headOnly: o.Method == "HEAD", bufSize: readBufferSize,
 		measureFrom: int64(o.Warmup), end: int64(o.Warmup + o.Duration),
+	}
+	if t.tls {
+		alpn := []string{"http/1.1"}
+		if o.Protocol != ProtocolHTTP1 {
+			alpn = []string{"h2"}
+		}
+		cfg.tls = &tls.Config{ServerName: t.serverName, InsecureSkipVerify: o.Insecure, NextProtos: alpn}
 	}
 	cfg.sendUntil = cfg.end
 	if cfg.rate > 0 {
 		cfg.sendUntil += lateGrace
 	}
-	shards := newShards(runtime.GOMAXPROCS(0))
-	workers := make([]*worker, o.Connections)
-	for i := range workers {
-		workers[i] = newWorker(cfg, i, shards[i%len(shards)])
-	}
-	cfg.base = time.Now()
-	var wg sync.WaitGroup
-	for _, w := range workers {
-		stop := context.AfterFunc(ctx, w.abort)
-		wg.Go(func() {
-			defer stop()
-			w.run(ctx)
-		})
-	}
-	wg.Wait()
-	rep := newReport(o, cfg, workers, shards, ctx.Err() != nil)
-	if err := ctx.Err(); err != nil {
-		return rep, fmt.Errorf("load run interrupted: %w", err)
-	}
-	return rep, nil
+	return cfg
 }

@@ -247,8 +247,8 @@ func TestThreadsSetAndRestoreGOMAXPROCS(t *testing.T) {
 }
 
 func TestInvalidOptions(t *testing.T) {
-	_, err := Run(context.Background(), Options{URL: "https://x/", Connections: -1, Pipeline: 5000, Rate: -1, Headers: []string{"bad"}})
-	for _, want := range []string{"scheme must be http", "connections", "pipeline", "rate", `header "bad"`} {
+	_, err := Run(context.Background(), Options{URL: "ftp://x/", Connections: -1, Pipeline: 5000, Rate: -1, Headers: []string{"bad"}})
+	for _, want := range []string{"scheme must be http or https", "connections", "pipeline", "rate", `header "bad"`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not mention %q", err, want)
 		}

@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"crypto/tls"
 	"time"
 )
 
@@ -8,9 +9,11 @@ import (
 // nanoseconds since base (monotonic).
 type runConfig struct {
 	addr     string
-	batch    []byte // Pipeline copies of the request
+	tls      *tls.Config // nil: cleartext
+	batch    []byte      // Pipeline copies of the request
 	reqLen   int
 	depth    int
+	streams  int // HTTP/2: requests in flight per connection
 	timeout  int64
 	conns    int64
 	rate     int64 // total requests per second; 0: closed loop

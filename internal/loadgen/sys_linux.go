@@ -14,9 +14,11 @@ import (
 // sysConn is the Linux I/O path. A wait is one RawConn.Read whose callback reads, parses and
 // writes the next requests itself, then returns false to park until the socket is readable
 // again. A closed-loop connection so costs one read and one write system call per exchange,
-// where a net.Conn Read after each Write would first try a read that returns EAGAIN.
+// where a net.Conn Read after each Write would first try a read that returns EAGAIN. A TLS
+// connection (stream) takes the portable path instead: its records need crypto/tls's reads.
 type sysConn struct {
 	w      *worker
+	stream net.Conn
 	rc     syscall.RawConn
 	fd     int
 	readFn func(uintptr) bool
@@ -28,22 +30,40 @@ func (s *sysConn) init(w *worker) {
 	s.readFn = s.onReadable
 }
 
-func (s *sysConn) attach(c *net.TCPConn) error {
-	rc, err := c.SyscallConn()
-	if err != nil {
-		return fmt.Errorf("raw connection: %w", err)
+func (s *sysConn) attach(nc net.Conn) error {
+	rc, fd, err := rawConn(nc)
+	if rc == nil && err == nil {
+		s.stream = nc
 	}
-	if err := rc.Control(func(fd uintptr) { s.fd = int(fd) }); err != nil {
-		return fmt.Errorf("raw connection: %w", err)
-	}
-	s.rc = rc
-	return nil
+	s.rc, s.fd = rc, fd
+	return err
 }
 
-func (s *sysConn) detach() { s.rc, s.fd = nil, -1 }
+// rawConn returns a TCP connection's RawConn and descriptor; nil and -1 for other connections
+// (TLS), which take the stream path.
+func rawConn(nc net.Conn) (syscall.RawConn, int, error) {
+	c, ok := nc.(*net.TCPConn)
+	if !ok {
+		return nil, -1, nil
+	}
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return nil, -1, fmt.Errorf("raw connection: %w", err)
+	}
+	fd := -1
+	if err := rc.Control(func(f uintptr) { fd = int(f) }); err != nil {
+		return nil, -1, fmt.Errorf("raw connection: %w", err)
+	}
+	return rc, fd, nil
+}
+
+func (s *sysConn) detach() { s.rc, s.fd, s.stream = nil, -1, nil }
 
 // wait reads and handles responses until the worker must leave (nil) or the read deadline passes.
 func (s *sysConn) wait() error {
+	if s.stream != nil {
+		return streamWait(s.w, s.stream)
+	}
 	s.woken = false
 	return s.rc.Read(s.readFn)
 }
@@ -56,16 +76,9 @@ func (s *sysConn) onReadable(fd uintptr) bool {
 	s.woken = true // the next call follows a park
 	for {
 		space := len(w.buf) - w.w
-		n, errno := rawIO(unix.SYS_READ, int(fd), w.buf[w.w:])
-		var err error
-		switch errno {
-		case 0:
-		case unix.EINTR:
-			continue
-		case unix.EAGAIN:
+		n, err, empty := rawRead(int(fd), w.buf[w.w:])
+		if empty {
 			return false
-		default:
-			n, err = 0, errno
 		}
 		leave, again := w.step(n, err, n == space)
 		if leave {
@@ -84,6 +97,9 @@ func (s *sysConn) onReadable(fd uintptr) bool {
 // readNow reads what the socket holds without waiting and handles it. It returns false when
 // nothing was there.
 func (s *sysConn) readNow() bool {
+	if s.stream != nil {
+		return false
+	}
 	w := s.w
 	space := len(w.buf) - w.w
 	n, errno := rawIO(unix.SYS_READ, s.fd, w.buf[w.w:])
@@ -100,6 +116,9 @@ func (s *sysConn) readNow() bool {
 
 // write writes p without blocking and returns what the socket did not take.
 func (s *sysConn) write(p []byte) ([]byte, error) {
+	if s.stream != nil {
+		return p, nil // writePending writes it with a blocking write
+	}
 	for len(p) > 0 {
 		n, errno := rawIO(unix.SYS_WRITE, s.fd, p)
 		switch errno {
@@ -114,6 +133,22 @@ func (s *sysConn) write(p []byte) ([]byte, error) {
 		p = p[n:]
 	}
 	return nil, nil
+}
+
+// rawRead reads a non-blocking socket: n bytes, or an error; empty when it has nothing to read.
+func rawRead(fd int, p []byte) (n int, err error, empty bool) {
+	for {
+		n, errno := rawIO(unix.SYS_READ, fd, p)
+		switch errno {
+		case 0:
+			return n, nil, false
+		case unix.EINTR:
+		case unix.EAGAIN:
+			return 0, nil, true
+		default:
+			return 0, errno, false
+		}
+	}
 }
 
 // rawSleep sleeps without telling the scheduler: the wait is short (at most maxCoalesce), and the

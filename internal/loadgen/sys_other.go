@@ -2,22 +2,17 @@
 
 package loadgen
 
-import (
-	"errors"
-	"io"
-	"net"
-	"os"
-)
+import "net"
 
 // sysConn is the portable I/O path: plain net.Conn reads; writes go through writePending.
 type sysConn struct {
 	w  *worker
-	nc *net.TCPConn
+	nc net.Conn
 }
 
 func (s *sysConn) init(w *worker) { s.w = w }
 
-func (s *sysConn) attach(c *net.TCPConn) error { s.nc = c; return nil }
+func (s *sysConn) attach(c net.Conn) error { s.nc = c; return nil }
 
 func (s *sysConn) detach() { s.nc = nil }
 
@@ -27,18 +22,4 @@ func (s *sysConn) write(p []byte) ([]byte, error) { return p, nil }
 // readNow returns false: the portable path cannot read without waiting.
 func (s *sysConn) readNow() bool { return false }
 
-func (s *sysConn) wait() error {
-	w := s.w
-	for {
-		n, err := s.nc.Read(w.buf[w.w:])
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return err
-		}
-		if err == io.EOF {
-			n, err = 0, nil
-		}
-		if leave, _ := w.step(n, err, false); leave {
-			return nil
-		}
-	}
-}
+func (s *sysConn) wait() error { return streamWait(s.w, s.nc) }

@@ -11,14 +11,11 @@ import (
 // worker drives one connection: it writes requests, reads and parses responses, and reconnects
 // after errors. Only its own goroutine touches its fields, except nc under mu and aborted.
 type worker struct {
-	cfg   *runConfig
-	id    int
-	st    counters
-	shard *shard
-	lat   []int64 // latencies (us) not yet added to shard
+	recorder // its cfg is the run's
+	id       int
 
 	mu      sync.Mutex // guards nc against abort
-	nc      *net.TCPConn
+	nc      net.Conn
 	aborted atomic.Bool
 	sys     sysConn
 
@@ -37,17 +34,16 @@ type worker struct {
 	trickled bool   // the last batch came in more than one read
 }
 
+func (w *worker) tally() *counters { return &w.st }
+func (w *worker) stoppedAt() int64 { return w.finish }
+
 func newWorker(cfg *runConfig, id int, sh *shard) *worker {
-	w := &worker{cfg: cfg, id: id, shard: sh, lat: make([]int64, 0, latencyBatch),
+	w := &worker{recorder: newRecorder(cfg, sh), id: id,
 		buf: make([]byte, cfg.bufSize), fl: newFlights(cfg.depth)}
 	w.p.headOnly = cfg.headOnly
 	w.sys.init(w)
 	return w
 }
-
-func (w *worker) now() int64 { return int64(time.Since(w.cfg.base)) }
-
-func (w *worker) recording(now int64) bool { return now >= w.cfg.measureFrom }
 
 // run sends and receives until the end of the window, then drains the requests in flight.
 func (w *worker) run(ctx context.Context) {
@@ -203,13 +199,6 @@ func (w *worker) coalesceWait(woken bool) int64 {
 	}
 	w.waited = true
 	return d
-}
-
-// count counts an error of the given kind when it happens in the measured window.
-func (w *worker) count(kind *int64, now int64) {
-	if w.recording(now) {
-		*kind++
-	}
 }
 
 // fail counts an error and marks the connection for closing.
