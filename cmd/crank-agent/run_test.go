@@ -71,15 +71,7 @@ func TestTokenlessLoopbackAgentMakesAToken(t *testing.T) {
 	}
 	var logs testutil.SyncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
-	addrs := make(chan net.Addr, 1)
-	done := make(chan error, 1)
-	go func() { done <- serve(ctx, withLogger(cfg, &logs), func(a net.Addr) { addrs <- a }) }()
-	var addr net.Addr
-	select {
-	case addr = <-addrs:
-	case err := <-done:
-		t.Fatalf("serve: %v", err)
-	}
+	addr, done := startServe(t, ctx, withLogger(cfg, &logs))
 	url := "http://" + addr.String()
 	anon, _ := api.NewClient(url, "", nil)
 	if _, err := anon.Submit(ctx, api.Job{Executable: "id"}); err == nil || !strings.Contains(err.Error(), "401") {
@@ -176,15 +168,7 @@ func TestServeHTTPSWithToken(t *testing.T) {
 	}
 	var logs testutil.SyncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
-	addrs := make(chan net.Addr, 1)
-	done := make(chan error, 1)
-	go func() { done <- serve(ctx, withLogger(cfg, &logs), func(a net.Addr) { addrs <- a }) }()
-	var addr net.Addr
-	select {
-	case addr = <-addrs:
-	case err := <-done:
-		t.Fatalf("serve: %v", err)
-	}
+	addr, done := startServe(t, ctx, withLogger(cfg, &logs))
 	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}, Timeout: 5 * time.Second}
 	c, err := api.NewClient("https://"+addr.String(), "tok", hc)
 	if err != nil {
@@ -205,6 +189,22 @@ func TestServeHTTPSWithToken(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "agent shut down") {
 		t.Errorf("logs lack the shutdown: %s", logs.String())
+	}
+}
+
+// startServe runs serve in the background and returns the address it listens on, once it does,
+// and the channel its error comes on.
+func startServe(t *testing.T, ctx context.Context, cfg config) (net.Addr, <-chan error) {
+	t.Helper()
+	addrs := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, cfg, func(a net.Addr) { addrs <- a }) }()
+	select {
+	case addr := <-addrs:
+		return addr, done
+	case err := <-done:
+		t.Fatalf("serve: %v", err)
+		return nil, nil
 	}
 }
 
