@@ -11,7 +11,8 @@ import (
 // DefaultImageCacheMaxBytes bounds the images the agent keeps (Options.ImageCacheMaxBytes).
 const DefaultImageCacheMaxBytes = 16 << 30
 
-// prune applies the image cache's bounds to the images the agent built: those unused (last
+// prune applies the image cache's bounds to the images the agent built (in its --dir: another
+// agent on the same engine keeps its own, and may be about to run one): those unused (last
 // tagged) for CacheMaxAge go, then the least recently used beyond ImageCacheMaxBytes. The image
 // keep (the one a job is about to run) and an image a container still uses (the engine refuses
 // to remove it) are kept. A failure is only logged.
@@ -20,7 +21,8 @@ func (r *dockerRuntime) prune(ctx context.Context, keep string) {
 	if err != nil {
 		return
 	}
-	list, err := cli.ImageList(ctx, client.ImageListOptions{Filters: make(client.Filters).Add("label", labelImage)})
+	list, err := cli.ImageList(ctx, client.ImageListOptions{Filters: make(client.Filters).
+		Add("label", labelImage).Add("label", labelDir+"="+r.a.opts.Dir)})
 	if err != nil {
 		r.a.log.Warn("image cache not pruned", "err", err)
 		return

@@ -121,7 +121,7 @@ func (r *dockerRuntime) build(ctx context.Context, cli *client.Client, j *job, n
 	j.out.WriteString(fmt.Sprintf("$ docker build -t %s -f %s %s (%d build arguments)\n", strings.Join(tags, " -t "), src.DockerFile, ctxDir, len(args)))
 	start := time.Now()
 	res, err := cli.ImageBuild(ctx, pr, client.ImageBuildOptions{Tags: tags, Dockerfile: dockerfile, BuildArgs: args,
-		Remove: true, ForceRemove: true, Labels: map[string]string{labelImage: key}})
+		Remove: true, ForceRemove: true, Labels: map[string]string{labelImage: key, labelDir: r.a.opts.Dir}})
 	if err != nil {
 		return fail("%v", err)
 	}

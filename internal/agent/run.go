@@ -13,6 +13,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/agent/output"
 	"github.com/crankshaft/crankshaft/internal/agent/proc"
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/drivers"
 	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
@@ -136,6 +137,13 @@ func (a *Agent) parse(j *job, stdout *output.Buffer, at time.Time) error {
 	sort.Strings(names)
 	for _, n := range names {
 		j.record(api.Measurement{Name: n, Timestamp: at, Value: values[n]})
+	}
+	if tp, ok := j.parser.(drivers.TimelineParser); ok {
+		ms, err := tp.Timeline(strings.NewReader(string(stdout.Since(0))))
+		if err != nil {
+			j.warn(fmt.Sprintf("parser %q: the per-second timeline is not recorded: %v", j.parser.Name(), err))
+		}
+		j.record(ms...)
 	}
 	j.log.Info("output parsed", "parser", j.parser.Name(), "measurements", len(names))
 	return nil

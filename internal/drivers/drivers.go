@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/api"
 )
 
 // Parser turns a tool's complete output into summary values keyed by measurement name
@@ -21,6 +23,13 @@ type Parser interface {
 	// Parse reads the tool's output. It returns an error that says what was wrong when the output
 	// is not a successful run (the tool's own error message where it printed one).
 	Parse(r io.Reader) (map[string]float64, error)
+}
+
+// TimelineParser is a Parser that also reads a per-second timeline from the tool's output: the
+// agent records those samples (timestamped by the tool) beside the values Parse returns.
+type TimelineParser interface {
+	Parser
+	Timeline(r io.Reader) ([]api.Measurement, error)
 }
 
 // EachLine calls add with every non-blank line of a tool's text output, trimmed (lines up to

@@ -20,7 +20,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
+	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
@@ -35,8 +37,14 @@ func (Parser) Files() map[string][]byte { return nil }
 
 // output is what the JSON object may hold: --output json's fields, or a crank-shaped result's.
 type output struct {
-	Results    map[string]float64 `json:"results"`
-	Error      string             `json:"error"`
+	Results map[string]float64 `json:"results"`
+	Error   string             `json:"error"`
+	Report  *struct {
+		Timeline []struct {
+			Time time.Time `json:"time"`
+			RPS  float64   `json:"rps"`
+		} `json:"timeline"`
+	} `json:"report"`
 	JobResults *struct {
 		Jobs map[string]struct {
 			Results map[string]float64 `json:"results"`
@@ -77,6 +85,26 @@ func (Parser) Parse(r io.Reader) (map[string]float64, error) {
 		return nil, fmt.Errorf("builtin: no responses (%v errors)", results[measure.Errors])
 	}
 	return results, nil
+}
+
+// Timeline reads the report's per-second timeline as measure.BuiltinRPSPerSecond samples, each
+// stamped with the end of its second: the client-side requests/sec over time.
+func (Parser) Timeline(r io.Reader) ([]api.Measurement, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxOutput))
+	if err != nil {
+		return nil, fmt.Errorf("builtin: reading output: %w", err)
+	}
+	out, found := findObject(data)
+	if !found || out.Report == nil {
+		return nil, nil
+	}
+	ms := make([]api.Measurement, 0, len(out.Report.Timeline))
+	for _, s := range out.Report.Timeline {
+		if !s.Time.IsZero() {
+			ms = append(ms, api.Measurement{Name: measure.BuiltinRPSPerSecond, Timestamp: s.Time, Value: s.RPS})
+		}
+	}
+	return ms, nil
 }
 
 // findObject decodes the last JSON object that starts a line and holds results or an error.
