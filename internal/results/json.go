@@ -16,6 +16,10 @@ type jobResultJSON struct {
 	Environment  map[string]any       `json:"environment"`
 	Variables    map[string]any       `json:"variables"`
 	Iterations   []map[string]float64 `json:"iterations,omitempty"`
+	// With several iterations (result.go says what each holds).
+	Spread            map[string]Spread `json:"spread,omitempty"`
+	Excluded          []int             `json:"excluded,omitempty"`
+	TimelineIteration int               `json:"timelineIteration,omitempty"`
 }
 
 // metadataJSON is api.Metadata plus crank's description (the label crank's tables show), which
@@ -36,7 +40,8 @@ type metadataJSON struct {
 // on every metadata entry.
 func (j JobResult) MarshalJSON() ([]byte, error) {
 	out := jobResultJSON{Results: map[string]any{}, Environment: j.Environment, Variables: j.Variables,
-		Iterations: j.Iterations, Metadata: []metadataJSON{}}
+		Iterations: j.Iterations, Metadata: []metadataJSON{},
+		Spread: j.Spread, Excluded: j.Excluded, TimelineIteration: j.TimelineIteration}
 	for k, v := range j.Values {
 		out.Results[k] = v
 	}
@@ -71,7 +76,8 @@ func (j *JobResult) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &in); err != nil {
 		return err
 	}
-	*j = JobResult{Results: map[string]float64{}, Environment: in.Environment, Variables: in.Variables, Iterations: in.Iterations}
+	*j = JobResult{Results: map[string]float64{}, Environment: in.Environment, Variables: in.Variables, Iterations: in.Iterations,
+		Spread: in.Spread, Excluded: in.Excluded, TimelineIteration: in.TimelineIteration}
 	names := make([]string, 0, len(in.Results))
 	for k := range in.Results {
 		names = append(names, k)
