@@ -191,13 +191,14 @@ func runSweep(ctx context.Context, st State, args []string) int {
 		}}
 	if cfg := influxConfig(st, f); cfg.Enabled() {
 		opts.Published = func(ctx context.Context, v sweep.Variant, r *results.Result) error {
-			c := cfg
-			c.Tags.Extra = maps.Clone(cfg.Tags.Extra)
-			if c.Tags.Extra == nil {
-				c.Tags.Extra = map[string]string{}
+			// The variant tag is the variant's settings (influx.VariantOf: sorted name=value pairs),
+			// as a run with those --variable values would have.
+			tagged := *r
+			tagged.Variant = map[string]string{}
+			for _, st := range v.Settings {
+				tagged.Variant[sweep.Axis{Key: st.Key}.Short()] = st.Value
 			}
-			c.Tags.Extra["variant"] = v.Name
-			sum, err := influx.Publish(ctx, c, r, log)
+			sum, err := influx.Publish(ctx, cfg, &tagged, log)
 			if err != nil {
 				return fmt.Errorf("influxdb: %w", err)
 			}
