@@ -75,13 +75,7 @@ fuzz-smoke:
 # module and build caches, CI=true (a missing component fails instead of skipping). Run it before
 # resolving anything that changes the build, the Makefile, go.mod or what the tests need.
 test-fresh:
-	@tmp=$$(mktemp -d /tmp/crankshaft-fresh.XXXXXX); \
-	echo "fresh clone in $$tmp"; \
-	git clone -q "$(CURDIR)" "$$tmp/src" && \
-	cd "$$tmp/src" && \
-	GOMODCACHE="$$tmp/gomod" GOCACHE="$$tmp/gocache" CI=true $(MAKE) test; \
-	rc=$$?; chmod -R u+w "$$tmp" 2>/dev/null; rm -rf "$$tmp"; \
-	echo "make test-fresh: exit $$rc"; exit $$rc
+	bash scripts/test-fresh.sh
 
 # docs/PERFORMANCE.md: CPU per request of the apps against nginx and of crank load against wrk and
 # bombardier (pinned, alternating rounds), the agent's CPU, crank's start-up. 5 to 9 minutes: rounds

@@ -3,9 +3,11 @@ package cli
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -38,6 +40,7 @@ compare's verdict, the one-axis contrasts, scaling over cpuSet core counts, and 
   --iterations N       runs per variant (default 4)
   --json FILE          the sweep file, written after every run (default sweep.json)
   --resume             continue the sweep in --json FILE where it stopped
+  --dry-run FILE       write every variant's resolved jobs as JSON ("-" for stdout); run nothing
   and every run option of crank (--config, --scenario, --profile, --variable, --<service>.<path>,
   --agent-token, --influx-*...).
 
@@ -93,8 +96,6 @@ func parseSweepFlags(args []string, getenv func(string) string) (*sweepFlags, er
 		return nil, err
 	}
 	switch {
-	case f.dryRun != "":
-		return nil, usagef("crank sweep: --dry-run is not supported: run crank --dry-run with each variant's options")
 	case f.compare != "":
 		return nil, usagef("crank sweep: --compare is not supported: the sweep compares its variants with --baseline")
 	}
@@ -171,6 +172,9 @@ func runSweep(ctx context.Context, st State, args []string) int {
 			fmt.Fprintf(st.Stderr, "crank sweep: variant %s: %v\n", v.Name, err)
 			return ExitBadInput
 		}
+	}
+	if f.dryRun != "" {
+		return writeSweepDryRun(st, f.dryRun, file, services)
 	}
 	log := logger(st.Stderr, f.verbose)
 	ctl, err := newController(f, log, st.Stderr, nil)
@@ -276,4 +280,34 @@ func servicesOf(res *config.Resolved, interval float64) []controller.Service {
 		out = append(out, controller.Service{Name: s.Name, Job: s.Job, Endpoints: s.Endpoints})
 	}
 	return out
+}
+
+// writeSweepDryRun writes every variant's resolved jobs, in run order, as JSON (path "-":
+// stdout) and runs nothing.
+func writeSweepDryRun(st State, path string, file *sweep.File, services map[string][]controller.Service) int {
+	type variant struct {
+		Name     string             `json:"name"`
+		Services map[string]api.Job `json:"services"`
+	}
+	var out []variant
+	for _, v := range file.Variants {
+		jobs := map[string]api.Job{}
+		for _, s := range services[v.Name] {
+			jobs[s.Name] = s.Job
+		}
+		out = append(out, variant{Name: v.Name, Services: jobs})
+	}
+	b, err := json.MarshalIndent(map[string]any{"variants": out}, "", "  ")
+	if err == nil {
+		if path == "-" {
+			_, err = st.Stdout.Write(append(b, '\n'))
+		} else {
+			err = os.WriteFile(path, append(b, '\n'), 0o644)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "crank sweep: --dry-run %s: %v\n", path, err)
+		return ExitFailed
+	}
+	return ExitOK
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,7 +22,6 @@ func TestSweepBadInput(t *testing.T) {
 		{[]string{"--matrix", "dispatch"}, `--matrix "dispatch": want key=value1,value2`},
 		{[]string{"--matrix", "nosuch.cpuSet=0"}, `variant cpuSet=0: command line: --nosuch.cpuSet: scenario "plaintext" has no service "nosuch"`},
 		{[]string{"--matrix", "dispatch=a,b", "--baseline", "x"}, `--baseline: no variant "x"`},
-		{[]string{"--matrix", "dispatch=a", "--dry-run", "-"}, "--dry-run is not supported"},
 		{[]string{"--matrix", "dispatch=a", "--resume", "--json", filepath.Join(t.TempDir(), "none.json")}, "--resume: open"},
 	} {
 		var out, errb bytes.Buffer
@@ -29,5 +29,25 @@ func TestSweepBadInput(t *testing.T) {
 		if code != ExitBadInput || !strings.Contains(errb.String(), c.want) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, errb.String(), c.want)
 		}
+	}
+}
+
+// TestSweepDryRun: --dry-run resolves every variant and writes their jobs, running nothing.
+func TestSweepDryRun(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), State{Args: []string{"sweep", "--config", "../../scenarios/plaintext.yml",
+		"--scenario", "plaintext", "--matrix", "dispatch=shared,partitioned", "--json", filepath.Join(dir, "s.json"),
+		"--dry-run", "-"}, Stdout: &out, Stderr: &errb})
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{`"name": "dispatch=shared"`, `"name": "dispatch=partitioned"`, "--dispatch shared", "--dispatch partitioned"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("dry run lacks %q:\n%s", want, out.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "s.json")); err == nil {
+		t.Error("a dry run wrote the sweep file")
 	}
 }
