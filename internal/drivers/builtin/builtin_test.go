@@ -1,6 +1,7 @@
 package builtin_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,5 +48,31 @@ func TestParser(t *testing.T) {
 		if _, err := p.Parse(strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Parse(%q) error %v, want %q", in, err, want)
 		}
+	}
+}
+
+// TestTimeline: the report's per-second timeline becomes one requests-per-second sample per
+// second, stamped with the end of its second (captured from a 3 s run: 3 seconds).
+func TestTimeline(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "timeline", "output.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ms, err := builtin.Parser{}.Timeline(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 3 {
+		t.Fatalf("%d samples, want 3: %+v", len(ms), ms)
+	}
+	for i, m := range ms {
+		if m.Name != measure.BuiltinRPSPerSecond || m.Value < 150000 || (i > 0 && !m.Timestamp.After(ms[i-1].Timestamp)) {
+			t.Errorf("sample %d: %+v", i, m)
+		}
+	}
+	none, err := builtin.Parser{}.Timeline(strings.NewReader("crank load: error: refused\n"))
+	if err != nil || len(none) != 0 {
+		t.Errorf("an output without a report: %v, %v; want no samples", none, err)
 	}
 }
