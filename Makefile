@@ -53,7 +53,7 @@ test-deps:
 	fi
 
 test: test-deps build
-	PATH="$(CURDIR)/$(BIN):$(CURDIR)/$(CACHE)/bin:$$PATH" $(GO) test -count=1 -timeout 20m ./...
+	PATH="$(CURDIR)/$(BIN):$(CURDIR)/$(CACHE)/bin:$$PATH" $(GO) test -count=1 -timeout 30m ./...
 	$(MAKE) --no-print-directory fuzz-smoke
 
 # Every fuzz target (one per parser and per configuration entry point) for FUZZTIME each; `go test`

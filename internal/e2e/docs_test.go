@@ -73,8 +73,8 @@ func docCommands(t *testing.T, rel string) []docCommand {
 	return out
 }
 
-// docShims are the programs the docs' commands find first on PATH. crank runs scenarios in
-// their --dry-run form (every file, profile, scenario, variable and flag is resolved; nothing is
+// docShims are the programs the docs' commands find first on PATH. crank runs scenarios (and
+// sweeps) in their --dry-run form (every file, profile, scenario, variable and flag is resolved; nothing is
 // started on the lab's machines) and its other commands as they are; make only says what it
 // would do (-n); crank-agent and agents/install.sh (through sudo) have their flags checked
 // against their own usage; go test finds the tests it names; commands that need a remote machine
@@ -84,7 +84,7 @@ const docShims = `
 -- crank
 #!/bin/sh
 case "$1" in
-  -*) exec "$CRANK_BIN/crank" "$@" --dry-run - >/dev/null ;;
+  -*|sweep) exec "$CRANK_BIN/crank" "$@" --dry-run - >/dev/null ;;
   *) exec "$CRANK_BIN/crank" "$@" ;;
 esac
 -- crank-agent

@@ -126,16 +126,23 @@ func compareVerdicts(t *testing.T, base, head string, metrics []string) map[swee
 	}
 	got := map[sweep.Metric]string{}
 	cols := regexp.MustCompile(`\s{2,}`)
-	service := ""
+	service, verdict := "", -1
 	for _, line := range strings.Split(r.stdout, "\n") {
 		if s, ok := strings.CutPrefix(line, "["); ok && strings.HasSuffix(s, "]") {
 			service = strings.TrimSuffix(s, "]")
 			continue
 		}
 		f := cols.Split(strings.TrimSpace(line), -1)
-		if len(f) >= 5 && slices.Contains(metrics, f[0]) {
-			got[sweep.Metric{Service: service, Name: f[0]}] = f[4]
+		if len(f) > 0 && f[0] == "metric" { // the header names the verdict's column
+			verdict = slices.Index(f, "verdict")
+			continue
 		}
+		if verdict > 0 && len(f) > verdict && slices.Contains(metrics, f[0]) {
+			got[sweep.Metric{Service: service, Name: f[0]}] = f[verdict]
+		}
+	}
+	if verdict < 0 {
+		t.Fatalf("crank %v: no header with a verdict column:\n%s", args, r.stdout)
 	}
 	return got
 }
