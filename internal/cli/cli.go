@@ -276,6 +276,11 @@ func wrkFallback(cfg *config.Config, res *config.Resolved, lookPath func(string)
 
 func writeDryRun(st State, path string, r *config.Resolved) int {
 	b, err := r.DryRun()
+	return writeDryRunJSON(st, "crank", path, b, err)
+}
+
+// writeDryRunJSON writes a --dry-run's JSON b (made with err) to path, "-" being stdout.
+func writeDryRunJSON(st State, who, path string, b []byte, err error) int {
 	if err == nil {
 		if path == "-" {
 			_, err = st.Stdout.Write(append(b, '\n'))
@@ -284,7 +289,7 @@ func writeDryRun(st State, path string, r *config.Resolved) int {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(st.Stderr, "crank: --dry-run %s: %v\n", path, err)
+		fmt.Fprintf(st.Stderr, "%s: --dry-run %s: %v\n", who, path, err)
 		return ExitFailed
 	}
 	return ExitOK

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -298,16 +297,5 @@ func writeSweepDryRun(st State, path string, file *sweep.File, services map[stri
 		out = append(out, variant{Name: v.Name, Services: jobs})
 	}
 	b, err := json.MarshalIndent(map[string]any{"variants": out}, "", "  ")
-	if err == nil {
-		if path == "-" {
-			_, err = st.Stdout.Write(append(b, '\n'))
-		} else {
-			err = os.WriteFile(path, append(b, '\n'), 0o644)
-		}
-	}
-	if err != nil {
-		fmt.Fprintf(st.Stderr, "crank sweep: --dry-run %s: %v\n", path, err)
-		return ExitFailed
-	}
-	return ExitOK
+	return writeDryRunJSON(st, "crank sweep", path, b, err)
 }
