@@ -5,7 +5,6 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,15 +71,10 @@ func appPorts(t *testing.T) (port string, vars []string) {
 	return port, []string{"--variable", "serverPort=" + port, "--variable", "metricsPort=" + strconv.Itoa(p[1])}
 }
 
-// freePort returns a loopback TCP port that was free a moment ago.
+// freePort returns a loopback TCP port that was free a moment ago (testutil.FreePorts).
 func freePort(t *testing.T) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return testutil.FreePorts(t, 1)[0]
 }
 
 type runResult struct {

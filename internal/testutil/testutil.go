@@ -3,6 +3,7 @@ package testutil
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -63,18 +64,47 @@ func GitRepo(t testing.TB, scripts ...string) (dir string, commits []string) {
 	return dir, commits
 }
 
-// FreePorts returns n distinct loopback TCP ports that were free a moment ago (held open together,
-// so one call cannot return the same port twice).
+// FreePorts returns n loopback TCP ports that were free a moment ago. They are drawn below the
+// kernel's ephemeral range (net.ipv4.ip_local_port_range, 32768-60999 by default), where a
+// listener on port 0 (an embedded agent, a test server) and every outgoing connection's own
+// port come from: a port picked there and released could be handed to one of those before the
+// test's app binds it.
 func FreePorts(t testing.TB, n int) []int {
 	t.Helper()
+	lo, hi := 10000, ephemeralLow()-1
 	var ports []int
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
+	var held []net.Listener
+	defer func() {
+		for _, ln := range held {
+			ln.Close()
 		}
-		defer ln.Close()
+	}()
+	for tries := 0; len(ports) < n; tries++ {
+		if tries == 2000 {
+			t.Fatalf("no %d free ports in %d-%d", n, lo, hi)
+		}
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(lo+rand.IntN(hi-lo))))
+		if err != nil {
+			continue // taken
+		}
+		held = append(held, ln)
 		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
 	}
 	return ports
+}
+
+// ephemeralLow is the lowest port of the kernel's ephemeral range (32768 when it cannot be read).
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 32768
+	}
+	if v, err := strconv.Atoi(f[0]); err == nil && v > 11000 {
+		return v
+	}
+	return 32768
 }
