@@ -211,6 +211,19 @@ func newController(f *runFlags, log *slog.Logger, progressTo io.Writer, status f
 	}), nil
 }
 
+// servicesOf is what the controller runs of a resolved scenario, with crank's --interval (seconds,
+// 0: each job's own) as every job's sampling interval.
+func servicesOf(res *config.Resolved, interval float64) []controller.Service {
+	var out []controller.Service
+	for _, s := range res.Services {
+		if interval > 0 { // crank's --interval: every job's sampling interval
+			s.Job.Interval = api.Duration(interval * float64(time.Second))
+		}
+		out = append(out, controller.Service{Name: s.Name, Job: s.Job, Endpoints: s.Endpoints})
+	}
+	return out
+}
+
 func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, *config.Scripts, error) {
 	cfg := config.Blank()
 	if len(f.configs) > 0 {

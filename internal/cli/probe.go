@@ -56,10 +56,7 @@ func probe(ctx context.Context, st State, f *runFlags, ctl *controller.Controlle
 	if err == nil {
 		prun := run
 		prun.Iterations, prun.Span, prun.Repeat, prun.Exclude = 1, 0, "", results.Exclusion{}
-		prun.Services = nil
-		for _, s := range pr.Services {
-			prun.Services = append(prun.Services, controller.Service{Name: s.Name, Job: s.Job, Endpoints: s.Endpoints})
-		}
+		prun.Services = servicesOf(pr, pf.interval)
 		var probed *results.Result
 		if probed, err = ctl.Execute(ctx, prun); err == nil {
 			return diagnose.Probe(diags, res, probed, conns, th)

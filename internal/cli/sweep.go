@@ -9,7 +9,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/config"
@@ -268,17 +267,6 @@ func resolveVariant(ctx context.Context, st State, f *runFlags, axes []sweep.Axi
 		return nil, err
 	}
 	return servicesOf(res, vf.interval), nil
-}
-
-func servicesOf(res *config.Resolved, interval float64) []controller.Service {
-	var out []controller.Service
-	for _, s := range res.Services {
-		if interval > 0 { // crank's --interval: every job's sampling interval
-			s.Job.Interval = api.Duration(interval * float64(time.Second))
-		}
-		out = append(out, controller.Service{Name: s.Name, Job: s.Job, Endpoints: s.Endpoints})
-	}
-	return out
 }
 
 // writeSweepDryRun writes every variant's resolved jobs, in run order, as JSON (path "-":
