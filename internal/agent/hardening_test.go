@@ -29,20 +29,7 @@ func serveAgent(t *testing.T, opts Options) (*Agent, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- a.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-served; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	})
-	return a, "http://" + ln.Addr().String()
+	return a, "http://" + testutil.ServeLoopback(t, a.Serve)
 }
 
 // TestIdleConnectionsClosed: 3,000 idle unauthenticated connections stayed open. Now a

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 	"io"
 	"net"
 	"net/http"
@@ -64,28 +65,10 @@ func startServer(t *testing.T, pool dispatch.Pool, readBuf int) (string, *countO
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	if pool != nil {
+		t.Cleanup(pool.Close) // after the server stops (cleanups run last first)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-served:
-			if err != nil {
-				t.Errorf("Serve: %v", err)
-			}
-		case <-time.After(5 * time.Second):
-			t.Errorf("Serve did not return after cancel")
-		}
-		if pool != nil {
-			pool.Close()
-		}
-	})
-	return ln.Addr().String(), obs
+	return testutil.ServeLoopback(t, s.Serve), obs
 }
 
 type client struct {

@@ -2,10 +2,10 @@ package metrics_test
 
 import (
 	"context"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 	"log/slog"
 	"net"
 	"testing"
-	"time"
 
 	dto "github.com/prometheus/client_model/go"
 
@@ -21,26 +21,11 @@ func TestExportedNames(t *testing.T) {
 	m.RegisterQueueLength(func() int { return 7 })
 	m.RegisterQueueLength(func() int { return 9 }) // ignored: first registration wins
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- m.Serve(ctx, ln, slog.New(slog.DiscardHandler)) }()
-	defer func() {
-		cancel()
-		select {
-		case err := <-served:
-			if err != nil {
-				t.Errorf("Serve: %v", err)
-			}
-		case <-time.After(5 * time.Second):
-			t.Errorf("Serve did not return")
-		}
-	}()
+	addr := testutil.ServeLoopback(t, func(ctx context.Context, ln net.Listener) error {
+		return m.Serve(ctx, ln, slog.New(slog.DiscardHandler))
+	})
 
-	mfs := apptest.Scrape(t, ln.Addr().String())
+	mfs := apptest.Scrape(t, addr)
 	types := map[string]dto.MetricType{
 		metrics.MutexWaitSeconds:    dto.MetricType_COUNTER,
 		metrics.SchedLatencies:      dto.MetricType_HISTOGRAM,
