@@ -171,6 +171,13 @@ func runSweep(ctx context.Context, st State, args []string) int {
 			return ExitBadInput
 		}
 	}
+	variants := make([]sweep.Variant, len(file.Variants))
+	for i, v := range file.Variants {
+		variants[i] = v.Variant
+	}
+	for _, n := range sharedCoresNotes(file.Axes, variants, services) {
+		fmt.Fprintln(st.Stderr, n)
+	}
 	if f.dryRun != "" {
 		return writeSweepDryRun(st, f.dryRun, file, services)
 	}

@@ -51,3 +51,30 @@ func TestSweepDryRun(t *testing.T) {
 		t.Error("a dry run wrote the sweep file")
 	}
 }
+
+// TestSweepSharedCoresNote: a cpuSet sweep says, before it runs, which services on the same agent
+// may take their CPU from the swept cores, naming the variants; a load pinned elsewhere is quiet.
+func TestSweepSharedCoresNote(t *testing.T) {
+	for _, c := range []struct {
+		extra []string
+		want  string // "" for no note
+	}{
+		{nil, "(cpuSet=0; cpuSet=0-1)"},
+		{[]string{"--load.cpuSet", "1"}, "(cpuSet=0-1)"},
+		{[]string{"--load.cpuSet", "2-3"}, ""},
+	} {
+		var out, errb bytes.Buffer
+		args := append([]string{"sweep", "--config", "../../scenarios/plaintext.yml", "--scenario", "plaintext",
+			"--matrix", "application.cpuSet=0,0-1", "--json", filepath.Join(t.TempDir(), "s.json"), "--dry-run", "-"}, c.extra...)
+		if code := Run(context.Background(), State{Args: args, Stdout: &out, Stderr: &errb}); code != ExitOK {
+			t.Fatalf("%v: exit %d: %s", c.extra, code, errb.String())
+		}
+		note := "note: load runs on the same agent as application and may use the cores application.cpuSet sweeps " + c.want
+		switch got := errb.String(); {
+		case c.want == "" && strings.Contains(got, "note:"):
+			t.Errorf("%v: unexpected note %q", c.extra, got)
+		case c.want != "" && !strings.Contains(got, note):
+			t.Errorf("%v: stderr %q, want %q", c.extra, got, note)
+		}
+	}
+}
