@@ -219,7 +219,7 @@ func runSweep(ctx context.Context, st State, args []string) int {
 	if err := file.WriteReport(st.Stdout, gate.CompareOptions{}); err != nil {
 		return ExitFailed
 	}
-	fmt.Fprintf(st.Stderr, "sweep written to %s\n", f.jsonOut)
+	fmt.Fprintf(st.Stderr, "sweep written to %s (as a page with charts: crank report %s -o sweep.html)\n", f.jsonOut, f.jsonOut)
 	switch {
 	case errors.Is(runErr, sweep.ErrInterrupted):
 		fmt.Fprintf(st.Stderr, "crank sweep: interrupted after %d of %d runs; continue with the same command and --resume\n", file.Done, file.Total())

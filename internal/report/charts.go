@@ -120,14 +120,8 @@ func firstSampled(tl []api.Measurement, names []string, start time.Time) plotter
 // render draws the series with gonum/plot as an inline SVG: one colour per run, one dash
 // pattern per service of a run.
 func render(spec chartSpec, series []Series) (template.HTML, error) {
-	p := plot.New()
-	p.Title.Text = spec.Title
-	p.X.Label.Text = "seconds from the measured start"
-	p.Y.Label.Text = spec.Unit
-	p.Y.Min = 0
-	p.Y.Tick.Marker = thousands{}
-	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
+	p := newPlot(spec.Title, "seconds from the measured start", spec.Unit)
+	p.Legend.Left = false
 	perRun := map[int]int{}
 	for _, s := range series {
 		l, err := plotter.NewLine(s.Points)
@@ -141,6 +135,23 @@ func render(spec chartSpec, series []Series) (template.HTML, error) {
 		p.Add(l)
 		p.Legend.Add(s.Label, l)
 	}
+	return svgOf(p)
+}
+
+// newPlot is a chart with the report's look: a grid, the y axis from 0 with thousands
+// separators, the legend at the top.
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
+	p.Y.Min = 0
+	p.Y.Tick.Marker = thousands{}
+	p.Add(plotter.NewGrid())
+	p.Legend.Top, p.Legend.Left = true, true
+	return p
+}
+
+// svgOf draws the plot as an inline SVG.
+func svgOf(p *plot.Plot) (template.HTML, error) {
 	c := vgsvg.New(20*vg.Centimeter, 9*vg.Centimeter)
 	p.Draw(draw.New(c))
 	var b bytes.Buffer

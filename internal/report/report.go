@@ -45,7 +45,11 @@ type Table struct {
 
 // Page is what the template renders.
 type Page struct {
-	Title       string
+	Title string
+	// ChartsHeading names the charts' section ("Timelines" when empty).
+	ChartsHeading string
+	// Sweep is crank sweep's text report, for a sweep file's page.
+	Sweep       string
 	Runs        []Run
 	Charts      []Chart
 	Missing     []string // charts no run has a timeline for
@@ -88,6 +92,20 @@ func Build(paths []string) (*Page, error) {
 		pg.Comparisons = append(pg.Comparisons, b.String())
 	}
 	return pg, nil
+}
+
+// build is the page of result files, or of one sweep file.
+func build(paths []string) (*Page, error) {
+	for _, p := range paths {
+		if !isSweep(p) {
+			continue
+		}
+		if len(paths) > 1 {
+			return nil, fmt.Errorf("%s is a sweep file: report it alone (its variants are compared inside it), or name variants as %s#VARIANT", p, p)
+		}
+		return BuildSweep(p)
+	}
+	return Build(paths)
 }
 
 // labels names each run by its file name, with the folder when two names are the same.
@@ -159,7 +177,7 @@ func Main(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crank report: -o %s is one of the result files\n", *out)
 		return 2
 	}
-	pg, err := Build(paths)
+	pg, err := build(paths)
 	if err != nil {
 		fmt.Fprintf(stderr, "crank report: %v\n", err)
 		return 2
@@ -173,7 +191,11 @@ func Main(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crank report: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "report written to %s (%d run(s), %d chart(s))\n", *out, len(pg.Runs), len(pg.Charts))
+	what := fmt.Sprintf("%d run(s)", len(pg.Runs))
+	if pg.Sweep != "" {
+		what = "a sweep"
+	}
+	fmt.Fprintf(stdout, "report written to %s (%s, %d chart(s))\n", *out, what, len(pg.Charts))
 	for _, m := range pg.Missing {
 		fmt.Fprintf(stderr, "crank report: no run has a %s timeline (sampled more than once)\n", strings.ToLower(m))
 	}
@@ -185,6 +207,8 @@ const usage = `Usage: crank report RESULTS.json [MORE.json...] -o report.html
 Writes one self-contained HTML page (no network needed to open it): each run's timelines
 (requests/s, CPU, lock contention, exceptions/s, latency), results tables and diagnosis; with two
 or more files the runs are overlaid, aligned at their measured start, and compared with the
-first as in crank compare.
+first as in crank compare. A sweep file (crank sweep --json) gets its own page: RPS over core
+counts for each cpuSet axis beside linear scaling (else each variant's mean RPS), and the
+sweep's tables, contrasts, scaling and diagnoses; FILE#VARIANT reports one variant as a run.
 
 `

@@ -145,3 +145,7 @@ func plot(ys []float64, width int, caption string) string {
 		asciigraph.LowerBound(0), asciigraph.Caption(caption))
 	return strings.Replace(g, " -0 ┤", "  0 ┤", 1)
 }
+
+// MeanRPS is variant i's mean RPS over its runs, summed over the load services; false when it
+// has none.
+func (f *File) MeanRPS(i int) (float64, bool) { return f.meanRPS(i, f.rpsMetrics()) }
