@@ -10,22 +10,28 @@ import (
 	"testing"
 )
 
-func TestReportIsSelfContained(t *testing.T) {
+// writePage runs crank report on args with -o into a temporary file and returns the page and
+// stdout and stderr; the page must load nothing (no src, href, url() or @import anywhere: SVG's
+// xmlns is a name, not a load).
+func writePage(t *testing.T, args ...string) (html, stdout, stderr string) {
+	t.Helper()
 	out := filepath.Join(t.TempDir(), "r.html")
-	var stdout, stderr bytes.Buffer
-	code := Main(context.Background(), []string{"testdata/before.json", "testdata/after.json", "-o", out}, &stdout, &stderr)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
+	var o, e bytes.Buffer
+	if code := Main(context.Background(), append(args, "-o", out), &o, &e); code != 0 {
+		t.Fatalf("exit %d: %s", code, e.String())
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	html := string(b)
-	// Nothing is fetched: no src, href, url() or @import anywhere (SVG's xmlns is a name, not a load).
-	if m := regexp.MustCompile(`(?i)\b(src|href)\s*=|url\(|@import`).FindString(html); m != "" {
+	if m := regexp.MustCompile(`(?i)\b(src|href)\s*=|url\(|@import`).FindString(string(b)); m != "" {
 		t.Errorf("the page loads something: %q", m)
 	}
+	return string(b), o.String(), e.String()
+}
+
+func TestReportIsSelfContained(t *testing.T) {
+	html, _, stderr := writePage(t, "testdata/before.json", "testdata/after.json")
 	for _, want := range []string{"Requests per second", "CPU", "Lock contention", "Exceptions", "<svg",
 		"before.json: application (7 samples)", "after.json: application (7 samples)", "Comparison", "Diagnosis",
 		"runtime-counter/requests-per-second"} {
@@ -36,8 +42,8 @@ func TestReportIsSelfContained(t *testing.T) {
 	if n := strings.Count(html, "<figure"); n != 4 {
 		t.Errorf("%d charts, want 4 (no latency timeline in these runs)", n)
 	}
-	if !strings.Contains(stderr.String(), "no run has a latency p99 timeline") {
-		t.Errorf("the missing timelines are not said: %q", stderr.String())
+	if !strings.Contains(stderr, "no run has a latency p99 timeline") {
+		t.Errorf("the missing timelines are not said: %q", stderr)
 	}
 }
 

@@ -1,11 +1,8 @@
 package report
 
 import (
-	"bytes"
 	"context"
-	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -53,19 +50,7 @@ func TestReportSweepScaling(t *testing.T) {
 		}
 		return 1e6 * cores
 	})
-	out := filepath.Join(t.TempDir(), "sweep.html")
-	var stdout, stderr bytes.Buffer
-	if code := Main(t.Context(), []string{path, "-o", out}, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	html := string(b)
-	if m := regexp.MustCompile(`(?i)\b(src|href)\s*=|url\(|@import`).FindString(html); m != "" {
-		t.Errorf("the page loads something: %q", m)
-	}
+	html, stdout, _ := writePage(t, path)
 	if n := strings.Count(html, "<figure"); n != 2 {
 		t.Errorf("%d charts, want 2 (one scaling curve per dispatch)", n)
 	}
@@ -76,8 +61,8 @@ func TestReportSweepScaling(t *testing.T) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
-	if !strings.Contains(stdout.String(), "(a sweep, 2 chart(s))") {
-		t.Errorf("stdout %q", stdout.String())
+	if !strings.Contains(stdout, "(a sweep, 2 chart(s))") {
+		t.Errorf("stdout %q", stdout)
 	}
 }
 
