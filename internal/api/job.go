@@ -16,6 +16,9 @@ type Job struct {
 	Name string `json:"job"`
 	// Source, when set, is uploaded (LocalFolder) or cloned (Repository) into the job's folder.
 	Source *Source `json:"source,omitempty"`
+	// Sources are crank's named sources, each placed in a folder of its own inside the job's
+	// folder (beside Source, in name order).
+	Sources []NamedSource `json:"sources,omitempty"`
 	// BuildCommand runs with sh -c in the job's folder before the executable starts.
 	BuildCommand string `json:"buildCommand,omitempty"`
 	// User, when set, is the system account the build command and the processes run as (a
