@@ -29,6 +29,8 @@ type decoder struct {
 	projectPos Pos
 	// onConfigure holds the job's onConfigure scripts, run once the job is decoded.
 	onConfigure []Snippet
+	// jobDocker holds the job's top-level docker* keys, merged into its source once decoded.
+	jobDocker []pair
 }
 
 func (d *decoder) fail(pos Pos, key, format string, args ...any) {
@@ -63,6 +65,8 @@ func (d *decoder) job(n *node, j *api.Job) []string {
 			d.durationField(j, p)
 		case "source":
 			j.Source = d.source(p)
+		case "sources":
+			j.Sources = d.sources(p)
 		case "options":
 			j.Options = d.options(p)
 		case "counters":
@@ -75,9 +79,12 @@ func (d *decoder) job(n *node, j *api.Job) []string {
 			d.boolean(p, p.key)
 		case "agent", "job", "variables":
 		default: // Docker and resource-limit keys
-			d.containerKey(j, p)
+			if !d.containerKey(j, p) {
+				d.jobDocker = append(d.jobDocker, p)
+			}
 		}
 	}
+	d.applyJobDocker(j)
 	return endpoints
 }
 
