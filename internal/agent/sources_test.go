@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 // TestNamedSourcesPlacedAndKeyed: a job waits for each named upload (saying which), places each
@@ -96,7 +97,9 @@ func TestNamedSourcesRefuseEscapes(t *testing.T) {
 		"a repository":      func() error { return ta.c.UploadSource(ctx, id, "r", tarGz(t, file("f", "x", 0o644))) },
 		"dot-dot":           func() error { return ta.c.UploadSource(ctx, id, "n", tarGz(t, file("../escape", "owned", 0o644))) },
 		"symlink out of it": func() error { return ta.c.UploadSource(ctx, id, "n", tarGz(t, symlink("l", "../own"))) },
-		"absolute":          func() error { return ta.c.UploadSource(ctx, id, "n", tarGz(t, file("/tmp/crank-named-abs", "x", 0o644))) },
+		"absolute": func() error {
+			return ta.c.UploadSource(ctx, id, "n", tarGz(t, file("/tmp/crank-named-abs", "x", 0o644)))
+		},
 	} {
 		if err := body(); statusCode(err)/100 != 4 {
 			t.Errorf("%s: %v, want a 4xx", name, err)
@@ -143,5 +146,39 @@ func TestNamedSourcesRefuseEscapes(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ta.Dir(), id+cloneSuffix)); err == nil {
 		t.Error("the clone's staging folder was left behind")
+	}
+}
+
+// TestDockerJobFromNamedSource builds a Docker job as aspnet/Benchmarks' TLS scenarios do: the
+// Dockerfile and its context are in a named source's folder (a repository cloned into "fw"), the
+// job itself has no source; the same source again reuses the image.
+func TestDockerJobFromNamedSource(t *testing.T) {
+	t.Parallel()
+	cli := testutil.DockerEngine(t)
+	image := testutil.DockerImageName(t, cli)
+	ports := testutil.FreePorts(t, 2)
+	repo := testutil.FrameworkRepo(t, "../..", ports[0], ports[1], "")
+	ta := newTestAgent(t, Options{})
+	run := func() api.JobStatus {
+		t.Helper()
+		id := ta.submit(t, api.Job{Name: "tls", ReadyStateText: "Application started",
+			Source: &api.Source{DockerImageName: image, DockerFile: "fw/frameworks/Go/crankshaft/crankshaft.dockerfile",
+				DockerContextDirectory: "fw/frameworks/Go/crankshaft"},
+			Sources: []api.NamedSource{{Name: "fw", Repository: "file://" + repo, BranchOrCommit: "master"}}})
+		st := ta.waitState(t, id, api.StateRunning, api.StateFailed)
+		if st.State != api.StateRunning {
+			out, _ := ta.c.Output(context.Background(), id, 0)
+			t.Fatalf("%s: %s\n%s", st.State, st.Error, out)
+		}
+		if err := ta.c.Delete(context.Background(), id); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	if st := run(); st.BuildReused {
+		t.Errorf("first build reused an image")
+	}
+	if st := run(); !st.BuildReused {
+		t.Errorf("same named source again: image not reused")
 	}
 }
