@@ -44,7 +44,7 @@ func (a *Agent) prepare(ctx context.Context, j *job) error {
 }
 
 // fetch clones the job's repositories (its own, when nothing was uploaded, then its named
-// sources') and returns the identity of all its sources for the caches: each upload's digest as
+// sources'), puts its build files over them, and returns the identity of all its sources for the caches: each upload's digest as
 // extracted, each repository and the commit checked out ("" if the job has no source).
 func (a *Agent) fetch(ctx context.Context, j *job) (string, error) {
 	src := j.spec.Source
@@ -70,6 +70,11 @@ func (a *Agent) fetch(ctx context.Context, j *job) (string, error) {
 			return "", fmt.Errorf("sources.%s: %w", s.Name, err)
 		}
 		ids[s.Name] = "git:" + s.Repository + "@" + commit
+	}
+	if _, ok := ids[buildFilesKey]; ok {
+		if err := placeBuildFiles(j.dir); err != nil {
+			return "", fmt.Errorf("job %s: %w", j.id, err)
+		}
 	}
 	return sourcesIdentity(ids[""], j.spec.Sources, ids), nil
 }

@@ -49,7 +49,7 @@ func (a *Agent) removeLeftovers() {
 		return
 	}
 	for _, e := range ents {
-		id := strings.TrimSuffix(strings.TrimSuffix(e.Name(), ".restore"), cloneSuffix)
+		id := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(e.Name(), ".restore"), cloneSuffix), filesSuffix)
 		if !e.IsDir() || !isJobID(id) {
 			continue
 		}

@@ -93,6 +93,7 @@ func (a *Agent) deleteJob(j *job, why string) api.JobStatus {
 		if err := os.RemoveAll(j.dir); err != nil {
 			j.log.Warn("job folder not removed", "dir", j.dir, "err", err)
 		}
+		_ = os.RemoveAll(j.dir + filesSuffix)
 		_ = j.moveLocked(api.StateDeleted, why)
 	}
 	j.mu.Unlock()

@@ -57,6 +57,9 @@ func (j *job) awaitedLocked() []string {
 			out = append(out, "sources."+s.Name)
 		}
 	}
+	if _, ok := j.uploads[buildFilesKey]; len(j.spec.BuildFiles) > 0 && !ok {
+		out = append(out, "buildFiles")
+	}
 	return out
 }
 
@@ -64,6 +67,12 @@ func (j *job) awaitedLocked() []string {
 // the job's folder, or the named source's destination made inside it (no component a symlink
 // or a file). The caller closes the root.
 func (j *job) uploadTarget(name string) (*os.Root, error) {
+	if name == buildFilesKey {
+		if len(j.spec.BuildFiles) == 0 {
+			return nil, badRequest("job %s has no buildFiles", j.id)
+		}
+		return j.filesTarget()
+	}
 	root, err := os.OpenRoot(j.dir)
 	if err != nil || name == "" {
 		return root, err
@@ -85,8 +94,14 @@ func (j *job) uploadTarget(name string) (*os.Root, error) {
 // resetUpload undoes a failed upload so a retry starts clean: the job's own source empties the
 // job folder (and forgets every upload), a named one removes its folder.
 func (j *job) resetUpload(name string) error {
-	if name == "" {
+	switch name {
+	case "":
 		return j.resetDir()
+	case buildFilesKey:
+		j.mu.Lock()
+		delete(j.uploads, name)
+		j.mu.Unlock()
+		return os.RemoveAll(j.dir + filesSuffix)
 	}
 	s, _ := j.named(name)
 	root, err := os.OpenRoot(j.dir)
@@ -140,13 +155,17 @@ func placeClone(dir, staging, dest string) error {
 }
 
 // sourcesIdentity is the build caches' identity of every source of a job: the job's own (may be
-// "") and each named one's destination and identity, in name order. It is "" when a named
+// "") and its build files' digest, then each named one's destination and identity, in name order. It is "" when a named
 // source has no identity (nothing can then be reused safely).
 func sourcesIdentity(own string, named []api.NamedSource, ids map[string]string) string {
-	if len(named) == 0 {
+	files, hasFiles := ids[buildFilesKey]
+	if len(named) == 0 && !hasFiles {
 		return own // the key of a job with one source is unchanged
 	}
 	parts := []string{own}
+	if hasFiles {
+		parts = append(parts, "buildFiles="+files)
+	}
 	for _, s := range named {
 		id := ids[s.Name]
 		if id == "" {

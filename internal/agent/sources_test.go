@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"archive/tar"
 	"context"
 	"net/http"
 	"os"
@@ -180,5 +181,69 @@ func TestDockerJobFromNamedSource(t *testing.T) {
 	}
 	if st := run(); !st.BuildReused {
 		t.Errorf("same named source again: image not reused")
+	}
+}
+
+// TestBuildFilesConfined: build files wait like sources, their archive is confined like a source's,
+// they replace a source's file (not through a link: the link itself is replaced), and a folder on
+// their way that is a symlink fails the job with nothing written outside its folder.
+func TestBuildFilesConfined(t *testing.T) {
+	t.Parallel()
+	ta := newTestAgent(t, Options{MaxUpload: 64 << 10})
+	ctx := context.Background()
+	submit := func(own ...*tar.Header) string {
+		t.Helper()
+		id, err := ta.c.Submit(ctx, api.Job{Executable: "/bin/sh", Arguments: "-c 'cat conf/n; cat f'", WaitForExit: true,
+			Source: &api.Source{LocalFolder: "own"}, BuildFiles: []string{"n;conf"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ta.c.Upload(ctx, id, tarGz(t, own...)); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	id := submit(file("f", "source's f\n", 0o644), file("elsewhere", "kept\n", 0o644), symlink("conf/n", "../elsewhere"))
+	if err := ta.c.Start(ctx, id); statusCode(err) != http.StatusConflict || !strings.Contains(err.Error(), "buildFiles") {
+		t.Fatalf("start before the build files: %v, want 409 naming buildFiles", err)
+	}
+	for name, body := range map[string]func() error{
+		"dot-dot": func() error { return ta.c.UploadBuildFiles(ctx, id, tarGz(t, file("../escape", "owned", 0o644))) },
+		"absolute": func() error {
+			return ta.c.UploadBuildFiles(ctx, id, tarGz(t, file("/tmp/crank-files-abs", "x", 0o644)))
+		},
+	} {
+		if err := body(); statusCode(err) != http.StatusBadRequest {
+			t.Errorf("%s: %v, want 400", name, err)
+		}
+	}
+	if err := ta.c.UploadBuildFiles(ctx, id, tarGz(t, file("conf/n", "build file\n", 0o644), file("f", "replaced\n", 0o644))); err != nil {
+		t.Fatal(err)
+	}
+	if err := ta.c.Start(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	st := ta.waitState(t, id, api.StateStopped, api.StateFailed)
+	out, _ := ta.c.Output(ctx, id, 0)
+	if st.State != api.StateStopped || !strings.Contains(out, "build file\nreplaced\n") {
+		t.Fatalf("%s %q\n%s", st.State, st.Error, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ta.Dir(), id, "elsewhere")); string(b) != "kept\n" {
+		t.Errorf("a build file was written through the link it replaced: elsewhere = %q", b)
+	}
+
+	id = submit(symlink("a", "."), symlink("conf", "a/.."))
+	if err := ta.c.UploadBuildFiles(ctx, id, tarGz(t, file("conf/n", "owned", 0o644))); err != nil {
+		t.Fatal(err)
+	}
+	if err := ta.c.Start(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	st = ta.waitState(t, id, api.StateFailed, api.StateStopped)
+	if st.State != api.StateFailed || !strings.Contains(st.Error, `buildFiles`) || !strings.Contains(st.Error, `"conf" is a symlink`) {
+		t.Errorf("build files through a symlink: %s %q, want Failed naming it", st.State, st.Error)
+	}
+	if _, err := os.Stat(filepath.Join(ta.Dir(), "n")); err == nil {
+		t.Error("a build file landed outside the job folder")
 	}
 }

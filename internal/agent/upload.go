@@ -16,12 +16,12 @@ import (
 // handleSource extracts a job's source upload into its folder. The upload ends with the job: a
 // DELETE, the lease loop or the agent's shutdown cancels it and waits for the extraction to stop
 // before the folder is removed. A client that sends nothing for a lease is cut off (408).
-func (a *Agent) handleSource(w http.ResponseWriter, r *http.Request) (any, error) {
+// name is a named source's (Job.Sources), "" the job's own, or buildFilesKey.
+func (a *Agent) handleSource(w http.ResponseWriter, r *http.Request, name string) (any, error) {
 	j, err := a.lookup(r)
 	if err != nil {
 		return nil, err
 	}
-	name := r.URL.Query().Get("name") // a named source (Job.Sources); "" the job's own
 	ctx, err := j.beginUpload(r.Context(), name)
 	if err != nil {
 		return nil, err
@@ -50,14 +50,14 @@ func (a *Agent) handleSource(w http.ResponseWriter, r *http.Request) (any, error
 	_ = rc.SetReadDeadline(time.Time{})
 	if err == nil {
 		j.endUpload(true, name, digest)
-		j.log.Info("source extracted", "source", name, "digest", digest)
+		j.log.Info("source extracted", "source", uploadLabel(name), "digest", digest)
 		return j.status(), nil
 	}
 	err = a.uploadError(j, ctx, err)
 	var deleted *jobDeleted
 	if !errors.As(err, &deleted) { // a deleted job's folder is removed by deleteJob
 		if rerr := j.resetUpload(name); rerr != nil {
-			j.log.Warn("job folder not reset after a failed upload", "source", name, "err", rerr)
+			j.log.Warn("job folder not reset after a failed upload", "source", uploadLabel(name), "err", rerr)
 		}
 	}
 	j.endUpload(false, name, "")
@@ -119,7 +119,7 @@ func (j *job) beginUpload(parent context.Context, name string) (context.Context,
 	case j.skipped == "" && j.state != api.StateNew && j.state != api.StateWaiting:
 		return nil, conflict("job %s is %s: its source can only be uploaded before it starts", j.id, j.state)
 	case name != "" && done:
-		return nil, conflict("job %s: sources.%s was uploaded already", j.id, name)
+		return nil, conflict("job %s: %s was uploaded already", j.id, uploadLabel(name))
 	}
 	ctx, cancel := context.WithCancelCause(parent)
 	j.busy, j.abort, j.uploadDone = true, cancel, make(chan struct{})

@@ -148,6 +148,11 @@ func (c *Client) UploadSource(ctx context.Context, id, name string, tgz io.Reade
 	return c.do(ctx, http.MethodPut, p, tgz, "application/gzip", 0, nil)
 }
 
+// UploadBuildFiles sends the job's build files as a tar.gz stream (paths inside the job's folder).
+func (c *Client) UploadBuildFiles(ctx context.Context, id string, tgz io.Reader) error {
+	return c.do(ctx, http.MethodPut, "/jobs/"+url.PathEscape(id)+"/buildfiles", tgz, "application/gzip", 0, nil)
+}
+
 // Start builds (if needed) and starts the job.
 func (c *Client) Start(ctx context.Context, id string) error {
 	return c.doJSON(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/start", nil, nil)

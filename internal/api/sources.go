@@ -76,6 +76,9 @@ func CheckSources(list []NamedSource) []string {
 		case seen[s.Name]:
 			problems = append(problems, key+": named twice")
 			continue
+		case strings.IndexFunc(s.Name, unicode.IsControl) >= 0:
+			problems = append(problems, fmt.Sprintf("sources[%d]: the name %q holds control characters", i, s.Name))
+			continue
 		}
 		seen[s.Name] = true
 		if (s.LocalFolder == "") == (s.Repository == "") {
@@ -100,4 +103,22 @@ func CheckSources(list []NamedSource) []string {
 		}
 	}
 	return problems
+}
+
+// ParseBuildFile splits one of crank's buildFiles entries, "path[;folder]": path is a local file
+// or glob ("dir/**/*.cs" searches below dir) or an http(s) URL; folder, when given, is a folder
+// inside the job's folder (CheckDestination) that the files go to, else the job's folder itself.
+func ParseBuildFile(entry string) (source, folder string, err error) {
+	source, folder, _ = strings.Cut(entry, ";")
+	source, folder = strings.TrimSpace(source), strings.TrimSpace(folder)
+	if source == "" {
+		return "", "", fmt.Errorf("%q names no file", entry)
+	}
+	if folder != "" {
+		if err := CheckDestination(folder); err != nil {
+			return "", "", fmt.Errorf("folder %v", err)
+		}
+		folder = path.Clean(folder)
+	}
+	return source, folder, nil
 }

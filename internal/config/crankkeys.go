@@ -12,13 +12,13 @@ var (
 		"parser", "metricsUrl", "user", "environmentVariables", "port", "metricsPort", "waitForExit", "startTimeout",
 		"timeout", "interval", "warmup", "source", "options", "counters", "onConfigure", "isConsoleApp",
 		"measurementsIntervalSec", "variables", "job", "agent", "cpuSet",
-		"buildArguments", "noClean", "memoryLimitInBytes", "cpuLimitRatio", "sources",
+		"buildArguments", "noClean", "memoryLimitInBytes", "cpuLimitRatio", "sources", "buildFiles",
 		"dockerFile", "dockerImageName", "dockerContextDirectory", "dockerLoad", "dockerPull", "dockerCommand"}
 	sourceKeys = []string{"localFolder", "repository", "branchOrCommit", "project", "sourceKey", "noBuild", "cacheOnAgent", "destinationFolder",
 		"dockerFile", "dockerImageName", "dockerContextDirectory", "dockerLoad", "dockerPull", "dockerCommand"}
 	// namedSourceKeys are the keys of one entry under sources:.
 	namedSourceKeys = []string{"localFolder", "repository", "branchOrCommit", "destinationFolder", "sourceKey", "noBuild", "cacheOnAgent"}
-	optionsKeys     = []string{"requiredArchitecture", "requiredOperatingSystem", "reuseBuild", "reuseSource", "displayOutput", "displayBuild"}
+	optionsKeys     = []string{"requiredArchitecture", "requiredOperatingSystem", "reuseBuild", "reuseSource", "displayOutput", "displayBuild", "buildFiles"}
 )
 
 // canonical returns the spelling of key in known, matched ignoring case ("" when unknown).
@@ -48,7 +48,7 @@ const (
 	hintFetch     = "copying files out of the container is not available; write what you need to the job's output"
 	hintNamed     = "crank reads it on the job (or its source:), not on a named source; give it there"
 	hintDiag      = ".NET diagnostics need the .NET runtime; expose Prometheus metrics (metricsPort, counters) for runtime counters"
-	hintFiles     = "file transfer to and from the agent is not available; put the files in the job's source"
+	hintFiles     = "file transfer to and from the agent is not available beyond sources and buildFiles; put the files in the job's source"
 	hintScripts   = "agent-side shell scripts are not available; use buildCommand, or a wrapper script as the executable"
 	hintDotnet    = "a .NET build needs the .NET SDK on the agent; build a Docker image from a Dockerfile (source.dockerFile) or give executable and buildCommand"
 	hintDotnetKey = "it applies to crank's .NET builds only"
@@ -66,7 +66,7 @@ var crankRefusals = map[string]refusal{
 	"profile": {hintDiag, true}, "collectDependencies": {hintDiag, true},
 	"beforeScript": {hintScripts, true}, "initScript": {hintScripts, true}, "afterScript": {hintScripts, true},
 	"stoppingScript": {hintScripts, true}, "beforeJob": {hintScripts, true}, "afterJob": {hintScripts, true},
-	"buildFiles": {hintFiles, true}, "outputFiles": {hintFiles, true}, "buildArchives": {hintFiles, true},
+	"outputFiles": {hintFiles, true}, "buildArchives": {hintFiles, true},
 	"outputArchives": {hintFiles, true}, "downloadFiles": {hintFiles, true},
 	"noArguments": {"write the arguments you want in arguments", true},
 	"features":    {"crank's agent features are not available", true},
@@ -76,7 +76,7 @@ var crankRefusals = map[string]refusal{
 var crankOptionRefusals = map[string]refusal{
 	"benchmarkDotNet": {hintDotnet, true}, "collectCounters": {hintDiag, true}, "counterProviders": {hintDiag, true},
 	"dumpType": {hintDiag, true}, "dumpOutput": {hintDiag, true}, "traceOutput": {hintDiag, true},
-	"buildFiles": {hintFiles, true}, "outputFiles": {hintFiles, true}, "buildArchives": {hintFiles, true},
+	"outputFiles": {hintFiles, true}, "buildArchives": {hintFiles, true},
 	"outputArchives": {hintFiles, true}, "downloadFiles": {hintFiles, true}, "downloadFilesOutput": {hintFiles, true},
 	"downloadOutput": {hintFiles, true}, "downloadOutputOutput": {hintFiles, true}, "downloadBuildLog": {hintFiles, true},
 	"downloadBuildLogOutput": {hintFiles, true}, "fetch": {hintFiles, true}, "fetchOutput": {hintFiles, true},

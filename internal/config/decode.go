@@ -31,6 +31,8 @@ type decoder struct {
 	onConfigure []Snippet
 	// jobDocker holds the job's top-level docker* keys, merged into its source once decoded.
 	jobDocker []pair
+	// files are the job's buildFiles and options.buildFiles, in the order read.
+	files []string
 }
 
 func (d *decoder) fail(pos Pos, key, format string, args ...any) {
@@ -67,6 +69,8 @@ func (d *decoder) job(n *node, j *api.Job) []string {
 			j.Source = d.source(p)
 		case "sources":
 			j.Sources = d.sources(p)
+		case "buildFiles":
+			d.buildFiles(p, p.key)
 		case "options":
 			j.Options = d.options(p)
 		case "counters":
@@ -85,6 +89,7 @@ func (d *decoder) job(n *node, j *api.Job) []string {
 		}
 	}
 	d.applyJobDocker(j)
+	j.BuildFiles = d.files
 	return endpoints
 }
 

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -77,4 +78,37 @@ func (d *decoder) namedSource(e pair, full string) (api.NamedSource, bool) {
 		ok = false
 	}
 	return s, ok
+}
+
+// buildFiles reads crank's buildFiles ("path[;folder]", a list or one string): a local path
+// (resolved as localFolder is) or an http(s) URL, and a folder inside the job's folder.
+func (d *decoder) buildFiles(p pair, key string) {
+	var items []*node
+	switch {
+	case p.value.isNull():
+		return
+	case p.value.isList():
+		items = p.value.items
+	default:
+		items = []*node{p.value}
+	}
+	for i, it := range items {
+		raw, ok := it.str()
+		if !ok {
+			d.fail(it.pos, key, "want a list of \"path[;folder]\" strings, got %s", describe(it))
+			continue
+		}
+		src, folder, err := api.ParseBuildFile(raw)
+		if err != nil {
+			d.fail(it.pos, fmt.Sprintf("%s[%d]", key, i), "%v", err)
+			continue
+		}
+		if l := strings.ToLower(src); !strings.HasPrefix(l, "http://") && !strings.HasPrefix(l, "https://") {
+			src = d.localFolder(it.pos, src)
+		}
+		if folder != "" {
+			src += ";" + folder
+		}
+		d.files = append(d.files, src)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -33,10 +34,29 @@ type instance struct {
 
 func (in *instance) String() string { return fmt.Sprintf("%s on %s", in.service, in.url) }
 
-// packs caches packed source folders for one run.
+// packs caches packed source folders (and build files) for one run.
 type packs struct {
 	mu sync.Mutex
 	m  map[string]*source.Packed
+}
+
+// buildFiles packs a job's build files once per run (by their list).
+func (p *packs) buildFiles(ctx context.Context, entries []string) (*source.Packed, error) {
+	key := "\x00buildFiles\x00" + strings.Join(entries, "\x00")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pk, ok := p.m[key]; ok {
+		return pk, nil
+	}
+	pk, err := source.PackBuildFiles(ctx, entries, http.DefaultClient)
+	if err != nil {
+		return nil, err
+	}
+	if p.m == nil {
+		p.m = map[string]*source.Packed{}
+	}
+	p.m[key] = pk
+	return pk, nil
 }
 
 func (p *packs) get(dir string) (*source.Packed, error) {
@@ -99,6 +119,12 @@ func (c *Controller) launch(ctx context.Context, in *instance, pk *packs) error 
 	if err != nil {
 		return fmt.Errorf("service %q: %w", in.service, err)
 	}
+	var files *source.Packed
+	if len(job.BuildFiles) > 0 {
+		if files, err = pk.buildFiles(ctx, job.BuildFiles); err != nil {
+			return fmt.Errorf("service %q: %w", in.service, err)
+		}
+	}
 	id, err := in.client.Submit(ctx, job)
 	if err != nil {
 		return fmt.Errorf("service %q: submitting job %q to %s: %w", in.service, job.Name, in.url, err)
@@ -117,6 +143,12 @@ func (c *Controller) launch(ctx context.Context, in *instance, pk *packs) error 
 		c.progress(in.service, "uploading %s %s (%d files, %d KB) to %s", what, up.folder, up.packed.Files, len(up.packed.TarGz)/1024, in.url)
 		if err := in.client.UploadSource(ctx, id, up.name, bytes.NewReader(up.packed.TarGz)); err != nil {
 			return fmt.Errorf("service %q: uploading %s to %s: %w", in.service, what, in.url, err)
+		}
+	}
+	if files != nil {
+		c.progress(in.service, "uploading buildFiles (%d files, %d KB) to %s", files.Files, len(files.TarGz)/1024, in.url)
+		if err := in.client.UploadBuildFiles(ctx, id, bytes.NewReader(files.TarGz)); err != nil {
+			return fmt.Errorf("service %q: uploading buildFiles to %s: %w", in.service, in.url, err)
 		}
 	}
 	c.progress(in.service, "starting job %q on %s", job.Name, in.url)
