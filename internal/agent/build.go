@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"maps"
 	"runtime"
 	"time"
 
@@ -42,22 +43,40 @@ func (a *Agent) prepare(ctx context.Context, j *job) error {
 	return a.build(ctx, j, key)
 }
 
-// fetch clones the job's repository when nothing was uploaded, and returns the source's identity
-// for the caches: the digest of the upload as extracted, or the repository and the commit checked
-// out ("" if none).
+// fetch clones the job's repositories (its own, when nothing was uploaded, then its named
+// sources'), puts its build files over them, and returns the identity of all its sources for the caches: each upload's digest as
+// extracted, each repository and the commit checked out ("" if the job has no source).
 func (a *Agent) fetch(ctx context.Context, j *job) (string, error) {
 	src := j.spec.Source
 	j.mu.Lock()
-	uploaded, identity := j.uploaded, j.digest // the agent's own digest of what it extracted, never the client's hash
+	ids := maps.Clone(j.uploads) // the agent's own digests of what it extracted, never the client's hash
 	j.mu.Unlock()
-	if src != nil && src.Repository != "" && !uploaded {
-		commit, err := a.clone(ctx, j, src)
+	if ids == nil {
+		ids = map[string]string{}
+	}
+	if _, uploaded := ids[""]; src != nil && src.Repository != "" && !uploaded {
+		commit, err := a.clone(ctx, j, src.Repository, src.BranchOrCommit, ".")
 		if err != nil {
 			return "", err
 		}
-		identity = "git:" + src.Repository + "@" + commit
+		ids[""] = "git:" + src.Repository + "@" + commit
 	}
-	return identity, nil
+	for _, s := range j.spec.Sources {
+		if s.Repository == "" {
+			continue
+		}
+		commit, err := a.clone(ctx, j, s.Repository, s.BranchOrCommit, s.Dest())
+		if err != nil {
+			return "", fmt.Errorf("sources.%s: %w", s.Name, err)
+		}
+		ids[s.Name] = "git:" + s.Repository + "@" + commit
+	}
+	if _, ok := ids[buildFilesKey]; ok {
+		if err := placeBuildFiles(j.dir); err != nil {
+			return "", fmt.Errorf("job %s: %w", j.id, err)
+		}
+	}
+	return sourcesIdentity(ids[""], j.spec.Sources, ids), nil
 }
 
 // build runs the build command for this machine's platform and caches the result under key

@@ -49,14 +49,15 @@ func (a *Agent) removeLeftovers() {
 		return
 	}
 	for _, e := range ents {
-		if !e.IsDir() || !isJobID(strings.TrimSuffix(e.Name(), ".restore")) {
+		id := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(e.Name(), ".restore"), cloneSuffix), filesSuffix)
+		if !e.IsDir() || !isJobID(id) {
 			continue
 		}
 		p := filepath.Join(a.opts.Dir, e.Name())
 		if groups := proc.KillGroupsIn(p); len(groups) > 0 {
 			a.log.Warn("killed processes left by an earlier agent", "dir", p, "groups", groups)
 		}
-		a.process.groups.RemoveJob(strings.TrimSuffix(e.Name(), ".restore"))
+		a.process.groups.RemoveJob(id)
 		if err := os.RemoveAll(p); err != nil {
 			a.log.Warn("leftover job folder not removed", "dir", p, "err", err)
 			continue

@@ -50,12 +50,13 @@ func TestCacheDirOutlivesTheAgent(t *testing.T) {
 	}
 }
 
-// TestLeftoverJobFoldersRemoved: job folders a killed agent left in Dir go when the next starts;
+// TestLeftoverJobFoldersRemoved: job folders (and their clone and build-files folders) a killed
+// agent left in Dir go when the next starts;
 // other files stay.
 func TestLeftoverJobFoldersRemoved(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	for _, name := range []string{"0123456789abcdef", "0123456789abcdef.restore", "keep-me", ".build-cache"} {
+	for _, name := range []string{"0123456789abcdef", "0123456789abcdef.restore", "0123456789abcdef.clone", "0123456789abcdef.files", "keep-me", ".build-cache"} {
 		if err := os.MkdirAll(filepath.Join(dir, name, "sub"), 0o755); err != nil {
 			t.Fatal(err)
 		}

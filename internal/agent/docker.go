@@ -71,13 +71,13 @@ func (r *dockerRuntime) check(spec api.Job) []string {
 			problems = append(problems, key+" is for process jobs: a Docker job runs its image (dockerCommand replaces the image's command)")
 		}
 	}
-	hasSource := src.LocalFolder != "" || src.Repository != ""
+	hasSource := src.LocalFolder != "" || src.Repository != "" || len(spec.Sources) > 0
 	switch {
 	case src.DockerPull != "":
 	case src.DockerLoad != "" && src.DockerImageName == "":
 		problems = append(problems, "source.dockerLoad needs source.dockerImageName: the image the tarball holds")
 	case (src.DockerFile != "" || src.DockerLoad != "") && !hasSource:
-		problems = append(problems, "source.dockerFile and source.dockerLoad need a source (source.localFolder or source.repository)")
+		problems = append(problems, "source.dockerFile and source.dockerLoad need a source (source.localFolder, source.repository or sources)")
 	case src.DockerFile == "" && src.DockerLoad == "":
 		problems = append(problems, "source.dockerImageName alone names no image to run: add source.dockerFile, source.dockerLoad or source.dockerPull")
 	}

@@ -46,7 +46,11 @@ func (a *Agent) routes() http.Handler {
 	handle("GET /jobs", a.handleList)
 	handle("POST /jobs", a.handleCreate)
 	mux.HandleFunc("PUT /jobs/{id}/source", func(w http.ResponseWriter, r *http.Request) {
-		a.wrap(func(r *http.Request) (any, error) { return a.handleSource(w, r) }).ServeHTTP(w, r)
+		name := r.URL.Query().Get("name") // a named source (Job.Sources); "" the job's own
+		a.wrap(func(r *http.Request) (any, error) { return a.handleSource(w, r, name) }).ServeHTTP(w, r)
+	})
+	mux.HandleFunc("PUT /jobs/{id}/buildfiles", func(w http.ResponseWriter, r *http.Request) {
+		a.wrap(func(r *http.Request) (any, error) { return a.handleSource(w, r, buildFilesKey) }).ServeHTTP(w, r)
 	})
 	handle("POST /jobs/{id}/start", a.handleStart)
 	handle("GET /jobs/{id}", a.handleStatus)

@@ -46,8 +46,9 @@ type job struct {
 	buildLog int64
 	// measuredStart is when the measured run's process started (after any warm-up run).
 	measuredStart time.Time
-	uploaded      bool                    // a source upload completed
-	digest        string                  // what the upload extracted (source.Extract): its build cache identity
+	// uploads holds each completed upload's digest of what it extracted (source.Extract), its
+	// build cache identity, by source name ("" the job's own source).
+	uploads       map[string]string
 	busy          bool                    // an upload is being extracted
 	abort         context.CancelCauseFunc // ends the upload in progress; nil when none
 	uploadDone    chan struct{}           // closed when the upload in progress has ended
@@ -77,6 +78,7 @@ func (a *Agent) validate(j api.Job) (drivers.Parser, error) {
 			}
 		}
 	}
+	problems = append(problems, checkNamedSources(j.Sources)...)
 	if err := checkCPUSet(j.CpuSet); err != nil {
 		problems = append(problems, err.Error())
 	}
@@ -117,7 +119,7 @@ func (a *Agent) createJob(spec api.Job) (*job, error) {
 	if why := platformMismatch(spec.Options); why != "" {
 		j.skipped = why // it stays New and never runs
 		j.log.Info("job skipped", "why", why)
-	} else if spec.Source != nil && spec.Source.LocalFolder != "" {
+	} else if len(j.awaited()) > 0 {
 		_ = j.move(api.StateWaiting, "source to be uploaded")
 	}
 	a.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 
 	"github.com/crankshaft/crankshaft/internal/api"
 )
@@ -21,8 +22,9 @@ func (a *Agent) startJob(j *job) error {
 		return nil
 	case j.busy:
 		return conflict("job %s: its source upload is still being extracted", j.id)
-	case j.state == api.StateWaiting && !j.uploaded:
-		return conflict("job %s waits for its source upload (PUT /jobs/%s/source)", j.id, j.id)
+	case j.state == api.StateWaiting && len(j.awaitedLocked()) > 0:
+		return conflict("job %s waits for the upload of %s (PUT /jobs/%s/source, ?name= for a named source)",
+			j.id, strings.Join(j.awaitedLocked(), ", "), j.id)
 	case j.state != api.StateNew && j.state != api.StateWaiting:
 		return conflict("job %s is %s: it can only be started once", j.id, j.state)
 	}
@@ -91,6 +93,7 @@ func (a *Agent) deleteJob(j *job, why string) api.JobStatus {
 		if err := os.RemoveAll(j.dir); err != nil {
 			j.log.Warn("job folder not removed", "dir", j.dir, "err", err)
 		}
+		_ = os.RemoveAll(j.dir + filesSuffix)
 		_ = j.moveLocked(api.StateDeleted, why)
 	}
 	j.mu.Unlock()

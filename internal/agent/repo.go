@@ -10,7 +10,6 @@ import (
 	"unicode"
 
 	"github.com/crankshaft/crankshaft/internal/agent/proc"
-	"github.com/crankshaft/crankshaft/internal/api"
 )
 
 // cloneTimeout bounds a clone and checkout.
@@ -83,36 +82,57 @@ func (j *job) gitEnv() []string {
 	return env
 }
 
-// clone fetches the job's repository into its folder (no shell: the URL is an argument after
-// "--"), checks out branchOrCommit, and returns the commit checked out. Submodules are not
-// fetched and nothing is hard-linked to a local repository's files.
-func (a *Agent) clone(ctx context.Context, j *job, src *api.Source) (string, error) {
+// cloneSuffix names the folder beside a job's folder where its repositories are cloned before
+// they are moved into place.
+const cloneSuffix = ".clone"
+
+// clone fetches a repository into dest inside the job's folder ("." the folder itself), checks
+// out rev, and returns the commit checked out. git runs without a shell (the URL is an argument
+// after "--") in a folder of its own beside the job's folder, so no repository in the job's other
+// sources is read; the clone is then moved into place (placeClone). Submodules are not fetched
+// and nothing is hard-linked to a local repository's files.
+func (a *Agent) clone(ctx context.Context, j *job, repo, rev, dest string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, cloneTimeout)
 	defer cancel()
 	git, err := proc.LookPath("git", j.dir)
 	if err != nil {
-		return "", fmt.Errorf("job %s: source %s: %w", j.id, src.Repository, err)
+		return "", fmt.Errorf("job %s: source %s: %w", j.id, repo, err)
 	}
-	spec := proc.Spec{Path: git, Args: []string{"clone", "--quiet", "--no-hardlinks", "--", src.Repository, "."},
-		Dir: j.dir, Env: j.gitEnv(), Stdout: j.out, Stderr: j.out}
-	j.out.WriteString("$ git clone " + src.Repository + "\n")
-	if err := a.runStep(ctx, j, "git clone "+src.Repository, spec, nil); err != nil {
+	staging := j.dir + cloneSuffix
+	if err := os.RemoveAll(staging); err != nil {
+		return "", fmt.Errorf("job %s: clone: %w", j.id, err)
+	}
+	if err := os.Mkdir(staging, 0o755); err != nil {
+		return "", fmt.Errorf("job %s: clone: %w", j.id, err)
+	}
+	defer os.RemoveAll(staging)
+	spec := proc.Spec{Path: git, Args: []string{"clone", "--quiet", "--no-hardlinks", "--", repo, "."},
+		Dir: staging, Env: j.gitEnv(), Stdout: j.out, Stderr: j.out}
+	into := ""
+	if dest != "." {
+		into = " into " + dest
+	}
+	j.out.WriteString("$ git clone " + repo + into + "\n")
+	if err := a.runStep(ctx, j, "git clone "+repo, spec, nil); err != nil {
 		return "", err
 	}
-	if src.BranchOrCommit != "" {
-		spec.Args = []string{"checkout", "--quiet", src.BranchOrCommit, "--"}
-		if err := a.runStep(ctx, j, "git checkout "+src.BranchOrCommit, spec, nil); err != nil {
+	if rev != "" {
+		spec.Args = []string{"checkout", "--quiet", rev, "--"}
+		if err := a.runStep(ctx, j, "git checkout "+rev, spec, nil); err != nil {
 			return "", err
 		}
 	}
 	cmd := exec.CommandContext(ctx, git, "rev-parse", "HEAD")
-	cmd.Dir, cmd.Env = j.dir, spec.Env
+	cmd.Dir, cmd.Env = staging, spec.Env
 	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("job %s: git rev-parse HEAD: %w", j.id, err)
 	}
 	commit := strings.TrimSpace(string(out))
-	j.out.WriteString("checked out " + commit + "\n")
-	j.log.Info("source cloned", "repository", src.Repository, "commit", commit)
+	if err := placeClone(j.dir, staging, dest); err != nil {
+		return "", fmt.Errorf("job %s: clone of %s%s: %w", j.id, repo, into, err)
+	}
+	j.out.WriteString("checked out " + commit + into + "\n")
+	j.log.Info("source cloned", "repository", repo, "commit", commit, "dest", dest)
 	return commit, nil
 }

@@ -16,44 +16,51 @@ import (
 // handleSource extracts a job's source upload into its folder. The upload ends with the job: a
 // DELETE, the lease loop or the agent's shutdown cancels it and waits for the extraction to stop
 // before the folder is removed. A client that sends nothing for a lease is cut off (408).
-func (a *Agent) handleSource(w http.ResponseWriter, r *http.Request) (any, error) {
+// name is a named source's (Job.Sources), "" the job's own, or buildFilesKey.
+func (a *Agent) handleSource(w http.ResponseWriter, r *http.Request, name string) (any, error) {
 	j, err := a.lookup(r)
 	if err != nil {
 		return nil, err
 	}
-	ctx, err := j.beginUpload(r.Context())
+	ctx, err := j.beginUpload(r.Context(), name)
 	if err != nil {
 		return nil, err
 	}
 	if j.status().Skipped != "" {
 		_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, a.opts.MaxUpload))
-		j.endUpload(false, "")
+		j.endUpload(false, name, "")
 		return j.status(), nil
 	}
+	root, err := j.uploadTarget(name)
+	if err != nil {
+		j.endUpload(false, name, "")
+		return nil, err
+	}
+	defer root.Close()
 	rc := http.NewResponseController(w)
 	_ = rc.SetWriteDeadline(time.Time{}) // the answer comes after the whole upload
 	defer func() { _ = rc.SetWriteDeadline(time.Now().Add(writeTimeout)) }()
 	body := &stallReader{r: http.MaxBytesReader(nil, r.Body, a.opts.MaxUpload), rc: rc, idle: a.opts.Lease}
 	// A read waiting on a silent client is cut when the job goes; the connection is then closed.
 	unblock := context.AfterFunc(ctx, func() { _ = rc.SetReadDeadline(time.Now()) })
-	digest, err := source.Extract(ctx, body, j.dir, source.Limits{MaxBytes: 8 * a.opts.MaxUpload, MaxEntries: a.opts.MaxUploadEntries})
+	digest, err := source.ExtractRoot(ctx, body, root, source.Limits{MaxBytes: 8 * a.opts.MaxUpload, MaxEntries: a.opts.MaxUploadEntries})
 	if !unblock() { // before endUpload ends ctx: the deadline must not fall on the connection's next request
 		w.Header().Set("Connection", "close")
 	}
 	_ = rc.SetReadDeadline(time.Time{})
 	if err == nil {
-		j.endUpload(true, digest)
-		j.log.Info("source extracted", "digest", digest)
+		j.endUpload(true, name, digest)
+		j.log.Info("source extracted", "source", uploadLabel(name), "digest", digest)
 		return j.status(), nil
 	}
 	err = a.uploadError(j, ctx, err)
 	var deleted *jobDeleted
 	if !errors.As(err, &deleted) { // a deleted job's folder is removed by deleteJob
-		if rerr := j.resetDir(); rerr != nil {
-			j.log.Warn("job folder not reset after a failed upload", "err", rerr)
+		if rerr := j.resetUpload(name); rerr != nil {
+			j.log.Warn("job folder not reset after a failed upload", "source", uploadLabel(name), "err", rerr)
 		}
 	}
-	j.endUpload(false, "")
+	j.endUpload(false, name, "")
 	return nil, err
 }
 
@@ -100,9 +107,10 @@ func (s *stallReader) Read(p []byte) (int, error) {
 
 // beginUpload claims the job for an upload: only before it starts, one at a time, never once it
 // is being deleted. The context it returns ends when the request's does or the job is deleted.
-func (j *job) beginUpload(parent context.Context) (context.Context, error) {
+func (j *job) beginUpload(parent context.Context, name string) (context.Context, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	_, done := j.uploads[name]
 	switch {
 	case j.uploadsClosed:
 		return nil, conflict("job %s is being deleted", j.id)
@@ -110,18 +118,23 @@ func (j *job) beginUpload(parent context.Context) (context.Context, error) {
 		return nil, conflict("job %s: another upload is in progress", j.id)
 	case j.skipped == "" && j.state != api.StateNew && j.state != api.StateWaiting:
 		return nil, conflict("job %s is %s: its source can only be uploaded before it starts", j.id, j.state)
+	case name != "" && done:
+		return nil, conflict("job %s: %s was uploaded already", j.id, uploadLabel(name))
 	}
 	ctx, cancel := context.WithCancelCause(parent)
 	j.busy, j.abort, j.uploadDone = true, cancel, make(chan struct{})
 	return ctx, nil
 }
 
-func (j *job) endUpload(ok bool, digest string) {
+func (j *job) endUpload(ok bool, name, digest string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.busy = false
 	if ok {
-		j.uploaded, j.digest = true, digest
+		if j.uploads == nil {
+			j.uploads = map[string]string{}
+		}
+		j.uploads[name] = digest
 	}
 	j.leaseAt = time.Now()
 	j.abort(nil)
@@ -143,13 +156,14 @@ func (j *job) closeUploads(why string) {
 	<-done
 }
 
-// resetDir empties the job folder (after a failed upload, so a retry starts clean).
+// resetDir empties the job folder and forgets its uploads (after a failed upload of the job's
+// own source, so a retry starts clean).
 func (j *job) resetDir() error {
 	if err := os.RemoveAll(j.dir); err != nil {
 		return err
 	}
 	j.mu.Lock()
-	j.uploaded, j.digest = false, ""
+	j.uploads = nil
 	j.mu.Unlock()
 	return os.Mkdir(j.dir, 0o755)
 }

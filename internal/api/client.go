@@ -135,7 +135,22 @@ func (c *Client) Submit(ctx context.Context, j Job) (string, error) {
 
 // Upload sends the job's source as a tar.gz stream.
 func (c *Client) Upload(ctx context.Context, id string, tgz io.Reader) error {
-	return c.do(ctx, http.MethodPut, "/jobs/"+url.PathEscape(id)+"/source", tgz, "application/gzip", 0, nil)
+	return c.UploadSource(ctx, id, "", tgz)
+}
+
+// UploadSource sends one of the job's named sources (Job.Sources) as a tar.gz stream; the name ""
+// is the job's own source.
+func (c *Client) UploadSource(ctx context.Context, id, name string, tgz io.Reader) error {
+	p := "/jobs/" + url.PathEscape(id) + "/source"
+	if name != "" {
+		p += "?name=" + url.QueryEscape(name)
+	}
+	return c.do(ctx, http.MethodPut, p, tgz, "application/gzip", 0, nil)
+}
+
+// UploadBuildFiles sends the job's build files as a tar.gz stream (paths inside the job's folder).
+func (c *Client) UploadBuildFiles(ctx context.Context, id string, tgz io.Reader) error {
+	return c.do(ctx, http.MethodPut, "/jobs/"+url.PathEscape(id)+"/buildfiles", tgz, "application/gzip", 0, nil)
 }
 
 // Start builds (if needed) and starts the job.

@@ -16,6 +16,13 @@ type Job struct {
 	Name string `json:"job"`
 	// Source, when set, is uploaded (LocalFolder) or cloned (Repository) into the job's folder.
 	Source *Source `json:"source,omitempty"`
+	// Sources are crank's named sources, each placed in a folder of its own inside the job's
+	// folder (beside Source, in name order).
+	Sources []NamedSource `json:"sources,omitempty"`
+	// BuildFiles are crank's buildFiles ("path[;folder]": a local file, glob or http(s) URL), kept
+	// for the record: the controller sends the files (PUT /jobs/{id}/buildfiles) and the agent
+	// copies them into the job's folder after its sources, before the build.
+	BuildFiles []string `json:"buildFiles,omitempty"`
 	// BuildCommand runs with sh -c in the job's folder before the executable starts.
 	BuildCommand string `json:"buildCommand,omitempty"`
 	// User, when set, is the system account the build command and the processes run as (a

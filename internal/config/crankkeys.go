@@ -12,10 +12,13 @@ var (
 		"parser", "metricsUrl", "user", "environmentVariables", "port", "metricsPort", "waitForExit", "startTimeout",
 		"timeout", "interval", "warmup", "source", "options", "counters", "onConfigure", "isConsoleApp",
 		"measurementsIntervalSec", "variables", "job", "agent", "cpuSet",
-		"buildArguments", "noClean", "memoryLimitInBytes", "cpuLimitRatio"}
+		"buildArguments", "noClean", "memoryLimitInBytes", "cpuLimitRatio", "sources", "buildFiles",
+		"dockerFile", "dockerImageName", "dockerContextDirectory", "dockerLoad", "dockerPull", "dockerCommand"}
 	sourceKeys = []string{"localFolder", "repository", "branchOrCommit", "project", "sourceKey", "noBuild", "cacheOnAgent", "destinationFolder",
 		"dockerFile", "dockerImageName", "dockerContextDirectory", "dockerLoad", "dockerPull", "dockerCommand"}
-	optionsKeys = []string{"requiredArchitecture", "requiredOperatingSystem", "reuseBuild", "reuseSource", "displayOutput", "displayBuild"}
+	// namedSourceKeys are the keys of one entry under sources:.
+	namedSourceKeys = []string{"localFolder", "repository", "branchOrCommit", "destinationFolder", "sourceKey", "noBuild", "cacheOnAgent"}
+	optionsKeys     = []string{"requiredArchitecture", "requiredOperatingSystem", "reuseBuild", "reuseSource", "displayOutput", "displayBuild", "buildFiles"}
 )
 
 // canonical returns the spelling of key in known, matched ignoring case ("" when unknown).
@@ -42,9 +45,10 @@ type refusal struct {
 }
 
 const (
-	hintDocker    = "crank reads the Docker keys under source: (source.dockerFile, source.dockerImageName...)"
+	hintFetch     = "copying files out of the container is not available; write what you need to the job's output"
+	hintNamed     = "crank reads it on the job (or its source:), not on a named source; give it there"
 	hintDiag      = ".NET diagnostics need the .NET runtime; expose Prometheus metrics (metricsPort, counters) for runtime counters"
-	hintFiles     = "file transfer to and from the agent is not available; put the files in the job's source"
+	hintFiles     = "file transfer to and from the agent is not available beyond sources and buildFiles; put the files in the job's source"
 	hintScripts   = "agent-side shell scripts are not available; use buildCommand, or a wrapper script as the executable"
 	hintDotnet    = "a .NET build needs the .NET SDK on the agent; build a Docker image from a Dockerfile (source.dockerFile) or give executable and buildCommand"
 	hintDotnetKey = "it applies to crank's .NET builds only"
@@ -54,9 +58,7 @@ const (
 // carried out moves from here to jobKeys (or sourceKeys, optionsKeys) and the decoder's switch:
 // only keys in those lists reach the switch.
 var crankRefusals = map[string]refusal{
-	"dockerFile": {hintDocker, true}, "dockerImageName": {hintDocker, true}, "dockerCommand": {hintDocker, true},
-	"dockerLoad": {hintDocker, true}, "dockerPull": {hintDocker, true}, "dockerContextDirectory": {hintDocker, true},
-	"dockerFetchPath": {hintDocker, true},
+	"dockerFetchPath": {hintFetch, true},
 	"project":         {hintDotnet, true},
 	"dotnetTrace":     {hintDiag, true}, "dotnetTraceProviders": {hintDiag, true}, "collect": {hintDiag, true},
 	"collectArguments": {hintDiag, true}, "collectStartup": {hintDiag, true}, "collectCounters": {hintDiag, true},
@@ -64,18 +66,17 @@ var crankRefusals = map[string]refusal{
 	"profile": {hintDiag, true}, "collectDependencies": {hintDiag, true},
 	"beforeScript": {hintScripts, true}, "initScript": {hintScripts, true}, "afterScript": {hintScripts, true},
 	"stoppingScript": {hintScripts, true}, "beforeJob": {hintScripts, true}, "afterJob": {hintScripts, true},
-	"buildFiles": {hintFiles, true}, "outputFiles": {hintFiles, true}, "buildArchives": {hintFiles, true},
+	"outputFiles": {hintFiles, true}, "buildArchives": {hintFiles, true},
 	"outputArchives": {hintFiles, true}, "downloadFiles": {hintFiles, true},
 	"noArguments": {"write the arguments you want in arguments", true},
 	"features":    {"crank's agent features are not available", true},
-	"sources":     {"a job has one source here (source.localFolder or source.repository); clone the others in buildCommand", true},
 }
 
 // crankOptionRefusals are crank's options.* keys this platform refuses.
 var crankOptionRefusals = map[string]refusal{
 	"benchmarkDotNet": {hintDotnet, true}, "collectCounters": {hintDiag, true}, "counterProviders": {hintDiag, true},
 	"dumpType": {hintDiag, true}, "dumpOutput": {hintDiag, true}, "traceOutput": {hintDiag, true},
-	"buildFiles": {hintFiles, true}, "outputFiles": {hintFiles, true}, "buildArchives": {hintFiles, true},
+	"outputFiles": {hintFiles, true}, "buildArchives": {hintFiles, true},
 	"outputArchives": {hintFiles, true}, "downloadFiles": {hintFiles, true}, "downloadFilesOutput": {hintFiles, true},
 	"downloadOutput": {hintFiles, true}, "downloadOutputOutput": {hintFiles, true}, "downloadBuildLog": {hintFiles, true},
 	"downloadBuildLogOutput": {hintFiles, true}, "fetch": {hintFiles, true}, "fetchOutput": {hintFiles, true},
@@ -85,9 +86,20 @@ var crankOptionRefusals = map[string]refusal{
 
 // crankSourceRefusals are crank's source.* keys this platform refuses.
 var crankSourceRefusals = map[string]refusal{
-	"dockerFetchPath": {"copying files out of the container is not available; write what you need to the job's output", true},
-	"initSubmodules":  {"clones never fetch submodules; vendor them in the repository", true},
+	"dockerFetchPath": {hintFetch, true},
+	"initSubmodules":  {hintSubmodules, true},
 	"sourceCode":      {"give the source as localFolder or repository", true},
+}
+
+const hintSubmodules = "clones never fetch submodules; vendor them in the repository, or name each one under sources"
+
+// crankNamedSourceRefusals are keys of crank's source model that a named source (sources.<name>)
+// does not use in crank either, or that are not carried out.
+var crankNamedSourceRefusals = map[string]refusal{
+	"initSubmodules": {hintSubmodules, true}, "sourceCode": {"give the source as localFolder or repository", true},
+	"project": {hintNamed, true}, "dockerFile": {hintNamed, true}, "dockerImageName": {hintNamed, true},
+	"dockerContextDirectory": {hintNamed, true}, "dockerLoad": {hintNamed, true}, "dockerPull": {hintNamed, true},
+	"dockerCommand": {hintNamed, true}, "dockerFetchPath": {hintNamed, true},
 }
 
 // dotnetKeys are crank's keys for its .NET builds (source.project), meaningless without one.

@@ -29,6 +29,10 @@ type decoder struct {
 	projectPos Pos
 	// onConfigure holds the job's onConfigure scripts, run once the job is decoded.
 	onConfigure []Snippet
+	// jobDocker holds the job's top-level docker* keys, merged into its source once decoded.
+	jobDocker []pair
+	// files are the job's buildFiles and options.buildFiles, in the order read.
+	files []string
 }
 
 func (d *decoder) fail(pos Pos, key, format string, args ...any) {
@@ -63,6 +67,10 @@ func (d *decoder) job(n *node, j *api.Job) []string {
 			d.durationField(j, p)
 		case "source":
 			j.Source = d.source(p)
+		case "sources":
+			j.Sources = d.sources(p)
+		case "buildFiles":
+			d.buildFiles(p, p.key)
 		case "options":
 			j.Options = d.options(p)
 		case "counters":
@@ -75,9 +83,13 @@ func (d *decoder) job(n *node, j *api.Job) []string {
 			d.boolean(p, p.key)
 		case "agent", "job", "variables":
 		default: // Docker and resource-limit keys
-			d.containerKey(j, p)
+			if !d.containerKey(j, p) {
+				d.jobDocker = append(d.jobDocker, p)
+			}
 		}
 	}
+	d.applyJobDocker(j)
+	j.BuildFiles = d.files
 	return endpoints
 }
 

@@ -33,24 +33,31 @@ func (d *decoder) containerKey(j *api.Job, p pair) bool {
 
 // dockerSource decodes source.docker* into s; it reports whether the key was one of them.
 func (d *decoder) dockerSource(s *api.Source, e pair, key string) bool {
-	v := &s.DockerFile
-	switch e.key {
-	case "dockerFile":
-	case "dockerImageName":
-		v = &s.DockerImageName
-	case "dockerContextDirectory":
-		v = &s.DockerContextDirectory
-	case "dockerLoad":
-		v = &s.DockerLoad
-	case "dockerPull":
-		v = &s.DockerPull
-	case "dockerCommand":
-		v = &s.DockerCommand
-	default:
+	v := dockerField(s, e.key)
+	if v == nil {
 		return false
 	}
 	*v = d.text(e, key)
 	return true
+}
+
+// dockerField is the field of s for a docker* key (nil for another key).
+func dockerField(s *api.Source, key string) *string {
+	switch key {
+	case "dockerFile":
+		return &s.DockerFile
+	case "dockerImageName":
+		return &s.DockerImageName
+	case "dockerContextDirectory":
+		return &s.DockerContextDirectory
+	case "dockerLoad":
+		return &s.DockerLoad
+	case "dockerPull":
+		return &s.DockerPull
+	case "dockerCommand":
+		return &s.DockerCommand
+	}
+	return nil
 }
 
 // stringList reads a list of scalars (or one scalar) as strings.
@@ -71,4 +78,30 @@ func (d *decoder) stringList(p pair) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// applyJobDocker puts the job's top-level docker* keys (crank's job model has them there; the
+// ones under source: are its older form) into its source; a key set in both places with two
+// values is an error naming both.
+func (d *decoder) applyJobDocker(j *api.Job) {
+	if len(d.jobDocker) == 0 {
+		return
+	}
+	if j.Source == nil {
+		j.Source = &api.Source{}
+	}
+	for _, p := range d.jobDocker {
+		f := dockerField(j.Source, p.key)
+		was := *f
+		d.dockerSource(j.Source, p, p.key)
+		switch {
+		case *f == "":
+			*f = was
+		case was != "" && was != *f:
+			d.fail(p.keyPos, p.key, "source.%s is %q and %s is %q: give one", p.key, was, p.key, *f)
+		}
+	}
+	if *j.Source == (api.Source{}) {
+		j.Source = nil
+	}
 }

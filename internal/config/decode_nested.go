@@ -91,6 +91,8 @@ func (d *decoder) options(p pair) api.Options {
 			o.DisplayBuild = d.boolean(e, full)
 		case "reuseBuild", "reuseSource":
 			d.boolean(e, full)
+		case "buildFiles":
+			d.buildFiles(e, full)
 		}
 	}
 	return o

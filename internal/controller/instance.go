@@ -1,8 +1,11 @@
 package controller
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -31,10 +34,29 @@ type instance struct {
 
 func (in *instance) String() string { return fmt.Sprintf("%s on %s", in.service, in.url) }
 
-// packs caches packed source folders for one run.
+// packs caches packed source folders (and build files) for one run.
 type packs struct {
 	mu sync.Mutex
 	m  map[string]*source.Packed
+}
+
+// buildFiles packs a job's build files once per run (by their list).
+func (p *packs) buildFiles(ctx context.Context, entries []string) (*source.Packed, error) {
+	key := "\x00buildFiles\x00" + strings.Join(entries, "\x00")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pk, ok := p.m[key]; ok {
+		return pk, nil
+	}
+	pk, err := source.PackBuildFiles(ctx, entries, http.DefaultClient)
+	if err != nil {
+		return nil, err
+	}
+	if p.m == nil {
+		p.m = map[string]*source.Packed{}
+	}
+	p.m[key] = pk
+	return pk, nil
 }
 
 func (p *packs) get(dir string) (*source.Packed, error) {
@@ -54,18 +76,54 @@ func (p *packs) get(dir string) (*source.Packed, error) {
 	return pk, nil
 }
 
-// launch submits the job, uploads its source and starts it. It does not wait for readiness.
-func (c *Controller) launch(ctx context.Context, in *instance, pk *packs) error {
-	job := in.job
-	var packed *source.Packed
+// upload is one packed source to send: the job's own (name "") or a named one.
+type upload struct {
+	name, folder string
+	packed       *source.Packed
+}
+
+// packSources packs the job's local folders (its own source's and its named sources') and sets
+// their hashes in job.
+func packSources(job *api.Job, pk *packs) ([]upload, error) {
+	var ups []upload
 	if job.Source != nil && job.Source.LocalFolder != "" {
-		var err error
-		if packed, err = pk.get(job.Source.LocalFolder); err != nil {
-			return fmt.Errorf("service %q: %w", in.service, err)
+		packed, err := pk.get(job.Source.LocalFolder)
+		if err != nil {
+			return nil, err
 		}
 		src := *job.Source
 		src.Hash = packed.Hash
 		job.Source = &src
+		ups = append(ups, upload{"", src.LocalFolder, packed})
+	}
+	named := slices.Clone(job.Sources)
+	for i, s := range named {
+		if s.LocalFolder == "" {
+			continue
+		}
+		packed, err := pk.get(s.LocalFolder)
+		if err != nil {
+			return nil, fmt.Errorf("sources.%s: %w", s.Name, err)
+		}
+		named[i].Hash = packed.Hash
+		ups = append(ups, upload{s.Name, s.LocalFolder, packed})
+	}
+	job.Sources = named
+	return ups, nil
+}
+
+// launch submits the job, uploads its sources and starts it. It does not wait for readiness.
+func (c *Controller) launch(ctx context.Context, in *instance, pk *packs) error {
+	job := in.job
+	ups, err := packSources(&job, pk)
+	if err != nil {
+		return fmt.Errorf("service %q: %w", in.service, err)
+	}
+	var files *source.Packed
+	if len(job.BuildFiles) > 0 {
+		if files, err = pk.buildFiles(ctx, job.BuildFiles); err != nil {
+			return fmt.Errorf("service %q: %w", in.service, err)
+		}
 	}
 	id, err := in.client.Submit(ctx, job)
 	if err != nil {
@@ -77,10 +135,20 @@ func (c *Controller) launch(ctx context.Context, in *instance, pk *packs) error 
 		in.status = st
 		return nil
 	}
-	if packed != nil {
-		c.progress(in.service, "uploading %s (%d files, %d KB) to %s", job.Source.LocalFolder, packed.Files, len(packed.TarGz)/1024, in.url)
-		if err := in.client.Upload(ctx, id, strings.NewReader(string(packed.TarGz))); err != nil {
-			return fmt.Errorf("service %q: uploading source to %s: %w", in.service, in.url, err)
+	for _, up := range ups {
+		what := "source"
+		if up.name != "" {
+			what = "sources." + up.name
+		}
+		c.progress(in.service, "uploading %s %s (%d files, %d KB) to %s", what, up.folder, up.packed.Files, len(up.packed.TarGz)/1024, in.url)
+		if err := in.client.UploadSource(ctx, id, up.name, bytes.NewReader(up.packed.TarGz)); err != nil {
+			return fmt.Errorf("service %q: uploading %s to %s: %w", in.service, what, in.url, err)
+		}
+	}
+	if files != nil {
+		c.progress(in.service, "uploading buildFiles (%d files, %d KB) to %s", files.Files, len(files.TarGz)/1024, in.url)
+		if err := in.client.UploadBuildFiles(ctx, id, bytes.NewReader(files.TarGz)); err != nil {
+			return fmt.Errorf("service %q: uploading buildFiles to %s: %w", in.service, in.url, err)
 		}
 	}
 	c.progress(in.service, "starting job %q on %s", job.Name, in.url)

@@ -1,6 +1,7 @@
 // Package source packs a local folder for upload to an agent: a tar.gz of the files git would
 // track (the folder's .gitignore files are honoured, .git is left out) and a hash of their content,
-// so an agent can reuse a build whose source did not change.
+// so an agent can reuse a build whose source did not change; and crank's buildFiles gathered into
+// one archive (PackBuildFiles).
 package source
 
 import (

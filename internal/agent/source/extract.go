@@ -39,15 +39,20 @@ type Limits struct {
 // or when ctx ends (its error is then ctx's). All writes go through an os.Root, so even a link
 // that slipped through could not be followed out of dir.
 func Extract(ctx context.Context, r io.Reader, dir string, lim Limits) (string, error) {
-	zr, err := gzip.NewReader(ctxReader{ctx, r})
-	if err != nil {
-		return "", badArchive(ctx, err)
-	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return "", fmt.Errorf("extract: %w", err)
 	}
 	defer root.Close()
+	return ExtractRoot(ctx, r, root, lim)
+}
+
+// ExtractRoot is Extract into the folder root is opened on (a named source's destination).
+func ExtractRoot(ctx context.Context, r io.Reader, root *os.Root, lim Limits) (string, error) {
+	zr, err := gzip.NewReader(ctxReader{ctx, r})
+	if err != nil {
+		return "", badArchive(ctx, err)
+	}
 	tr := tar.NewReader(zr)
 	sum := sha256.New()
 	var written int64
