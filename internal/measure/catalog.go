@@ -26,6 +26,7 @@ const (
 	LatencyMax    = "http/latency/max"
 	WrkRPS        = "wrk/rps/mean"
 	Throughput    = "http/throughput"
+	FirstRequest  = "http/firstrequest"
 	BombardierRPS = "bombardier/rps/mean"
 
 	// crank's wrk job reports each load value under a wrk/ name too.
@@ -129,6 +130,7 @@ func List() []api.Metadata {
 		md("Load", Latency99, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 99th (ms)", "99th percentile latency"),
 		md("Load", LatencyMax, api.OpMax, api.OpMax, "n2", UnitMs, "Max latency (ms)", "Highest latency"),
 		md("Load", Throughput, api.OpMax, api.OpSum, "n2", UnitMBPerSec, "Read throughput (MB/s)", "Response bytes read per second over the measured duration (MiB/s), as crank's wrk job reports it"),
+		md("Load", FirstRequest, api.OpMax, api.OpMax, "n0", UnitMs, "First Request (ms)", "Time to first request in ms"),
 		md("wrk", WrkRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (wrk)", "Requests per second as wrk reports it"),
 		md("wrk", WrkRequests, api.OpMax, api.OpSum, "n0", UnitCount, "Requests (wrk)", "http/requests under crank's wrk name"),
 		md("wrk", WrkLatencyMean, api.OpMax, api.OpMax, "n2", UnitMs, "Mean latency (wrk, ms)", "http/latency/mean under crank's wrk name"),

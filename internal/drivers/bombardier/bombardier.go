@@ -29,6 +29,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/crankshaft/crankshaft/internal/drivers"
 	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
@@ -150,4 +151,10 @@ func firstLine(data []byte) string {
 		}
 	}
 	return ""
+}
+
+// FirstRequest is a GET of bombardier's URL, over HTTP/2 when it runs with --http2.
+func (Parser) FirstRequest(args []string) (drivers.Target, error) {
+	u, err := drivers.FirstURL(args)
+	return drivers.Target{URL: u, HTTP2: drivers.HasFlag(args, "--http2")}, err
 }

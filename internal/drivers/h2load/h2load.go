@@ -179,3 +179,9 @@ func millis(s string) (float64, error) {
 	}
 	return math.Round(v*scale*1e6) / 1e6, nil
 }
+
+// FirstRequest is a GET of h2load's (first) URL over HTTP/2, or HTTP/1.1 with --h1.
+func (Parser) FirstRequest(args []string) (drivers.Target, error) {
+	u, err := drivers.FirstURL(args)
+	return drivers.Target{URL: u, HTTP2: !drivers.HasFlag(args, "--h1")}, err
+}

@@ -269,3 +269,9 @@ func millis(s string) (float64, error) {
 	}
 	return math.Round(v*unitMillis(m[2])*1e6) / 1e6, nil
 }
+
+// FirstRequest is a GET of wrk's URL over HTTP/1.1.
+func (Parser) FirstRequest(args []string) (drivers.Target, error) {
+	u, err := drivers.FirstURL(args)
+	return drivers.Target{URL: u}, err
+}
