@@ -66,9 +66,10 @@ var crankRefusals = map[string]refusal{
 	"stoppingScript": {hintScripts, true}, "beforeJob": {hintScripts, true}, "afterJob": {hintScripts, true},
 	"buildFiles": {hintFiles, true}, "outputFiles": {hintFiles, true}, "buildArchives": {hintFiles, true},
 	"outputArchives": {hintFiles, true}, "downloadFiles": {hintFiles, true},
-	"noArguments": {"write the arguments you want in arguments", true},
-	"features":    {"crank's agent features are not available", true},
-	"sources":     {"a job has one source here (source.localFolder or source.repository); clone the others in buildCommand", true},
+	"noArguments":         {"write the arguments you want in arguments", true},
+	"additionalProcesses": {"the agent samples the job's process tree (and its control group); start the other processes from the job, or run them as their own service", true},
+	"features":            {"crank's agent features are not available", true},
+	"sources":             {"a job has one source here (source.localFolder or source.repository); clone the others in buildCommand", true},
 }
 
 // crankOptionRefusals are crank's options.* keys this platform refuses.
@@ -94,6 +95,11 @@ var crankSourceRefusals = map[string]refusal{
 var dotnetKeys = []string{"framework", "channel", "runtimeVersion", "aspNetCoreVersion", "sdkVersion", "desktopVersion",
 	"noGlobalJson", "selfContained", "useMonoRuntime", "useRuntimeStore", "packageReferences", "patchReferences",
 	"startupMainMethod", "buildTimeout", "collectTimeout", "webHost"}
+
+// diagTuningKeys tune crank's .NET diagnostics (dotnetTrace, profile, collect), which are refused:
+// alone they ask for nothing.
+var diagTuningKeys = []string{"profileType", "profileArguments", "dotNetTraceBufferSizeMB", "dotNetTraceRequestRundown",
+	"dotNetTraceCollectMode", "dotNetTraceStopTimeoutSec", "collectSwapMemory"}
 
 // legacyKeys are fields of crank's job model from before variables; crank no longer reads them.
 var legacyKeys = []string{"scheme", "path", "connections", "threads"}
