@@ -73,6 +73,9 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 			f.output.keep(name, "", false)
 			continue
 		}
+		if err := refusedFlag(name); err != nil {
+			return nil, err
+		}
 		if name == "no-probe" {
 			f.noProbe = true
 			continue
@@ -259,8 +262,9 @@ Run options (crank's names):
   --strict                 keys nobody knows are errors (by default warnings: crank ignores them)
   -v, --verbose            print each service's rendered command lines, and debug logs
 Flag names ignore case. crank's short names: -c config, -s scenario, -p property, -i iterations,
--j json, -m interval, -d debug (= --dry-run), -x exclude, -xo exclude-order, -v verbose.
---sql, --table, --es, --index and --relay are refused: publish to InfluxDB (--influx-url).
+-j json, -m interval, -d debug (= --dry-run), -x exclude, -xo exclude-order, -v verbose; crank's
+old -o and --output are --json. --sql, --table, --es, --index, --relay and --auto-flush are
+refused: publish to InfluxDB (--influx-url); so are the Azure sign-in options (--cert-*, --mi-client-id).
 
 Exit status: 0 the run passed; 1 the run failed (a job failed, more failed requests than
 --max-error-rate, or --compare found a regression); 2 bad input (flags, configuration, values);

@@ -62,6 +62,7 @@ func parseSweepFlags(args []string, getenv func(string) string) (*sweepFlags, er
 	iterations := false
 	for i := 0; i < len(args); i++ {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		name = flagName(name) // crank's -i and --Iterations too
 		switch name {
 		case "resume":
 			sf.resume = true
