@@ -3,7 +3,13 @@
 // docs/MEASUREMENTS.md is the human-readable form of this table.
 package measure
 
-import "github.com/crankshaft/crankshaft/internal/api"
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+)
 
 // Names of the measurements, as crank names them where crank has them.
 const (
@@ -62,12 +68,54 @@ const (
 	DBQueries     = "runtime-counter/db-queries"
 )
 
-// Aliases are the names crank's wrk job gives values it also reports under http/ names: the
-// alias -> our name. Results carry both (crank's tools read either); tables show ours only.
+// Aliases are the names crank's load jobs (wrk, bombardier, h2load) give values they also report
+// under http/ names: the alias -> our name. Results carry both (crank's tools read either);
+// tables show ours only. ToolAliases gives one tool's.
 var Aliases = map[string]string{
 	WrkRequests: Requests, WrkLatencyMean: LatencyMean, WrkLatencyMax: LatencyMax, WrkLatency50: Latency50,
 	WrkLatency75: Latency75, WrkLatency90: Latency90, WrkLatency99: Latency99, WrkBadResponses: BadResponses,
 	WrkSocketErrors: Errors, WrkThroughput: Throughput,
+
+	"bombardier/requests": Requests, "bombardier/badresponses": BadResponses, "bombardier/latency/mean": LatencyMean,
+	"bombardier/latency/max": LatencyMax, "bombardier/latency/50": Latency50, "bombardier/latency/75": Latency75,
+	"bombardier/latency/90": Latency90, "bombardier/latency/99": Latency99,
+
+	"h2load/requests": Requests, "h2load/badresponses": BadResponses, "h2load/errors/socketerrors": Errors,
+	"h2load/latency/mean": LatencyMean, "h2load/latency/max": LatencyMax, "h2load/rps/mean": RPS,
+}
+
+// ToolAliases are the aliases of one tool ("wrk", "bombardier", "h2load"): those under its prefix.
+func ToolAliases(tool string) map[string]string {
+	out := map[string]string{}
+	for alias, ours := range Aliases {
+		if strings.HasPrefix(alias, tool+"/") {
+			out[alias] = ours
+		}
+	}
+	return out
+}
+
+// aliasEntries are the catalog entries of the aliases: ours under the tool's name.
+func aliasEntries(list []api.Metadata) []api.Metadata {
+	byName := map[string]api.Metadata{}
+	for _, m := range list {
+		byName[m.Name] = m
+	}
+	var out []api.Metadata
+	for _, tool := range []string{"bombardier", "h2load"} {
+		aliases := ToolAliases(tool)
+		for _, alias := range slices.Sorted(maps.Keys(aliases)) {
+			m := byName[aliases[alias]]
+			m.Source, m.Name = tool, alias
+			m.ShortDescription = strings.Replace(m.ShortDescription, "(", "("+tool+", ", 1)
+			if !strings.Contains(m.ShortDescription, "(") {
+				m.ShortDescription += " (" + tool + ")"
+			}
+			m.LongDescription = aliases[alias] + " under crank's " + tool + " name"
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Units, spelled the same everywhere.
@@ -109,6 +157,11 @@ func Default() Catalog {
 // List returns the shipped catalog's entries in the order they are declared (host process, load,
 // tools, counters): the order of docs/MEASUREMENTS.md.
 func List() []api.Metadata {
+	list := base()
+	return append(list, aliasEntries(list)...)
+}
+
+func base() []api.Metadata {
 	return []api.Metadata{
 		md("Host Process", CPU, api.OpMax, api.OpMax, "n0", UnitPercent, "Max CPU Usage (%)", "Highest CPU of the job's process tree over the run, in percent of the whole machine"),
 		md("Host Process", CPURaw, api.OpMax, api.OpMax, "n0", UnitPercent, "Max CPU Usage, raw (%)", "Highest CPU of the job's process tree, in percent of one core (can exceed 100)"),

@@ -135,6 +135,11 @@ func (res *result) measurements() (map[string]float64, error) {
 			m[name] = millis(v)
 		}
 	}
+	for alias, name := range measure.ToolAliases("bombardier") { // crank's bombardier job's names too
+		if v, ok := m[name]; ok {
+			m[alias] = v
+		}
+	}
 	return m, nil
 }
 

@@ -181,7 +181,7 @@ func (rep *report) check() error {
 		}
 	}
 	rep.dropFailedPercentiles()
-	for alias, name := range measure.Aliases { // crank's wrk job reports each under a wrk/ name too
+	for alias, name := range measure.ToolAliases("wrk") { // crank's wrk job reports each under a wrk/ name too
 		if v, ok := rep.values[name]; ok {
 			rep.values[alias] = v
 		}
