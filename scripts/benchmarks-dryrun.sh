@@ -30,10 +30,12 @@ if [ -n "$grpc_git" ]; then
   copy_yml "$grpc_git" "$tmp/grpc-dotnet"
 fi
 # Imports: the raw GitHub URLs of the repositories, as local paths.
-find "$tmp" -name '*.yml' -print0 | xargs -0 sed -i -E \
-  -e "s#^(\s*-\s*)https://raw.githubusercontent.com/dotnet/crank/main/#\1$tmp/crank/#I" \
-  -e "s#^(\s*-\s*)https://raw.githubusercontent.com/aspnet/Benchmarks/main/#\1$tmp/benchmarks/#I" \
-  -e "s#^(\s*-\s*)https://raw.githubusercontent.com/grpc/grpc-dotnet/master/#\1$tmp/grpc-dotnet/#I"
+local_imports=(-e "s#^(\s*-\s*)https://raw.githubusercontent.com/dotnet/crank/main/#\1$tmp/crank/#I"
+  -e "s#^(\s*-\s*)https://raw.githubusercontent.com/aspnet/Benchmarks/main/#\1$tmp/benchmarks/#I")
+if [ -n "$grpc_git" ]; then
+  local_imports+=(-e "s#^(\s*-\s*)https://raw.githubusercontent.com/grpc/grpc-dotnet/master/#\1$tmp/grpc-dotnet/#I")
+fi
+find "$tmp" -name '*.yml' -print0 | xargs -0 sed -i -E "${local_imports[@]}"
 
 # A scenario that does not resolve is put in one class, by all its error lines:
 #   dotnet-docker  every error is a refusal of a .NET build (source.project, benchmarkDotNet) or of a
