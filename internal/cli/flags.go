@@ -21,7 +21,7 @@ type runFlags struct {
 	agentToken  string
 	agentCA     string
 	tokenFile   string // --agent-token-file
-	compare     string
+	compare     []string // --compare FILE, repeatable as in crank
 	session     string
 	verbose     bool
 	strict      bool
@@ -164,7 +164,7 @@ func (f *runFlags) set(name, value string) error {
 	case "agent-ca":
 		f.agentCA = value
 	case "compare":
-		f.compare = value
+		f.compare = append(f.compare, value)
 	case "session":
 		f.session = value
 	case "output-dir":
@@ -240,7 +240,8 @@ Run options (crank's names):
   --description TEXT       a description stored with the results
   --property name=value    a property stored with the results (repeatable)
   --dry-run FILE           write the resolved scenario as JSON ("-" for stdout) and run nothing
-  --compare FILE           compare the results with FILE right after the run (exit 1 on regression)
+  --compare FILE           compare the results with FILE right after the run (exit 1 on regression;
+                           repeatable: each FILE in turn)
   --agent-token TOKEN      bearer token for the agents (or CRANK_AGENT_TOKEN; a command line is visible in ps)
   --agent-token-file FILE  read the agents' bearer token from this file
   --agent-ca FILE          PEM CA certificate(s) that signed the agents' TLS certificates (or CRANK_AGENT_CA)

@@ -25,8 +25,8 @@ func checkOutputs(f *runFlags) error {
 			problems = append(problems, fmt.Errorf("--json %s: %w", f.jsonOut, err))
 		}
 	}
-	if f.compare != "" {
-		if _, err := results.ReadFile(f.compare); err != nil {
+	for _, c := range f.compare {
+		if _, err := results.ReadFile(c); err != nil {
 			problems = append(problems, fmt.Errorf("--compare: %w", err))
 		}
 	}

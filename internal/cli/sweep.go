@@ -95,7 +95,7 @@ func parseSweepFlags(args []string, getenv func(string) string) (*sweepFlags, er
 		return nil, err
 	}
 	switch {
-	case f.compare != "":
+	case len(f.compare) > 0:
 		return nil, usagef("crank sweep: --compare is not supported: the sweep compares its variants with --baseline")
 	}
 	if !iterations {
