@@ -20,7 +20,7 @@ type runFlags struct {
 	dryRun      string
 	agentToken  string
 	agentCA     string
-	tokenFile   string // --agent-token-file
+	tokenFile   string   // --agent-token-file
 	compare     []string // --compare FILE, repeatable as in crank
 	session     string
 	verbose     bool
