@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -24,6 +25,10 @@ func (a *Agent) firstRequest(ctx context.Context, j *job) {
 	var t drivers.Target
 	if err == nil {
 		t, err = fr.FirstRequest(args)
+	}
+	if errors.Is(err, drivers.ErrNotHTTP) {
+		j.log.Debug("no first request", "why", err)
+		return
 	}
 	if err != nil {
 		j.warn(fmt.Sprintf("%s is not measured: %v", measure.FirstRequest, err))

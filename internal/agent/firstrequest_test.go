@@ -19,6 +19,9 @@ import (
 type firstFake struct{ fakeParser }
 
 func (firstFake) FirstRequest(args []string) (drivers.Target, error) {
+	if drivers.HasFlag(args, "--grpc") {
+		return drivers.Target{}, drivers.ErrNotHTTP
+	}
 	u, err := drivers.FirstURL(args)
 	return drivers.Target{URL: u}, err
 }
@@ -73,8 +76,8 @@ func TestFirstRequestWrk(t *testing.T) {
 	}
 }
 
-// TestFirstRequestNoAnswer: when the URL refuses connections, the job says so in a warning and
-// records no http/firstrequest; the tool still runs.
+// TestFirstRequestNoAnswer: when the URL refuses connections, or there is no URL, the job says so
+// in a warning and records no http/firstrequest; the tool still runs. A gRPC run has none, quietly.
 func TestFirstRequestNoAnswer(t *testing.T) {
 	t.Parallel()
 	ta := newTestAgent(t, Options{Parsers: map[string]drivers.Parser{"fake": firstFake{}}})
@@ -95,5 +98,13 @@ func TestFirstRequestNoAnswer(t *testing.T) {
 	st = ta.waitState(t, id, api.StateStopped, api.StateFailed)
 	if len(st.Warnings) != 1 || !strings.Contains(st.Warnings[0], "no argument starts with http") {
 		t.Errorf("no URL: warnings = %q", st.Warnings)
+	}
+	// A run that sends no HTTP request (gRPC) has no first request, and no warning about it.
+	id = ta.submit(t, api.Job{Service: "load", Executable: "sh", Parser: "fake", WaitForExit: true, Arguments: "-c 'echo rps=5' --grpc"})
+	if st = ta.waitState(t, id, api.StateStopped, api.StateFailed); st.State != api.StateStopped || len(st.Warnings) != 0 {
+		t.Errorf("gRPC: status = %+v", st)
+	}
+	if vs, _ := firstRequests(t, ta, id); len(vs) != 0 {
+		t.Errorf("gRPC: http/firstrequest = %v, want none", vs)
 	}
 }

@@ -5,6 +5,7 @@ package drivers
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -57,6 +58,10 @@ type FirstRequester interface {
 	Parser
 	FirstRequest(args []string) (Target, error)
 }
+
+// ErrNotHTTP is FirstRequest's answer for a run that sends no HTTP request (a gRPC run of a tool
+// that also loads HTTP): http/firstrequest does not apply, as it does not to ghz.
+var ErrNotHTTP = errors.New("the run sends no HTTP request")
 
 // Target is where the first request goes: a GET of URL over HTTP/1.1, or over HTTP/2 when HTTP2
 // (h2c with prior knowledge for http://, h2 by ALPN for https://).

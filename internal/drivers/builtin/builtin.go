@@ -164,7 +164,7 @@ func (Parser) FirstRequest(args []string) (drivers.Target, error) {
 		case "h2":
 			t.HTTP2 = true
 		case "grpc":
-			return t, fmt.Errorf("a gRPC run sends no HTTP request to time")
+			return t, fmt.Errorf("%w: a gRPC run", drivers.ErrNotHTTP)
 		}
 	}
 	return t, err

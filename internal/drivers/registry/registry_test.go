@@ -1,6 +1,7 @@
 package registry_test
 
 import (
+	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -62,7 +63,7 @@ func TestFirstRequestTargets(t *testing.T) {
 		{"h2load", "http://h:5000/x --h1 -c 2", "http://h:5000/x", "", false},
 		{"builtin", "load http://h:5000/ -c 32 --output json -p 1", "http://h:5000/", "", false},
 		{"builtin", "load http://h:5000/ -c 32 --protocol h2 -m 4", "http://h:5000/", "", true},
-		{"builtin", "load http://h:5000/ --protocol grpc", "", "gRPC", false},
+		{"builtin", "load http://h:5000/ --protocol grpc", "", "the run sends no HTTP request: a gRPC run", false},
 	} {
 		fr, ok := ps[c.parser].(drivers.FirstRequester)
 		if !ok {
@@ -70,7 +71,7 @@ func TestFirstRequestTargets(t *testing.T) {
 		}
 		got, err := fr.FirstRequest(strings.Fields(c.args))
 		if c.err != "" {
-			if err == nil || !strings.Contains(err.Error(), c.err) {
+			if err == nil || !strings.Contains(err.Error(), c.err) || strings.Contains(c.err, "no HTTP") != errors.Is(err, drivers.ErrNotHTTP) {
 				t.Errorf("%s %q: %+v, %v; want an error with %q", c.parser, c.args, got, err, c.err)
 			}
 			continue
