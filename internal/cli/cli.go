@@ -363,31 +363,6 @@ func finish(ctx context.Context, st State, f *runFlags, run controller.Run, res 
 	return compareWith(st, f.compare, res)
 }
 
-// compareWith compares the run's results with each --compare file in turn (crank's --compare is
-// repeatable); the run failed when any comparison finds a regression.
-func compareWith(st State, files []string, res *results.Result) int {
-	code := ExitOK
-	for _, file := range files {
-		base, err := results.ReadFile(file)
-		if err != nil {
-			fmt.Fprintf(st.Stderr, "crank: --compare: %v\n", err)
-			return ExitBadInput
-		}
-		if len(files) > 1 {
-			fmt.Fprintf(st.Stdout, "\ncompared with %s:\n", file)
-		}
-		rep, err := gate.CompareResults(base, res, gate.CompareOptions{}, st.Stdout)
-		if err != nil {
-			fmt.Fprintf(st.Stderr, "crank: --compare %s: %v\n", file, err)
-			return ExitBadInput
-		}
-		if rep.Regressed() {
-			code = ExitFailed
-		}
-	}
-	return code
-}
-
 // influxConfig is the environment's CRANK_INFLUX_* settings with the command line's flags over them.
 func influxConfig(st State, f *runFlags) influx.Config {
 	cfg := influx.ConfigFromEnv(st.Getenv)
