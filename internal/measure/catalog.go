@@ -21,6 +21,7 @@ const (
 	BuildTime     = "benchmarks/build-time"
 	StartTime     = "benchmarks/start-time"
 	RPS           = "http/rps/mean"
+	RPSMax        = "http/rps/max"
 	Requests      = "http/requests"
 	BadResponses  = "http/requests/badresponses"
 	Errors        = "http/requests/errors"
@@ -28,6 +29,7 @@ const (
 	Latency50     = "http/latency/50"
 	Latency75     = "http/latency/75"
 	Latency90     = "http/latency/90"
+	Latency95     = "http/latency/95"
 	Latency99     = "http/latency/99"
 	LatencyMax    = "http/latency/max"
 	WrkRPS        = "wrk/rps/mean"
@@ -78,7 +80,8 @@ var Aliases = map[string]string{
 
 	"bombardier/requests": Requests, "bombardier/badresponses": BadResponses, "bombardier/latency/mean": LatencyMean,
 	"bombardier/latency/max": LatencyMax, "bombardier/latency/50": Latency50, "bombardier/latency/75": Latency75,
-	"bombardier/latency/90": Latency90, "bombardier/latency/99": Latency99,
+	"bombardier/latency/90": Latency90, "bombardier/latency/95": Latency95, "bombardier/latency/99": Latency99,
+	"bombardier/rps/max": RPSMax, "bombardier/throughput": Throughput,
 
 	"h2load/requests": Requests, "h2load/badresponses": BadResponses, "h2load/errors/socketerrors": Errors,
 	"h2load/latency/mean": LatencyMean, "h2load/latency/max": LatencyMax, "h2load/rps/mean": RPS,
@@ -172,6 +175,7 @@ func base() []api.Metadata {
 		md("Derived", CPUPerRequest, api.OpMax, api.OpMax, "n4", UnitMs, "CPU per request (ms)", "The job's mean CPU over its measured samples divided by the run's requests per second: milliseconds of CPU per request"),
 		md("Host Process", StartTime, api.OpMax, api.OpMax, "n0", UnitMs, "Start Time (ms)", "Time from process start to ready"),
 		md("Load", RPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec", "Requests per second over the measured duration"),
+		md("Load", RPSMax, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (max)", "Highest requests per second over one of the tool's intervals (bombardier)"),
 		md("Load", Requests, api.OpMax, api.OpSum, "n0", UnitCount, "Requests", "Responses received over the measured duration"),
 		md("Load", BadResponses, api.OpMax, api.OpSum, "n0", UnitCount, "Bad responses", "Responses with a non-2xx/3xx status"),
 		md("Load", Errors, api.OpMax, api.OpSum, "n0", UnitCount, "Socket errors", "Connect, read, write and timeout errors"),
@@ -180,6 +184,7 @@ func base() []api.Metadata {
 		md("Load", Latency50, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 50th (ms)", "50th percentile latency"),
 		md("Load", Latency75, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 75th (ms)", "75th percentile latency"),
 		md("Load", Latency90, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 90th (ms)", "90th percentile latency"),
+		md("Load", Latency95, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 95th (ms)", "95th percentile latency (bombardier)"),
 		md("Load", Latency99, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 99th (ms)", "99th percentile latency"),
 		md("Load", LatencyMax, api.OpMax, api.OpMax, "n2", UnitMs, "Max latency (ms)", "Highest latency"),
 		md("Load", Throughput, api.OpMax, api.OpSum, "n2", UnitMBPerSec, "Read throughput (MB/s)", "Response bytes read per second over the measured duration (MiB/s), as crank's wrk job reports it"),
