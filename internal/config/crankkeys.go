@@ -61,15 +61,14 @@ var crankRefusals = map[string]refusal{
 	"dotnetTrace":     {hintDiag, true}, "dotnetTraceProviders": {hintDiag, true}, "collect": {hintDiag, true},
 	"collectArguments": {hintDiag, true}, "collectStartup": {hintDiag, true}, "collectCounters": {hintDiag, true},
 	"counterProviders": {hintDiag, true}, "dumpProcess": {hintDiag, true}, "dumpType": {hintDiag, true},
-	"profile": {hintDiag, true}, "collectDependencies": {hintDiag, true},
+	"profile": {hintDiag, true}, "collectDependencies": {hintDiag, true}, "additionalProcesses": {hintProcesses, true},
 	"beforeScript": {hintScripts, true}, "initScript": {hintScripts, true}, "afterScript": {hintScripts, true},
 	"stoppingScript": {hintScripts, true}, "beforeJob": {hintScripts, true}, "afterJob": {hintScripts, true},
 	"buildFiles": {hintFiles, true}, "outputFiles": {hintFiles, true}, "buildArchives": {hintFiles, true},
 	"outputArchives": {hintFiles, true}, "downloadFiles": {hintFiles, true},
-	"noArguments":         {"write the arguments you want in arguments", true},
-	"additionalProcesses": {"the agent samples the job's process tree (and its control group); start the other processes from the job, or run them as their own service", true},
-	"features":            {"crank's agent features are not available", true},
-	"sources":             {"a job has one source here (source.localFolder or source.repository); clone the others in buildCommand", true},
+	"noArguments": {"write the arguments you want in arguments", true},
+	"features":    {"crank's agent features are not available", true},
+	"sources":     {"a job has one source here (source.localFolder or source.repository); clone the others in buildCommand", true},
 }
 
 // crankOptionRefusals are crank's options.* keys this platform refuses.
@@ -95,6 +94,9 @@ var crankSourceRefusals = map[string]refusal{
 var dotnetKeys = []string{"framework", "channel", "runtimeVersion", "aspNetCoreVersion", "sdkVersion", "desktopVersion",
 	"noGlobalJson", "selfContained", "useMonoRuntime", "useRuntimeStore", "packageReferences", "patchReferences",
 	"startupMainMethod", "buildTimeout", "collectTimeout", "webHost"}
+
+// hintProcesses answers crank's additionalProcesses (processes to sample beside the job's).
+const hintProcesses = "the agent samples the job's process tree (and its control group); start the other processes from the job, or run them as their own service"
 
 // diagTuningKeys tune crank's .NET diagnostics (dotnetTrace, profile, collect), which are refused:
 // alone they ask for nothing.
