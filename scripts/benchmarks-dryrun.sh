@@ -2,13 +2,17 @@
 # Counts how many of aspnet/Benchmarks' scenarios `crank --dry-run` resolves, with the files'
 # http imports pointed at local copies (no network). Needs git mirrors of dotnet/crank and
 # aspnet/Benchmarks, python3 with PyYAML (to list scenario names) and a built bin/crank.
-#   scripts/benchmarks-dryrun.sh BENCHMARKS_GIT_DIR CRANK_GIT_DIR [CRANK_BINARY]
+#   scripts/benchmarks-dryrun.sh BENCHMARKS_GIT_DIR CRANK_GIT_DIR [CRANK_BINARY [GRPC_DOTNET_GIT_DIR]]
+# grpc.benchmarks.yml also imports three job files of grpc/grpc-dotnet (perf/benchmarkapps/*/*.yml):
+# with a git mirror of grpc/grpc-dotnet (GRPC_DOTNET_GIT_DIR, or the environment's GRPC_DOTNET_GIT)
+# they are read from it; without one its 12 scenarios count as "offline".
 # Prints the count resolved, then the others by class (see below), the "other" ones listed.
 set -euo pipefail
 bench_git=${1:?Benchmarks git dir}
 crank_git=${2:?crank git dir}
 crank=${3:-bin/crank}
 crank=$(realpath "$crank")
+grpc_git=${4:-${GRPC_DOTNET_GIT:-}}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 trap 'echo "benchmarks-dryrun.sh: failed at line $LINENO" >&2' ERR
@@ -22,10 +26,16 @@ copy_yml() { # git dir, destination
 }
 copy_yml "$bench_git" "$tmp/benchmarks"
 copy_yml "$crank_git" "$tmp/crank"
-# Imports: the raw GitHub URLs of both repositories, as local paths.
-find "$tmp" -name '*.yml' -print0 | xargs -0 sed -i -E \
-  -e "s#^(\s*-\s*)https://raw.githubusercontent.com/dotnet/crank/main/#\1$tmp/crank/#I" \
-  -e "s#^(\s*-\s*)https://raw.githubusercontent.com/aspnet/Benchmarks/main/#\1$tmp/benchmarks/#I"
+if [ -n "$grpc_git" ]; then
+  copy_yml "$grpc_git" "$tmp/grpc-dotnet"
+fi
+# Imports: the raw GitHub URLs of the repositories, as local paths.
+local_imports=(-e "s#^(\s*-\s*)https://raw.githubusercontent.com/dotnet/crank/main/#\1$tmp/crank/#I"
+  -e "s#^(\s*-\s*)https://raw.githubusercontent.com/aspnet/Benchmarks/main/#\1$tmp/benchmarks/#I")
+if [ -n "$grpc_git" ]; then
+  local_imports+=(-e "s#^(\s*-\s*)https://raw.githubusercontent.com/grpc/grpc-dotnet/master/#\1$tmp/grpc-dotnet/#I")
+fi
+find "$tmp" -name '*.yml' -print0 | xargs -0 sed -i -E "${local_imports[@]}"
 
 # A scenario that does not resolve is put in one class, by all its error lines:
 #   dotnet-docker  every error is a refusal of a .NET build (source.project, benchmarkDotNet) or of a
@@ -58,6 +68,7 @@ print("\n".join((d.get("scenarios") or {}).keys()))' "$f")
       class=other
     fi
     first=$(head -n 1 <<<"$others")
+    [ "$class" = offline ] && first=$(grep -o -m1 'import [^ ]*' <<<"$errs" || true)
     [ -z "$first" ] && first=$(head -n 1 <<<"$errs")
     printf '%s\t%s\t%s\t%s\n' "$class" "$(basename "$f")" "$s" "$first" >>"$tmp/failures"
   done <<<"$names"
@@ -66,6 +77,9 @@ echo "resolved: $ok of $total scenarios"
 for class in dotnet-docker offline other; do
   echo "$class: $(grep -c "^$class	" "$tmp/failures" || true)"
 done
+echo
+echo "offline (file, scenario, the import with no local copy):"
+grep "^offline	" "$tmp/failures" | cut -f2- || true
 echo
 echo "other (file, scenario, first error that is not a .NET or Docker refusal):"
 grep "^other	" "$tmp/failures" | cut -f2- || true

@@ -48,6 +48,7 @@ func (a *Agent) execute(ctx context.Context, j *job) error {
 	if err := j.advance(api.StateStarting, "source ready"); err != nil {
 		return err
 	}
+	a.firstRequest(ctx, j)
 	if j.spec.WarmupArguments != "" {
 		if err := a.warmup(ctx, j); err != nil {
 			return err

@@ -360,22 +360,7 @@ func finish(ctx context.Context, st State, f *runFlags, run controller.Run, res 
 		}
 		fmt.Fprintln(st.Stderr, sum.String())
 	}
-	if f.compare != "" {
-		base, err := results.ReadFile(f.compare)
-		if err != nil {
-			fmt.Fprintf(st.Stderr, "crank: --compare: %v\n", err)
-			return ExitBadInput
-		}
-		rep, err := gate.CompareResults(base, res, gate.CompareOptions{}, st.Stdout)
-		if err != nil {
-			fmt.Fprintf(st.Stderr, "crank: --compare: %v\n", err)
-			return ExitBadInput
-		}
-		if rep.Regressed() {
-			return ExitFailed
-		}
-	}
-	return ExitOK
+	return compareWith(st, f.compare, res)
 }
 
 // influxConfig is the environment's CRANK_INFLUX_* settings with the command line's flags over them.

@@ -20,8 +20,8 @@ type runFlags struct {
 	dryRun      string
 	agentToken  string
 	agentCA     string
-	tokenFile   string // --agent-token-file
-	compare     string
+	tokenFile   string   // --agent-token-file
+	compare     []string // --compare FILE, repeatable as in crank
 	session     string
 	verbose     bool
 	strict      bool
@@ -72,6 +72,9 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 		if switchFlag(f, name) {
 			f.output.keep(name, "", false)
 			continue
+		}
+		if err := refusedFlag(name); err != nil {
+			return nil, err
 		}
 		if name == "no-probe" {
 			f.noProbe = true
@@ -161,7 +164,7 @@ func (f *runFlags) set(name, value string) error {
 	case "agent-ca":
 		f.agentCA = value
 	case "compare":
-		f.compare = value
+		f.compare = append(f.compare, value)
 	case "session":
 		f.session = value
 	case "output-dir":
@@ -237,7 +240,8 @@ Run options (crank's names):
   --description TEXT       a description stored with the results
   --property name=value    a property stored with the results (repeatable)
   --dry-run FILE           write the resolved scenario as JSON ("-" for stdout) and run nothing
-  --compare FILE           compare the results with FILE right after the run (exit 1 on regression)
+  --compare FILE           compare the results with FILE right after the run (exit 1 on regression;
+                           repeatable: each FILE in turn)
   --agent-token TOKEN      bearer token for the agents (or CRANK_AGENT_TOKEN; a command line is visible in ps)
   --agent-token-file FILE  read the agents' bearer token from this file
   --agent-ca FILE          PEM CA certificate(s) that signed the agents' TLS certificates (or CRANK_AGENT_CA)
@@ -259,8 +263,9 @@ Run options (crank's names):
   --strict                 keys nobody knows are errors (by default warnings: crank ignores them)
   -v, --verbose            print each service's rendered command lines, and debug logs
 Flag names ignore case. crank's short names: -c config, -s scenario, -p property, -i iterations,
--j json, -m interval, -d debug (= --dry-run), -x exclude, -xo exclude-order, -v verbose.
---sql, --table, --es, --index and --relay are refused: publish to InfluxDB (--influx-url).
+-j json, -m interval, -d debug (= --dry-run), -x exclude, -xo exclude-order, -v verbose; crank's
+old -o and --output are --json. --sql, --table, --es, --index, --relay and --auto-flush are
+refused: publish to InfluxDB (--influx-url); so are the Azure sign-in options (--cert-*, --mi-client-id).
 
 Exit status: 0 the run passed; 1 the run failed (a job failed, more failed requests than
 --max-error-rate, or --compare found a regression); 2 bad input (flags, configuration, values);

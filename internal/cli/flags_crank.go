@@ -7,9 +7,10 @@ import (
 )
 
 // shortFlags are crank's one-letter names. crank registers -j for both --job and --json; here
-// it is --json, the one results pipelines pass.
+// it is --json, the one results pipelines pass. -o and --output are crank's old names of -j and
+// --json, which crank still accepts.
 var shortFlags = map[string]string{
-	"c": "config", "s": "scenario", "p": "property", "i": "iterations", "j": "json", "m": "interval",
+	"c": "config", "s": "scenario", "p": "property", "i": "iterations", "j": "json", "o": "json", "output": "json", "m": "interval",
 	"d": "debug", "x": "exclude", "xo": "exclude-order", "v": "verbose",
 }
 
@@ -45,9 +46,33 @@ func switchFlag(f *runFlags, name string) bool {
 	return true
 }
 
-// refusedFlags are crank's options that send results to Azure services.
+// refusedFlags are crank's options that need Azure services, with what to do instead. They are
+// refused before any value is read (--auto-flush and --cert-sni take none).
 var refusedFlags = map[string]string{
-	"sql": "SQL Server", "table": "SQL Server", "es": "Elasticsearch", "index": "Elasticsearch", "relay": "Azure Relay",
+	"sql":   "results go to SQL Server only in crank; publish them to InfluxDB with --influx-url (see docs/INFLUXDB.md)",
+	"table": "results go to SQL Server only in crank; publish them to InfluxDB with --influx-url (see docs/INFLUXDB.md)",
+	"es":    "results go to Elasticsearch only in crank; publish them to InfluxDB with --influx-url (see docs/INFLUXDB.md)",
+	"index": "results go to Elasticsearch only in crank; publish them to InfluxDB with --influx-url (see docs/INFLUXDB.md)",
+	"relay": "results go to Azure Relay only in crank; publish them to InfluxDB with --influx-url (see docs/INFLUXDB.md)",
+	"auto-flush": "it flushes a long-running job's measurements to SQL Server or Elasticsearch as it runs; " +
+		"run with --span and publish to InfluxDB with --influx-url (see docs/INFLUXDB.md)",
+}
+
+// azureAuthFlags are crank's options that authenticate to Azure (SQL Server, Azure Relay).
+var azureAuthFlags = []string{"cert-client-id", "cert-tenant-id", "cert-thumbprint", "cert-path", "cert-pwd", "cert-sni", "mi-client-id"}
+
+// refusedFlag is the error for a crank option this platform refuses, or nil.
+func refusedFlag(name string) error {
+	if hint, ok := refusedFlags[name]; ok {
+		return usagef("crank's --%s is not supported: %s", name, hint)
+	}
+	for _, a := range azureAuthFlags {
+		if name == a {
+			return usagef("crank's --%s is not supported: it authenticates to Azure (SQL Server, Azure Relay); "+
+				"agents here take --agent-token or --agent-token-file and --agent-ca", name)
+		}
+	}
+	return nil
 }
 
 // setMore sets crank's options beyond the core ones; ok is false for a name it does not know.
@@ -74,9 +99,6 @@ func (f *runFlags) setMore(name, value string) (bool, error) {
 		}
 		f.interval = n
 	default:
-		if what, ok := refusedFlags[name]; ok {
-			return true, usagef("crank's --%s is not supported: results go to %s only in crank; publish them to InfluxDB with --influx-url (see docs/INFLUXDB.md)", name, what)
-		}
 		return false, nil
 	}
 	return true, nil

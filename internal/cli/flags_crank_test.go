@@ -46,10 +46,49 @@ func TestCrankFlagSpellings(t *testing.T) {
 	if _, err := parseRunFlags([]string{"-c", "a.yml", "-s", "x", "--job", "a"}, none); err == nil || !strings.Contains(err.Error(), "can't be used together") {
 		t.Errorf("--scenario with --job: %v", err)
 	}
-	for _, flag := range []string{"--sql", "--es", "--table", "--index", "--relay"} {
+	for _, flag := range []string{"--sql", "--es", "--table", "--index", "--relay", "--auto-flush"} {
 		_, err := parseRunFlags([]string{"--config", "a.yml", "--scenario", "s", flag, "x"}, none)
 		if err == nil || !strings.Contains(err.Error(), "crank's "+flag+" is not supported") || !strings.Contains(err.Error(), "InfluxDB") {
 			t.Errorf("%s: %v", flag, err)
+		}
+	}
+	for _, args := range [][]string{{"--auto-flush"}, {"--cert-sni"}, {"--Cert-Path", "c.pfx"}, {"--mi-client-id", "x"}} {
+		_, err := parseRunFlags(append([]string{"--config", "a.yml", "--scenario", "s"}, args...), none)
+		if err == nil || !strings.Contains(err.Error(), "crank's --"+strings.ToLower(strings.TrimLeft(args[0], "-"))+" is not supported: ") {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+}
+
+// crank's display and repetition flags, and its old -o/--output names of --json.
+func TestCrankDisplayAndRepeatFlags(t *testing.T) {
+	none := func(string) string { return "" }
+	f, err := parseRunFlags([]string{"-c", "a.yml", "-s", "x", "--Chart", "--chart-type", "hex", "--chart-scale", "auto",
+		"--QUIET", "-o", "o.json", "-i", "5", "-x", "1:2", "-xo", "load:http/rps/mean", "--repeat", "load"}, none)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.display.chart || f.display.chartType != "hex" || f.display.chartScale != "auto" || !f.display.quiet ||
+		f.jsonOut != "o.json" || f.iterations != 5 || f.spread.repeat != "load" ||
+		f.spread.exclude.Low != 1 || f.spread.exclude.High != 2 || f.spread.exclude.Service != "load" || f.spread.exclude.Result != "http/rps/mean" {
+		t.Errorf("flags: %+v", f)
+	}
+	if f, err := parseRunFlags([]string{"-c", "a.yml", "-s", "x", "--output", "p.json", "--span", "00:01:30"}, none); err != nil ||
+		f.jsonOut != "p.json" || f.spread.span != 90*time.Second {
+		t.Errorf("--output, --span: %v %+v", err, f)
+	}
+	for args, want := range map[string]string{
+		"--chart-type pie":    `--chart-type "pie": want bar or hex`,
+		"--chart-scale log":   `--chart-scale "log": want off or auto`,
+		"-i 2 --span 10s":     "--iterations and --span can't be used together",
+		"-xo load:x":          "--exclude-order needs --exclude",
+		"-i 3 -x 1":           "--exclude needs --exclude-order",
+		"--span soon":         `--span "soon"`,
+		"--variable-json a=[": "--variable-json a:",
+	} {
+		_, err := parseRunFlags(append([]string{"-c", "a.yml", "-s", "x"}, strings.Fields(args)...), none)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", args, err, want)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/crankshaft/crankshaft/internal/controller"
+	"github.com/crankshaft/crankshaft/internal/gate"
 	"github.com/crankshaft/crankshaft/internal/progress"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
@@ -25,8 +26,8 @@ func checkOutputs(f *runFlags) error {
 			problems = append(problems, fmt.Errorf("--json %s: %w", f.jsonOut, err))
 		}
 	}
-	if f.compare != "" {
-		if _, err := results.ReadFile(f.compare); err != nil {
+	for _, c := range f.compare {
+		if _, err := results.ReadFile(c); err != nil {
 			problems = append(problems, fmt.Errorf("--compare: %w", err))
 		}
 	}
@@ -126,4 +127,29 @@ func statusOf(pr *progress.Printer, mode progress.Mode) func(progress.Status) {
 		return nil
 	}
 	return pr.Show
+}
+
+// compareWith compares the run's results with each --compare file in turn (crank's --compare is
+// repeatable); the run failed when any comparison finds a regression.
+func compareWith(st State, files []string, res *results.Result) int {
+	code := ExitOK
+	for _, file := range files {
+		base, err := results.ReadFile(file)
+		if err != nil {
+			fmt.Fprintf(st.Stderr, "crank: --compare: %v\n", err)
+			return ExitBadInput
+		}
+		if len(files) > 1 {
+			fmt.Fprintf(st.Stdout, "\ncompared with %s:\n", file)
+		}
+		rep, err := gate.CompareResults(base, res, gate.CompareOptions{}, st.Stdout)
+		if err != nil {
+			fmt.Fprintf(st.Stderr, "crank: --compare %s: %v\n", file, err)
+			return ExitBadInput
+		}
+		if rep.Regressed() {
+			code = ExitFailed
+		}
+	}
+	return code
 }

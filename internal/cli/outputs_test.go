@@ -143,3 +143,41 @@ func TestFailedWriteKeepsResults(t *testing.T) {
 		t.Errorf("kept results: %+v, %v", kept, err)
 	}
 }
+
+// crank's --compare is repeatable: the run is compared with each file in turn and fails when
+// any comparison finds a regression.
+func TestCompareWithSeveralFiles(t *testing.T) {
+	dir := t.TempDir()
+	res := func(rps ...float64) *results.Result {
+		jr := &results.JobResult{Results: map[string]float64{"http/rps/mean": rps[0]}}
+		for _, v := range rps {
+			jr.Iterations = append(jr.Iterations, map[string]float64{"http/rps/mean": v})
+		}
+		return &results.Result{JobResults: results.JobResults{Jobs: map[string]*results.JobResult{"load": jr}}}
+	}
+	same := filepath.Join(dir, "same.json")
+	faster := filepath.Join(dir, "faster.json")
+	if err := results.WriteFile(same, res(1000, 1001, 999, 1000, 1002)); err != nil {
+		t.Fatal(err)
+	}
+	if err := results.WriteFile(faster, res(2000, 2002, 1998, 2000, 2004)); err != nil {
+		t.Fatal(err)
+	}
+	head := func() *results.Result { return res(1000, 1002, 998, 1001, 999) }
+	var out, errOut strings.Builder
+	st := State{Stdout: &out, Stderr: &errOut}
+	if code := compareWith(st, []string{same}, head()); code != ExitOK {
+		t.Errorf("same: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	out.Reset()
+	if code := compareWith(st, []string{same, faster}, head()); code != ExitFailed {
+		t.Errorf("same, faster: exit %d, want %d\n%s", code, ExitFailed, out.String())
+	}
+	if !strings.Contains(out.String(), "compared with "+same) || !strings.Contains(out.String(), "compared with "+faster) {
+		t.Errorf("stdout names neither file:\n%s", out.String())
+	}
+	f, err := parseRunFlags([]string{"-c", "a.yml", "-s", "x", "--compare", same, "--Compare", faster}, func(string) string { return "" })
+	if err != nil || len(f.compare) != 2 {
+		t.Errorf("--compare twice: %v %v", err, f)
+	}
+}

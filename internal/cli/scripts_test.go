@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -70,5 +71,34 @@ func TestApplyScripts(t *testing.T) {
 	s.OnResultsCreated = []config.Snippet{{Where: "a.yml:9 onResultsCreated[0]", Source: `require("nope")`}}
 	if err := applyScripts(s, nil, res, &out); err == nil || !strings.Contains(err.Error(), `require("nope"): no script of that name`) {
 		t.Errorf("error = %v", err)
+	}
+}
+
+// TestScriptsFS: after a run, onResultsCreated and --script have crank's fs object, relative
+// paths from the working directory: one writes the results to a file, the other reads it back
+// into a property; a file that cannot be read stops with the script's name.
+func TestScriptsFS(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	res := &results.Result{JobResults: results.JobResults{Properties: map[string]string{}, Jobs: map[string]*results.JobResult{
+		"load": {Results: map[string]float64{"http/rps/mean": 1234}},
+	}}}
+	s := &config.Scripts{
+		OnResultsCreated: []config.Snippet{{Where: "a.yml:9 onResultsCreated[0]",
+			Source: `fs.writeFile("rps.txt", "rps=" + benchmarks.jobs.load.results["http/rps/mean"]);`}},
+		Named: map[string]config.Snippet{
+			"read": {Where: "a.yml:12 scripts.read", Source: `benchmarks.properties["saved"] = fs.exists("rps.txt") ? fs.readFile("rps.txt") : "none";`},
+			"bad":  {Where: "a.yml:13 scripts.bad", Source: `fs.readFile("nope.txt");`},
+		},
+	}
+	if err := applyScripts(s, []string{"read"}, res, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if got := res.JobResults.Properties["saved"]; got != "rps=1234" {
+		t.Errorf("saved = %q, want rps=1234", got)
+	}
+	err := applyScripts(s, []string{"bad"}, res, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), `a.yml:13 scripts.bad: fs.readFile("nope.txt"): no such file or directory`) {
+		t.Errorf("bad: %v", err)
 	}
 }

@@ -62,6 +62,7 @@ func parseSweepFlags(args []string, getenv func(string) string) (*sweepFlags, er
 	iterations := false
 	for i := 0; i < len(args); i++ {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		name = flagName(name) // crank's -i and --Iterations too
 		switch name {
 		case "resume":
 			sf.resume = true
@@ -94,7 +95,7 @@ func parseSweepFlags(args []string, getenv func(string) string) (*sweepFlags, er
 		return nil, err
 	}
 	switch {
-	case f.compare != "":
+	case len(f.compare) > 0:
 		return nil, usagef("crank sweep: --compare is not supported: the sweep compares its variants with --baseline")
 	}
 	if !iterations {

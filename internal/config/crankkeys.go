@@ -63,7 +63,7 @@ var crankRefusals = map[string]refusal{
 	"dotnetTrace":     {hintDiag, true}, "dotnetTraceProviders": {hintDiag, true}, "collect": {hintDiag, true},
 	"collectArguments": {hintDiag, true}, "collectStartup": {hintDiag, true}, "collectCounters": {hintDiag, true},
 	"counterProviders": {hintDiag, true}, "dumpProcess": {hintDiag, true}, "dumpType": {hintDiag, true},
-	"profile": {hintDiag, true}, "collectDependencies": {hintDiag, true},
+	"profile": {hintDiag, true}, "collectDependencies": {hintDiag, true}, "additionalProcesses": {hintProcesses, true},
 	"beforeScript": {hintScripts, true}, "initScript": {hintScripts, true}, "afterScript": {hintScripts, true},
 	"stoppingScript": {hintScripts, true}, "beforeJob": {hintScripts, true}, "afterJob": {hintScripts, true},
 	"outputFiles": {hintFiles, true}, "buildArchives": {hintFiles, true},
@@ -106,6 +106,14 @@ var crankNamedSourceRefusals = map[string]refusal{
 var dotnetKeys = []string{"framework", "channel", "runtimeVersion", "aspNetCoreVersion", "sdkVersion", "desktopVersion",
 	"noGlobalJson", "selfContained", "useMonoRuntime", "useRuntimeStore", "packageReferences", "patchReferences",
 	"startupMainMethod", "buildTimeout", "collectTimeout", "webHost"}
+
+// hintProcesses answers crank's additionalProcesses (processes to sample beside the job's).
+const hintProcesses = "the agent samples the job's process tree (and its control group); start the other processes from the job, or run them as their own service"
+
+// diagTuningKeys tune crank's .NET diagnostics (dotnetTrace, profile, collect), which are refused:
+// alone they ask for nothing.
+var diagTuningKeys = []string{"profileType", "profileArguments", "dotNetTraceBufferSizeMB", "dotNetTraceRequestRundown",
+	"dotNetTraceCollectMode", "dotNetTraceStopTimeoutSec", "collectSwapMemory"}
 
 // legacyKeys are fields of crank's job model from before variables; crank no longer reads them.
 var legacyKeys = []string{"scheme", "path", "connections", "threads"}

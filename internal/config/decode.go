@@ -108,6 +108,12 @@ func (d *decoder) crankKey(p pair, prefix string, refusals map[string]refusal, k
 		}
 		return
 	}
+	if prefix == "" && canonical(p.key, diagTuningKeys) != "" {
+		if asksForSomething(p.value) {
+			d.notes = append(d.notes, fmt.Sprintf("%s: %s: crank's %s has no effect here: it tunes crank's .NET diagnostics (dotnetTrace, profile, collect), which are not supported", p.keyPos, d.where, p.key))
+		}
+		return
+	}
 	if prefix == "" && canonical(p.key, legacyKeys) != "" {
 		if asksForSomething(p.value) {
 			d.notes = append(d.notes, fmt.Sprintf("%s: %s: crank's %s has no effect here (an old job field crank no longer reads): use a variable", p.keyPos, d.where, p.key))

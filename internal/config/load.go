@@ -114,6 +114,7 @@ func (l *loader) load(loc string) (*node, error) {
 	if !n.isMap() {
 		return nil, fmt.Errorf("%s: the top level must be a mapping (variables, jobs, scenarios, profiles)", n.pos)
 	}
+	canonicalKeys(n)
 	merged := newMap(n.pos)
 	var errs []error
 	if imports := n.get("imports"); !imports.isNull() {

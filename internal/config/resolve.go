@@ -292,7 +292,7 @@ func (c *Config) finish(e *liquid.Engine, where, svc, jobName string, job, cmdVa
 	}
 	bindings, _ := vars.toAny().(map[string]any)
 	body := job.without(keyVariables, "job")
-	if _, err := renderTree(e, &body, bindings, false, where, ""); err != nil {
+	if _, err := renderTree(e, &body, withJob(bindings, job), false, where, ""); err != nil {
 		return Service{}, err
 	}
 	return Service{Name: svc, Job: api.Job{Service: svc, Name: jobName, Variables: bindings}, body: body, vars: vars, where: where, uses: uses}, nil
@@ -342,5 +342,20 @@ func unique(errs []error) []error {
 			out = append(out, err)
 		}
 	}
+	return out
+}
+
+// withJob is what a job's templates see: its variables and, as crank gives its templates, the job
+// itself as `job` (its keys as written, unrendered: {{job.executable}}), unless a variable is
+// named job.
+func withJob(vars map[string]any, job *node) map[string]any {
+	if _, taken := vars["job"]; taken {
+		return vars
+	}
+	out := make(map[string]any, len(vars)+1)
+	for k, v := range vars {
+		out[k] = v
+	}
+	out["job"] = job.toAny()
 	return out
 }

@@ -5,6 +5,7 @@ package drivers
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -48,4 +49,46 @@ func EachLine(r io.Reader, add func(line string) error) error {
 		return fmt.Errorf("reading output: %w", err)
 	}
 	return nil
+}
+
+// FirstRequester is a Parser whose tool sends HTTP requests. As crank's load wrappers do, the
+// agent times one request to the tool's URL before any load (http/firstrequest); FirstRequest
+// says, from the measured run's arguments, where and how to send it, or why it cannot.
+type FirstRequester interface {
+	Parser
+	FirstRequest(args []string) (Target, error)
+}
+
+// ErrNotHTTP is FirstRequest's answer for a run that sends no HTTP request (a gRPC run of a tool
+// that also loads HTTP): http/firstrequest does not apply, as it does not to ghz.
+var ErrNotHTTP = errors.New("the run sends no HTTP request")
+
+// Target is where the first request goes: a GET of URL over HTTP/1.1, or over HTTP/2 when HTTP2
+// (h2c with prior knowledge for http://, h2 by ALPN for https://).
+type Target struct {
+	URL   string
+	HTTP2 bool
+}
+
+// FirstURL is the first argument starting with "http" (any case), as crank's wrappers find the
+// URL in their arguments.
+func FirstURL(args []string) (string, error) {
+	for _, a := range args {
+		if len(a) >= 4 && strings.EqualFold(a[:4], "http") {
+			return a, nil
+		}
+	}
+	return "", fmt.Errorf("no argument starts with http: no URL to send the first request to")
+}
+
+// HasFlag reports whether args hold one of the flags (exactly, or as "flag=value").
+func HasFlag(args []string, flags ...string) bool {
+	for _, a := range args {
+		for _, f := range flags {
+			if a == f || strings.HasPrefix(a, f+"=") {
+				return true
+			}
+		}
+	}
+	return false
 }

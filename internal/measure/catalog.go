@@ -3,7 +3,13 @@
 // docs/MEASUREMENTS.md is the human-readable form of this table.
 package measure
 
-import "github.com/crankshaft/crankshaft/internal/api"
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+)
 
 // Names of the measurements, as crank names them where crank has them.
 const (
@@ -15,6 +21,7 @@ const (
 	BuildTime     = "benchmarks/build-time"
 	StartTime     = "benchmarks/start-time"
 	RPS           = "http/rps/mean"
+	RPSMax        = "http/rps/max"
 	Requests      = "http/requests"
 	BadResponses  = "http/requests/badresponses"
 	Errors        = "http/requests/errors"
@@ -22,10 +29,12 @@ const (
 	Latency50     = "http/latency/50"
 	Latency75     = "http/latency/75"
 	Latency90     = "http/latency/90"
+	Latency95     = "http/latency/95"
 	Latency99     = "http/latency/99"
 	LatencyMax    = "http/latency/max"
 	WrkRPS        = "wrk/rps/mean"
 	Throughput    = "http/throughput"
+	FirstRequest  = "http/firstrequest"
 	BombardierRPS = "bombardier/rps/mean"
 
 	// crank's wrk job reports each load value under a wrk/ name too.
@@ -61,12 +70,55 @@ const (
 	DBQueries     = "runtime-counter/db-queries"
 )
 
-// Aliases are the names crank's wrk job gives values it also reports under http/ names: the
-// alias -> our name. Results carry both (crank's tools read either); tables show ours only.
+// Aliases are the names crank's load jobs (wrk, bombardier, h2load) give values they also report
+// under http/ names: the alias -> our name. Results carry both (crank's tools read either);
+// tables show ours only. ToolAliases gives one tool's.
 var Aliases = map[string]string{
 	WrkRequests: Requests, WrkLatencyMean: LatencyMean, WrkLatencyMax: LatencyMax, WrkLatency50: Latency50,
 	WrkLatency75: Latency75, WrkLatency90: Latency90, WrkLatency99: Latency99, WrkBadResponses: BadResponses,
 	WrkSocketErrors: Errors, WrkThroughput: Throughput,
+
+	"bombardier/requests": Requests, "bombardier/badresponses": BadResponses, "bombardier/latency/mean": LatencyMean,
+	"bombardier/latency/max": LatencyMax, "bombardier/latency/50": Latency50, "bombardier/latency/75": Latency75,
+	"bombardier/latency/90": Latency90, "bombardier/latency/95": Latency95, "bombardier/latency/99": Latency99,
+	"bombardier/rps/max": RPSMax, "bombardier/throughput": Throughput,
+
+	"h2load/requests": Requests, "h2load/badresponses": BadResponses, "h2load/errors/socketerrors": Errors,
+	"h2load/latency/mean": LatencyMean, "h2load/latency/max": LatencyMax, "h2load/rps/mean": RPS,
+}
+
+// ToolAliases are the aliases of one tool ("wrk", "bombardier", "h2load"): those under its prefix.
+func ToolAliases(tool string) map[string]string {
+	out := map[string]string{}
+	for alias, ours := range Aliases {
+		if strings.HasPrefix(alias, tool+"/") {
+			out[alias] = ours
+		}
+	}
+	return out
+}
+
+// aliasEntries are the catalog entries of the aliases: ours under the tool's name.
+func aliasEntries(list []api.Metadata) []api.Metadata {
+	byName := map[string]api.Metadata{}
+	for _, m := range list {
+		byName[m.Name] = m
+	}
+	var out []api.Metadata
+	for _, tool := range []string{"bombardier", "h2load"} {
+		aliases := ToolAliases(tool)
+		for _, alias := range slices.Sorted(maps.Keys(aliases)) {
+			m := byName[aliases[alias]]
+			m.Source, m.Name = tool, alias
+			m.ShortDescription = strings.Replace(m.ShortDescription, "(", "("+tool+", ", 1)
+			if !strings.Contains(m.ShortDescription, "(") {
+				m.ShortDescription += " (" + tool + ")"
+			}
+			m.LongDescription = aliases[alias] + " under crank's " + tool + " name"
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Units, spelled the same everywhere.
@@ -108,6 +160,11 @@ func Default() Catalog {
 // List returns the shipped catalog's entries in the order they are declared (host process, load,
 // tools, counters): the order of docs/MEASUREMENTS.md.
 func List() []api.Metadata {
+	list := base()
+	return append(list, aliasEntries(list)...)
+}
+
+func base() []api.Metadata {
 	return []api.Metadata{
 		md("Host Process", CPU, api.OpMax, api.OpMax, "n0", UnitPercent, "Max CPU Usage (%)", "Highest CPU of the job's process tree over the run, in percent of the whole machine"),
 		md("Host Process", CPURaw, api.OpMax, api.OpMax, "n0", UnitPercent, "Max CPU Usage, raw (%)", "Highest CPU of the job's process tree, in percent of one core (can exceed 100)"),
@@ -118,6 +175,7 @@ func List() []api.Metadata {
 		md("Derived", CPUPerRequest, api.OpMax, api.OpMax, "n4", UnitMs, "CPU per request (ms)", "The job's mean CPU over its measured samples divided by the run's requests per second: milliseconds of CPU per request"),
 		md("Host Process", StartTime, api.OpMax, api.OpMax, "n0", UnitMs, "Start Time (ms)", "Time from process start to ready"),
 		md("Load", RPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec", "Requests per second over the measured duration"),
+		md("Load", RPSMax, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (max)", "Highest requests per second over one of the tool's intervals (bombardier)"),
 		md("Load", Requests, api.OpMax, api.OpSum, "n0", UnitCount, "Requests", "Responses received over the measured duration"),
 		md("Load", BadResponses, api.OpMax, api.OpSum, "n0", UnitCount, "Bad responses", "Responses with a non-2xx/3xx status"),
 		md("Load", Errors, api.OpMax, api.OpSum, "n0", UnitCount, "Socket errors", "Connect, read, write and timeout errors"),
@@ -126,9 +184,11 @@ func List() []api.Metadata {
 		md("Load", Latency50, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 50th (ms)", "50th percentile latency"),
 		md("Load", Latency75, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 75th (ms)", "75th percentile latency"),
 		md("Load", Latency90, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 90th (ms)", "90th percentile latency"),
+		md("Load", Latency95, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 95th (ms)", "95th percentile latency (bombardier)"),
 		md("Load", Latency99, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 99th (ms)", "99th percentile latency"),
 		md("Load", LatencyMax, api.OpMax, api.OpMax, "n2", UnitMs, "Max latency (ms)", "Highest latency"),
 		md("Load", Throughput, api.OpMax, api.OpSum, "n2", UnitMBPerSec, "Read throughput (MB/s)", "Response bytes read per second over the measured duration (MiB/s), as crank's wrk job reports it"),
+		md("Load", FirstRequest, api.OpMax, api.OpMax, "n0", UnitMs, "First Request (ms)", "Time to first request in ms"),
 		md("wrk", WrkRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (wrk)", "Requests per second as wrk reports it"),
 		md("wrk", WrkRequests, api.OpMax, api.OpSum, "n0", UnitCount, "Requests (wrk)", "http/requests under crank's wrk name"),
 		md("wrk", WrkLatencyMean, api.OpMax, api.OpMax, "n2", UnitMs, "Mean latency (wrk, ms)", "http/latency/mean under crank's wrk name"),

@@ -25,7 +25,8 @@ type Engine struct {
 	timeout time.Duration
 }
 
-// New returns an engine with console (to out), and crank's aggregate functions defined.
+// New returns an engine with console (to out), crank's fs object (fs.go) and crank's aggregate
+// functions defined.
 func New(out io.Writer) *Engine {
 	rt := goja.New()
 	e := &Engine{rt: rt, timeout: DefaultTimeout}
@@ -44,6 +45,7 @@ func New(out io.Writer) *Engine {
 		})
 	}
 	_ = rt.Set("console", console)
+	_ = rt.Set("fs", rt.NewDynamicObject(e.newFS()))
 	if _, err := rt.RunScript("aggregates.js", aggregates); err != nil {
 		panic(fmt.Sprintf("script: built-in functions: %v", err)) // a bug in aggregates
 	}

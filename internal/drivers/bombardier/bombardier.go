@@ -4,7 +4,7 @@
 //	bombardier -c 256 -d 15s -l -o json -p r http://host:port/path
 //
 // -o json -p r prints the result alone; other print parts (-p i,r) are skipped up to the JSON.
-// -l adds the latency percentiles (50/75/90/99 are emitted); without it only mean and max latency
+// -l adds the latency percentiles (50/75/90/95/99 are emitted); without it only mean and max latency
 // are. bombardier reports latencies in microseconds; they are converted to milliseconds. Its
 // latency statistics include the time spent on failed requests.
 //
@@ -17,6 +17,10 @@
 //	http/rps/mean               responses / timeTakenSeconds
 //	bombardier/rps/mean         bombardier's own rps.mean (the mean of its per-interval rates,
 //	                            errors included)
+//	http/rps/max                bombardier's rps.max, the highest per-interval rate
+//	http/throughput             bytesRead / timeTakenSeconds in MiB/s, as crank's bombardier job
+//
+// Each is also written under crank's bombardier name (bombardier/requests, ...: measure.Aliases).
 //
 // A result with no responses at all is an error quoting bombardier's first error, and so is an
 // output without the JSON result (bombardier's own message, such as a flag error).
@@ -29,6 +33,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/crankshaft/crankshaft/internal/drivers"
 	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
@@ -43,6 +48,7 @@ func (Parser) Files() map[string][]byte { return nil }
 
 // result is the part of bombardier's JSON output that is read.
 type result struct {
+	BytesRead        float64 `json:"bytesRead"`
 	TimeTakenSeconds float64 `json:"timeTakenSeconds"`
 	Req1xx           float64 `json:"req1xx"`
 	Req2xx           float64 `json:"req2xx"`
@@ -61,6 +67,7 @@ type result struct {
 	} `json:"latency"`
 	RPS *struct {
 		Mean float64 `json:"mean"`
+		Max  float64 `json:"max"`
 	} `json:"rps"`
 }
 
@@ -127,11 +134,19 @@ func (res *result) measurements() (map[string]float64, error) {
 		measure.Errors:        errs,
 		measure.LatencyMean:   millis(res.Latency.Mean),
 		measure.LatencyMax:    millis(res.Latency.Max),
+		measure.RPSMax:        res.RPS.Max,
+		measure.Throughput:    math.Round(res.BytesRead/res.TimeTakenSeconds/(1<<20)*100) / 100,
 	}
-	pcts := map[string]string{"50": measure.Latency50, "75": measure.Latency75, "90": measure.Latency90, "99": measure.Latency99}
+	pcts := map[string]string{"50": measure.Latency50, "75": measure.Latency75, "90": measure.Latency90,
+		"95": measure.Latency95, "99": measure.Latency99}
 	for pct, name := range pcts {
 		if v, ok := res.Latency.Percentiles[pct]; ok {
 			m[name] = millis(v)
+		}
+	}
+	for alias, name := range measure.ToolAliases("bombardier") { // crank's bombardier job's names too
+		if v, ok := m[name]; ok {
+			m[alias] = v
 		}
 	}
 	return m, nil
@@ -150,4 +165,10 @@ func firstLine(data []byte) string {
 		}
 	}
 	return ""
+}
+
+// FirstRequest is a GET of bombardier's URL, over HTTP/2 when it runs with --http2.
+func (Parser) FirstRequest(args []string) (drivers.Target, error) {
+	u, err := drivers.FirstURL(args)
+	return drivers.Target{URL: u, HTTP2: drivers.HasFlag(args, "--http2")}, err
 }

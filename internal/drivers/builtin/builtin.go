@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/drivers"
 	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
@@ -144,4 +145,27 @@ func noObject(data []byte) error {
 		return errors.New(last)
 	}
 	return errors.New("no JSON results in the output (run crank load with --output json)")
+}
+
+// FirstRequest is a GET of crank load's URL over HTTP/1.1, or HTTP/2 with --protocol h2. A gRPC
+// run has no HTTP request to time.
+func (Parser) FirstRequest(args []string) (drivers.Target, error) {
+	u, err := drivers.FirstURL(args)
+	t := drivers.Target{URL: u}
+	for i, a := range args {
+		p, ok := strings.CutPrefix(a, "--protocol=")
+		if a == "--protocol" && i+1 < len(args) {
+			p, ok = args[i+1], true
+		}
+		if !ok {
+			continue
+		}
+		switch p {
+		case "h2":
+			t.HTTP2 = true
+		case "grpc":
+			return t, fmt.Errorf("%w: a gRPC run", drivers.ErrNotHTTP)
+		}
+	}
+	return t, err
 }

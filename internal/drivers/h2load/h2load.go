@@ -73,14 +73,18 @@ func (Parser) Parse(r io.Reader) (map[string]float64, error) {
 	if err := rep.check(); err != nil {
 		return nil, fmt.Errorf("h2load: %w", err)
 	}
-	return map[string]float64{
+	m := map[string]float64{
 		measure.RPS:          *rep.rps,
 		measure.Requests:     rep.done - rep.errored,
 		measure.BadResponses: rep.failed - rep.errored,
 		measure.Errors:       rep.errored,
 		measure.LatencyMean:  *rep.latMean,
 		measure.LatencyMax:   rep.latMax,
-	}, nil
+	}
+	for alias, name := range measure.ToolAliases("h2load") { // crank's h2load job's names too
+		m[alias] = m[name]
+	}
+	return m, nil
 }
 
 var (
@@ -178,4 +182,10 @@ func millis(s string) (float64, error) {
 		scale = 1e3
 	}
 	return math.Round(v*scale*1e6) / 1e6, nil
+}
+
+// FirstRequest is a GET of h2load's (first) URL over HTTP/2, or HTTP/1.1 with --h1.
+func (Parser) FirstRequest(args []string) (drivers.Target, error) {
+	u, err := drivers.FirstURL(args)
+	return drivers.Target{URL: u, HTTP2: !drivers.HasFlag(args, "--h1")}, err
 }

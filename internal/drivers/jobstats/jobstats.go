@@ -105,8 +105,10 @@ func (st *Stats) add(payload string, now time.Time) error {
 		return err
 	}
 	for _, m := range b.Metadata {
-		st.Metadata = append(st.Metadata, api.Metadata{Source: m.Source, Name: m.Name, Aggregate: api.Operation(m.Aggregate),
-			Reduce: api.Operation(m.Reduce), Format: m.Format, ShortDescription: m.ShortDescription, LongDescription: m.LongDescription})
+		for _, name := range names(m.Name) {
+			st.Metadata = append(st.Metadata, api.Metadata{Source: m.Source, Name: name, Aggregate: api.Operation(m.Aggregate),
+				Reduce: api.Operation(m.Reduce), Format: m.Format, ShortDescription: m.ShortDescription, LongDescription: m.LongDescription})
+		}
 	}
 	for _, m := range b.Measurements {
 		v, ok := m.Value.(float64)
@@ -118,7 +120,25 @@ func (st *Stats) add(payload string, now time.Time) error {
 		if at.IsZero() {
 			at = now
 		}
-		st.Measurements = append(st.Measurements, api.Measurement{Name: m.Name, Timestamp: at, Value: v})
+		for _, name := range names(m.Name) {
+			st.Measurements = append(st.Measurements, api.Measurement{Name: name, Timestamp: at, Value: v})
+		}
 	}
 	return nil
+}
+
+// names are the names a measurement is reported under: crank's wrappers name a value they report
+// under an old and a new name "bombardier/requests;http/requests", and crank keeps the value
+// under each.
+func names(name string) []string {
+	var out []string
+	for _, n := range strings.Split(name, ";") {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return []string{name}
+	}
+	return out
 }

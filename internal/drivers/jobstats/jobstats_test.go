@@ -1,6 +1,7 @@
 package jobstats
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -45,5 +46,35 @@ noise
 	if _, err := Parse(strings.NewReader("#StartJobStatistics\n{not json\n#EndJobStatistics\n"), now); err == nil ||
 		!strings.Contains(err.Error(), "output line 1") {
 		t.Errorf("bad block: %v", err)
+	}
+}
+
+// A name crank's wrappers give as "old;new" (bombardier/requests;http/requests) is kept under
+// each, metadata and samples, as crank keeps the result under both names.
+func TestParseCompoundNames(t *testing.T) {
+	out := `#StartJobStatistics
+{"Metadata": [{"name": "bombardier/requests;http/requests", "aggregate": "Max", "reduce": "Sum", "format": "n0", "shortDescription": "Requests"}],
+ "Measurements": [{"name": "bombardier/requests;http/requests", "value": 1200}, {"name": ";", "value": 1}]}
+#EndJobStatistics`
+	st, err := Parse(strings.NewReader(out), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range st.Metadata {
+		if m.Reduce != api.OpSum || m.ShortDescription != "Requests" {
+			t.Errorf("metadata %+v", m)
+		}
+		names = append(names, m.Name)
+	}
+	if strings.Join(names, ",") != "bombardier/requests,http/requests" {
+		t.Errorf("metadata names %v", names)
+	}
+	names = nil
+	for _, m := range st.Measurements {
+		names = append(names, fmt.Sprint(m.Name, "=", m.Value))
+	}
+	if strings.Join(names, ",") != "bombardier/requests=1200,http/requests=1200,;=1" {
+		t.Errorf("measurements %v", names)
 	}
 }

@@ -1,11 +1,13 @@
 package registry_test
 
 import (
+	"errors"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/crankshaft/crankshaft/internal/drivers"
 	"github.com/crankshaft/crankshaft/internal/drivers/registry"
 )
 
@@ -41,5 +43,44 @@ func TestEveryParserRejectsEmptyOutput(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), name+": ") {
 			t.Errorf("%s: Parse(\"\") = %v, %v; want an error naming the tool", name, m, err)
 		}
+	}
+}
+
+// TestFirstRequestTargets: every HTTP load parser finds the URL its tool loads, and the protocol,
+// in its arguments; ghz (gRPC) has no first request.
+func TestFirstRequestTargets(t *testing.T) {
+	ps := registry.Builtin()
+	for _, c := range []struct {
+		parser, args, url, err string
+		h2                     bool
+	}{
+		{"wrk", "-c 16 -t 1 -d 2s --latency -s scripts/pipeline.lua http://127.0.0.1:5000/plaintext -- 16", "http://127.0.0.1:5000/plaintext", "", false},
+		{"wrk", "-c 16 -d 2s HTTPS://h:1/", "HTTPS://h:1/", "", false},
+		{"wrk", "-c 16 -d 2s", "", "no argument starts with http", false},
+		{"bombardier", "-c 16 -d 2s --print r --format json http://h:5000/", "http://h:5000/", "", false},
+		{"bombardier", "--http2 -c 16 https://h:5000/", "https://h:5000/", "", true},
+		{"h2load", "-c 2 -m 4 -D 2 http://h:5000/x", "http://h:5000/x", "", true},
+		{"h2load", "http://h:5000/x --h1 -c 2", "http://h:5000/x", "", false},
+		{"builtin", "load http://h:5000/ -c 32 --output json -p 1", "http://h:5000/", "", false},
+		{"builtin", "load http://h:5000/ -c 32 --protocol h2 -m 4", "http://h:5000/", "", true},
+		{"builtin", "load http://h:5000/ --protocol grpc", "", "the run sends no HTTP request: a gRPC run", false},
+	} {
+		fr, ok := ps[c.parser].(drivers.FirstRequester)
+		if !ok {
+			t.Fatalf("%s is no FirstRequester", c.parser)
+		}
+		got, err := fr.FirstRequest(strings.Fields(c.args))
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) || strings.Contains(c.err, "no HTTP") != errors.Is(err, drivers.ErrNotHTTP) {
+				t.Errorf("%s %q: %+v, %v; want an error with %q", c.parser, c.args, got, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got.URL != c.url || got.HTTP2 != c.h2 {
+			t.Errorf("%s %q = %+v, %v; want %s http2=%v", c.parser, c.args, got, err, c.url, c.h2)
+		}
+	}
+	if _, ok := ps["ghz"].(drivers.FirstRequester); ok {
+		t.Error("ghz should send no HTTP first request")
 	}
 }

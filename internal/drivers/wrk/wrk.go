@@ -181,7 +181,7 @@ func (rep *report) check() error {
 		}
 	}
 	rep.dropFailedPercentiles()
-	for alias, name := range measure.Aliases { // crank's wrk job reports each under a wrk/ name too
+	for alias, name := range measure.ToolAliases("wrk") { // crank's wrk job reports each under a wrk/ name too
 		if v, ok := rep.values[name]; ok {
 			rep.values[alias] = v
 		}
@@ -268,4 +268,10 @@ func millis(s string) (float64, error) {
 		return 0, err
 	}
 	return math.Round(v*unitMillis(m[2])*1e6) / 1e6, nil
+}
+
+// FirstRequest is a GET of wrk's URL over HTTP/1.1.
+func (Parser) FirstRequest(args []string) (drivers.Target, error) {
+	u, err := drivers.FirstURL(args)
+	return drivers.Target{URL: u}, err
 }

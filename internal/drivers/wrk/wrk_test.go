@@ -43,7 +43,7 @@ func TestValues(t *testing.T) {
 		},
 	}
 	for _, c := range cases { // crank's wrk job reports each value under a wrk/ name as well
-		for alias, name := range measure.Aliases {
+		for alias, name := range measure.ToolAliases("wrk") {
 			if v, ok := c[name]; ok {
 				c[alias] = v
 			}

@@ -1,0 +1,50 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/agent/proc"
+	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/drivers"
+	"github.com/crankshaft/crankshaft/internal/drivers/firstrequest"
+	"github.com/crankshaft/crankshaft/internal/measure"
+)
+
+// firstRequest times one request to an HTTP load job's URL before its warm-up and its load, as
+// crank's load wrappers do, and records it as http/firstrequest. A request that gets no answer
+// is a warning on the job, never a value; the load runs either way, as in crank.
+func (a *Agent) firstRequest(ctx context.Context, j *job) {
+	fr, ok := j.parser.(drivers.FirstRequester)
+	if !ok || !j.spec.WaitForExit {
+		return
+	}
+	args, err := proc.Split(j.spec.Arguments)
+	var t drivers.Target
+	if err == nil {
+		t, err = fr.FirstRequest(args)
+	}
+	if errors.Is(err, drivers.ErrNotHTTP) {
+		j.log.Debug("no first request", "why", err)
+		return
+	}
+	if err != nil {
+		j.warn(fmt.Sprintf("%s is not measured: %v", measure.FirstRequest, err))
+		return
+	}
+	res, err := firstrequest.Measure(ctx, t)
+	if err != nil {
+		if ctx.Err() == nil {
+			j.warn(fmt.Sprintf("%s is not measured: %v", measure.FirstRequest, err))
+		}
+		return
+	}
+	if res.Status >= 400 { // timed all the same, as crank's wrappers time any answer
+		j.warn(fmt.Sprintf("%s: the first request to %s was answered %d", measure.FirstRequest, t.URL, res.Status))
+	}
+	j.out.WriteString(fmt.Sprintf("first request: %.0f ms (status %d)\n", res.Millis(), res.Status))
+	j.log.Info("first request", "url", t.URL, "http2", t.HTTP2, "ms", res.Millis(), "status", res.Status)
+	j.record(api.Measurement{Name: measure.FirstRequest, Timestamp: time.Now(), Value: res.Millis()})
+}
