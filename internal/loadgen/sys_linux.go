@@ -94,6 +94,14 @@ func (s *sysConn) onReadable(fd uintptr) bool {
 	}
 }
 
+// setLowWater sets the socket's SO_RCVLOWAT: it is signalled readable once n bytes are in.
+func (s *sysConn) setLowWater(n int) error {
+	if s.fd < 0 || s.stream != nil {
+		return errNoLowWater
+	}
+	return unix.SetsockoptInt(s.fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, n)
+}
+
 // readNow reads what the socket holds without waiting and handles it. It returns false when
 // nothing was there.
 func (s *sysConn) readNow() bool {
