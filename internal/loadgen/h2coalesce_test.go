@@ -15,7 +15,7 @@ func TestH2CoalesceWait(t *testing.T) {
 		want     int64
 	}{
 		{"a twentieth of the last latency", 0, 70, 2 * ms, 100_000},
-		{"capped at 200us", 0, 70, 50 * ms, maxCoalesce},
+		{"capped at 1 ms", 0, 70, 50 * ms, maxH2Coalesce},
 		{"too fast to wait", 0, 70, ms / 10, 0},
 		{"nothing in flight", 0, 0, 2 * ms, 0},
 		{"rate mode", 1000, 70, 2 * ms, 0},
@@ -31,13 +31,15 @@ func TestH2CoalesceWait(t *testing.T) {
 		if c.want == 0 {
 			continue
 		}
-		// Another connection woken within the wait's length again does not wait; one woken later does.
-		other := &h2session{inflight: 70, lastLatency: c.latency}
-		if got := cl.coalesceWait(other, now+2*c.want-1); got != 0 {
-			t.Errorf("%s: a second wait %v within the first's span", c.name, time.Duration(got))
+		// A connection woken while the thread handles others (one went back to waiting within
+		// the last 20 us) reads at once; one woken after the thread sat idle waits.
+		cfg.gate.parked(now - minCoalesce + 1)
+		if got := cl.coalesceWait(s, now); got != 0 {
+			t.Errorf("%s: waited %v while the thread was busy", c.name, time.Duration(got))
 		}
-		if got := cl.coalesceWait(other, now+2*c.want); got != c.want {
-			t.Errorf("%s: a later wait %v, want %v", c.name, time.Duration(got), time.Duration(c.want))
+		cfg.gate.parked(now - minCoalesce)
+		if got := cl.coalesceWait(s, now); got != c.want {
+			t.Errorf("%s: after an idle spell waited %v, want %v", c.name, time.Duration(got), time.Duration(c.want))
 		}
 	}
 }

@@ -70,6 +70,9 @@ func (h *h2io) serve(c *h2client, s *h2session) {
 			s.in.compact()
 			n, err, empty := rawRead(int(fd), s.in.buf[s.in.w:])
 			if empty {
+				if c.cfg.gate != nil {
+					c.cfg.gate.parked(c.now())
+				}
 				return false
 			}
 			if end = c.step(s, n, err); end {

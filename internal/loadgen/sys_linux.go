@@ -159,7 +159,7 @@ func rawRead(fd int, p []byte) (n int, err error, empty bool) {
 	}
 }
 
-// rawSleep sleeps without telling the scheduler: the wait is short (at most maxCoalesce), and the
+// rawSleep sleeps without telling the scheduler: the wait is short (at most maxH2Coalesce), and the
 // goroutines sharing this thread may as well wait for the responses to come in.
 func rawSleep(ns int64) {
 	ts := unix.NsecToTimespec(ns)
