@@ -100,6 +100,7 @@ func (w *worker) closeConn() {
 	w.fl.clear()
 	w.p.reset()
 	w.r, w.w, w.deadline, w.closing, w.pending = 0, 0, 0, false, nil
+	w.lw = lowWater{off: w.lw.off} // a new socket starts without a mark
 }
 
 // probe bounds how long a connection with requests in flight parks without trying a read. A read
@@ -151,6 +152,7 @@ func (w *worker) afterWait(err error) {
 		return
 	}
 	w.deadline = 0 // expired: the next wait re-arms it
+	w.lowWaterStalled()
 	if w.fl.len() > 0 && now >= w.fl.front().sent+w.cfg.timeout && !w.sys.readNow() {
 		if w.recording(now) {
 			w.st.errors.Timeout += int64(w.fl.len())

@@ -75,6 +75,8 @@ type h2session struct {
 	initWin    int64 // the server's initial stream window
 	unacked    int64 // received bytes not yet credited back on the connection
 	progress   int64 // when a frame last arrived, or a request left an idle connection
+	// lastLatency is the latency of the last response (ns), which sizes coalesceWait.
+	lastLatency int64
 }
 
 // h2stream is one stream and the response it is receiving.

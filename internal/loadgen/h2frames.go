@@ -221,6 +221,7 @@ func (c *h2client) onField(f hpack.HeaderField) {
 func (c *h2client) endStream(s *h2session, st *h2stream, now int64) {
 	switch {
 	case !c.req.grpc:
+		s.lastLatency = now - st.origin
 		c.response(now, st.origin, st.status/100, false)
 	case !c.req.streaming:
 		c.complete(s, st, now, c.grpcBad(st, now))
@@ -253,6 +254,7 @@ func (c *h2client) complete(s *h2session, st *h2stream, now int64, bad bool) {
 	if c.req.streaming && !bad && c.recording(now) {
 		c.st.grpc[0]++
 	}
+	s.lastLatency = now - st.origin
 	c.response(now, st.origin, st.status/100, bad)
 	st.busy = false
 	s.inflight--

@@ -55,12 +55,24 @@ func (h *h2io) serve(c *h2client, s *h2session) {
 		streamServe(c, s)
 		return
 	}
-	end := false
+	end, woken := false, false
 	onReadable := func(fd uintptr) bool {
+		if woken { // after a park, not the wait's first try
+			c.mu.Lock()
+			d := c.coalesceWait(s, c.now())
+			c.mu.Unlock()
+			if d > 0 {
+				rawSleep(d)
+			}
+		}
+		woken = true
 		for {
 			s.in.compact()
 			n, err, empty := rawRead(int(fd), s.in.buf[s.in.w:])
 			if empty {
+				if c.cfg.gate != nil {
+					c.cfg.gate.parked(c.now())
+				}
 				return false
 			}
 			if end = c.step(s, n, err); end {
@@ -69,6 +81,7 @@ func (h *h2io) serve(c *h2client, s *h2session) {
 		}
 	}
 	for !end {
+		woken = false
 		if err := h.rc.Read(onReadable); err != nil && !end {
 			end = c.step(s, 0, err)
 		}

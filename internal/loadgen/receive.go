@@ -15,6 +15,7 @@ func (w *worker) received(n int, err error, now int64) bool {
 		return false
 	}
 	w.w += n
+	w.lw.got += n
 	w.reads++
 	if w.recording(now) {
 		w.st.bytes += int64(n)

@@ -95,6 +95,9 @@ func newRunConfig(o Options, t target) *runConfig {
 		cfg.tls = &tls.Config{ServerName: t.serverName, InsecureSkipVerify: o.Insecure, NextProtos: alpn}
 	}
 	cfg.sendUntil = cfg.end
+	if o.Protocol != ProtocolHTTP1 {
+		cfg.gate = &wakeGate{}
+	}
 	if cfg.rate > 0 {
 		cfg.sendUntil += lateGrace
 	}

@@ -25,6 +25,9 @@ type runConfig struct {
 	// end is the end of the measured window: no request is sent after it, except in rate mode
 	// requests intended before it, until sendUntil (the timers' slack).
 	end, sendUntil int64
+	// gate spaces the HTTP/2 clients' coalescing waits (the one field written during the run,
+	// atomically); nil: no waits.
+	gate *wakeGate
 }
 
 // sendEarly is how long before its intended time rate mode may send a request. The runtime's

@@ -94,6 +94,14 @@ func (s *sysConn) onReadable(fd uintptr) bool {
 	}
 }
 
+// setLowWater sets the socket's SO_RCVLOWAT: it is signalled readable once n bytes are in.
+func (s *sysConn) setLowWater(n int) error {
+	if s.fd < 0 || s.stream != nil {
+		return errNoLowWater
+	}
+	return unix.SetsockoptInt(s.fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, n)
+}
+
 // readNow reads what the socket holds without waiting and handles it. It returns false when
 // nothing was there.
 func (s *sysConn) readNow() bool {
@@ -151,7 +159,7 @@ func rawRead(fd int, p []byte) (n int, err error, empty bool) {
 	}
 }
 
-// rawSleep sleeps without telling the scheduler: the wait is short (at most maxCoalesce), and the
+// rawSleep sleeps without telling the scheduler: the wait is short (at most maxH2Coalesce), and the
 // goroutines sharing this thread may as well wait for the responses to come in.
 func rawSleep(ns int64) {
 	ts := unix.NsecToTimespec(ns)

@@ -19,6 +19,9 @@ func (s *sysConn) detach() { s.nc = nil }
 // write leaves p to the caller, which writes it with a blocking net.Conn write.
 func (s *sysConn) write(p []byte) ([]byte, error) { return p, nil }
 
+// setLowWater is not used on the portable path.
+func (s *sysConn) setLowWater(int) error { return errNoLowWater }
+
 // readNow returns false: the portable path cannot read without waiting.
 func (s *sysConn) readNow() bool { return false }
 

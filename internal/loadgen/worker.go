@@ -32,6 +32,7 @@ type worker struct {
 	waited   bool   // the current batch has had its coalescing wait
 	reads    int    // reads that brought bytes of the current batch
 	trickled bool   // the last batch came in more than one read
+	lw       lowWater
 }
 
 func (w *worker) tally() *counters { return &w.st }
@@ -116,6 +117,7 @@ func (w *worker) takeDue(now int64) []byte {
 			return nil
 		}
 		w.waited, w.trickled, w.reads = false, w.reads > 1, 0
+		w.batchDone()
 		for ; k < w.cfg.depth; k++ {
 			w.fl.push(flight{origin: now, sent: now})
 		}
