@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -52,13 +54,16 @@ func (e *env) agentCPU(ctx context.Context) agentSection {
 	url := "http://127.0.0.1:" + strconv.Itoa(port)
 	argv := []string{e.tools.agent, "--url", url, "--dir", filepath.Join(e.tmp, "agent")}
 	sec.Command = e.show(argv)
-	p, err := e.procs.start(argv, nil, nil)
+	// The agent requires a token on every endpoint but /health: one made for this run, passed in
+	// its environment (not its command line, which other users see).
+	token := rand.Text()
+	p, err := e.procs.start(argv, append(os.Environ(), "CRANK_AGENT_TOKEN="+token), nil)
 	if err != nil {
 		sec.Skipped = "skipped: " + err.Error()
 		return sec
 	}
 	defer e.procs.stop(p, 5*time.Second)
-	c, err := api.NewClient(url, "", nil)
+	c, err := api.NewClient(url, token, nil)
 	if err == nil {
 		err = waitHealthy(ctx, c, p)
 	}
