@@ -74,7 +74,7 @@ func TestShippedPartitioningSweep(t *testing.T) {
 	}
 	app, load := r.Services[0].Job, r.Services[1].Job
 	if !strings.Contains(app.Arguments, "--dispatch partitioned --partitions 64 --workers 64") || app.CpuSet != "0-1" ||
-		!strings.HasSuffix(load.Arguments, "-- 128") {
+		load.Executable != "crank" || !strings.Contains(load.Arguments, " -p 128 ") {
 		t.Errorf("application %q cpuSet %q, load %q", app.Arguments, app.CpuSet, load.Arguments)
 	}
 	if b, err := r.DryRun(); err != nil || !strings.Contains(string(b), `"cpuSet": "0-1"`) {

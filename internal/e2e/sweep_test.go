@@ -46,7 +46,7 @@ func needSweep(t *testing.T) {
 
 // TestSweepPartitioning is the partitioning story on this 2-core machine: dispatch shared and
 // partitioned (64 workers; partitioned with a queue per worker) on cpuSet 0 and 0-1 under 128-deep
-// pipelines, 4 ABBA rounds. The sweep prints the four variants; at 0-1 the shared queue's lock
+// pipelines of the built-in generator pinned to CPU 1, 4 ABBA rounds. The sweep prints the four variants; at 0-1 the shared queue's lock
 // contention is significantly higher than the partitioned queues'; and crank compare on the sweep
 // file gives the sweep's verdicts for every pair of variants. When the contention is not yet
 // significantly different, the same sweep is resumed to 6, then 8 rounds.
@@ -54,7 +54,8 @@ func TestSweepPartitioning(t *testing.T) {
 	needSweep(t)
 	out := filepath.Join(t.TempDir(), "sweep.json")
 	args := sweepArgs(t, out, "--matrix", "dispatch=shared,partitioned", "--matrix", "application.cpuSet=0,0-1",
-		"--variable", "workers=64", "--variable", "partitions=64", "--variable", "pipeline=128")
+		"--variable", "workers=64", "--variable", "partitions=64", "--variable", "pipeline=128",
+		"--load.job", "builtin", "--load.cpuSet", "1")
 	r := crank(t, 4*time.Minute, append(args, "--iterations", "4")...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
