@@ -33,6 +33,8 @@ type decoder struct {
 	jobDocker []pair
 	// files are the job's buildFiles and options.buildFiles, in the order read.
 	files []string
+	// roots are the job's named sources with destinationFolder '' (the job's folder itself).
+	roots []rootSource
 }
 
 func (d *decoder) fail(pos Pos, key, format string, args ...any) {
@@ -89,6 +91,7 @@ func (d *decoder) job(n *node, j *api.Job) []string {
 		}
 	}
 	d.applyJobDocker(j)
+	d.applyRoots(j)
 	j.BuildFiles = d.files
 	return endpoints
 }

@@ -27,6 +27,10 @@ func (d *decoder) sources(p pair) []api.NamedSource {
 		if !ok {
 			continue
 		}
+		if s.DestinationFolder == rootDestination {
+			d.roots = append(d.roots, rootSource{s, e.keyPos})
+			continue
+		}
 		for _, o := range out {
 			if api.Within(s.Dest(), o.Dest()) || api.Within(o.Dest(), s.Dest()) {
 				d.fail(e.keyPos, full, "its folder %q and sources.%s's %q overlap: give each source a folder of its own (destinationFolder)",
@@ -61,6 +65,9 @@ func (d *decoder) namedSource(e pair, full string) (api.NamedSource, bool) {
 			}
 		case "destinationFolder":
 			s.DestinationFolder, destPos = d.text(f, full+"."+key), f.keyPos
+			if c := strings.TrimSpace(s.DestinationFolder); c == "" || c == "." || c == "./" {
+				s.DestinationFolder = rootDestination // crank's '': the job's folder itself
+			}
 		case "sourceKey", "noBuild", "cacheOnAgent": // the agent's caches are keyed by content
 		}
 	}
@@ -73,11 +80,44 @@ func (d *decoder) namedSource(e pair, full string) (api.NamedSource, bool) {
 	if dest == "" {
 		dest = s.Name
 	}
+	if dest == rootDestination {
+		return s, ok
+	}
 	if err := api.CheckDestination(dest); err != nil {
 		d.fail(destPos, full+".destinationFolder", "%v", err)
 		ok = false
 	}
 	return s, ok
+}
+
+// rootDestination marks a named source whose destinationFolder is crank's '' (or "."): the job's
+// folder itself.
+const rootDestination = "\x00root"
+
+// rootSource is a named source that fills the job's folder, and where it was declared.
+type rootSource struct {
+	api.NamedSource
+	pos Pos
+}
+
+// applyRoots makes the one named source whose destinationFolder is '' the job's own source, as
+// crank puts it in the job's folder itself. Two of them, or one beside source:, are refused:
+// both would fill the same folder.
+func (d *decoder) applyRoots(j *api.Job) {
+	for i, r := range d.roots {
+		key := "sources." + r.Name + ".destinationFolder"
+		switch {
+		case i > 0:
+			d.fail(r.pos, key, "'' (or .) puts sources.%s in the job's folder itself, where sources.%s already goes: give one a folder of its own", r.Name, d.roots[0].Name)
+		case j.Source != nil && (j.Source.LocalFolder != "" || j.Source.Repository != ""):
+			d.fail(r.pos, key, "'' (or .) puts sources.%s in the job's folder itself, which the job's source: already fills: give it a folder of its own", r.Name)
+		default:
+			if j.Source == nil {
+				j.Source = &api.Source{}
+			}
+			j.Source.LocalFolder, j.Source.Repository, j.Source.BranchOrCommit = r.LocalFolder, r.Repository, r.BranchOrCommit
+		}
+	}
 }
 
 // buildFiles reads crank's buildFiles ("path[;folder]", a list or one string): a local path
