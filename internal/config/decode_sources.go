@@ -90,7 +90,7 @@ func (d *decoder) namedSource(e pair, full string) (api.NamedSource, bool) {
 	return s, ok
 }
 
-// rootDestination marks a named source whose destinationFolder is crank's ” (or "."): the job's
+// rootDestination marks a named source whose destinationFolder is crank's empty string (or "."): the job's
 // folder itself.
 const rootDestination = "\x00root"
 
@@ -100,7 +100,7 @@ type rootSource struct {
 	pos Pos
 }
 
-// applyRoots makes the one named source whose destinationFolder is ” the job's own source, as
+// applyRoots makes the one named source whose destinationFolder is empty (or ".") the job's own source, as
 // crank puts it in the job's folder itself. Two of them, or one beside source:, are refused:
 // both would fill the same folder.
 func (d *decoder) applyRoots(j *api.Job) {
