@@ -60,30 +60,16 @@ func TestNamedSources(t *testing.T) {
 			{Name: "repo", Repository: "file://" + repo, BranchOrCommit: commits[0]},
 			{Name: "second", LocalFolder: second, DestinationFolder: "deep/second"},
 		}}
-	run := func() map[string]any {
-		t.Helper()
-		var progress testutil.SyncBuffer
-		c := New(Options{Progress: &progress, PollInterval: 50 * time.Millisecond})
-		defer c.Close(context.Background())
-		res, err := c.RunOnce(context.Background(), []Service{{Name: "load", Job: job, Endpoints: []string{url}}})
-		if err != nil {
-			t.Fatalf("%v\nprogress:\n%s", err, progress.String())
-		}
-		out := map[string]any{}
-		for k, v := range res["load"].Results {
-			out[k] = v
-		}
-		return out
-	}
-	if got := run(); got["sources/own"] != 4000.0 || got["sources/sum"] != 321.0 {
+	run := func() map[string]float64 { return runLoad(t, job, url) }
+	if got := run(); got["sources/own"] != 4000 || got["sources/sum"] != 321 {
 		t.Fatalf("results %v, want sources/own 4000 and sources/sum 1+20+300", got)
 	}
 	writeFile(t, filepath.Join(second, "sub", "n"), "50")
-	if got := run(); got["sources/sum"] != 351.0 {
+	if got := run(); got["sources/sum"] != 351 {
 		t.Errorf("after changing sources.second: sources/sum = %v, want 1+50+300 (rebuilt)", got["sources/sum"])
 	}
 	job.Sources[1].BranchOrCommit = commits[1]
-	if got := run(); got["sources/sum"] != 352.0 {
+	if got := run(); got["sources/sum"] != 352 {
 		t.Errorf("after moving sources.repo to its second commit: sources/sum = %v, want 1+50+301", got["sources/sum"])
 	}
 }
@@ -115,17 +101,7 @@ func TestBuildFiles(t *testing.T) {
 		Source:       &api.Source{Repository: "file://" + repo},
 		BuildFiles: []string{filepath.Join(local, "one", "n") + ";conf", filepath.Join(local, "tree", "**", "*.n") + ";deep",
 			filepath.Join(local, "override", "app.sh"), srv.URL + "/files/url.n"}}
-	run := func() float64 {
-		t.Helper()
-		var progress testutil.SyncBuffer
-		c := New(Options{Progress: &progress, PollInterval: 50 * time.Millisecond})
-		defer c.Close(context.Background())
-		res, err := c.RunOnce(context.Background(), []Service{{Name: "load", Job: job, Endpoints: []string{url}}})
-		if err != nil {
-			t.Fatalf("%v\nprogress:\n%s", err, progress.String())
-		}
-		return res["load"].Results["sources/sum"]
-	}
+	run := func() float64 { return runLoad(t, job, url)["sources/sum"] }
 	if got := run(); got != 65421 {
 		t.Fatalf("sources/sum = %v, want 1+20+400+5000 (app.sh replaced)+60000", got)
 	}
@@ -140,4 +116,17 @@ func TestBuildFiles(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "buildFiles") || !strings.Contains(err.Error(), "none") {
 		t.Errorf("a pattern matching nothing: %v, want an error naming it", err)
 	}
+}
+
+// runLoad runs job once as the service "load" on the agent at url and returns its results.
+func runLoad(t *testing.T, job api.Job, url string) map[string]float64 {
+	t.Helper()
+	var progress testutil.SyncBuffer
+	c := New(Options{Progress: &progress, PollInterval: 50 * time.Millisecond})
+	defer c.Close(context.Background())
+	res, err := c.RunOnce(context.Background(), []Service{{Name: "load", Job: job, Endpoints: []string{url}}})
+	if err != nil {
+		t.Fatalf("%v\nprogress:\n%s", err, progress.String())
+	}
+	return res["load"].Results
 }
