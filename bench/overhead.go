@@ -208,12 +208,17 @@ func (s *stampedLines) events() []event {
 	return progressOf(s.lines)
 }
 
-// progressOf picks crank's progress lines out of its output.
+// progressOf picks crank's progress lines out of its output; a line may start with the time
+// of day ("15:04:05 [application] ...").
 func progressOf(lines []event) []event {
 	var out []event
 	for _, l := range lines {
+		line := l.Name
+		if clock, rest, ok := strings.Cut(line, " "); ok && len(clock) == len("15:04:05") && strings.Count(clock, ":") == 2 {
+			line = rest
+		}
 		for _, p := range progressEvents {
-			if strings.HasPrefix(l.Name, p.prefix) {
+			if strings.HasPrefix(line, p.prefix) {
 				out = append(out, event{Name: p.name, At: l.At})
 			}
 		}
