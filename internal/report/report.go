@@ -97,7 +97,7 @@ func Build(paths []string) (*Page, error) {
 // build is the page of result files, or of one sweep file.
 func build(paths []string) (*Page, error) {
 	for _, p := range paths {
-		if !isSweep(p) {
+		if !results.IsSweepFile(p) {
 			continue
 		}
 		if len(paths) > 1 {

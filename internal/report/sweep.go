@@ -2,10 +2,8 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"html/template"
-	"os"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -15,19 +13,6 @@ import (
 	"github.com/crankshaft/crankshaft/internal/gate"
 	"github.com/crankshaft/crankshaft/internal/sweep"
 )
-
-// isSweep tells whether path holds a sweep file (crank sweep's JSON) rather than a result file.
-func isSweep(path string) bool {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return false
-	}
-	var probe struct {
-		Sweep    int               `json:"sweep"`
-		Variants []json.RawMessage `json:"variants"`
-	}
-	return json.Unmarshal(b, &probe) == nil && probe.Sweep > 0 && probe.Variants != nil
-}
 
 // BuildSweep assembles the page of a sweep file: RPS over core counts for every cpuSet axis (with
 // linear scaling from the smallest set drawn beside it), else each variant's mean RPS; the

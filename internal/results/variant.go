@@ -17,6 +17,18 @@ type sweepFile struct {
 	} `json:"variants"`
 }
 
+// IsSweepFile tells whether path holds a `crank sweep` file rather than a result file.
+func IsSweepFile(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var probe struct {
+		Sweep int `json:"sweep"`
+	}
+	return json.Unmarshal(b, &probe) == nil && probe.Sweep > 0
+}
+
 // splitVariant splits "sweep.json#dispatch=shared,cpuSet=0" at its last '#', unless a file of
 // the whole name exists.
 func splitVariant(path string) (file, variant string, ok bool) {
