@@ -23,11 +23,11 @@ func (d *decoder) sources(p pair) []api.NamedSource {
 			d.fail(e.keyPos, full, "want a mapping {localFolder or repository, branchOrCommit, destinationFolder}, got %s", describe(e.value))
 			continue
 		}
-		s, ok := d.namedSource(e, full)
+		s, root, ok := d.namedSource(e, full)
 		if !ok {
 			continue
 		}
-		if s.DestinationFolder == rootDestination {
+		if root {
 			d.roots = append(d.roots, rootSource{s, e.keyPos})
 			continue
 		}
@@ -43,9 +43,11 @@ func (d *decoder) sources(p pair) []api.NamedSource {
 	return out
 }
 
-// namedSource decodes one entry of sources; ok is false when it is unusable (already reported).
-func (d *decoder) namedSource(e pair, full string) (api.NamedSource, bool) {
-	s := api.NamedSource{Name: e.key}
+// namedSource decodes one entry of sources; root is true when its destinationFolder is crank's
+// empty string (or "."), the job's folder itself; ok is false when it is unusable (already
+// reported).
+func (d *decoder) namedSource(e pair, full string) (s api.NamedSource, root, ok bool) {
+	s = api.NamedSource{Name: e.key}
 	destPos := e.keyPos
 	for _, f := range e.value.pairs {
 		key := canonical(f.key, namedSourceKeys)
@@ -66,33 +68,29 @@ func (d *decoder) namedSource(e pair, full string) (api.NamedSource, bool) {
 		case "destinationFolder":
 			s.DestinationFolder, destPos = d.text(f, full+"."+key), f.keyPos
 			if c := strings.TrimSpace(s.DestinationFolder); c == "" || c == "." || c == "./" {
-				s.DestinationFolder = rootDestination // crank's '': the job's folder itself
+				s.DestinationFolder, root = "", true
 			}
 		case "sourceKey", "noBuild", "cacheOnAgent": // the agent's caches are keyed by content
 		}
 	}
-	ok := true
+	ok = true
 	if (s.LocalFolder == "") == (s.Repository == "") {
 		d.fail(e.keyPos, full, "give exactly one of localFolder (uploaded) and repository (cloned by the agent)")
 		ok = false
+	}
+	if root {
+		return s, true, ok
 	}
 	dest := s.DestinationFolder
 	if dest == "" {
 		dest = s.Name
 	}
-	if dest == rootDestination {
-		return s, ok
-	}
-	if err := api.CheckDestination(dest); err != nil {
+	if err := api.CheckDestination(dest); err != nil { // as written, so the message quotes it
 		d.fail(destPos, full+".destinationFolder", "%v", err)
 		ok = false
 	}
-	return s, ok
+	return s, false, ok
 }
-
-// rootDestination marks a named source whose destinationFolder is crank's empty string (or "."): the job's
-// folder itself.
-const rootDestination = "\x00root"
 
 // rootSource is a named source that fills the job's folder, and where it was declared.
 type rootSource struct {
