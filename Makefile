@@ -6,7 +6,7 @@ CACHE     := .cache
 GOFLAGS   ?= -buildvcs=false
 export GOFLAGS
 
-.PHONY: build agents test test-deps test-fresh fuzz-smoke bench clean
+.PHONY: build agents test test-deps test-fresh fuzz fuzz-smoke bench clean
 
 build:
 	$(GO) build -o $(BIN)/crank ./cmd/crank
@@ -54,16 +54,18 @@ test-deps:
 
 test: test-deps build
 	PATH="$(CURDIR)/$(BIN):$(CURDIR)/$(CACHE)/bin:$$PATH" $(GO) test -count=1 -timeout 30m ./...
-	$(MAKE) --no-print-directory fuzz-smoke
 
-# Every fuzz target (one per parser and per configuration entry point) for FUZZTIME each; `go test`
-# already runs their seeds and the crashers kept in testdata/fuzz. Longer: make fuzz-smoke FUZZTIME=5m
-FUZZTIME ?= 2s
+# Exploratory fuzzing, apart from the gate: every fuzz target (one per parser and per configuration
+# entry point) for FUZZTIME each. `make test` does not run it: a random search that has a bad moment on
+# a busy machine (golang/go#56238) must not fail a submission. `go test` (so `make test`) already
+# replays every seed and every crasher kept in testdata/fuzz; a crasher found here is kept there and
+# fixed. The scheduled workflow .github/workflows/fuzz.yml runs it nightly. Longer: FUZZTIME=5m
+FUZZTIME ?= 30s
 FUZZ_TARGETS := internal/drivers/wrk:FuzzParse internal/drivers/h2load:FuzzParse \
 	internal/drivers/bombardier:FuzzParse internal/drivers/ghz:FuzzParse internal/drivers/builtin:FuzzParse \
 	internal/loadgen:FuzzRespParser internal/agent/counters:FuzzExposition internal/agent/source:FuzzExtract \
 	internal/gate:FuzzCompareResults internal/config:FuzzLoad internal/config:FuzzOverrides
-fuzz-smoke:
+fuzz fuzz-smoke:
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; fn=$${t#*:}; \
 	  if out=$$($(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) 2>&1); then \

@@ -15,7 +15,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
-var workflowFiles = [...]string{"ci.yml", "nightly.yml", "pr-perf-gate.yml"}
+var workflowFiles = [...]string{"ci.yml", "nightly.yml", "pr-perf-gate.yml", "fuzz.yml"}
 
 // moduleRoot walks up from the package folder to the folder holding go.mod.
 func moduleRoot(t *testing.T) string {
