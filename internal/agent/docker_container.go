@@ -154,6 +154,24 @@ func (h *containerHandle) Stop(grace time.Duration) proc.Exit {
 	return h.exit
 }
 
+// Interrupt sends the container's process SIGINT and waits up to grace for it to exit, then stops
+// it as Stop does.
+func (h *containerHandle) Interrupt(grace time.Duration) proc.Exit {
+	ctx, cancel := context.WithTimeout(context.Background(), engineTimeout)
+	_, err := h.cli.ContainerKill(ctx, h.id, client.ContainerKillOptions{Signal: "SIGINT"})
+	cancel()
+	if err == nil {
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-h.done:
+			return h.exit
+		case <-t.C:
+		}
+	}
+	return h.Stop(grace)
+}
+
 // Stats samples the container's control group (found from its first process).
 func (h *containerHandle) Stats() (sample.Stats, error) {
 	h.mu.Lock()

@@ -247,3 +247,10 @@ func (j *job) setExit(code int) {
 	j.exitCode = &code
 	j.mu.Unlock()
 }
+
+// measuredStartTime is when the measured run's process started (zero before).
+func (j *job) measuredStartTime() time.Time {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.measuredStart
+}

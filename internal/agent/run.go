@@ -102,6 +102,9 @@ func (a *Agent) supervise(ctx context.Context, j *job, p handle, from int64, std
 	}
 	select {
 	case <-ctx.Done():
+		if j.spec.WaitForExit && j.parser != nil {
+			return a.interrupted(j, p, from, stdout)
+		}
 		j.setExit(p.Stop(StopGrace).Code)
 		a.jobStatistics(j, from)
 		return errStopping
@@ -123,6 +126,25 @@ func (a *Agent) supervise(ctx context.Context, j *job, p handle, from int64, std
 		return nil
 	}
 	return a.parse(j, stdout, e.Time)
+}
+
+// interrupted ends a load job stopped before its end as Ctrl-C would, so that its tool prints what
+// it counted until then (wrk, bombardier, ghz and crank load do; h2load does not), and parses that:
+// a stopped run keeps the load's figures, which the controller marks partial. A tool that printed
+// nothing readable is said so in a job warning.
+func (a *Agent) interrupted(j *job, p handle, from int64, stdout *output.Buffer) error {
+	e := p.Interrupt(StopGrace)
+	j.setExit(e.Code)
+	a.jobStatistics(j, from)
+	ran := e.Time.Sub(j.measuredStartTime()).Round(100 * time.Millisecond)
+	if err := a.parse(j, stdout, e.Time); err != nil {
+		j.warn(fmt.Sprintf("stopped after %s: the load's figures are not measured (%s printed no summary the parser %q reads when interrupted)",
+			ran, j.program(), j.parser.Name()))
+		j.log.Warn("interrupted load not parsed", "err", err)
+		return errStopping
+	}
+	j.warn(fmt.Sprintf("stopped after %s: the load's figures cover those %s only (partial)", ran, ran))
+	return errStopping
 }
 
 // parse turns the measured run's stdout into measurements stamped with the exit time.

@@ -30,6 +30,9 @@ type handle interface {
 	Exit() proc.Exit
 	// Stop asks the program to end, forces it after grace, and returns once it is cleaned up.
 	Stop(grace time.Duration) proc.Exit
+	// Interrupt is Stop with Ctrl-C's signal (SIGINT), on which a load tool stops early and still
+	// prints what it counted.
+	Interrupt(grace time.Duration) proc.Exit
 	// Stats samples the program's CPU and memory since the previous call (the first call only
 	// starts the counting and may return an error until it can).
 	Stats() (sample.Stats, error)

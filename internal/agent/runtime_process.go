@@ -125,6 +125,12 @@ func (h *processHandle) Stop(grace time.Duration) proc.Exit {
 	return h.p.Exit()
 }
 
+func (h *processHandle) Interrupt(grace time.Duration) proc.Exit {
+	h.p.Interrupt(grace)
+	<-h.done
+	return h.p.Exit()
+}
+
 // Stats samples the control group (every process that ran in it counts, however it detached),
 // or the process tree when there is no control group.
 func (h *processHandle) Stats() (sample.Stats, error) {

@@ -158,6 +158,7 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 	res.JobResults.Diagnostics = diagnose.Diagnose(res, th)
 	res.Variant = variant(f.properties, resolved.Variant)
 	if res.Interrupted != nil {
+		res.ReturnCode = ExitInterrupted // the JSON says the exit status crank gives
 		finish(context.WithoutCancel(ctx), st, f, run, res, log)
 		return ExitInterrupted
 	}

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"time"
 
 	"github.com/crankshaft/crankshaft/internal/results"
 )
@@ -21,7 +22,25 @@ func (c *Controller) salvage(ctx context.Context, services []Service, all []*ins
 	if len(started) == 0 {
 		return nil
 	}
-	_ = c.stopAll(sctx, started)
+	// The loads first, while the servers still answer: each is interrupted as Ctrl-C would and
+	// reports what it counted until then. Then the servers.
+	var loads, others []*instance
+	for _, in := range started {
+		if in.job.WaitForExit {
+			loads = append(loads, in)
+		} else {
+			others = append(others, in)
+		}
+	}
+	var loadEnd time.Time
+	for i, group := range [][]*instance{loads, others} {
+		if err := c.stopAll(sctx, group); err != nil {
+			c.log.Warn("interrupted: stopping", "err", err)
+		}
+		if i == 0 {
+			loadEnd = time.Now()
+		}
+	}
 	var measured []*instance
 	for _, in := range started {
 		m, err := in.client.Measurements(sctx, in.id)
@@ -36,6 +55,7 @@ func (c *Controller) salvage(ctx context.Context, services []Service, all []*ins
 	if len(measured) == 0 {
 		return nil
 	}
+	markInterruptedWindow(loads, others, loadEnd)
 	jobs, err := assemble(services, measured)
 	if err != nil {
 		c.log.Warn("interrupted: summarizing", "err", err)
@@ -64,4 +84,23 @@ func (c *Controller) interrupted(ex results.Exclusion, res *results.Result, perS
 		combineIterations(c.opts.Progress, ex, res, perService, finished)
 	}
 	return res
+}
+
+// markInterruptedWindow marks the servers' samples outside the loads' measured window, as a
+// finished run does, when a load had started measuring: the window ends when the loads were
+// stopped, so the servers' figures cover the same time as the loads' partial ones.
+func markInterruptedWindow(loads, servers []*instance, loadEnd time.Time) {
+	var first time.Time
+	measuring := false
+	for _, in := range loads {
+		if _, ok := in.measuredStartLocal(); ok {
+			measuring = true
+		}
+		if first.IsZero() || in.started.Before(first) {
+			first = in.started
+		}
+	}
+	if measuring {
+		markOutsideLoad(servers, measuredStart(loads, first), loadEnd)
+	}
 }

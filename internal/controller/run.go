@@ -149,7 +149,7 @@ func (c *Controller) report(in *instance, what string) {
 	c.progress(in.service, "%s on %s (%s)", what, in.url, time.Since(in.started).Round(time.Millisecond))
 }
 
-// launchAll launches the instances concurrently and returns the first error.
+// launchAll launches the instances concurrently and returns every failure, joined.
 func (c *Controller) launchAll(ctx context.Context, ins []*instance, pk *packs) error {
 	errs := make(chan error, len(ins))
 	for _, in := range ins {
@@ -164,23 +164,35 @@ func (c *Controller) launchAll(ctx context.Context, ins []*instance, pk *packs) 
 	return errors.Join(all...)
 }
 
+// stopAll asks every instance's agent to stop its job, all at once, then waits (bounded by
+// StopTimeout) for each job to end. Every failure is logged and returned, joined: one dead agent
+// does not keep the others' jobs running.
 func (c *Controller) stopAll(ctx context.Context, ins []*instance) error {
+	var live []*instance
 	for _, in := range ins {
-		if in.status.Skipped != "" || in.status.State.Terminal() {
-			continue
-		}
-		if err := in.client.Stop(ctx, in.id); err != nil {
-			return fmt.Errorf("service %q: stopping job on %s: %w", in.service, in.url, err)
+		if in.status.Skipped == "" && !in.status.State.Terminal() {
+			live = append(live, in)
 		}
 	}
+	errs := make([]error, len(live)+1)
+	var wg sync.WaitGroup
+	for i, in := range live {
+		wg.Go(func() {
+			if err := in.client.Stop(ctx, in.id); err != nil {
+				errs[i] = fmt.Errorf("service %q: stopping job on %s: %w", in.service, in.url, err)
+				c.log.Warn("stopping a job", "service", in.service, "agent", in.url, "err", err)
+			}
+		})
+	}
+	wg.Wait()
 	sctx, cancel := context.WithTimeout(ctx, c.opts.StopTimeout)
 	defer cancel()
 	err := c.waitUntil(sctx, ins, nil, func(in *instance) bool { return in.status.State.Terminal() })
 	if err != nil && errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("jobs did not stop within %s", c.opts.StopTimeout)
+		errs[len(live)] = fmt.Errorf("jobs did not stop within %s", c.opts.StopTimeout)
 	}
 	// A server that fails on stop (killed by the signal) still has its measurements.
-	return nil
+	return errors.Join(errs...)
 }
 
 func (c *Controller) collect(ctx context.Context, ins []*instance) error {

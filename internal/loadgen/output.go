@@ -1,7 +1,9 @@
 package loadgen
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -18,6 +20,9 @@ type jsonOutput struct {
 	Results map[string]float64 `json:"results,omitempty"`
 	Report  *Report            `json:"report,omitempty"`
 	Error   string             `json:"error,omitempty"`
+	// Interrupted says the run was stopped early (Ctrl-C, SIGTERM): the results cover the time
+	// it ran, and drivers/builtin keeps them as partial figures.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // writeOutputs prints the report as the command line asked. The text summary goes to stdout
@@ -30,7 +35,10 @@ func writeOutputs(c *command, rep *Report, runErr error, stdout, stderr io.Write
 	writeSummary(summary, rep)
 	if c.format == FormatJSON {
 		out := jsonOutput{Results: rep.Results(), Report: rep}
-		if runErr != nil {
+		switch {
+		case errors.Is(runErr, context.Canceled), errors.Is(runErr, context.DeadlineExceeded):
+			out.Interrupted = true
+		case runErr != nil:
 			out.Error = runErr.Error()
 		}
 		if err := writeJSON(stdout, out); err != nil {

@@ -170,13 +170,19 @@ func (p *Process) Exit() Exit {
 
 // Stop sends SIGTERM to the process group, SIGKILL after timeout if the leader still runs, and
 // waits for the exit.
-func (p *Process) Stop(timeout time.Duration) Exit {
+func (p *Process) Stop(timeout time.Duration) Exit { return p.stopWith(sigTerm, timeout) }
+
+// Interrupt is Ctrl-C: SIGINT to the process group, so that a load tool stops and prints what it
+// counted (wrk, bombardier, ghz and crank load do); SIGKILL after timeout if the leader still runs.
+func (p *Process) Interrupt(timeout time.Duration) Exit { return p.stopWith(sigInt, timeout) }
+
+func (p *Process) stopWith(sig signal, timeout time.Duration) Exit {
 	select {
 	case <-p.done:
 		return p.exit
 	default:
 	}
-	signalGroup(p.Pid(), sigTerm)
+	signalGroup(p.Pid(), sig)
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {

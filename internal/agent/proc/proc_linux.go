@@ -12,7 +12,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+type signal = unix.Signal
+
 const (
+	sigInt  = unix.SIGINT
 	sigTerm = unix.SIGTERM
 	sigKill = unix.SIGKILL
 )

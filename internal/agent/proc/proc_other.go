@@ -9,7 +9,10 @@ import (
 	"syscall"
 )
 
+type signal = syscall.Signal
+
 const (
+	sigInt  = syscall.SIGINT
 	sigTerm = syscall.SIGTERM
 	sigKill = syscall.SIGKILL
 )

@@ -40,7 +40,9 @@ func (Parser) Files() map[string][]byte { return nil }
 type output struct {
 	Results map[string]float64 `json:"results"`
 	Error   string             `json:"error"`
-	Report  *struct {
+	// Interrupted: the run was stopped early; its results cover the time it ran (partial).
+	Interrupted bool `json:"interrupted"`
+	Report      *struct {
 		Timeline []struct {
 			Time time.Time `json:"time"`
 			RPS  float64   `json:"rps"`
