@@ -110,6 +110,9 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 	if err == nil {
 		err = checkThresholdServices(f.verdict.thresholds, resolved)
 	}
+	if err == nil {
+		err = checkThresholdMetrics(st.Stderr, f.verdict.thresholds, resolved, scripts)
+	}
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
 		return ExitBadInput

@@ -2,8 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/suggest"
 )
 
 // runFlags are the options of a scenario run, with crank's flag names.
@@ -198,12 +202,34 @@ func (f *runFlags) set(name, value string) error {
 			return err
 		}
 		if !strings.Contains(name, ".") {
-			return usagef("unknown flag --%s (see crank --help)", name)
+			return unknownFlag(name)
 		}
 		f.overrides = append(f.overrides, [2]string{name, value})
 	}
 	return nil
 }
+
+// unknownFlag refuses a flag crank does not have, naming the one it resembles among those crank's
+// help lists.
+func unknownFlag(name string) error {
+	if near := suggest.Near(name, helpFlags()); near != "" {
+		return usagef("unknown flag --%s (did you mean --%s? see crank --help)", name, near)
+	}
+	return usagef("unknown flag --%s (see crank --help)", name)
+}
+
+// helpFlags are the flags the help text names, once each.
+func helpFlags() []string {
+	var out []string
+	for _, m := range helpFlag.FindAllStringSubmatch(usage, -1) {
+		if !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+var helpFlag = regexp.MustCompile(`--([a-z][a-z0-9-]*[a-z0-9])`)
 
 const usage = `crank runs benchmark scenarios on agents.
 

@@ -2,7 +2,10 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/suggest"
 )
 
 // Keys this decoder reads, by place, in their canonical spelling. crank matches keys ignoring
@@ -155,14 +158,7 @@ func asksForSomething(n *node) bool {
 
 // didYouMean returns ` (did you mean "x"?)` for the known key closest to key, or "".
 func didYouMean(key string, known ...[]string) string {
-	best, bestD := "", 3
-	for _, list := range known {
-		for _, k := range list {
-			if d := editDistance(strings.ToLower(key), strings.ToLower(k)); d < bestD {
-				best, bestD = k, d
-			}
-		}
-	}
+	best := suggest.Closest(key, slices.Concat(known...), 2)
 	if best == "" {
 		return ""
 	}

@@ -2,20 +2,27 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/suggest"
 )
 
-// Load settings checked before anything starts: a value that would make a run meaningless or
-// hang (a negative duration, zero connections) is an error naming the variable and where it was
-// set. Values that are not numbers are left to the templates that use them.
+// Load settings checked before anything starts: the variables the load jobs' templates use as
+// numbers must be numbers (a value such as "3s" would render wrk's "-d 3ss" and fail only after the
+// app was built and warmed up), whole numbers where they count, and not make a run meaningless or
+// hang (a negative duration, zero connections). Each error names the variable and where it was set.
 var (
 	positiveVariables = []string{"duration", "connections", "threads"}
 	// pipeline 0 is crank's "no pipelining" (aspnet/Benchmarks' connectionclose scenarios).
 	nonNegativeVariables = []string{"warmup", "rate", "pipeline"}
+	// wholeVariables count things: 2.5 connections is a typing mistake.
+	wholeVariables = []string{"connections", "threads", "pipeline"}
+	// secondsVariables are seconds to which the jobs' templates add the unit ("-d {{duration}}s").
+	secondsVariables = []string{"duration", "warmup"}
 )
 
 // checkValues checks the load settings among a service's rendered variables.
@@ -26,23 +33,54 @@ func checkValues(vars, cmdVars *node, where string) []error {
 		if !positive && !slices.Contains(nonNegativeVariables, p.key) {
 			continue
 		}
-		v, ok := numberOf(p.value)
-		if !ok {
-			continue
-		}
-		if v < 0 || (positive && v == 0) {
-			want := "a positive number"
-			if !positive {
-				want = "0 or more"
-			}
+		if want := badValue(p.key, p.value, positive); want != "" {
 			if cmdVars.get(p.key) != nil { // the same for every service: said once
-				errs = append(errs, fmt.Errorf("--variable %s=%s: want %s", p.key, scalarText(p.value.value), want))
+				errs = append(errs, fmt.Errorf("--variable %s=%s: want %s", p.key, valueText(p.value), want))
 				continue
 			}
-			errs = append(errs, fmt.Errorf("%s: %s: variable %s = %s: want %s", p.keyPos, where, p.key, scalarText(p.value.value), want))
+			errs = append(errs, fmt.Errorf("%s: %s: variable %s = %s: want %s", p.keyPos, where, p.key, valueText(p.value), want))
 		}
 	}
 	return errs
+}
+
+// valueText shows a value in an error: a scalar as written, a list or a map as such.
+func valueText(n *node) string {
+	switch {
+	case n.isList():
+		return "(a list)"
+	case n.isMap():
+		return "(a map)"
+	}
+	return scalarText(n.value)
+}
+
+// badValue says what a load setting should be when its value is not that, else "". An empty
+// value is left alone (unset: the job's template decides).
+func badValue(name string, n *node, positive bool) string {
+	if n == nil || (!n.isMap() && !n.isList() && (n.value == nil || n.value == "")) {
+		return ""
+	}
+	kind := "a number"
+	switch {
+	case slices.Contains(wholeVariables, name):
+		kind = "a whole number"
+	case slices.Contains(secondsVariables, name):
+		kind = "a number of seconds, without a unit (the jobs add it)"
+	}
+	v, ok := api.Number(n.value)
+	if n.isMap() || n.isList() || !ok {
+		return kind
+	}
+	switch {
+	case kind == "a whole number" && v != math.Trunc(v):
+		return kind
+	case positive && v <= 0:
+		return "a positive number"
+	case v < 0:
+		return "0 or more"
+	}
+	return ""
 }
 
 // numberOf reads a scalar as a number of seconds or a count: 15, "15", "15s", "1m".
@@ -111,43 +149,10 @@ func unusedVariables(cmdVars *node, used map[string]bool) []string {
 			continue
 		}
 		msg := fmt.Sprintf("--variable %s: no job of the scenario uses %s", p.key, p.key)
-		if near := closest(p.key, known); near != "" {
+		if near := suggest.Near(p.key, known); near != "" {
 			msg += fmt.Sprintf(" (did you mean %s?)", near)
 		}
 		out = append(out, msg)
 	}
 	return out
-}
-
-// closest is the known name nearest to s (edit distance at most a third of its length, at least
-// 2), or "".
-func closest(s string, known []string) string {
-	best, bestD := "", max(2, len(s)/3)+1
-	for _, k := range known {
-		if d := editDistance(strings.ToLower(s), strings.ToLower(k)); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	goccyyaml "github.com/goccy/go-yaml"
+	goccy "github.com/goccy/go-yaml/parser"
 	"gopkg.in/yaml.v3"
 )
 
@@ -17,6 +19,9 @@ const maxYAMLDepth = 64
 func parseYAML(data []byte, name string) (*node, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
+		if err := syntaxError(data, name); err != nil {
+			return nil, err
+		}
 		return nil, yamlError(name, err)
 	}
 	if err := checkExpansion(&doc, name); err != nil {
@@ -26,6 +31,29 @@ func parseYAML(data []byte, name string) (*node, error) {
 		return newMap(Pos{File: name, Line: 1}), nil
 	}
 	return convert(doc.Content[0], name, 0)
+}
+
+// syntaxError says where a YAML syntax error is, to the line and column, with that line: yaml.v3
+// names the line where the construct holding the error began, often the line before it or the
+// file's first (go-yaml/yaml#835). goccy/go-yaml's parser is asked only once yaml.v3 has failed; nil
+// when it finds no syntax error (the problem is then yaml.v3's alone, and its message is used).
+func syntaxError(data []byte, name string) (found error) {
+	defer func() {
+		if recover() != nil { // a second parser's fault must not take crank down: yaml.v3's message stands
+			found = nil
+		}
+	}()
+	_, err := goccy.ParseBytes(data, 0)
+	var se *goccyyaml.SyntaxError
+	if err == nil || !errors.As(err, &se) || se.Token == nil || se.Token.Position == nil {
+		return nil
+	}
+	line, col := se.Token.Position.Line, se.Token.Position.Column
+	msg := fmt.Sprintf("%s:%d:%d: %s", name, line, col, se.Message)
+	if lines := strings.Split(string(data), "\n"); line >= 1 && line <= len(lines) {
+		msg += "\n    " + strings.TrimRight(lines[line-1], "\r")
+	}
+	return errors.New(msg)
 }
 
 var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
