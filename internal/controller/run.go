@@ -185,9 +185,15 @@ func (c *Controller) stopAll(ctx context.Context, ins []*instance) error {
 		})
 	}
 	wg.Wait()
+	var asked []*instance // whose agent took the stop: the others' leases end their jobs
+	for i, in := range live {
+		if errs[i] == nil {
+			asked = append(asked, in)
+		}
+	}
 	sctx, cancel := context.WithTimeout(ctx, c.opts.StopTimeout)
 	defer cancel()
-	err := c.waitUntil(sctx, ins, nil, func(in *instance) bool { return in.status.State.Terminal() })
+	err := c.waitUntil(sctx, asked, nil, func(in *instance) bool { return in.status.State.Terminal() })
 	if err != nil && errors.Is(err, context.DeadlineExceeded) {
 		errs[len(live)] = fmt.Errorf("jobs did not stop within %s", c.opts.StopTimeout)
 	}
