@@ -140,7 +140,7 @@ func (a *Agent) interrupted(j *job, p handle, from int64, stdout *output.Buffer)
 	if err := a.parse(j, stdout, e.Time); err != nil {
 		j.warn(fmt.Sprintf("stopped after %s: the load's figures are not measured (%s printed no summary the parser %q reads when interrupted)",
 			ran, j.program(), j.parser.Name()))
-		j.log.Warn("interrupted load not parsed", "err", err)
+		j.log.Debug("interrupted load not parsed", "err", err)
 		return errStopping
 	}
 	j.warn(fmt.Sprintf("stopped after %s: the load's figures cover those %s only (partial)", ran, ran))
