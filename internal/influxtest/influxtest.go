@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 // DB is the database Start creates.
@@ -76,12 +78,13 @@ func moduleRoot() (string, error) {
 	}
 }
 
-// Start runs influxd for the test and creates DB. It skips the test when influxd is missing.
+// Start runs influxd for the test and creates DB. Without influxd the test is skipped, or fails
+// under CI=true (testutil.Missing): `make test-deps` builds it.
 func Start(t testing.TB) *Server {
 	t.Helper()
 	bin, err := Binary()
 	if err != nil {
-		t.Skipf("influxtest: %v", err)
+		testutil.Missing(t, "influxtest: %v", err)
 	}
 	s := &Server{DB: DB, bin: bin, dir: t.TempDir(), t: t}
 	t.Cleanup(s.Stop)
