@@ -78,6 +78,9 @@ for class in dotnet-docker offline other; do
   echo "$class: $(grep -c "^$class	" "$tmp/failures" || true)"
 done
 echo
+echo "dotnet-docker (file, scenario, the first refusal):"
+grep "^dotnet-docker	" "$tmp/failures" | cut -f2- || true
+echo
 echo "offline (file, scenario, the import with no local copy):"
 grep "^offline	" "$tmp/failures" | cut -f2- || true
 echo

@@ -107,6 +107,9 @@ type Options struct {
 	IdleTimeout   time.Duration
 	// Hardware is a free label reported in /info.
 	Hardware string
+	// DotnetRoot is the folder of the dotnet binary that builds crank's .NET jobs; default: dotnet
+	// on PATH.
+	DotnetRoot string
 	// Interval between samples, unless a job sets its own.
 	Interval time.Duration
 	// Parsers by name (drivers/registry builds the table); nil: none.

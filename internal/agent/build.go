@@ -27,7 +27,7 @@ func (a *Agent) prepare(ctx context.Context, j *job) error {
 	}
 	key := ""
 	if identity != "" {
-		key = source.Build{Identity: identity, Command: j.spec.BuildCommand, Env: j.spec.Environment,
+		key = source.Build{Identity: identity, Command: j.spec.BuildCommand + toolchainSuffix(j.toolchain), Env: j.spec.Environment,
 			GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}.Key()
 		reused, err := a.cache().Restore(key, j.dir)
 		if err != nil {
@@ -110,4 +110,12 @@ func (j *job) setBuild(ms float64, reused bool) {
 	j.buildMs, j.reused = ms, reused
 	j.mu.Unlock()
 	j.record(api.Measurement{Name: measure.BuildTime, Timestamp: time.Now(), Value: ms})
+}
+
+// toolchainSuffix adds the toolchain (the .NET SDK chosen) to the command a build is keyed by.
+func toolchainSuffix(toolchain string) string {
+	if toolchain == "" {
+		return ""
+	}
+	return "\x00" + toolchain
 }

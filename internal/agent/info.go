@@ -18,6 +18,7 @@ func (a *Agent) handleInfo(r *http.Request) (any, error) {
 	machineInfo(r.Context(), &info)
 	info.Containment = a.process.groups.Describe()
 	info.Docker = a.docker.describe(r.Context())
+	_, info.Dotnet = a.dotnetInfo(r.Context())
 	info.Time = time.Now()
 	return info, nil
 }

@@ -30,8 +30,14 @@ type job struct {
 	parser drivers.Parser // nil when the job names none
 	user   *jobUser       // nil: the agent's own user
 	rt     jobRuntime     // runs its programs: processes or containers
-	exe    string         // a process job's resolved executable (set by prepare)
-	image  string         // a Docker job's image (set by prepare)
+	// toolchain names what builds the job beyond its build command (the .NET SDK chosen): part
+	// of the build cache's key.
+	toolchain string
+	// addedEnv is what the agent adds to the job's environment (a .NET job's ASPNETCORE_URLS),
+	// outside the build cache's key.
+	addedEnv map[string]string
+	exe      string // a process job's resolved executable (set by prepare)
+	image    string // a Docker job's image (set by prepare)
 
 	mu       sync.Mutex
 	state    api.JobState
@@ -98,6 +104,10 @@ func (a *Agent) validate(j api.Job) (drivers.Parser, error) {
 // createJob makes the job and its folder; it is New, or Waiting for an upload. A job whose
 // required platform is not this machine's is marked Skipped: it stays New and never runs.
 func (a *Agent) createJob(spec api.Job) (*job, error) {
+	spec, toolchain, addedEnv, err := a.dotnetJob(context.Background(), spec)
+	if err != nil {
+		return nil, err
+	}
 	parser, err := a.validate(spec)
 	if err != nil {
 		return nil, err
@@ -108,7 +118,7 @@ func (a *Agent) createJob(spec api.Job) (*job, error) {
 	}
 	id := newID()
 	j := &job{
-		id: id, spec: spec, dir: filepath.Join(a.opts.Dir, id), parser: parser, user: usr, rt: a.runtimeFor(spec),
+		id: id, spec: spec, toolchain: toolchain, addedEnv: addedEnv, dir: filepath.Join(a.opts.Dir, id), parser: parser, user: usr, rt: a.runtimeFor(spec),
 		log: a.log.With("job", id, "service", spec.Service), out: output.New(0),
 		state: api.StateNew, leaseAt: time.Now(),
 	}

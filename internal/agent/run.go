@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -224,6 +226,9 @@ func (j *job) env() []string {
 	}
 	sort.Strings(keys)
 	env := j.user.environ(withoutSecrets(os.Environ()))
+	for _, k := range slices.Sorted(maps.Keys(j.addedEnv)) {
+		env = append(env, k+"="+j.addedEnv[k])
+	}
 	for _, k := range keys {
 		env = append(env, k+"="+j.spec.Environment[k])
 	}

@@ -66,6 +66,8 @@ type Job struct {
 	// process job's control group where the agent has the controller (else a warning).
 	MemoryLimitInBytes uint64  `json:"memoryLimitInBytes,omitempty"`
 	CPULimitRatio      float64 `json:"cpuLimitRatio,omitempty"`
+	// Dotnet, when set, is crank's .NET build (source.project) of the job's source.
+	Dotnet *Dotnet `json:"dotnet,omitempty"`
 	// Variables are the job's resolved variables, kept for the record.
 	Variables map[string]any `json:"variables,omitempty"`
 }

@@ -68,6 +68,8 @@ type Info struct {
 	Containment string `json:"containment,omitempty"`
 	// Docker is the engine's version and API, or why Docker jobs cannot run here.
 	Docker string `json:"docker,omitempty"`
+	// Dotnet is the .NET SDKs and runtimes installed, or why there are none.
+	Dotnet DotnetInfo `json:"dotnet,omitzero"`
 }
 
 // Created is the answer to a job submission.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -152,6 +153,9 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 		if res == nil && ctx.Err() != nil {
 			fmt.Fprintln(st.Stderr, "crank: interrupted before anything was measured")
 			return ExitInterrupted
+		}
+		if errors.Is(err, controller.ErrCannotRun) {
+			return ExitBadInput // the scenario asks the lab for what it lacks: nothing ran
 		}
 		if res == nil {
 			return ExitFailed

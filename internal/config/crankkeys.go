@@ -21,7 +21,7 @@ var (
 		"dockerFile", "dockerImageName", "dockerContextDirectory", "dockerLoad", "dockerPull", "dockerCommand"}
 	// namedSourceKeys are the keys of one entry under sources:.
 	namedSourceKeys = []string{"localFolder", "repository", "branchOrCommit", "destinationFolder", "sourceKey", "noBuild", "cacheOnAgent"}
-	optionsKeys     = []string{"requiredArchitecture", "requiredOperatingSystem", "reuseBuild", "reuseSource", "displayOutput", "displayBuild", "buildFiles"}
+	optionsKeys     = []string{"requiredArchitecture", "requiredOperatingSystem", "reuseBuild", "reuseSource", "displayOutput", "displayBuild", "buildFiles", "benchmarkDotNet"}
 )
 
 // canonical returns the spelling of key in known, matched ignoring case ("" when unknown).
@@ -77,7 +77,7 @@ var crankRefusals = map[string]refusal{
 
 // crankOptionRefusals are crank's options.* keys this platform refuses.
 var crankOptionRefusals = map[string]refusal{
-	"benchmarkDotNet": {hintDotnet, true}, "collectCounters": {hintDiag, true}, "counterProviders": {hintDiag, true},
+	"collectCounters": {hintDiag, true}, "counterProviders": {hintDiag, true},
 	"dumpType": {hintDiag, true}, "dumpOutput": {hintDiag, true}, "traceOutput": {hintDiag, true},
 	"outputFiles": {hintFiles, true}, "buildArchives": {hintFiles, true},
 	"outputArchives": {hintFiles, true}, "downloadFiles": {hintFiles, true}, "downloadFilesOutput": {hintFiles, true},

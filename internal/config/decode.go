@@ -24,9 +24,13 @@ type decoder struct {
 	errs   []error
 	warns  []string
 	notes  []string
-	// project is crank's source.project: one of crank's load wrappers or a refused .NET build.
+	// project is crank's source.project: one of crank's load wrappers or a .NET build.
 	project    string
 	projectPos Pos
+	// dotnetKeys are crank's .NET keys of the job (framework, sdkVersion...) and its
+	// options.benchmarkDotNet, see applyDotnetKeys.
+	dotnetKeys      []pair
+	benchmarkDotNet pair
 	// onConfigure holds the job's onConfigure scripts, run once the job is decoded.
 	onConfigure []Snippet
 	// jobDocker holds the job's top-level docker* keys, merged into its source once decoded.
@@ -106,9 +110,7 @@ func (d *decoder) crankKey(p pair, prefix string, refusals map[string]refusal, k
 		return
 	}
 	if prefix == "" && canonical(p.key, dotnetKeys) != "" {
-		if asksForSomething(p.value) {
-			d.notes = append(d.notes, fmt.Sprintf("%s: %s: crank's %s has no effect here: %s", p.keyPos, d.where, p.key, hintDotnetKey))
-		}
+		d.dotnetKeys = append(d.dotnetKeys, p) // read once the job is known to be a .NET build or not
 		return
 	}
 	if prefix == "" && canonical(p.key, diagTuningKeys) != "" {

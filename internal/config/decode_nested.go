@@ -93,6 +93,8 @@ func (d *decoder) options(p pair) api.Options {
 			d.boolean(e, full)
 		case "buildFiles":
 			d.buildFiles(e, full)
+		case "benchmarkDotNet":
+			d.benchmarkDotNet = e // read once the job is known to be a .NET build (applyDotnetKeys)
 		}
 	}
 	return o

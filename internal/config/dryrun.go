@@ -21,6 +21,7 @@ type dryService struct {
 	WaitForExit          bool              `json:"waitForExit,omitempty"`
 	Timeout              api.Duration      `json:"timeout,omitempty"`
 	Source               *api.Source       `json:"source,omitempty"`
+	Dotnet               *api.Dotnet       `json:"dotnet,omitempty"`
 	Sources              []api.NamedSource `json:"sources,omitempty"`
 	BuildFiles           []string          `json:"buildFiles,omitempty"`
 	Parser               string            `json:"parser,omitempty"`
@@ -72,7 +73,7 @@ func dryServiceOf(s Service) dryService {
 	d := dryService{
 		Job: j.Name, Executable: j.Executable, Arguments: j.Arguments, WarmupArguments: j.WarmupArguments,
 		BuildCommand: j.BuildCommand, User: j.User, Port: j.Port, ReadyStateText: j.ReadyStateText,
-		WaitForExit: j.WaitForExit, Timeout: j.Timeout, Source: j.Source, Sources: j.Sources, BuildFiles: j.BuildFiles, Parser: j.Parser,
+		WaitForExit: j.WaitForExit, Timeout: j.Timeout, Source: j.Source, Dotnet: j.Dotnet, Sources: j.Sources, BuildFiles: j.BuildFiles, Parser: j.Parser,
 		MetricsPort: j.MetricsPort, MetricsURL: j.MetricsURL, Counters: j.Counters,
 		Variables: j.Variables, EnvironmentVariables: j.Environment, Endpoints: s.Endpoints,
 	}

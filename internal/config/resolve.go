@@ -308,6 +308,7 @@ func (c *Config) decodeService(js *script.Engine, r *Resolved, s *Service) error
 	if d.project != "" {
 		d.applyProject(j)
 	}
+	d.applyDotnetKeys(j)
 	r.Warnings = append(r.Warnings, d.warns...)
 	r.Notes = append(r.Notes, d.notes...)
 	if len(d.errs) > 0 {

@@ -45,11 +45,11 @@ func wrapperFor(project string) (wrapper, bool) {
 	return wrapper{}, false
 }
 
-// applyProject runs a crank wrapper natively, or refuses a .NET project.
+// applyProject runs a crank wrapper natively, or makes the job a .NET build of the project.
 func (d *decoder) applyProject(j *api.Job) {
 	w, ok := wrapperFor(d.project)
 	if !ok {
-		d.fail(d.projectPos, "source.project", "crank's source.project is not supported: %s", hintDotnet)
+		d.dotnetProject(j, d.project)
 		return
 	}
 	args, err := proc.Split(j.Arguments)

@@ -81,6 +81,9 @@ func (c *Controller) runPass(ctx context.Context, services []Service, h *held, l
 			fresh = append(fresh, mine...)
 		}
 	}
+	if err := checkBuildable(fresh); err != nil {
+		return nil, err
+	}
 	ready := append([]*instance{}, reused...)
 	for _, group := range groupByService(servers) {
 		if len(group) > 0 && slices.Contains(reused, group[0]) {

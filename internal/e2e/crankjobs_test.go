@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/agent/dotnet/dotnettest"
 )
 
 // TestCrankLoadJobs runs crank's own wrk.yml and bombardier.yml (unmodified copies in
@@ -126,18 +129,20 @@ func TestCrankH2loadJob(t *testing.T) {
 }
 
 // TestBenchmarksPlaintextLocal runs aspnet/Benchmarks' plaintext.benchmarks.yml (a copy with its
-// imports on local copies) as a user of crank's files would here. As written its application is
-// a .NET build, refused before anything starts; with apps/plaintext swapped in and
-// profiles/local.yml loaded after Benchmarks' own `local` profile (which points at a crank-agent
-// on localhost:5010), everything runs on the embedded agent, the load through crank's wrk.yml.
+// imports on local copies) as a user of crank's files would here, on the embedded agent
+// (profiles/local.yml loaded after Benchmarks' own `local` profile, which points at a crank-agent
+// on localhost:5010), the load through crank's wrk.yml. Its application is a .NET build: on an
+// agent without the .NET SDK it is refused before anything starts, naming the agent and the way
+// to our own apps; with our plaintext app swapped in by that one option it runs.
 func TestBenchmarksPlaintextLocal(t *testing.T) {
 	cfg := "internal/e2e/testdata/benchmarks/plaintext.benchmarks.yml"
-	r := crank(t, time.Minute, "--config", cfg, "--scenario", "plaintext", "--profile", "local")
+	r := crankEnv(t, time.Minute, []string{"PATH=" + withoutDotnet(t)}, "--config", cfg, "--config", "profiles/local.yml", "--scenario", "plaintext", "--profile", "local")
 	if r.code != 2 {
 		t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
 	}
-	mustContain(t, "stderr", r.stderr, `service "application": key "source.project": crank's source.project is not supported`)
-	if strings.Contains(r.stderr, "starting job") {
+	mustContain(t, "stderr", r.stderr, `service "application": job "aspnetbenchmarks": the agent http://127.0.0.1:`,
+		"lacks a .NET SDK to build src/Benchmarks/Benchmarks.csproj (dotnet is not on its PATH)", "--application.job plaintext")
+	if strings.Contains(r.stderr, "starting job") || strings.Contains(r.stderr, "uploading") {
 		t.Errorf("something started:\n%s", r.stderr)
 	}
 	out := filepath.Join(t.TempDir(), "out.json")
@@ -154,5 +159,51 @@ func TestBenchmarksPlaintextLocal(t *testing.T) {
 	}
 	if strings.Contains(r.stderr, "localhost:5010") {
 		t.Errorf("a service went to Benchmarks' local agent:\n%s", r.stderr)
+	}
+}
+
+// withoutDotnet is PATH without any folder holding a dotnet binary.
+func withoutDotnet(t *testing.T) string {
+	t.Helper()
+	var keep []string
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(dir, "dotnet")); err != nil {
+			keep = append(keep, dir)
+		}
+	}
+	return strings.Join(keep, string(filepath.ListSeparator))
+}
+
+// TestBenchmarksDotnetStandin runs aspnet/Benchmarks' plaintext and json scenarios as written,
+// but for their source pointed at a local folder (no internet here), on an agent whose PATH has
+// the stand-in .NET CLI (internal/agent/dotnet/testdata/standin: it accepts only the command lines
+// the .NET CLI documents): the agent publishes src/Benchmarks/Benchmarks.csproj, runs the
+// published app, and the load measures it; the second run reuses the build.
+func TestBenchmarksDotnetStandin(t *testing.T) {
+	path := dotnettest.Standin(t) + string(filepath.ListSeparator) + os.Getenv("PATH")
+	for i, scenario := range []string{"plaintext", "json"} {
+		cfg := "internal/e2e/testdata/benchmarks/" + scenario + ".benchmarks.yml"
+		out := filepath.Join(t.TempDir(), "out.json")
+		port := strconv.Itoa(freePort(t))
+		r := crankEnv(t, 3*time.Minute, []string{"PATH=" + path}, "--config", cfg, "--config", "profiles/local.yml", "--scenario", scenario,
+			"--profile", "local", "--application.source.localFolder", dotnettest.Benchmarks(t), "--application.source.repository", "",
+			"--variable", "serverPort="+port, "--variable", "duration=2", "--variable", "warmup=0", "--variable", "threads=1",
+			"--variable", "connections=16", "--json", out)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", scenario, r.code, r.stdout, r.stderr)
+		}
+		res := readResult(t, out)
+		if rps := res.JobResults.Jobs["load"].Results["http/rps/mean"]; rps <= 0 {
+			t.Errorf("%s: http/rps/mean = %v", scenario, rps)
+		}
+		if bad := res.JobResults.Jobs["load"].Results["http/requests/badresponses"]; bad != 0 {
+			t.Errorf("%s: %v bad responses: the app does not answer the scenario's path", scenario, bad)
+		}
+		if p99 := res.JobResults.Jobs["load"].Results["http/latency/99"]; p99 <= 0 {
+			t.Errorf("%s: http/latency/99 = %v", scenario, p99)
+		}
+		if reused := res.JobResults.Jobs["application"].Environment["buildReused"] == true; (i == 1) != reused {
+			t.Errorf("%s: build reused %v, want it on the second run only (the same project, SDK and command)", scenario, reused)
+		}
 	}
 }

@@ -12,7 +12,8 @@ const (
 // DefaultCounters returns the shipped Prometheus metric -> measurement mappings, for Go apps
 // (client_golang's Go collector with runtime metrics, and the apps' own app_* metrics) and for
 // .NET: .NET 9's System.Runtime meter (dotnet_*) and OpenTelemetry's runtime instrumentation
-// (process_runtime_dotnet_*), as OpenTelemetry's Prometheus exporter names them. Several entries
+// (process_runtime_dotnet_*), as OpenTelemetry's Prometheus exporter names them, and
+// prometheus-net.DotNetRuntime's collectors (dotnet_contention_*, dotnet_threadpool_*). Several entries
 // may feed one measurement: the values of those an app exposes are added up; one it does not
 // expose adds nothing (a measurement no entry finds is absent, not zero).
 func DefaultCounters() []api.CounterSpec {
@@ -33,6 +34,8 @@ func DefaultCounters() []api.CounterSpec {
 		rate("process_runtime_dotnet_exceptions_count_total", ExceptionCount, 1),
 		rate("dotnet_monitor_lock_contentions_total", MonitorLockContention, 1),
 		rate("process_runtime_dotnet_monitor_lock_contention_count_total", MonitorLockContention, 1),
+		rate("dotnet_contention_total", MonitorLockContention, 1),
+		rate("dotnet_contention_seconds_total", LockContention, 1000),
 		rate("go_gc_duration_seconds", GCPause, 1000),
 		rate("dotnet_gc_pause_time_seconds_total", GCPause, 1000),
 		rate("process_runtime_dotnet_gc_duration_nanoseconds_total", GCPause, 1e-6),
@@ -41,6 +44,7 @@ func DefaultCounters() []api.CounterSpec {
 		gauge("go_threads", Threads),
 		gauge("dotnet_thread_pool_thread_count", Threads),
 		gauge("process_runtime_dotnet_thread_pool_threads_count", Threads),
+		gauge("dotnet_threadpool_num_threads", Threads),
 		gauge("app_dispatch_queue_length", QueueLength),
 		gauge("dotnet_thread_pool_queue_length", QueueLength),
 		gauge("process_runtime_dotnet_thread_pool_queue_length", QueueLength),

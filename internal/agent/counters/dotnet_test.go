@@ -83,3 +83,31 @@ func scrapeTwice(t *testing.T, specs []api.CounterSpec, dt time.Duration, exposi
 	}
 	return got
 }
+
+// prometheusNetExposition is what prometheus-net with prometheus-net.DotNetRuntime's collectors
+// serves at scrape n: 10 exceptions, 4 contended locks waiting 25 ms in all, per second; 12 pool
+// threads.
+func prometheusNetExposition(n int) string {
+	return fmt.Sprintf(`# HELP dotnet_exceptions_total Count of exceptions thrown, broken down by type
+# TYPE dotnet_exceptions_total counter
+dotnet_exceptions_total{type="System.InvalidOperationException"} %d
+# HELP dotnet_contention_total The number of locks contended
+# TYPE dotnet_contention_total counter
+dotnet_contention_total %d
+# HELP dotnet_contention_seconds_total The total amount of time spent contending locks
+# TYPE dotnet_contention_seconds_total counter
+dotnet_contention_seconds_total %g
+# HELP dotnet_threadpool_num_threads The number of active threads in the thread pool
+# TYPE dotnet_threadpool_num_threads gauge
+dotnet_threadpool_num_threads 12
+`, 100+10*n, 7+4*n, 1.5+0.025*float64(n))
+}
+
+// TestPrometheusNetCounterNames: the third naming lands in the same measurements: exceptions/s,
+// contended locks/s, and the time waiting on them as lock contention in ms/s (as Go's mutex wait).
+func TestPrometheusNetCounterNames(t *testing.T) {
+	got := scrapeTwice(t, measure.DefaultCounters(), 2*time.Second, func(n int) string { return prometheusNetExposition(2 * n) })
+	check(t, "prometheus-net", got, map[string]float64{
+		measure.ExceptionCount: 10, measure.MonitorLockContention: 4, measure.LockContention: 25, measure.Threads: 12,
+	})
+}

@@ -1,0 +1,3 @@
+module benchmarks
+
+go 1.26
