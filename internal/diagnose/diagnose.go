@@ -44,6 +44,10 @@ type Thresholds struct {
 	LockWaitPerCPU float64
 	// MonitorContentions (/s): .NET monitor lock contention is high from this rate.
 	MonitorContentions float64
+	// MachineFull is the share of a machine's CPU (benchmarks/cpu/global) from which the run's
+	// jobs that share it fill it together: a load and a server handing requests to each other
+	// leave some of it idle even when neither can get more.
+	MachineFull float64
 	// OtherShare is the share of a machine's CPU used outside the run's jobs (other processes,
 	// the kernel, the agent) from which the machine is reported busy.
 	OtherShare float64
@@ -67,7 +71,8 @@ func DefaultThresholds() Thresholds {
 		LockWaitMin:        50,
 		LockWaitPerCPU:     0.5,
 		MonitorContentions: 1000,
-		OtherShare:         0.25,
+		MachineFull:        0.75,
+		OtherShare:         0.2,
 		ManyConnections:    256,
 		FewPipeline:        16,
 		BusyThread:         50,
@@ -77,10 +82,11 @@ func DefaultThresholds() Thresholds {
 }
 
 // Diagnose returns the run's verdict first, then the findings beside it that do not contradict
-// it. The verdict is the first that holds of: error-bound (with machine-busy beside it when the
-// machine was busy too), machine-busy (one per busy machine), then what limited the run
-// (limit). A run without a load job or without CPU samples gets only error-bound or
-// machine-busy, when they apply. res is not modified.
+// it. The verdict is the first that holds of: error-bound and rate-capped (which do not rest on
+// CPU figures: machine-busy is said beside them when the machine was busy too), machine-busy (one
+// per busy machine), then what limited the run (limit). A run without a load job or without CPU
+// samples gets only error-bound, rate-capped or machine-busy, when they apply. res is not
+// modified.
 func Diagnose(res *results.Result, th Thresholds) []results.Diagnostic {
 	if res == nil {
 		return nil
@@ -88,6 +94,9 @@ func Diagnose(res *results.Result, th Thresholds) []results.Diagnostic {
 	r := newRun(res, th)
 	busy := machineBusy(r, th)
 	if d, failed := errorBound(r, th); failed {
+		return append([]results.Diagnostic{d}, busy...)
+	}
+	if d, capped := rateCapped(r, th); capped {
 		return append([]results.Diagnostic{d}, busy...)
 	}
 	if len(busy) > 0 {

@@ -306,11 +306,16 @@ func TestRateCap(t *testing.T) {
 	if f := figure(t, got[0], "load", "variables/rate"); f.Value != 1000 || f.Unit != "req/s" {
 		t.Errorf("rate figure %+v", f)
 	}
+	// A reached cap does not rest on CPU figures: it stands on a busy machine, said beside it.
+	check(t, map[string]fakeJob{
+		"application": {raw: []float64{5}, global: 90, cores: 2, host: "box"},
+		"load":        {raw: []float64{8}, global: 90, cores: 2, host: "box", vars: map[string]any{"connections": 32, "rate": 1000}, results: res},
+	}, want{RateCapped, nil}, want{MachineBusy, nil})
 }
 
 // Without a load job, or without CPU samples, only error-bound and machine-busy can apply.
 func TestNothingToSay(t *testing.T) {
-	if got := Diagnose(runOf(map[string]fakeJob{"application": {raw: []float64{50}, global: 30, cores: 8, host: "srv"}}), DefaultThresholds()); len(got) != 0 {
+	if got := Diagnose(runOf(map[string]fakeJob{"application": {raw: []float64{50}, global: 15, cores: 8, host: "srv"}}), DefaultThresholds()); len(got) != 0 {
 		t.Errorf("no load: %s", show(got))
 	}
 	r := &results.Result{JobResults: results.JobResults{Jobs: map[string]*results.JobResult{

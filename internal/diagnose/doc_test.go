@@ -20,6 +20,7 @@ var thresholdDocs = map[string]string{
 	"LockWaitMin":        "ms/s of lock waiting (runtime-counter/lock-contention) below which contention is never high",
 	"LockWaitPerCPU":     "ms of lock waiting per ms of the server's CPU time from which contention is high",
 	"MonitorContentions": "monitor lock contentions per second (.NET) from which contention is high",
+	"MachineFull":        "share of a shared machine's CPU (cpu/global) from which two of the run's jobs, each using at least 1 - Saturated of it, fill it together (machine-saturated)",
 	"OtherShare":         "share of a machine's CPU used outside the run from which it is reported busy",
 	"ManyConnections":    "connections from which underloaded no longer suggests more",
 	"FewPipeline":        "pipeline depth below which underloaded suggests a deeper one",

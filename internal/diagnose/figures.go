@@ -205,7 +205,9 @@ func setCap(j *job, all []*job, m *machine, th Thresholds) {
 	for _, o := range all {
 		if o != j && o.hasCPU && j.machine != "" && o.machine == j.machine {
 			j.cap -= o.used
-			taken = append(taken, fmt.Sprintf("%.1f used by %s", o.used, o.name))
+			if o.used >= 0.05 {
+				taken = append(taken, fmt.Sprintf("%.1f used by %s", o.used, o.name))
+			}
 		}
 	}
 	if out, capacity := m.outside(), float64(j.cores); out >= minOutside*capacity && out < th.OtherShare*capacity {

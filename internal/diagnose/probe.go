@@ -47,8 +47,9 @@ func ProbeSkip(res *results.Result, diags []results.Diagnostic, th Thresholds) s
 // (res, diagnosed as diags). An underloaded verdict becomes serialized when the RPS rose by less
 // than th.ProbeGain while the probe's run itself saturated nothing (the server handles requests
 // one or a few at a time whatever the load); it stays underloaded, with the probe's figures,
-// when the RPS rose or the probe's run saturated something. A probe that did not run at twice the
-// connections, failed, or ran on a busy machine concludes nothing, and the verdict says so. Any
+// when the RPS rose (even on a busy machine: other work only holds a probe back) or the probe's
+// run saturated something. A probe that did not run at twice the connections, failed, or stayed
+// flat on a busy machine concludes nothing, and the verdict says so. Any
 // other verdict (a probe forced by --probe) keeps its kind and gains the probe's figures.
 func Probe(diags []results.Diagnostic, res, probe *results.Result, th Thresholds) []results.Diagnostic {
 	if len(diags) == 0 || probe == nil {
@@ -80,13 +81,20 @@ func Probe(diags []results.Diagnostic, res, probe *results.Result, th Thresholds
 		pkind = pv[0].Kind
 	}
 	switch {
-	case pkind == ErrorBound || pkind == MachineBusy:
-		v.Message += fmt.Sprintf(" (a short probe run: %s, but the probe's run was %s: it concludes nothing)", seen, pkind)
+	case pkind == ErrorBound:
+		v.Message += fmt.Sprintf(" (a short probe run: %s, but the probe's run failed: it concludes nothing)", seen)
 	case v.Kind != Underloaded:
 		v.Message += fmt.Sprintf(" (a short probe run, forced by --probe: %s)", seen)
+	case base > 0 && gain >= th.ProbeGain && pkind == MachineBusy:
+		// Other work can only hold the probe back: a gain stands even on a busy machine.
+		v.Message += fmt.Sprintf(" (checked by a short probe run: %s, on a machine other work kept busy)", seen)
+	case base > 0 && gain >= th.ProbeGain:
+		v.Message += fmt.Sprintf(" (checked by a short probe run: %s)", seen)
+	case pkind == MachineBusy:
+		v.Message += fmt.Sprintf(" (a short probe run: %s, but other work kept the probe's machine busy: it concludes nothing)", seen)
 	case pkind != Underloaded && pkind != "":
 		v.Message += fmt.Sprintf(" (checked by a short probe run: %s, where the run was %s: the load was too light)", seen, pkind)
-	case base > 0 && gain < th.ProbeGain:
+	default:
 		r := newRun(res, th)
 		main, load := busiest(known(r.servers)), known(r.loads)[0]
 		*v = results.Diagnostic{Kind: Serialized, Message: fmt.Sprintf(
@@ -94,8 +102,6 @@ func Probe(diags []results.Diagnostic, res, probe *results.Result, th Thresholds
 				"(%s: %s; %s: %s): the server handles requests one or a few at a time (a lock, a one-slot channel, "+
 				"a single worker or connection to a backend); more load will not help",
 			seen, main.name, cpuText(main), load.name, cpuText(load)), Figures: v.Figures}
-	default:
-		v.Message += fmt.Sprintf(" (checked by a short probe run: %s)", seen)
 	}
 	return out
 }

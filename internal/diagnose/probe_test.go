@@ -37,7 +37,8 @@ func TestProbe(t *testing.T) {
 		// Flat because the server saturated at twice the connections: the load was too light.
 		{"saturated", probeRun(64, 1050, 190, 99), Underloaded, "+7 %, where the run was server-bound: the load was too light)"},
 		// A probe whose machine was busy, or that ran at the wrong connections, concludes nothing.
-		{"busy", probeRun(64, 1010, 14, 80), Underloaded, "but the probe's run was machine-busy: it concludes nothing)"},
+		{"busy, flat", probeRun(64, 1010, 14, 80), Underloaded, "but other work kept the probe's machine busy: it concludes nothing)"},
+		{"busy, rose", probeRun(64, 1900, 14, 80), Underloaded, "+94 %, on a machine other work kept busy)"},
 		{"not doubled", probeRun(32, 1010, 14, 12), Underloaded, "ran at 32 instead of 64: it concludes nothing)"},
 	} {
 		got := Probe(diags, base, tc.probe, th)

@@ -46,16 +46,13 @@ func machineBusy(r run, th Thresholds) []results.Diagnostic {
 	return out
 }
 
-// limit says what limited a run that neither failed nor ran on a busy machine: a rate cap it
-// reached, the machine its jobs filled together, a saturated load generator or server, lock
+// limit says what limited a run that neither failed, nor reached a rate cap, nor ran on a busy
+// machine: the machine its jobs filled together, a saturated load generator or server, lock
 // contention, else a load too light (underloaded, which a probe may turn into serialized).
 func limit(r run, th Thresholds) (results.Diagnostic, bool) {
 	load, server := known(r.loads), known(r.servers)
 	if len(load) == 0 || len(server) == 0 {
 		return results.Diagnostic{}, false
-	}
-	if d, ok := rateCapped(r, load, th); ok {
-		return d, true
 	}
 	if d, ok := machineSaturated(r, th); ok {
 		return d, true
@@ -89,7 +86,7 @@ func limit(r run, th Thresholds) (results.Diagnostic, bool) {
 	return underloaded(r, main, load[0], th), true
 }
 
-// machineSaturated: a machine the run's jobs share is busy to Saturated of it, and at least two
+// machineSaturated: a machine the run's jobs share is busy to MachineFull of it, and at least two
 // of them each took a noticeable part (1 - Saturated of it): they fill it together, so none of
 // them alone is the limit, and neither more load nor a probe can tell more.
 func machineSaturated(r run, th Thresholds) (results.Diagnostic, bool) {
@@ -100,7 +97,7 @@ func machineSaturated(r run, th Thresholds) (results.Diagnostic, bool) {
 				takers = append(takers, j)
 			}
 		}
-		if len(takers) < 2 || m.busy() < 100*th.Saturated {
+		if len(takers) < 2 || m.busy() < 100*th.MachineFull {
 			continue
 		}
 		figs := append([]results.Figure{r.globalFig(m), coresFig(m.jobs[0])}, r.cpuFigs(m.jobs...)...)
@@ -113,10 +110,10 @@ func machineSaturated(r run, th Thresholds) (results.Diagnostic, bool) {
 }
 
 // rateCapped: a load with a rate cap whose RPS reached RateReached of it.
-func rateCapped(r run, load []*job, th Thresholds) (results.Diagnostic, bool) {
-	for _, l := range load {
+func rateCapped(r run, th Thresholds) (results.Diagnostic, bool) {
+	for _, l := range r.loads {
 		rate, rps, ok := rateOf(l)
-		if !ok || rps < th.RateReached*rate {
+		if _, measured := l.results[measure.RPS]; !ok || !measured || rps < th.RateReached*rate {
 			continue
 		}
 		return results.Diagnostic{Kind: RateCapped, Message: fmt.Sprintf(
