@@ -61,7 +61,7 @@ func Probe(diags []results.Diagnostic, res, probe *results.Result, th Thresholds
 	conns, svc := connections(res)
 	probed, _ := connections(probe)
 	base, after := totalRPS(res), totalRPS(probe)
-	v.Figures = append(v.Figures,
+	v.Figures = append(v.Figures, results.Figure{Name: measure.RPS, Value: round(base), Unit: measure.UnitRPS},
 		results.Figure{Service: svc, Name: "variables/connections", Stat: statProbe, Value: probed},
 		results.Figure{Name: measure.RPS, Stat: statProbe, Value: round(after), Unit: measure.UnitRPS})
 	if conns <= 0 || probed != 2*conns {
