@@ -71,7 +71,7 @@ func DefaultThresholds() Thresholds {
 		LockWaitMin:        50,
 		LockWaitPerCPU:     0.5,
 		MonitorContentions: 1000,
-		MachineFull:        0.75,
+		MachineFull:        0.7,
 		OtherShare:         0.2,
 		ManyConnections:    256,
 		FewPipeline:        16,

@@ -151,8 +151,8 @@ func TestMachineSaturated(t *testing.T) {
 	}, want{MachineSaturated, nil})
 	// Not full: the load's one thread is busy, the machine is not.
 	check(t, map[string]fakeJob{
-		"application": {raw: []float64{40}, global: 70, cores: 2, host: "box"},
-		"load":        {raw: []float64{96}, global: 70, cores: 2, host: "box", vars: wrkVars(1, 32, 16), results: wrk(0, 0)},
+		"application": {raw: []float64{30}, global: 64, cores: 2, host: "box"},
+		"load":        {raw: []float64{96}, global: 64, cores: 2, host: "box", vars: wrkVars(1, 32, 16), results: wrk(0, 0)},
 	}, want{ClientBound, []string{"it could use 1.0: 1 thread"}})
 }
 
