@@ -58,7 +58,7 @@ func TestVerdictMachineSaturated(t *testing.T) {
 func TestVerdictMachineBusy(t *testing.T) {
 	burner(t, 50, 90*time.Second)
 	v := runVerdict(t, 0, diagArgs(t, "stall", "1ms", false, "--load.variables.connections", "16")...)
-	if v.outside < 0.2 {
+	if v.outside < 0.18 {
 		t.Errorf("the burner took %.0f %% of the machine, want a quarter", 100*v.outside)
 	}
 	v.want(t, diagnose.MachineBusy, false)
