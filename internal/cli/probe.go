@@ -50,7 +50,13 @@ func probe(ctx context.Context, st State, f *runFlags, ctl *controller.Controlle
 		prun.Iterations, prun.Span, prun.Repeat, prun.Exclude = 1, 0, "", results.Exclusion{}
 		prun.Services = servicesOf(pr, pf.interval)
 		var probed *results.Result
-		if probed, err = ctl.Execute(ctx, prun); err == nil {
+		probed, err = ctl.Execute(ctx, prun)
+		switch {
+		case ctx.Err() != nil || (probed != nil && probed.Interrupted != nil):
+			// A probe cut short by Ctrl-C measured part of its window: it concludes nothing.
+			fmt.Fprintln(st.Stderr, "probe: interrupted, the verdict stays as it was")
+			return diagnose.NotProbed(diags, "the probe was interrupted")
+		case err == nil:
 			return diagnose.Probe(diags, res, probed, th)
 		}
 	}
