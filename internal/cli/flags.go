@@ -37,7 +37,8 @@ type runFlags struct {
 	influx      influxFlags
 	verdict     verdictFlags
 	spread      spreadFlags
-	noProbe     bool
+	noProbe     bool // --no-probe: never run the probe
+	forceProbe  bool // --probe: run the probe whatever the verdict
 	display     displayFlags
 }
 
@@ -80,8 +81,8 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 		if err := refusedFlag(name); err != nil {
 			return nil, err
 		}
-		if name == "no-probe" {
-			f.noProbe = true
+		if name == "no-probe" || name == "probe" { // the last one given wins
+			f.noProbe, f.forceProbe = name == "no-probe", name == "probe"
 			continue
 		}
 		if name == "quiet" || name == "chart" {
@@ -260,8 +261,10 @@ Run options (crank's names):
   --span DURATION          repeat the run until DURATION (HH:mm:ss or 90s) has passed
   --threshold EXPR         fail the run (exit 99) unless [service:]metric OP number holds, e.g.
                            'load:http/latency/99<5' (repeatable; also thresholds: in the scenario)
-  --no-probe               when the diagnosis says underloaded, do not check it with a short run at
-                           twice the connections (which tells a serialized server from a light load)
+  --no-probe               never check an underloaded verdict with a short run at twice the connections
+                           (the probe, which tells a serialized server from a light load)
+  --probe                  run the probe whatever the verdict (by default it runs only when it can
+                           change the verdict: docs/MEASUREMENTS.md)
   --max-error-rate SHARE   fail the run (exit 1) when more than SHARE of requests fail (default 1%; off)
   --description TEXT       a description stored with the results
   --property name=value    a property stored with the results (repeatable)

@@ -1,31 +1,34 @@
-// Package diagnose reads a finished run's results and says what limited it: the load generator's
-// CPU (client-bound), the server's CPU (server-bound), lock contention in the server
-// (contention-bound), a load too light to saturate anything (underloaded), failed requests
-// (error-bound), or other work on the machine (machine-busy).
+// Package diagnose reads a finished run's results and gives one verdict on what limited it, with
+// the figures it rests on: failed requests (error-bound), other work on the machine
+// (machine-busy), a rate cap the load reached (rate-capped), the run's jobs filling their shared
+// machine together (machine-saturated), the load generator's CPU (client-bound), the server's
+// CPU (server-bound), lock contention in the server (contention-bound), else a load too light
+// (underloaded) or, when a probe at twice the connections gains nothing, a server that handles
+// requests one at a time (serialized).
 //
 // CPU figures are the means of each job's measured samples (warm-up samples left out) of
-// benchmarks/cpu/raw, in percent of one core. A job saturates when it uses Thresholds.Saturated
-// of the CPU it can use: a load generator at most its threads' cores, any job at most the
-// machine's cores minus what the run's other jobs on the same machine use. docs/MEASUREMENTS.md
-// explains the rules and thresholds.
+// benchmarks/cpu, in percent of the whole machine, said as cores too ("46 % of the machine (0.9
+// of 2 cores)"). A job saturates when it uses Thresholds.Saturated of the cores it can use: a
+// load generator at most its threads, any job at most the machine's cores less what the run's
+// other jobs on the same machine use. docs/MEASUREMENTS.md explains the rules and thresholds.
 package diagnose
 
 import (
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
-// Kinds of diagnostic.
+// Kinds of verdict, in the order they are decided.
 const (
-	ClientBound     = "client-bound"
-	ServerBound     = "server-bound"
-	ContentionBound = "contention-bound"
-	Underloaded     = "underloaded"
-	ErrorBound      = "error-bound"
-	MachineBusy     = "machine-busy"
+	ErrorBound       = "error-bound"
+	MachineBusy      = "machine-busy"
+	RateCapped       = "rate-capped"
+	MachineSaturated = "machine-saturated"
+	ClientBound      = "client-bound"
+	ServerBound      = "server-bound"
+	ContentionBound  = "contention-bound"
+	Underloaded      = "underloaded"
 	// Serialized: RPS stayed flat when connections doubled while nothing was saturated (Probe).
 	Serialized = "serialized"
-	// Unreliable: nothing saturated on a busy machine; no verdict on what limited the run.
-	Unreliable = "unreliable"
 )
 
 // Thresholds tune the diagnosis. DefaultThresholds gives the documented values.
@@ -41,6 +44,10 @@ type Thresholds struct {
 	LockWaitPerCPU float64
 	// MonitorContentions (/s): .NET monitor lock contention is high from this rate.
 	MonitorContentions float64
+	// MachineFull is the share of a machine's CPU (benchmarks/cpu/global) from which the run's
+	// jobs that share it fill it together: a load and a server handing requests to each other
+	// leave some of it idle even when neither can get more.
+	MachineFull float64
 	// OtherShare is the share of a machine's CPU used outside the run's jobs (other processes,
 	// the kernel, the agent) from which the machine is reported busy.
 	OtherShare float64
@@ -64,7 +71,8 @@ func DefaultThresholds() Thresholds {
 		LockWaitMin:        50,
 		LockWaitPerCPU:     0.5,
 		MonitorContentions: 1000,
-		OtherShare:         0.25,
+		MachineFull:        0.7,
+		OtherShare:         0.2,
 		ManyConnections:    256,
 		FewPipeline:        16,
 		BusyThread:         50,
@@ -73,19 +81,29 @@ func DefaultThresholds() Thresholds {
 	}
 }
 
-// Diagnose returns the run's diagnostics: machine-busy first (it makes every other verdict
-// unreliable), then error-bound, then what limited the run (one or more of client-bound and
-// server-bound, else contention-bound, else underloaded, or unreliable on a busy machine). A run
-// without a load job or without CPU samples gets only machine-busy and error-bound, when they
-// apply. res is not modified.
+// Diagnose returns the run's verdict first, then the findings beside it that do not contradict
+// it. The verdict is the first that holds of: error-bound and rate-capped (which do not rest on
+// CPU figures: machine-busy is said beside them when the machine was busy too), machine-busy (one
+// per busy machine), then what limited the run (limit). A run without a load job or without CPU
+// samples gets only error-bound, rate-capped or machine-busy, when they apply. res is not
+// modified.
 func Diagnose(res *results.Result, th Thresholds) []results.Diagnostic {
 	if res == nil {
 		return nil
 	}
 	r := newRun(res, th)
 	busy := machineBusy(r, th)
-	out := append([]results.Diagnostic{}, busy...)
-	out = append(out, errorBound(r, th)...)
-	out = append(out, bottleneck(r, th, len(busy) > 0)...)
-	return out
+	if d, failed := errorBound(r, th); failed {
+		return append([]results.Diagnostic{d}, busy...)
+	}
+	if d, capped := rateCapped(r, th); capped {
+		return append([]results.Diagnostic{d}, busy...)
+	}
+	if len(busy) > 0 {
+		return busy
+	}
+	if d, ok := limit(r, th); ok {
+		return []results.Diagnostic{d}
+	}
+	return nil
 }

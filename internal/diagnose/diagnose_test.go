@@ -1,7 +1,6 @@
 package diagnose
 
 import (
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -69,66 +68,123 @@ func wrkVars(threads, conns, pipeline int) map[string]any {
 	return map[string]any{"threads": threads, "connections": conns, "pipeline": pipeline}
 }
 
-func check(t *testing.T, jobs map[string]fakeJob, want ...results.Diagnostic) {
+// want is a diagnostic's kind and parts of its message.
+type want struct {
+	kind  string
+	parts []string
+}
+
+func check(t *testing.T, jobs map[string]fakeJob, ws ...want) []results.Diagnostic {
 	t.Helper()
 	got := Diagnose(runOf(jobs), DefaultThresholds())
-	if !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
-		t.Errorf("got:\n%s\nwant:\n%s", show(got), show(want))
+	if len(got) != len(ws) {
+		t.Fatalf("got %d diagnostics, want %d:\n%s", len(got), len(ws), show(got))
 	}
+	for i, w := range ws {
+		if got[i].Kind != w.kind {
+			t.Errorf("diagnostic %d: kind %s, want %s:\n%s", i, got[i].Kind, w.kind, show(got))
+		}
+		for _, p := range w.parts {
+			if !strings.Contains(got[i].Message, p) {
+				t.Errorf("diagnostic %d (%s) lacks %q:\n%s", i, got[i].Kind, p, got[i].Message)
+			}
+		}
+		if len(got[i].Figures) == 0 {
+			t.Errorf("diagnostic %d (%s) rests on no figures", i, got[i].Kind)
+		}
+	}
+	return got
+}
+
+// figure finds a figure of a diagnostic by service and name (and stat, when given).
+func figure(t *testing.T, d results.Diagnostic, service, name string, stat ...string) results.Figure {
+	t.Helper()
+	for _, f := range d.Figures {
+		if f.Service == service && f.Name == name && (len(stat) == 0 || f.Stat == stat[0]) {
+			return f
+		}
+	}
+	t.Fatalf("%s rests on no %s %s: %v", d.Kind, service, name, d.Figures)
+	return results.Figure{}
 }
 
 func show(ds []results.Diagnostic) string {
 	s := ""
 	for _, d := range ds {
 		s += "  " + d.Kind + ": " + d.Message + "\n"
+		for _, f := range d.Figures {
+			s += "    " + f.String() + "\n"
+		}
 	}
 	return s
 }
 
 // Separate 8-core machines for the server and the load, unless a test says otherwise.
 func TestClientBound(t *testing.T) {
-	check(t, map[string]fakeJob{
+	got := check(t, map[string]fakeJob{
 		"application": {raw: []float64{300, 320}, warm: []float64{790}, global: 40, cores: 8, host: "srv"},
 		"load":        {raw: []float64{396, 392}, global: 50, cores: 8, host: "cli", vars: wrkVars(4, 256, 1), results: wrk(0, 0)},
-	}, results.Diagnostic{Kind: ClientBound, Message: "load: the load generator's CPU is saturated (394% of the 400% it can use (% of one core): 4 threads) " +
-		"while application uses 310% of 800% (% of one core): the load generator limits the run; give it more threads or a machine of its own"})
+	}, want{ClientBound, []string{"load: the load generator's CPU is saturated (49 % of the machine (3.9 of 8 cores; it could use 4.0: 4 threads)) " +
+		"while application uses 39 % of the machine (3.1 of 8 cores)"}})
+	if f := figure(t, got[0], "load", measure.CPU); f.Value != 49.25 || f.Unit != "%" || f.Stat != "mean" {
+		t.Errorf("load's CPU figure %+v, want the mean of the measured samples, 49.25 %%", f)
+	}
+	if f := figure(t, got[0], "application", measure.CPU); f.Value != 38.75 {
+		t.Errorf("application's CPU figure %+v, want 38.75 (warm-up left out)", f)
+	}
 }
 
-// On one 2-core machine the load's share is what the server leaves it.
-func TestClientBoundSharedMachine(t *testing.T) {
+// On one 2-core machine where the load and the server each take about half and fill it
+// together, neither alone is the limit: the machine is.
+func TestMachineSaturated(t *testing.T) {
+	got := check(t, map[string]fakeJob{
+		"application": {raw: []float64{90, 94}, global: 98, cores: 2, host: "box"},
+		"load":        {raw: []float64{96, 100}, global: 98, cores: 2, host: "box", vars: wrkVars(1, 32, 16), results: wrk(0, 0)},
+	}, want{MachineSaturated, []string{"application and load together fill the machine (98 % busy, 2 cores): application 46 % (0.9 cores), load 49 % (1.0 cores)"}})
+	if f := figure(t, got[0], "application and load", measure.CPUGlobal); f.Value != 98 {
+		t.Errorf("machine figure %+v", f)
+	}
+	// The seeds' case: 165 % of the 2 cores in the processes, the kernel's network work making up the rest.
 	check(t, map[string]fakeJob{
-		"application": {raw: []float64{90, 94}, global: 100, cores: 2, host: "box"},
-		"load":        {raw: []float64{104, 100}, global: 100, cores: 2, host: "box", results: wrk(0, 0)},
-	},
-		results.Diagnostic{Kind: ClientBound, Message: "load: the load generator's CPU is saturated (102% of the 108% it can use (% of one core): " +
-			"2 cores, 92% used by application) while application uses 92% of 98% (% of one core): the load generator limits the run; give it more threads or a machine of its own"},
-		results.Diagnostic{Kind: ServerBound, Message: "application: the server's CPU is saturated (92% of the 98% it can use (% of one core): " +
-			"2 cores, 102% used by load): the server limits the run"})
+		"application": {raw: []float64{70}, global: 93, cores: 2, host: "box"},
+		"load":        {raw: []float64{95}, global: 93, cores: 2, host: "box", vars: wrkVars(1, 32, 16), results: wrk(0, 0)},
+	}, want{MachineSaturated, nil})
+	// Not full: the load's one thread is busy, the machine is not.
+	check(t, map[string]fakeJob{
+		"application": {raw: []float64{30}, global: 64, cores: 2, host: "box"},
+		"load":        {raw: []float64{96}, global: 64, cores: 2, host: "box", vars: wrkVars(1, 32, 16), results: wrk(0, 0)},
+	}, want{ClientBound, []string{"it could use 1.0: 1 thread"}})
 }
 
-// A server pinned to 2 of 8 cores is saturated at 200%.
+// A server pinned to 2 of 8 cores is saturated at 2 cores.
 func TestServerBoundOnItsCPUSet(t *testing.T) {
 	check(t, map[string]fakeJob{
 		"application": {raw: []float64{196, 194}, global: 30, cores: 8, cpuSet: 2, host: "srv"},
 		"load":        {raw: []float64{150}, global: 20, cores: 8, host: "cli", vars: wrkVars(8, 256, 1), results: wrk(0, 0)},
-	}, results.Diagnostic{Kind: ServerBound, Message: "application: the server's CPU is saturated (195% of the 200% it can use (% of one core): 2 cores of its cpuSet): the server limits the run"})
+	}, want{ServerBound, []string{"application: the server's CPU is saturated (24 % of the machine (1.9 of 8 cores; it could use 2.0: 2 cores of its cpuSet))"}})
 }
 
 func TestServerBound(t *testing.T) {
-	check(t, map[string]fakeJob{
+	got := check(t, map[string]fakeJob{
 		"application": {raw: []float64{770, 780}, global: 97, cores: 8, host: "srv"},
 		"load":        {raw: []float64{150}, global: 20, cores: 8, host: "cli", vars: wrkVars(8, 256, 1), results: wrk(0, 0)},
-	}, results.Diagnostic{Kind: ServerBound, Message: "application: the server's CPU is saturated (775% of the 800% it can use (% of one core): 8 cores): the server limits the run"})
+	}, want{ServerBound, []string{"(97 % of the machine (7.8 of 8 cores; it could use 8.0: 8 cores)) while load uses 19 % of the machine (1.5 of 8 cores): the server limits the run"}})
+	if f := figure(t, got[0], "application", "cores it could use"); f.Value != 8 || f.Unit != "cores" {
+		t.Errorf("cap figure %+v", f)
+	}
 }
 
 // The gRPC story: throughput flat, server CPU low, the load idle, the server's goroutines queued on a lock.
 func TestContentionBound(t *testing.T) {
-	check(t, map[string]fakeJob{
+	got := check(t, map[string]fakeJob{
 		"application": {raw: []float64{110, 114}, global: 15, cores: 8, host: "srv",
 			results: map[string]float64{measure.LockContention: 2400}},
 		"load": {raw: []float64{120}, global: 16, cores: 8, host: "cli", vars: wrkVars(8, 256, 1), results: wrk(0, 0)},
-	}, results.Diagnostic{Kind: ContentionBound, Message: "application waits 2400 ms/s on locks (runtime-counter/lock-contention, 1120 ms of CPU per s) " +
-		"while its CPU is not saturated (112% of 800% (% of one core)) and neither is load's (120% of 800% (% of one core)): lock contention limits the run"})
+	}, want{ContentionBound, []string{"application waits 2400 ms/s on locks (runtime-counter/lock-contention) against 1120 ms/s of CPU " +
+		"while its CPU is not saturated (14 % of the machine (1.1 of 8 cores)) and neither is load's (15 % of the machine (1.2 of 8 cores))"}})
+	if f := figure(t, got[0], "application", measure.LockContention); f.Value != 2400 || f.Unit != "ms/s" {
+		t.Errorf("lock figure %+v", f)
+	}
 }
 
 func TestContentionBoundMonitor(t *testing.T) {
@@ -136,8 +192,7 @@ func TestContentionBoundMonitor(t *testing.T) {
 		"application": {raw: []float64{100}, global: 15, cores: 8, host: "srv",
 			results: map[string]float64{measure.MonitorLockContention: 5000, measure.LockContention: 10}},
 		"load": {raw: []float64{100}, global: 15, cores: 8, host: "cli", results: wrk(0, 0)},
-	}, results.Diagnostic{Kind: ContentionBound, Message: "application meets 5000 monitor lock contentions/s (runtime-counter/monitor-lock-contention-count) " +
-		"while its CPU is not saturated (100% of 800% (% of one core)) and neither is load's (100% of 800% (% of one core)): lock contention limits the run"})
+	}, want{ContentionBound, []string{"application meets 5000 monitor lock contentions/s (runtime-counter/monitor-lock-contention-count)"}})
 }
 
 // One connection, no pipelining: both sides mostly idle.
@@ -146,42 +201,46 @@ func TestUnderloaded(t *testing.T) {
 		"application": {raw: []float64{45, 47}, global: 40, cores: 2, host: "box",
 			results: map[string]float64{measure.LockContention: 2.5}},
 		"load": {raw: []float64{33}, global: 40, cores: 2, host: "box", vars: wrkVars(1, 1, 1), results: wrk(0, 0)},
-	}, results.Diagnostic{Kind: Underloaded, Message: "neither side is saturated (application: 46% of 167% (% of one core); load: 33% of 100% (% of one core)) " +
-		"and lock contention is not high (2.50 ms/s): the load is too light; raise connections (now 1) or pipeline (now 1) if the server pipelines HTTP/1.1"})
+	}, want{Underloaded, []string{"neither side is saturated (application: 23 % of the machine (0.5 of 2 cores); load: 16 % of the machine (0.3 of 2 cores)) " +
+		"and lock contention is not high (2.50 ms/s): the load is too light; raise connections (now 1) or pipeline (now 1) if the server pipelines HTTP/1.1"}})
 }
 
 func TestUnderloadedSuggestions(t *testing.T) {
 	th := DefaultThresholds()
 	for _, tc := range []struct {
-		raw  float64
+		used float64
 		vars map[string]any
 		want string
 	}{
-		{60, wrkVars(1, 32, 16), "raise threads (now 1, each 60% busy) or connections (now 32)"},
-		{60, wrkVars(2, 512, 16), "raise connections (now 512)"},
-		{60, wrkVars(2, 512, 4), "raise pipeline (now 4) if the server pipelines HTTP/1.1"},
-		{10, map[string]any{"connections": "64", "rate": 1000}, "the load is capped at 1,000 requests/s (rate) and reached it: raise or remove the cap"},
-		{10, nil, "raise the load's connections, pipeline or threads"},
+		{0.6, wrkVars(1, 32, 16), "raise threads (now 1, each 60 % busy) or connections (now 32)"},
+		{0.6, wrkVars(2, 512, 16), "raise connections (now 512)"},
+		{0.6, wrkVars(2, 512, 4), "raise pipeline (now 4) if the server pipelines HTTP/1.1"},
+		{0.1, map[string]any{"connections": "64", "rate": 1000}, "the load is capped at 1,000 requests/s (rate) and reached it: raise or remove the cap"},
+		{0.1, nil, "raise the load's connections, pipeline or threads"},
 	} {
-		l := &job{raw: tc.raw, vars: tc.vars}
+		l := &job{used: tc.used, vars: tc.vars}
 		if n, ok := number(tc.vars["threads"]); ok {
 			l.threads = int(n)
 		}
 		if got := suggest(l, th); got != tc.want {
-			t.Errorf("%v at %v%%: %q, want %q", tc.vars, tc.raw, got, tc.want)
+			t.Errorf("%v at %v cores: %q, want %q", tc.vars, tc.used, got, tc.want)
 		}
 	}
 }
 
+// Failed requests are the verdict, whatever the CPU says; a busy machine is said beside it.
 func TestErrorBound(t *testing.T) {
-	check(t, map[string]fakeJob{
+	got := check(t, map[string]fakeJob{
 		"application": {raw: []float64{50}, global: 7, cores: 8, host: "srv"},
 		"load":        {raw: []float64{360}, global: 50, cores: 8, host: "cli", vars: wrkVars(4, 64, 1), results: wrk(20000, 500)},
-	},
-		results.Diagnostic{Kind: ErrorBound, Message: "20,500 of 1,000,500 requests failed (2.0%): 20,000 bad responses (status not 2xx/3xx) " +
-			"and 500 socket errors; throughput and latency describe the failures"},
-		results.Diagnostic{Kind: ClientBound, Message: "load: the load generator's CPU is saturated (360% of the 400% it can use (% of one core): 4 threads) " +
-			"while application uses 50% of 800% (% of one core): the load generator limits the run; give it more threads or a machine of its own"})
+	}, want{ErrorBound, []string{"20,500 of 1,000,500 requests failed (2.0 %): 20,000 bad responses (status not 2xx/3xx) and 500 socket errors"}})
+	if f := figure(t, got[0], "", measure.BadResponses); f.Value != 20000 || f.Unit != "count" {
+		t.Errorf("bad responses figure %+v", f)
+	}
+	check(t, map[string]fakeJob{
+		"application": {raw: []float64{20}, global: 90, cores: 2, host: "box"},
+		"load":        {raw: []float64{20}, global: 90, cores: 2, host: "box", vars: wrkVars(1, 32, 1), results: wrk(0, 500000)},
+	}, want{ErrorBound, nil}, want{MachineBusy, nil})
 }
 
 // A few failures (under 1%) are not a diagnosis.
@@ -189,57 +248,76 @@ func TestErrorShareBelowThreshold(t *testing.T) {
 	check(t, map[string]fakeJob{
 		"application": {raw: []float64{780}, global: 98, cores: 8, host: "srv"},
 		"load":        {raw: []float64{100}, global: 20, cores: 8, host: "cli", results: wrk(5000, 0)},
-	}, results.Diagnostic{Kind: ServerBound, Message: "application: the server's CPU is saturated (780% of the 800% it can use (% of one core): 8 cores): the server limits the run"})
+	}, want{ServerBound, nil})
 }
 
-// Machine-busy comes first and marks every other verdict unreliable; what the run's jobs can use
-// leaves out the work outside the run.
+// Another process taking a quarter of the machine or more is the verdict: CPU figures cannot say
+// what limited the run, so no bottleneck is named beside it (no "underloaded", no advice).
 func TestMachineBusy(t *testing.T) {
-	busy := results.Diagnostic{Kind: MachineBusy, Message: "the machine of application and load was 98% busy (benchmarks/cpu/global, % of its 2 cores) " +
-		"and 48% of it was used outside the run (other processes, the kernel, the agent): CPU figures and every other verdict are unreliable; run on a quiet machine"}
-	// Nothing saturated on a busy machine: no "underloaded", no advice to raise the load.
-	check(t, map[string]fakeJob{
+	got := check(t, map[string]fakeJob{
 		"application": {raw: []float64{60}, global: 98, cores: 2, host: "box"},
 		"load":        {raw: []float64{40}, global: 95, cores: 2, host: "box", vars: wrkVars(1, 32, 16), results: wrk(0, 0)},
-	}, busy, results.Diagnostic{Kind: Unreliable, Message: "what limited the run cannot be told: neither side reached the CPU it could use " +
-		"(application: 60% of 160% (% of one core); load: 40% of 100% (% of one core)), but the machine was busy outside the run, " +
-		"so the load may not be too light; run on a quiet machine"})
-	// A verdict that stands is marked unreliable.
+	}, want{MachineBusy, []string{"other work took 48 % of the machine of application and load (1.0 of 2 cores) beyond the run's application 30 % (0.6 cores), load 20 % (0.4 cores): the machine was 98 % busy"}})
+	if f := figure(t, got[0], "", "outside the run"); f.Value != 48 || f.Unit != "%" {
+		t.Errorf("outside figure %+v", f)
+	}
+	// A saturated load on a busy machine is not named either.
 	check(t, map[string]fakeJob{
 		"application": {raw: []float64{5}, global: 98, cores: 2, host: "box"},
 		"load":        {raw: []float64{95}, global: 95, cores: 2, host: "box", vars: wrkVars(1, 32, 16), results: wrk(0, 0)},
-	}, busy, results.Diagnostic{Kind: ClientBound, Message: "load: the load generator's CPU is saturated (95% of the 100% it can use (% of one core): 1 thread) " +
-		"while application uses 5% of 105% (% of one core): the load generator limits the run; give it more threads or a machine of its own " +
-		"(unreliable: the machine was busy, see machine-busy)"})
+	}, want{MachineBusy, nil})
+	// A quarter of a 2-core machine is busy; a fifth is not.
+	for _, tc := range []struct {
+		global float64
+		kind   string
+	}{{39, MachineBusy}, {30, Underloaded}} {
+		check(t, map[string]fakeJob{
+			"application": {raw: []float64{10}, global: tc.global, cores: 2, host: "box"},
+			"load":        {raw: []float64{18}, global: tc.global, cores: 2, host: "box", vars: wrkVars(1, 1, 1), results: wrk(0, 0)},
+		}, want{tc.kind, nil})
+	}
 }
 
 // The first wrong case of the issue, in figures: a server spinning on the CPU beside a burner
 // taking 40% of one core of a 2-core machine. What the server can use leaves the burner out, so
 // it is server-bound, not "underloaded: raise connections"; the load, a small consumer on the
-// same machine, is not client-bound.
+// same machine, is not client-bound, nor does it fill the machine with the server.
 func TestServerBoundBesideBurner(t *testing.T) {
 	check(t, map[string]fakeJob{
 		"application": {raw: []float64{148, 152}, global: 97, cores: 2, host: "box"},
 		"load":        {raw: []float64{6}, global: 97, cores: 2, host: "box", vars: wrkVars(1, 32, 1), results: wrk(0, 0)},
-	}, results.Diagnostic{Kind: ServerBound, Message: "application: the server's CPU is saturated (150% of the 156% it can use (% of one core): " +
-		"2 cores, 6% used by load, 38% used outside the run): the server limits the run"})
+	}, want{ServerBound, []string{"application: the server's CPU is saturated (75 % of the machine (1.5 of 2 cores; it could use 1.6: 2 cores less 0.1 used by load and 0.4 used outside the run))"}})
 }
 
-// A bombardier rate cap that the load did not reach is not blamed.
-func TestRateCapNotReached(t *testing.T) {
+// A rate cap the load did not reach is not blamed; one it reached is the verdict.
+func TestRateCap(t *testing.T) {
 	res := wrk(0, 0)
 	res[measure.RPS] = 650
 	check(t, map[string]fakeJob{
 		"application": {raw: []float64{5}, global: 10, cores: 2, host: "box"},
 		"load":        {raw: []float64{8}, global: 10, cores: 2, host: "box", vars: map[string]any{"connections": 32, "rate": 1000}, results: res},
-	}, results.Diagnostic{Kind: Underloaded, Message: "neither side is saturated (application: 5% of 192% (% of one core); load: 8% of 195% (% of one core)) " +
-		"and lock contention is not high (not measured): the load is too light; the rate cap (1,000 requests/s) was not reached (650 requests/s), " +
-		"so it is not the limit; raise connections (now 32)"})
+	}, want{Underloaded, []string{"the rate cap (1,000 requests/s) was not reached (650 requests/s), so it is not the limit; raise connections (now 32)"}})
+	res = wrk(0, 0)
+	res[measure.RPS] = 998
+	got := check(t, map[string]fakeJob{
+		"application": {raw: []float64{5}, global: 10, cores: 2, host: "box"},
+		"load":        {raw: []float64{8}, global: 10, cores: 2, host: "box", vars: map[string]any{"connections": 32, "rate": 1000}, results: res},
+	}, want{RateCapped, []string{"load reached its rate cap (998 of 1,000 requests/s): the cap, not the server, limits the run"}})
+	if f := figure(t, got[0], "load", "variables/rate"); f.Value != 1000 || f.Unit != "req/s" {
+		t.Errorf("rate figure %+v", f)
+	}
+	// A reached cap does not rest on CPU figures: it stands on a busy machine, said beside it.
+	check(t, map[string]fakeJob{
+		"application": {raw: []float64{5}, global: 90, cores: 2, host: "box"},
+		"load":        {raw: []float64{8}, global: 90, cores: 2, host: "box", vars: map[string]any{"connections": 32, "rate": 1000}, results: res},
+	}, want{RateCapped, nil}, want{MachineBusy, nil})
 }
 
 // Without a load job, or without CPU samples, only error-bound and machine-busy can apply.
 func TestNothingToSay(t *testing.T) {
-	check(t, map[string]fakeJob{"application": {raw: []float64{50}, global: 30, cores: 8, host: "srv"}})
+	if got := Diagnose(runOf(map[string]fakeJob{"application": {raw: []float64{50}, global: 15, cores: 8, host: "srv"}}), DefaultThresholds()); len(got) != 0 {
+		t.Errorf("no load: %s", show(got))
+	}
 	r := &results.Result{JobResults: results.JobResults{Jobs: map[string]*results.JobResult{
 		"load": {Results: wrk(0, 0)}, "application": {Results: map[string]float64{}}}}}
 	if got := Diagnose(r, DefaultThresholds()); len(got) != 0 {
@@ -262,12 +340,12 @@ func TestFiguresFallbacks(t *testing.T) {
 		}
 	}
 	j := readJob("application", jr)
-	if j.raw != 200 || j.cores != 4 || j.global != 50 || j.machine != "host:h" || j.load {
-		t.Errorf("figures %+v, want raw 200 (warm-up left out), 4 cores, global 50", j)
+	if j.cpu != 50 || j.used != 2 || j.cores != 4 || j.global != 50 || j.machine != "host:h" || j.load {
+		t.Errorf("figures %+v, want cpu 50 %% (warm-up left out), 2 of 4 cores, global 50", j)
 	}
-	j = readJob("load", &results.JobResult{Results: map[string]float64{measure.CPURaw: 80, measure.Requests: 1},
+	j = readJob("load", &results.JobResult{Results: map[string]float64{measure.CPU: 80, measure.Requests: 1},
 		Environment: map[string]any{"endpoints": []string{"http://a:5010"}}, Variables: map[string]any{"threads": "2"}})
-	if !j.hasCPU || j.raw != 80 || j.cores != 0 || j.machine != "url:http://a:5010" || !j.load || j.threads != 2 {
+	if !j.hasCPU || j.cpu != 80 || j.cores != 0 || j.machine != "url:http://a:5010" || !j.load || j.threads != 2 {
 		t.Errorf("summary fallback %+v", j)
 	}
 	setCap(j, []*job{j}, nil, DefaultThresholds())

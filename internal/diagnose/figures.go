@@ -16,18 +16,20 @@ import (
 // run's jobs can use (below it, sampling noise).
 const minOutside = 0.05
 
-// job is what the diagnosis reads of one service.
+// job is what the diagnosis reads of one service. CPU is counted in cores (1.5: one and a half
+// cores busy), from the mean of benchmarks/cpu (% of the whole machine) over the measured samples.
 type job struct {
 	name    string
 	load    bool // it reports requests: a load generator
 	hasCPU  bool
-	raw     float64 // mean CPU over the measured samples, % of one core
+	cpu     float64 // mean of benchmarks/cpu over the measured samples, % of the machine
+	used    float64 // cores busy: cpu x cores / 100
 	global  float64 // mean machine CPU over the same samples, %
 	cores   int     // of its machine; 0 when unknown
 	machine string  // hostname or agent URL: jobs with the same one share cores
 	threads int     // a load's threads variable; 0 when unknown
 	cpuSet  int     // cores of its cpuSet (environment cpuSetCores); 0 when not pinned
-	cap     float64 // the CPU it can use, % of one core (set by newRun)
+	cap     float64 // the cores it can use (set by newRun)
 	capNote string  // what limits cap, for messages
 	results map[string]float64
 	vars    map[string]any
@@ -38,14 +40,14 @@ type job struct {
 // known reports whether the job's CPU and its machine's cores are known.
 func (j *job) known() bool { return j.hasCPU && j.cores > 0 }
 
-// saturated reports whether the job uses at least share of the CPU it can use.
+// saturated reports whether the job uses at least share of the cores it can use.
 func (j *job) saturated(share float64) bool {
-	return j.known() && (j.cap <= 0 || j.raw >= share*j.cap)
+	return j.known() && (j.cap <= 0 || j.used >= share*j.cap)
 }
 
 // threadsBusy reports whether a load generator's threads are busy (when its threads are known).
 func (j *job) threadsBusy(share float64) bool {
-	return j.threads > 0 && j.raw >= share*float64(j.threads)*100
+	return j.threads > 0 && j.used >= share*float64(j.threads)
 }
 
 // run is a result's jobs, sorted by service name, split into loads and servers, and the
@@ -53,6 +55,7 @@ func (j *job) threadsBusy(share float64) bool {
 type run struct {
 	loads, servers []*job
 	machines       []*machine // in order of first appearance
+	catalog        measure.Catalog
 }
 
 // machine is what the run's jobs tell of one machine.
@@ -60,20 +63,28 @@ type machine struct {
 	key    string
 	cores  int
 	global float64 // the machine's mean busy share over the jobs' samples, %
-	own    float64 // CPU of the run's jobs there, % of one core
-	names  []string
+	own    float64 // cores used by the run's jobs there
+	jobs   []*job
 }
 
-// outside is the CPU used on the machine beyond the run's jobs, in % of one core (0 when unknown).
+// outside is the cores used on the machine beyond the run's jobs (0 when unknown).
 func (m *machine) outside() float64 {
 	if m == nil || m.global <= 0 {
 		return 0
 	}
-	return max(0, m.global/100*float64(m.cores)*100-m.own)
+	return max(0, m.global/100*float64(m.cores)-m.own)
+}
+
+// busy is the machine's busy share, %: cpu/global, else what the run's jobs used.
+func (m *machine) busy() float64 {
+	if m.global > 0 {
+		return m.global
+	}
+	return 100 * m.own / float64(m.cores)
 }
 
 func newRun(res *results.Result, th Thresholds) run {
-	var r run
+	r := run{catalog: measure.Default()}
 	names := make([]string, 0, len(res.JobResults.Jobs))
 	for n := range res.JobResults.Jobs {
 		names = append(names, n)
@@ -115,8 +126,8 @@ func machines(all []*job) []*machine {
 			out = append(out, m)
 		}
 		m.global = max(m.global, j.global)
-		m.own += j.raw
-		m.names = append(m.names, j.name)
+		m.own += j.used
+		m.jobs = append(m.jobs, j)
 	}
 	return out
 }
@@ -135,15 +146,15 @@ func readJob(name string, jr *results.JobResult) *job {
 	_, rps := jr.Results[measure.RPS]
 	_, reqs := jr.Results[measure.Requests]
 	j.load = rps || reqs
-	var cpu float64
-	j.raw, j.hasCPU = measuredMean(jr, measure.CPURaw)
-	cpu, _ = measuredMean(jr, measure.CPU)
+	j.cpu, j.hasCPU = measuredMean(jr, measure.CPU)
+	raw, hasRaw := measuredMean(jr, measure.CPURaw)
 	j.global, _ = measuredMean(jr, measure.CPUGlobal)
 	if n, ok := number(jr.Environment["cores"]); ok && n >= 1 {
 		j.cores = int(n)
-	} else if cpu > 0 {
-		j.cores = int(math.Round(j.raw / cpu)) // benchmarks/cpu is cpu/raw over the cores
+	} else if hasRaw && j.cpu > 0 {
+		j.cores = int(math.Round(raw / j.cpu)) // benchmarks/cpu is cpu/raw over the cores
 	}
+	j.used = j.cpu / 100 * float64(j.cores)
 	j.machine = machineOf(jr.Environment)
 	if n, ok := number(jr.Environment["cpuSetCores"]); ok && n >= 1 {
 		j.cpuSet = int(n)
@@ -179,39 +190,40 @@ func machineOf(env map[string]any) string {
 	return ""
 }
 
-// setCap sets the CPU the job can use: its machine's cores less what the run's other jobs used
+// setCap sets the cores the job can use: its machine's cores less what the run's other jobs used
 // there, less the work outside the run when it is noticeable (minOutside) but the machine is not
 // busy (on a busy machine every job would look saturated with what the others left it), for a
-// load generator no more than its threads' cores, and for a job pinned to a cpuSet no more than
-// its cores.
+// load generator no more than its threads, and for a job pinned to a cpuSet no more than its cores.
 func setCap(j *job, all []*job, m *machine, th Thresholds) {
 	if j.cores == 0 {
 		j.cap, j.capNote = 0, "cores unknown"
 		return
 	}
-	j.cap = float64(j.cores) * 100
+	j.cap = float64(j.cores)
 	j.capNote = plural(j.cores, "core")
 	var taken []string
 	for _, o := range all {
 		if o != j && o.hasCPU && j.machine != "" && o.machine == j.machine {
-			j.cap -= o.raw
-			taken = append(taken, fmt.Sprintf("%.0f%% used by %s", o.raw, o.name))
+			j.cap -= o.used
+			if o.used >= 0.05 {
+				taken = append(taken, fmt.Sprintf("%.1f used by %s", o.used, o.name))
+			}
 		}
 	}
-	if out, capacity := m.outside(), float64(j.cores)*100; out >= minOutside*capacity && out < th.OtherShare*capacity {
+	if out, capacity := m.outside(), float64(j.cores); out >= minOutside*capacity && out < th.OtherShare*capacity {
 		j.cap -= out
-		taken = append(taken, fmt.Sprintf("%.0f%% used outside the run", out))
+		taken = append(taken, fmt.Sprintf("%.1f used outside the run", out))
 	}
 	if len(taken) > 0 {
-		j.capNote += ", " + strings.Join(taken, ", ")
+		j.capNote += " less " + strings.Join(taken, " and ")
 	}
 	j.cap = max(j.cap, 0)
-	if j.load && j.threads > 0 && float64(j.threads)*100 < j.cap {
-		j.cap = float64(j.threads) * 100
+	if j.load && j.threads > 0 && float64(j.threads) < j.cap {
+		j.cap = float64(j.threads)
 		j.capNote = plural(j.threads, "thread")
 	}
-	if j.cpuSet > 0 && float64(j.cpuSet)*100 < j.cap {
-		j.cap = float64(j.cpuSet) * 100
+	if j.cpuSet > 0 && float64(j.cpuSet) < j.cap {
+		j.cap = float64(j.cpuSet)
 		j.capNote = plural(j.cpuSet, "core") + " of its cpuSet"
 	}
 }

@@ -8,51 +8,126 @@ import (
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
-// NeedsProbe tells whether the diagnosis found nothing saturated ("underloaded", or "unreliable"
-// on a busy machine): the verdicts a short run at twice the connections can confirm or turn into
-// "serialized", since it does not rest on CPU figures.
-func NeedsProbe(diags []results.Diagnostic) bool {
-	return slices.ContainsFunc(diags, unsaturated)
+// statProbe marks a figure of the probe's run.
+const statProbe = "probe"
+
+// ProbeSkip says why a short run at twice the connections cannot change the verdict, or "" when
+// it can: only underloaded can turn into serialized, and only when the load can gain
+// ProbeGain (a rate cap close above the RPS keeps it where it is). A failed run, a busy or
+// saturated machine, a reached rate cap, a saturated side or high lock contention already say
+// what limited the run.
+func ProbeSkip(res *results.Result, diags []results.Diagnostic, th Thresholds) string {
+	if len(diags) == 0 {
+		return "the run has no verdict to check (no load job, or no CPU figures)"
+	}
+	switch v := diags[0]; v.Kind {
+	case Underloaded:
+	case ErrorBound:
+		return "the run failed: its figures describe the failures"
+	case MachineBusy:
+		return "the machine was busy: a probe would be as unreliable as the run"
+	case MachineSaturated:
+		return "the machine was saturated: more connections cannot get more from it"
+	case RateCapped:
+		return "the load reached its rate cap: twice the connections keep the same rate"
+	default:
+		return "the verdict (" + v.Kind + ") rests on figures a probe does not change"
+	}
+	r := newRun(res, th)
+	for _, l := range known(r.loads) {
+		if rate, rps, ok := rateOf(l); ok && rate < (1+th.ProbeGain)*rps {
+			return fmt.Sprintf("%s's rate cap (%s requests/s) leaves less than %.0f %% above its %s requests/s: a probe could not show a gain",
+				l.name, n0(rate), 100*th.ProbeGain, n0(rps))
+		}
+	}
+	return ""
 }
 
-func unsaturated(d results.Diagnostic) bool { return d.Kind == Underloaded || d.Kind == Unreliable }
-
-// Probe reads a short extra run at twice the connections (probe) against the run it checks
-// (res): when the RPS rose by less than th.ProbeGain, the server handles requests one (or a few)
-// at a time whatever the load, and the underloaded verdict becomes serialized; otherwise the
-// verdict stays, with the gain the probe measured. An unreliable verdict (a busy machine, where
-// a CPU-starved server also stays flat) stays unreliable, with what the probe saw. connections is
-// the load's setting in res.
-func Probe(diags []results.Diagnostic, res, probe *results.Result, connections float64, th Thresholds) []results.Diagnostic {
-	base, probed := totalRPS(res), totalRPS(probe)
-	i := slices.IndexFunc(diags, unsaturated)
-	if i < 0 || base <= 0 {
+// Probe folds a short run at twice the connections (probe) into the verdict of the run it checks
+// (res, diagnosed as diags). An underloaded verdict becomes serialized when the RPS rose by less
+// than th.ProbeGain while the probe's run itself saturated nothing (the server handles requests
+// one or a few at a time whatever the load); it stays underloaded, with the probe's figures,
+// when the RPS rose (even on a busy machine: other work only holds a probe back) or the probe's
+// run saturated something. A probe that did not run at twice the connections, failed, or stayed
+// flat on a busy machine concludes nothing, and the verdict says so. Any
+// other verdict (a probe forced by --probe) keeps its kind and gains the probe's figures.
+func Probe(diags []results.Diagnostic, res, probe *results.Result, th Thresholds) []results.Diagnostic {
+	if len(diags) == 0 || probe == nil {
 		return diags
 	}
 	out := slices.Clone(diags)
-	gain := probed/base - 1
-	figures := fmt.Sprintf("%s -> %s connections: %s -> %s requests/s, %+.0f%%",
-		n0(connections), n0(2*connections), n0(base), n0(probed), 100*gain)
-	if out[i].Kind == Unreliable {
-		what := "the load was too light"
-		if gain < th.ProbeGain {
-			what = "the load is not what limits the run"
-		}
-		out[i].Message += fmt.Sprintf(" (a short probe run: %s, so %s)", figures, what)
+	v := &out[0]
+	v.Figures = slices.Clone(v.Figures)
+	conns, svc := connections(res)
+	probed, _ := connections(probe)
+	base, after := totalRPS(res), totalRPS(probe)
+	v.Figures = append(v.Figures, results.Figure{Name: measure.RPS, Value: round(base), Unit: measure.UnitRPS},
+		results.Figure{Service: svc, Name: "variables/connections", Stat: statProbe, Value: probed},
+		results.Figure{Name: measure.RPS, Stat: statProbe, Value: round(after), Unit: measure.UnitRPS})
+	if conns <= 0 || probed != 2*conns {
+		v.Message += fmt.Sprintf(" (a short probe run meant to double the connections ran at %s instead of %s: it concludes nothing)",
+			n0(probed), n0(2*conns))
 		return out
 	}
-	if gain < th.ProbeGain {
+	gain := 0.0
+	if base > 0 {
+		gain = after/base - 1
+	}
+	v.Figures = append(v.Figures, results.Figure{Name: "probe gain", Value: round(100 * gain), Unit: measure.UnitPercent})
+	seen := fmt.Sprintf("%s -> %s connections: %s -> %s requests/s, %+.0f %%", n0(conns), n0(probed), n0(base), n0(after), 100*gain)
+	pv := Diagnose(probe, th)
+	pkind := ""
+	if len(pv) > 0 {
+		pkind = pv[0].Kind
+	}
+	switch {
+	case pkind == ErrorBound:
+		v.Message += fmt.Sprintf(" (a short probe run: %s, but the probe's run failed: it concludes nothing)", seen)
+	case v.Kind != Underloaded:
+		v.Message += fmt.Sprintf(" (a short probe run, forced by --probe: %s)", seen)
+	case base > 0 && gain >= th.ProbeGain && pkind == MachineBusy:
+		// Other work can only hold the probe back: a gain stands even on a busy machine.
+		v.Message += fmt.Sprintf(" (checked by a short probe run: %s, on a machine other work kept busy)", seen)
+	case base > 0 && gain >= th.ProbeGain:
+		v.Message += fmt.Sprintf(" (checked by a short probe run: %s)", seen)
+	case pkind == MachineBusy:
+		v.Message += fmt.Sprintf(" (a short probe run: %s, but other work kept the probe's machine busy: it concludes nothing)", seen)
+	case pkind != Underloaded && pkind != "":
+		v.Message += fmt.Sprintf(" (checked by a short probe run: %s, where the run was %s: the load was too light)", seen, pkind)
+	default:
 		r := newRun(res, th)
 		main, load := busiest(known(r.servers)), known(r.loads)[0]
-		out[i] = results.Diagnostic{Kind: Serialized, Message: fmt.Sprintf(
+		*v = results.Diagnostic{Kind: Serialized, Message: fmt.Sprintf(
 			"requests per second stayed flat when the connections doubled (%s, a short probe run) while neither side is saturated "+
 				"(%s: %s; %s: %s): the server handles requests one or a few at a time (a lock, a one-slot channel, "+
 				"a single worker or connection to a backend); more load will not help",
-			figures, main.name, short(main), load.name, short(load))}
-		return out
+			seen, main.name, cpuText(main), load.name, cpuText(load)), Figures: v.Figures}
 	}
-	out[i].Message += fmt.Sprintf(" (checked by a short probe run: %s)", figures)
 	return out
+}
+
+// NotProbed says, in an underloaded verdict, that no probe checked it and why: a server that
+// handles requests one at a time looks the same in the CPU figures. Other verdicts are returned
+// as they are.
+func NotProbed(diags []results.Diagnostic, why string) []results.Diagnostic {
+	if len(diags) == 0 || diags[0].Kind != Underloaded {
+		return diags
+	}
+	out := slices.Clone(diags)
+	out[0].Message += " (not checked by a probe at twice the connections: " + why +
+		"; a server that handles requests one at a time would look the same)"
+	return out
+}
+
+// connections is the first load job's connections variable (jobs in name order), and its name.
+func connections(res *results.Result) (float64, string) {
+	r := newRun(res, Thresholds{})
+	for _, l := range r.loads {
+		if c, ok := number(l.vars["connections"]); ok && c > 0 {
+			return c, l.name
+		}
+	}
+	return 0, ""
 }
 
 func totalRPS(res *results.Result) float64 {

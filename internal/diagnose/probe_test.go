@@ -8,42 +8,92 @@ import (
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
-func probeRun(rps float64) *results.Result {
+// probeRun is a light run at conns connections that served rps, with the given CPU of the
+// server (% of one core) and the machine's busy share.
+func probeRun(conns int, rps, server, global float64) *results.Result {
 	res := wrk(0, 0)
 	res[measure.RPS] = rps
 	return runOf(map[string]fakeJob{
-		"application": {raw: []float64{14}, global: 12, cores: 2, host: "box"},
-		"load":        {raw: []float64{9}, global: 12, cores: 2, host: "box", vars: wrkVars(1, 32, 1), results: res},
+		"application": {raw: []float64{server}, global: global, cores: 2, host: "box"},
+		"load":        {raw: []float64{9}, global: global, cores: 2, host: "box", vars: wrkVars(1, conns, 1), results: res},
 	})
 }
 
 func TestProbe(t *testing.T) {
 	th := DefaultThresholds()
-	base := probeRun(980)
+	base := probeRun(32, 980, 14, 12)
 	diags := Diagnose(base, th)
-	if !NeedsProbe(diags) {
-		t.Fatalf("want underloaded before the probe: %s", show(diags))
+	if len(diags) != 1 || diags[0].Kind != Underloaded || ProbeSkip(base, diags, th) != "" {
+		t.Fatalf("want an underloaded verdict a probe can check: %s (skip: %q)", show(diags), ProbeSkip(base, diags, th))
 	}
-	flat := Probe(diags, base, probeRun(1010), 32, th)
-	if len(flat) != 1 || flat[0].Kind != Serialized ||
-		!strings.Contains(flat[0].Message, "32 -> 64 connections: 980 -> 1,010 requests/s, +3%") {
-		t.Errorf("flat RPS at 2x connections: %s", show(flat))
+	for _, tc := range []struct {
+		name  string
+		probe *results.Result
+		kind  string
+		says  string
+	}{
+		{"flat", probeRun(64, 1010, 14, 12), Serialized, "stayed flat when the connections doubled (32 -> 64 connections: 980 -> 1,010 requests/s, +3 %, a short probe run)"},
+		{"rose", probeRun(64, 1900, 20, 14), Underloaded, "(checked by a short probe run: 32 -> 64 connections: 980 -> 1,900 requests/s, +94 %)"},
+		// Flat because the server saturated at twice the connections: the load was too light.
+		{"saturated", probeRun(64, 1050, 190, 99), Underloaded, "+7 %, where the run was server-bound: the load was too light)"},
+		// A probe whose machine was busy, or that ran at the wrong connections, concludes nothing.
+		{"busy, flat", probeRun(64, 1010, 14, 80), Underloaded, "but other work kept the probe's machine busy: it concludes nothing)"},
+		{"busy, rose", probeRun(64, 1900, 14, 80), Underloaded, "+94 %, on a machine other work kept busy)"},
+		{"not doubled", probeRun(32, 1010, 14, 12), Underloaded, "ran at 32 instead of 64: it concludes nothing)"},
+	} {
+		got := Probe(diags, base, tc.probe, th)
+		if len(got) != 1 || got[0].Kind != tc.kind || !strings.Contains(got[0].Message, tc.says) {
+			t.Errorf("%s: %s; want %s saying %q", tc.name, show(got), tc.kind, tc.says)
+		}
+		if f := figure(t, got[0], "load", "variables/connections", statProbe); int(f.Value) != tc.probe.JobResults.Jobs["load"].Variables["connections"].(int) {
+			t.Errorf("%s: the probe's connections figure %+v", tc.name, f)
+		}
 	}
-	rose := Probe(diags, base, probeRun(1900), 32, th)
-	if len(rose) != 1 || rose[0].Kind != Underloaded || !strings.HasSuffix(rose[0].Message, "(checked by a short probe run: 32 -> 64 connections: 980 -> 1,900 requests/s, +94%)") {
-		t.Errorf("RPS up at 2x connections: %s", show(rose))
-	}
-	if diags[0].Kind != Underloaded {
+	if diags[0].Kind != Underloaded || strings.Contains(diags[0].Message, "probe") {
 		t.Error("Probe modified its input")
 	}
-	// On a busy machine a CPU-starved server stays flat too: unreliable stays, with what the probe saw.
-	unreliable := []results.Diagnostic{{Kind: Unreliable, Message: "what limited the run cannot be told"}}
-	got := Probe(unreliable, base, probeRun(1010), 32, th)
-	if got[0].Kind != Unreliable || !strings.HasSuffix(got[0].Message, "+3%, so the load is not what limits the run)") {
-		t.Errorf("unreliable, flat: %s", show(got))
+	// A forced probe keeps any other verdict's kind and adds what it saw.
+	sat := []results.Diagnostic{{Kind: ServerBound, Message: "m"}}
+	if got := Probe(sat, base, probeRun(64, 1010, 14, 12), th); got[0].Kind != ServerBound || !strings.HasSuffix(got[0].Message, "forced by --probe: 32 -> 64 connections: 980 -> 1,010 requests/s, +3 %)") {
+		t.Errorf("forced: %s", show(got))
 	}
-	got = Probe(unreliable, base, probeRun(1900), 32, th)
-	if got[0].Kind != Unreliable || !strings.HasSuffix(got[0].Message, "+94%, so the load was too light)") {
-		t.Errorf("unreliable, rose: %s", show(got))
+}
+
+// The probe runs only when it can change the verdict.
+func TestProbeSkip(t *testing.T) {
+	th := DefaultThresholds()
+	capped := func(rate float64) *results.Result {
+		r := probeRun(32, 900, 14, 12)
+		r.JobResults.Jobs["load"].Variables["rate"] = rate
+		return r
+	}
+	for _, tc := range []struct {
+		name string
+		res  *results.Result
+		says string
+	}{
+		{"light", probeRun(32, 980, 14, 12), ""},
+		{"failed", runOf(map[string]fakeJob{
+			"application": {raw: []float64{10}, global: 12, cores: 2, host: "box"},
+			"load":        {raw: []float64{9}, global: 12, cores: 2, host: "box", vars: wrkVars(1, 32, 1), results: wrk(1000000, 0)},
+		}), "the run failed"},
+		{"busy", probeRun(32, 980, 14, 60), "the machine was busy"},
+		{"saturated machine", runOf(map[string]fakeJob{
+			"application": {raw: []float64{95}, global: 97, cores: 2, host: "box"},
+			"load":        {raw: []float64{90}, global: 97, cores: 2, host: "box", vars: wrkVars(1, 32, 16), results: wrk(0, 0)},
+		}), "the machine was saturated"},
+		{"cap reached", capped(920), "the load reached its rate cap"},
+		{"cap close above", capped(1000), "rate cap (1,000 requests/s) leaves less than 15 % above its 900 requests/s"},
+		{"cap far above", capped(5000), ""},
+		{"server-bound", probeRun(32, 980, 190, 97), "the verdict (server-bound)"},
+	} {
+		diags := Diagnose(tc.res, th)
+		got := ProbeSkip(tc.res, diags, th)
+		if (tc.says == "") != (got == "") || !strings.Contains(got, tc.says) {
+			t.Errorf("%s: skip %q, want %q (verdict %s)", tc.name, got, tc.says, show(diags))
+		}
+	}
+	if got := NotProbed(Diagnose(probeRun(32, 980, 14, 12), th), "--no-probe"); !strings.Contains(got[0].Message, "(not checked by a probe at twice the connections: --no-probe;") {
+		t.Errorf("not probed: %s", show(got))
 	}
 }

@@ -9,99 +9,158 @@ import (
 )
 
 // errorBound: bad responses and socket errors of every load job, over the attempts they made.
-func errorBound(r run, th Thresholds) []results.Diagnostic {
+func errorBound(r run, th Thresholds) (results.Diagnostic, bool) {
 	reqs := total(r.loads, measure.Requests)
 	bad := total(r.loads, measure.BadResponses)
 	errs := total(r.loads, measure.Errors)
 	attempts := reqs + errs
 	if attempts <= 0 || bad+errs <= th.ErrorShare*attempts {
-		return nil
+		return results.Diagnostic{}, false
 	}
-	return []results.Diagnostic{{Kind: ErrorBound, Message: fmt.Sprintf(
-		"%s of %s requests failed (%.1f%%): %s bad responses (status not 2xx/3xx) and %s socket errors; "+
+	return results.Diagnostic{Kind: ErrorBound, Message: fmt.Sprintf(
+		"%s of %s requests failed (%.1f %%): %s bad responses (status not 2xx/3xx) and %s socket errors; "+
 			"throughput and latency describe the failures",
-		n0(bad+errs), n0(attempts), 100*(bad+errs)/attempts, n0(bad), n0(errs))}}
+		n0(bad+errs), n0(attempts), 100*(bad+errs)/attempts, n0(bad), n0(errs)),
+		Figures: []results.Figure{
+			r.total(measure.Requests), r.total(measure.BadResponses), r.total(measure.Errors),
+			{Name: "failed share", Value: round(100 * (bad + errs) / attempts), Unit: measure.UnitPercent},
+		}}, true
 }
 
-// bottleneck: a saturated load generator or server, else contention, else too light a load. On a
-// busy machine the verdicts are marked unreliable, and underloaded is not given at all.
-func bottleneck(r run, th Thresholds, busy bool) []results.Diagnostic {
+// machineBusy: CPU used on a machine beyond the run's jobs there, from OtherShare of it.
+func machineBusy(r run, th Thresholds) []results.Diagnostic {
+	var out []results.Diagnostic
+	for _, m := range r.machines {
+		other := m.outside()
+		if m.global <= 0 || other < th.OtherShare*float64(m.cores) {
+			continue
+		}
+		figs := append([]results.Figure{r.globalFig(m), coresFig(m.jobs[0])}, r.cpuFigs(m.jobs...)...)
+		figs = append(figs, results.Figure{Name: "outside the run", Value: round(100 * other / float64(m.cores)), Unit: measure.UnitPercent})
+		out = append(out, results.Diagnostic{Kind: MachineBusy, Message: fmt.Sprintf(
+			"other work took %.0f %% of the machine of %s (%.1f of %s) beyond the run's %s: the machine was %.0f %% busy; "+
+				"CPU figures and what limited the run cannot be trusted; run on a quiet machine",
+			100*other/float64(m.cores), names(m.jobs), other, plural(m.cores, "core"), cpuList(m.jobs), m.global),
+			Figures: figs})
+	}
+	return out
+}
+
+// limit says what limited a run that neither failed, nor reached a rate cap, nor ran on a busy
+// machine: the machine its jobs filled together, a saturated load generator or server, lock
+// contention, else a load too light (underloaded, which a probe may turn into serialized).
+func limit(r run, th Thresholds) (results.Diagnostic, bool) {
 	load, server := known(r.loads), known(r.servers)
 	if len(load) == 0 || len(server) == 0 {
-		return nil
+		return results.Diagnostic{}, false
 	}
-	caveat := func(msg string) string {
-		if busy {
-			return msg + " (unreliable: the machine was busy, see machine-busy)"
-		}
-		return msg
+	if d, ok := machineSaturated(r, th); ok {
+		return d, true
 	}
 	main := busiest(server)
-	var out []results.Diagnostic
 	for _, l := range load {
 		if l.threadsBusy(th.Saturated) || (l.saturated(th.Saturated) && !outweighed(l, append(load, server...))) {
-			out = append(out, results.Diagnostic{Kind: ClientBound, Message: caveat(fmt.Sprintf(
+			return results.Diagnostic{Kind: ClientBound, Message: fmt.Sprintf(
 				"%s: the load generator's CPU is saturated (%s) while %s uses %s: "+
 					"the load generator limits the run; give it more threads or a machine of its own",
-				l.name, usage(l), main.name, short(main)))})
+				l.name, usage(l), main.name, cpuText(main)),
+				Figures: append(r.cpuFigs(l, main), capFigs(l)...)}, true
 		}
 	}
 	for _, s := range server {
 		if s.saturated(th.Saturated) {
-			out = append(out, results.Diagnostic{Kind: ServerBound, Message: caveat(fmt.Sprintf(
-				"%s: the server's CPU is saturated (%s): the server limits the run", s.name, usage(s)))})
+			return results.Diagnostic{Kind: ServerBound, Message: fmt.Sprintf(
+				"%s: the server's CPU is saturated (%s) while %s uses %s: the server limits the run",
+				s.name, usage(s), load[0].name, cpuText(load[0])),
+				Figures: append(r.cpuFigs(s, load[0]), capFigs(s)...)}, true
 		}
-	}
-	if len(out) > 0 {
-		return out
 	}
 	for _, s := range server {
-		if what, ok := contended(s, th); ok {
-			out = append(out, results.Diagnostic{Kind: ContentionBound, Message: caveat(fmt.Sprintf(
+		if what, figs, ok := r.contended(s, th); ok {
+			return results.Diagnostic{Kind: ContentionBound, Message: fmt.Sprintf(
 				"%s %s while its CPU is not saturated (%s) and neither is %s's (%s): lock contention limits the run",
-				s.name, what, short(s), load[0].name, short(load[0])))})
+				s.name, what, cpuText(s), load[0].name, cpuText(load[0])),
+				Figures: append(figs, r.cpuFigs(s, load[0])...)}, true
 		}
 	}
-	if len(out) > 0 {
-		return out
+	return underloaded(r, main, load[0], th), true
+}
+
+// machineSaturated: a machine the run's jobs share is busy to MachineFull of it, and at least two
+// of them each took a noticeable part (1 - Saturated of it): they fill it together, so none of
+// them alone is the limit, and neither more load nor a probe can tell more.
+func machineSaturated(r run, th Thresholds) (results.Diagnostic, bool) {
+	for _, m := range r.machines {
+		var takers []*job
+		for _, j := range m.jobs {
+			if j.used >= (1-th.Saturated)*float64(m.cores) {
+				takers = append(takers, j)
+			}
+		}
+		if len(takers) < 2 || m.busy() < 100*th.MachineFull {
+			continue
+		}
+		figs := append([]results.Figure{r.globalFig(m), coresFig(m.jobs[0])}, r.cpuFigs(m.jobs...)...)
+		return results.Diagnostic{Kind: MachineSaturated, Message: fmt.Sprintf(
+			"%s together fill the machine (%.0f %% busy, %s): %s; neither more load nor more connections can help "+
+				"on this machine; give the load generator a machine of its own to find the server's limit",
+			names(takers), m.busy(), plural(m.cores, "core"), cpuList(m.jobs)), Figures: figs}, true
 	}
-	if busy {
-		return []results.Diagnostic{{Kind: Unreliable, Message: fmt.Sprintf(
-			"what limited the run cannot be told: neither side reached the CPU it could use (%s: %s; %s: %s), "+
-				"but the machine was busy outside the run, so the load may not be too light; run on a quiet machine",
-			main.name, short(main), load[0].name, short(load[0]))}}
+	return results.Diagnostic{}, false
+}
+
+// rateCapped: a load with a rate cap whose RPS reached RateReached of it.
+func rateCapped(r run, th Thresholds) (results.Diagnostic, bool) {
+	for _, l := range r.loads {
+		rate, rps, ok := rateOf(l)
+		if _, measured := l.results[measure.RPS]; !ok || !measured || rps < th.RateReached*rate {
+			continue
+		}
+		return results.Diagnostic{Kind: RateCapped, Message: fmt.Sprintf(
+			"%s reached its rate cap (%s of %s requests/s): the cap, not the server, limits the run; "+
+				"raise or remove the rate to find the server's limit",
+			l.name, n0(rps), n0(rate)),
+			Figures: []results.Figure{varFig(l, "rate", rate, measure.UnitRPS), r.resultFig(l, measure.RPS)}}, true
 	}
-	return []results.Diagnostic{{Kind: Underloaded, Message: fmt.Sprintf(
+	return results.Diagnostic{}, false
+}
+
+// underloaded: nothing saturated, no contention: the load is too light, or the server serializes
+// requests (which only a probe at twice the connections tells apart).
+func underloaded(r run, main, load *job, th Thresholds) results.Diagnostic {
+	figs := r.cpuFigs(main, load)
+	if w, ok := main.results[measure.LockContention]; ok {
+		figs = append(figs, results.Figure{Service: main.name, Name: measure.LockContention, Value: round(w), Unit: r.unit(measure.LockContention)})
+	}
+	if c, ok := number(load.vars["connections"]); ok {
+		figs = append(figs, varFig(load, "connections", c, ""))
+	}
+	if rate, _, ok := rateOf(load); ok {
+		figs = append(figs, varFig(load, "rate", rate, measure.UnitRPS), r.resultFig(load, measure.RPS))
+	}
+	return results.Diagnostic{Kind: Underloaded, Message: fmt.Sprintf(
 		"neither side is saturated (%s: %s; %s: %s) and lock contention is not high (%s): the load is too light; %s",
-		main.name, short(main), load[0].name, short(load[0]), lockText(main), suggest(load[0], th))}}
+		main.name, cpuText(main), load.name, cpuText(load), lockText(main), suggest(load, th)), Figures: figs}
+}
+
+// rateOf is a load's rate cap and its RPS, when it has a cap.
+func rateOf(l *job) (rate, rps float64, ok bool) {
+	rate, ok = number(l.vars["rate"])
+	if !ok || rate <= 0 {
+		return 0, 0, false
+	}
+	return rate, l.results[measure.RPS], true
 }
 
 // outweighed tells whether another job on j's machine used more CPU than j: on a machine they
 // share, the one that takes less is not the one that fills it.
 func outweighed(j *job, all []*job) bool {
 	for _, o := range all {
-		if o != j && o.machine != "" && o.machine == j.machine && o.raw > j.raw {
+		if o != j && o.machine != "" && o.machine == j.machine && o.used > j.used {
 			return true
 		}
 	}
 	return false
-}
-
-// machineBusy: CPU used on a machine beyond the run's jobs there.
-func machineBusy(r run, th Thresholds) []results.Diagnostic {
-	var out []results.Diagnostic
-	for _, m := range r.machines {
-		capacity := float64(m.cores) * 100
-		other := m.outside()
-		if m.global <= 0 || other < th.OtherShare*capacity {
-			continue
-		}
-		out = append(out, results.Diagnostic{Kind: MachineBusy, Message: fmt.Sprintf(
-			"the machine of %s was %.0f%% busy (benchmarks/cpu/global, %% of its %s) and %.0f%% of it was used outside the run "+
-				"(other processes, the kernel, the agent): CPU figures and every other verdict are unreliable; run on a quiet machine",
-			strings.Join(m.names, " and "), m.global, plural(m.cores, "core"), 100*other/capacity)})
-	}
-	return out
 }
 
 func known(jobs []*job) []*job {
@@ -118,23 +177,27 @@ func known(jobs []*job) []*job {
 func busiest(jobs []*job) *job {
 	b := jobs[0]
 	for _, j := range jobs[1:] {
-		if j.cap > 0 && b.cap > 0 && j.raw/j.cap > b.raw/b.cap {
+		if j.cap > 0 && b.cap > 0 && j.used/j.cap > b.used/b.cap {
 			b = j
 		}
 	}
 	return b
 }
 
-// contended says how a server's lock contention is high, if it is.
-func contended(s *job, th Thresholds) (string, bool) {
+// contended says how a server's lock contention is high, if it is, with the figures.
+func (r run) contended(s *job, th Thresholds) (string, []results.Figure, bool) {
 	var what []string
-	if w, ok := s.results[measure.LockContention]; ok && w >= th.LockWaitMin && w >= th.LockWaitPerCPU*s.raw*10 {
-		what = append(what, fmt.Sprintf("waits %.0f ms/s on locks (%s, %.0f ms of CPU per s)", w, measure.LockContention, s.raw*10))
+	var figs []results.Figure
+	cpuMs := s.used * 1000 // ms of CPU per second
+	if w, ok := s.results[measure.LockContention]; ok && w >= th.LockWaitMin && w >= th.LockWaitPerCPU*cpuMs {
+		what = append(what, fmt.Sprintf("waits %.0f ms/s on locks (%s) against %.0f ms/s of CPU", w, measure.LockContention, cpuMs))
+		figs = append(figs, r.resultFig(s, measure.LockContention))
 	}
 	if c, ok := s.results[measure.MonitorLockContention]; ok && c >= th.MonitorContentions {
 		what = append(what, fmt.Sprintf("meets %.0f monitor lock contentions/s (%s)", c, measure.MonitorLockContention))
+		figs = append(figs, r.resultFig(s, measure.MonitorLockContention))
 	}
-	return strings.Join(what, " and "), len(what) > 0
+	return strings.Join(what, " and "), figs, len(what) > 0
 }
 
 func lockText(s *job) string {
@@ -145,17 +208,6 @@ func lockText(s *job) string {
 		return "not measured: " + s.noCounters
 	}
 	return "not measured"
-}
-
-// usage is "97% of the 100% it can use (% of one core): 1 thread", from the mean of
-// benchmarks/cpu/raw.
-func usage(j *job) string {
-	return fmt.Sprintf("%.0f%% of the %.0f%% it can use (%% of one core): %s", j.raw, j.cap, j.capNote)
-}
-
-// short is "45% of 167% (% of one core)".
-func short(j *job) string {
-	return fmt.Sprintf("%.0f%% of %.0f%% (%% of one core)", j.raw, j.cap)
 }
 
 func n0(v float64) string { return results.Format(v, "n0") }

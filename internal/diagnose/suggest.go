@@ -25,8 +25,8 @@ func suggest(l *job, th Thresholds) string {
 // raiseSettings lists the load's settings to raise.
 func raiseSettings(l *job, th Thresholds) string {
 	var raise []string
-	if l.threads > 0 && l.raw/float64(l.threads) >= th.BusyThread {
-		raise = append(raise, fmt.Sprintf("threads (now %d, each %.0f%% busy)", l.threads, l.raw/float64(l.threads)))
+	if busy := 100 * l.used / float64(max(l.threads, 1)); l.threads > 0 && busy >= th.BusyThread {
+		raise = append(raise, fmt.Sprintf("threads (now %d, each %.0f %% busy)", l.threads, busy))
 	}
 	conns, hasConns := number(l.vars["connections"])
 	if hasConns && conns < float64(th.ManyConnections) {

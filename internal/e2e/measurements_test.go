@@ -249,9 +249,9 @@ func TestDiagnoseRealRuns(t *testing.T) {
 	ds := diagnose.Diagnose(light, diagnose.DefaultThresholds())
 	t.Logf("one connection: %v", ds)
 	k := kinds(ds)
-	if !slices.Contains(k, diagnose.Underloaded) && !slices.Contains(k, diagnose.ClientBound) && !slices.Contains(k, diagnose.Unreliable) ||
+	if !slices.Contains(k, diagnose.Underloaded) && !slices.Contains(k, diagnose.ClientBound) && !slices.Contains(k, diagnose.MachineBusy) ||
 		slices.Contains(k, diagnose.ServerBound) {
-		t.Errorf("one connection, no pipelining: kinds %v, want underloaded, client-bound or (busy machine) unreliable, and not server-bound", k)
+		t.Errorf("one connection, no pipelining: kinds %v, want underloaded, client-bound or machine-busy, and not server-bound", k)
 	}
 	// A run whose requests all fail exits 1; its JSON is written all the same.
 	missing := runJSONExit(t, 1, slices.Concat(base, ports(), []string{"--variable", "path=/missing"})...)

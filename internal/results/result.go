@@ -5,7 +5,9 @@ package results
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
@@ -79,10 +81,51 @@ type JobResult struct {
 	Values map[string]any `json:"-"`
 }
 
-// Diagnostic is one finding of the post-run diagnosis ("client-bound", "contention-bound", ...).
+// Diagnostic is one finding of the post-run diagnosis ("client-bound", "contention-bound", ...)
+// with the figures it rests on. The first of JobResults.Diagnostics is the run's verdict; the
+// others are findings beside it that never contradict it (Verdict).
 type Diagnostic struct {
-	Kind    string `json:"kind"`
-	Message string `json:"message"`
+	Kind    string   `json:"kind"`
+	Message string   `json:"message"`
+	Figures []Figure `json:"figures,omitempty"`
+}
+
+// Figure is one figure a diagnosis rests on: a service's measurement (a catalog name) or setting,
+// its value and unit. Stat says how it was taken from the samples ("mean": the mean of the
+// measured samples; empty: the run's result or setting).
+type Figure struct {
+	Service string  `json:"service,omitempty"`
+	Name    string  `json:"name"`
+	Stat    string  `json:"stat,omitempty"`
+	Value   float64 `json:"value"`
+	Unit    string  `json:"unit"`
+}
+
+// String is "application benchmarks/cpu (mean) 95 %".
+func (f Figure) String() string {
+	s := f.Name
+	if f.Service != "" {
+		s = f.Service + " " + s
+	}
+	if f.Stat != "" {
+		s += " (" + f.Stat + ")"
+	}
+	v := Format(f.Value, "n0")
+	if math.Abs(f.Value) < 10 && f.Value != math.Trunc(f.Value) {
+		v = strconv.FormatFloat(f.Value, 'f', 2, 64)
+	}
+	if f.Unit == "" {
+		return s + " " + v
+	}
+	return s + " " + v + " " + f.Unit
+}
+
+// Verdict is the run's one verdict: the first diagnostic (false when there is none).
+func (j JobResults) Verdict() (Diagnostic, bool) {
+	if len(j.Diagnostics) == 0 {
+		return Diagnostic{}, false
+	}
+	return j.Diagnostics[0], true
 }
 
 // ReadFile reads a result written by WriteFile (or by crank, where the shapes agree), or one

@@ -41,9 +41,7 @@ func WriteTablesWith(w io.Writer, r *Result, services []string, extra Column) er
 	}
 	if len(r.JobResults.Diagnostics) > 0 {
 		b.WriteString("\nDiagnosis" + iterationNote(r) + ":\n")
-		for _, d := range r.JobResults.Diagnostics {
-			fmt.Fprintf(&b, "  %s: %s\n", d.Kind, d.Message)
-		}
+		writeDiagnostics(&b, r.JobResults.Diagnostics)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -158,6 +156,25 @@ func Format(v float64, format string) string {
 		b.WriteString(frac)
 	}
 	return b.String()
+}
+
+// writeDiagnostics writes the verdict (the first diagnostic) and the findings beside it, each
+// with the figures it rests on.
+func writeDiagnostics(b *strings.Builder, ds []Diagnostic) {
+	for i, d := range ds {
+		label := "verdict"
+		if i > 0 {
+			label = "also"
+		}
+		fmt.Fprintf(b, "  %s %s: %s\n", label, d.Kind, d.Message)
+		if len(d.Figures) > 0 {
+			figs := make([]string, len(d.Figures))
+			for k, f := range d.Figures {
+				figs[k] = f.String()
+			}
+			fmt.Fprintf(b, "    rests on: %s\n", strings.Join(figs, "; "))
+		}
+	}
 }
 
 // iterationNote says which iteration the diagnosis's samples come from, with several.

@@ -2,42 +2,47 @@
 //
 //	--mode spin     each request burns --work of CPU: CPU-bound, on every core it is given
 //	--mode serial   each request sleeps --work inside a one-slot channel: serialized, CPU idle
+//	--mode worker   one goroutine serves every request, sleeping --work for each, behind a
+//	                channel: serialized without a mutex
+//	--mode mutex    each request sleeps --work holding one sync.Mutex: lock contention
 //	--mode stall    each request sleeps --work, all at once: throughput = connections / work
+//	--mode fail     each request is answered 500 after --work of sleep
+//
+// With --metrics-port it serves the Go runtime's metrics (internal/app/metrics) for the agent's
+// runtime counters, runtime-counter/lock-contention among them.
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/app/metrics"
 )
 
 func main() {
 	port := flag.Int("port", 5000, "port on 127.0.0.1")
-	mode := flag.String("mode", "spin", "spin, serial or stall")
-	work := flag.Duration("work", time.Millisecond, "CPU (spin) or sleep (serial, stall) per request")
+	metricsPort := flag.Int("metrics-port", 0, "port of /metrics on 127.0.0.1 (0: none)")
+	mode := flag.String("mode", "spin", "spin, serial, worker, mutex, stall or fail")
+	work := flag.Duration("work", time.Millisecond, "CPU (spin) or sleep (the others) per request")
 	flag.Parse()
-	slot := make(chan struct{}, 1)
-	var handle func()
-	switch *mode {
-	case "spin":
-		handle = func() {
-			for end := time.Now().Add(*work); time.Now().Before(end); {
-			}
+	handle, status := handler(*mode, *work), http.StatusOK
+	if *mode == "fail" {
+		status = http.StatusInternalServerError
+	}
+	if *metricsPort > 0 {
+		mln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(*metricsPort)))
+		if err != nil {
+			log.Fatal(err)
 		}
-	case "serial":
-		handle = func() {
-			slot <- struct{}{}
-			time.Sleep(*work)
-			<-slot
-		}
-	case "stall":
-		handle = func() { time.Sleep(*work) }
-	default:
-		log.Fatalf("unknown --mode %q", *mode)
+		go func() { _ = metrics.New().Serve(context.Background(), mln, slog.Default()) }()
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(*port)))
 	if err != nil {
@@ -46,6 +51,48 @@ func main() {
 	fmt.Println("Application started.")
 	log.Fatal(http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		handle()
+		w.WriteHeader(status)
 		_, _ = w.Write([]byte("ok"))
 	})))
+}
+
+func handler(mode string, work time.Duration) func() {
+	switch mode {
+	case "spin":
+		return func() {
+			for end := time.Now().Add(work); time.Now().Before(end); {
+			}
+		}
+	case "serial":
+		slot := make(chan struct{}, 1)
+		return func() {
+			slot <- struct{}{}
+			time.Sleep(work)
+			<-slot
+		}
+	case "worker":
+		jobs := make(chan chan struct{})
+		go func() {
+			for done := range jobs {
+				time.Sleep(work)
+				close(done)
+			}
+		}()
+		return func() {
+			done := make(chan struct{})
+			jobs <- done
+			<-done
+		}
+	case "mutex":
+		var mu sync.Mutex
+		return func() {
+			mu.Lock()
+			time.Sleep(work)
+			mu.Unlock()
+		}
+	case "stall", "fail":
+		return func() { time.Sleep(work) }
+	}
+	log.Fatalf("unknown --mode %q", mode)
+	return nil
 }

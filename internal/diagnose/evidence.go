@@ -1,0 +1,93 @@
+package diagnose
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/results"
+)
+
+// statMean marks a figure that is the mean of the measured samples (warm-up left out).
+const statMean = "mean"
+
+// cpuText is "46 % of the machine (0.9 of 2 cores)": benchmarks/cpu's mean, and the cores it is.
+func cpuText(j *job) string {
+	return fmt.Sprintf("%.0f %% of the machine (%.1f of %s)", j.cpu, j.used, plural(j.cores, "core"))
+}
+
+// usage is cpuText and what the job could use: "95 % of the machine (1.9 of 2 cores; it could
+// use 1.9: 2 cores less 0.1 used by load)".
+func usage(j *job) string {
+	return fmt.Sprintf("%.0f %% of the machine (%.1f of %s; it could use %.1f: %s)",
+		j.cpu, j.used, plural(j.cores, "core"), j.cap, j.capNote)
+}
+
+// cpuList is "application 46 % (0.9 cores), load 33 % (0.7 cores)".
+func cpuList(jobs []*job) string {
+	parts := make([]string, len(jobs))
+	for i, j := range jobs {
+		parts[i] = fmt.Sprintf("%s %.0f %% (%.1f cores)", j.name, j.cpu, j.used)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// names is "application and load".
+func names(jobs []*job) string {
+	n := make([]string, len(jobs))
+	for i, j := range jobs {
+		n[i] = j.name
+	}
+	if len(n) <= 1 {
+		return strings.Join(n, "")
+	}
+	return strings.Join(n[:len(n)-1], ", ") + " and " + n[len(n)-1]
+}
+
+// cpuFigs are the jobs' benchmarks/cpu means.
+func (r run) cpuFigs(jobs ...*job) []results.Figure {
+	out := make([]results.Figure, 0, len(jobs))
+	for _, j := range jobs {
+		out = append(out, results.Figure{Service: j.name, Name: measure.CPU, Stat: statMean, Value: round(j.cpu), Unit: r.unit(measure.CPU)})
+	}
+	return out
+}
+
+// capFigs are what the job could use, in cores, and its machine's cores.
+func capFigs(j *job) []results.Figure {
+	return []results.Figure{coresFig(j), {Service: j.name, Name: "cores it could use", Value: round(j.cap), Unit: "cores"}}
+}
+
+func coresFig(j *job) results.Figure {
+	return results.Figure{Service: j.name, Name: "environment/cores", Value: float64(j.cores), Unit: "cores"}
+}
+
+// globalFig is the machine's benchmarks/cpu/global mean.
+func (r run) globalFig(m *machine) results.Figure {
+	return results.Figure{Service: names(m.jobs), Name: measure.CPUGlobal, Stat: statMean, Value: round(m.busy()), Unit: r.unit(measure.CPUGlobal)}
+}
+
+// resultFig is one of the job's results.
+func (r run) resultFig(j *job, name string) results.Figure {
+	return results.Figure{Service: j.name, Name: name, Value: round(j.results[name]), Unit: r.unit(name)}
+}
+
+// total is a result added over the load jobs.
+func (r run) total(name string) results.Figure {
+	return results.Figure{Name: name, Value: total(r.loads, name), Unit: r.unit(name)}
+}
+
+// varFig is one of the job's variables.
+func varFig(j *job, name string, v float64, unit string) results.Figure {
+	return results.Figure{Service: j.name, Name: "variables/" + name, Value: v, Unit: unit}
+}
+
+// unit is the catalog's unit of a measurement.
+func (r run) unit(name string) string {
+	m, _ := r.catalog.Lookup(name)
+	return m.Unit
+}
+
+// round keeps two decimals: figures are read by people and compared by tests.
+func round(v float64) float64 { return math.Round(v*100) / 100 }
