@@ -2,12 +2,17 @@ package agent
 
 import (
 	"context"
+	"fmt"
+	"io/fs"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/crankshaft/crankshaft/internal/agent/dotnet"
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
 // dotnetInfo is what this agent has of .NET: its SDKs and runtimes, or why none; and the binary.
@@ -76,4 +81,29 @@ func str(v any) string {
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
 	return ""
+}
+
+// recordPublished records the size of a .NET job's published folder (crank's
+// benchmarks/published-size, KB), built or restored from the cache.
+func (j *job) recordPublished() {
+	if j.spec.Dotnet == nil {
+		return
+	}
+	var size int64
+	err := filepath.WalkDir(filepath.Join(j.dir, dotnet.Output), func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				size += fi.Size()
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		j.warn(fmt.Sprintf("%s is not measured: %v", measure.PublishedSize, err))
+		return
+	}
+	j.record(api.Measurement{Name: measure.PublishedSize, Timestamp: time.Now(), Value: float64(size) / 1024})
 }

@@ -36,6 +36,7 @@ func (r *processRuntime) prepare(ctx context.Context, j *job) error {
 	if err := r.a.prepare(ctx, j); err != nil {
 		return err
 	}
+	j.recordPublished()
 	if err := j.user.own(j.dir); err != nil { // also what a reused build restored
 		return fmt.Errorf("job %s: %w", j.id, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
@@ -278,7 +279,7 @@ func markOutsideLoad(servers []*instance, from, to time.Time) {
 
 // isOnce tells the measurements taken once per job rather than sampled.
 func isOnce(name string) bool {
-	return name == "benchmarks/build-time" || name == "benchmarks/start-time"
+	return name == measure.BuildTime || name == measure.StartTime || name == measure.PublishedSize
 }
 
 // dropBefore removes the samples taken before t (a kept server's earlier iterations), keeping the

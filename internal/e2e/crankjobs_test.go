@@ -199,6 +199,9 @@ func TestBenchmarksDotnetStandin(t *testing.T) {
 		if bad := res.JobResults.Jobs["load"].Results["http/requests/badresponses"]; bad != 0 {
 			t.Errorf("%s: %v bad responses: the app does not answer the scenario's path", scenario, bad)
 		}
+		if kb := res.JobResults.Jobs["application"].Results["benchmarks/published-size"]; kb < 100 {
+			t.Errorf("%s: benchmarks/published-size = %v KB, want the published folder's size (a Go binary: megabytes)", scenario, kb)
+		}
 		if p99 := res.JobResults.Jobs["load"].Results["http/latency/99"]; p99 <= 0 {
 			t.Errorf("%s: http/latency/99 = %v", scenario, p99)
 		}

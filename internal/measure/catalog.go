@@ -20,6 +20,8 @@ const (
 	PrivateMemory = "benchmarks/private-memory"
 	BuildTime     = "benchmarks/build-time"
 	StartTime     = "benchmarks/start-time"
+	// PublishedSize is a .NET job's published folder (crank's name and unit).
+	PublishedSize = "benchmarks/published-size"
 	RPS           = "http/rps/mean"
 	RPSMax        = "http/rps/max"
 	Requests      = "http/requests"
@@ -125,6 +127,7 @@ func aliasEntries(list []api.Metadata) []api.Metadata {
 const (
 	UnitPercent  = "%"
 	UnitMB       = "MB"
+	UnitKB       = "KB"
 	UnitMs       = "ms"
 	UnitRPS      = "req/s"
 	UnitCount    = "count"
@@ -172,6 +175,7 @@ func base() []api.Metadata {
 		md("Host Process", WorkingSet, api.OpMax, api.OpMax, "n0", UnitMB, "Max Working Set (MB)", "Highest resident memory of the job's process tree"),
 		md("Host Process", PrivateMemory, api.OpMax, api.OpMax, "n0", UnitMB, "Max Private Memory (MB)", "Highest private (anonymous) memory of the job's process tree"),
 		md("Host Process", BuildTime, api.OpMax, api.OpMax, "n0", UnitMs, "Build Time (ms)", "Time the agent spent building the job (0 when a cached build was reused)"),
+		md("Host Process", PublishedSize, api.OpMax, api.OpMax, "n0", UnitKB, "Published Size (KB)", "Size of what `dotnet publish` wrote for a .NET job (its published folder), in KB (2^10 bytes)"),
 		md("Derived", CPUPerRequest, api.OpMax, api.OpMax, "n4", UnitMs, "CPU per request (ms)", "The job's mean CPU over its measured samples divided by the run's requests per second: milliseconds of CPU per request"),
 		md("Host Process", StartTime, api.OpMax, api.OpMax, "n0", UnitMs, "Start Time (ms)", "Time from process start to ready"),
 		md("Load", RPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec", "Requests per second over the measured duration"),
