@@ -210,3 +210,37 @@ func TestBenchmarksDotnetStandin(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchmarksOnOurApps: aspnet/Benchmarks' json scenario and its grpc h2load scenario, as
+// written, run on our own apps with one option (--application.job, with scenarios/jobs/apps.yml),
+// the grpc one with the request path and body aspnet/Benchmarks' pipeline passes
+// (build/grpc-scenarios.yml): every response good, RPS and latency measured.
+func TestBenchmarksOnOurApps(t *testing.T) {
+	for _, c := range []struct {
+		file, scenario, job string
+		extra               []string
+	}{
+		{"json.benchmarks.yml", "json", "json", nil},
+		{"grpc.benchmarks.yml", "grpcgoserver-h2loadclient", "grpc", []string{"--variable", "path=/grpc.testing.BenchmarkService/UnaryCall",
+			"--variable", "body=AAAAAAcKBVdvcmxk", "--variable", "streams=10"}},
+	} {
+		t.Run(c.scenario, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.json")
+			_, ports := appPorts(t)
+			args := append([]string{"--config", "internal/e2e/testdata/benchmarks/" + c.file, "--config", "scenarios/jobs/apps.yml",
+				"--config", "profiles/local.yml", "--scenario", c.scenario, "--profile", "local", "--application.job", c.job,
+				"--variable", "duration=2", "--variable", "warmup=0", "--variable", "threads=1", "--variable", "connections=4", "--json", out}, ports...)
+			r := crank(t, 3*time.Minute, append(args, c.extra...)...)
+			if r.code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			load := readResult(t, out).JobResults.Jobs["load"].Results
+			if load["http/rps/mean"] <= 0 || load["http/latency/mean"] <= 0 || load["http/requests"] <= 0 {
+				t.Errorf("load results %v: want RPS, latency and requests", load)
+			}
+			if bad := load["http/requests/badresponses"]; bad != 0 {
+				t.Errorf("%v bad responses of %v: our %s app does not answer the scenario's requests", bad, load["http/requests"], c.job)
+			}
+		})
+	}
+}
