@@ -127,7 +127,8 @@ func TestShippedScenarioList(t *testing.T) {
 	if got := cfg.Profiles(); len(got) != 1 || got[0] != "local" {
 		t.Errorf("Profiles() = %v", got)
 	}
-	if got, want := cfg.Jobs(), []string{"bombardier", "builtin", "plaintext", "wrk"}; !slices.Equal(got, want) {
+	// apps.yml brings every app of ours (json, fortunes, grpc through techempower.yml)
+	if got, want := cfg.Jobs(), []string{"bombardier", "builtin", "fortunes", "grpc", "json", "plaintext", "wrk"}; !slices.Equal(got, want) {
 		t.Errorf("Jobs() = %v", got)
 	}
 }
