@@ -174,39 +174,46 @@ func withoutDotnet(t *testing.T) string {
 	return strings.Join(keep, string(filepath.ListSeparator))
 }
 
-// TestBenchmarksDotnetStandin runs aspnet/Benchmarks' plaintext and json scenarios as written,
-// but for their source pointed at a local folder (no internet here), on an agent whose PATH has
-// the stand-in .NET CLI (internal/agent/dotnet/testdata/standin: it accepts only the command lines
-// the .NET CLI documents): the agent publishes src/Benchmarks/Benchmarks.csproj, runs the
-// published app, and the load measures it; the second run reuses the build.
+// TestBenchmarksDotnetStandin runs aspnet/Benchmarks' plaintext and json scenarios and its grpc
+// h2load scenario against grpc-dotnet's server as written, but for the application's source
+// pointed at a local folder (no internet here), on an agent whose PATH has the stand-in .NET CLI
+// (internal/agent/dotnet/testdata/standin: it accepts only the command lines the .NET CLI
+// documents): the agent publishes the project, runs the published app, and the load measures it;
+// the json run reuses the plaintext run's build (the same project, SDK and command).
 func TestBenchmarksDotnetStandin(t *testing.T) {
 	path := dotnettest.Standin(t) + string(filepath.ListSeparator) + os.Getenv("PATH")
-	for i, scenario := range []string{"plaintext", "json"} {
-		cfg := "internal/e2e/testdata/benchmarks/" + scenario + ".benchmarks.yml"
+	grpc := []string{"--variable", "path=/grpc.testing.BenchmarkService/UnaryCall", "--variable", "body=AAAAAAcKBVdvcmxk", "--variable", "streams=10"}
+	for i, c := range []struct {
+		file, scenario, source string
+		extra                  []string
+	}{
+		{"plaintext.benchmarks.yml", "plaintext", dotnettest.Benchmarks(t), nil},
+		{"json.benchmarks.yml", "json", dotnettest.Benchmarks(t), nil},
+		{"grpc.benchmarks.yml", "grpcaspnetcoreserver-h2loadclient", dotnettest.GrpcDotnet(t), grpc},
+	} {
 		out := filepath.Join(t.TempDir(), "out.json")
 		port := strconv.Itoa(freePort(t))
-		r := crankEnv(t, 3*time.Minute, []string{"PATH=" + path}, "--config", cfg, "--config", "profiles/local.yml", "--scenario", scenario,
-			"--profile", "local", "--application.source.localFolder", dotnettest.Benchmarks(t), "--application.source.repository", "",
-			"--variable", "serverPort="+port, "--variable", "duration=2", "--variable", "warmup=0", "--variable", "threads=1",
-			"--variable", "connections=16", "--json", out)
+		args := []string{"--config", "internal/e2e/testdata/benchmarks/" + c.file, "--config", "profiles/local.yml", "--scenario", c.scenario,
+			"--profile", "local", "--application.source.localFolder", c.source, "--application.source.repository", "",
+			"--variable", "serverPort=" + port, "--variable", "duration=2", "--variable", "warmup=0", "--variable", "threads=1",
+			"--variable", "connections=4", "--json", out}
+		r := crankEnv(t, 3*time.Minute, []string{"PATH=" + path}, append(args, c.extra...)...)
 		if r.code != 0 {
-			t.Fatalf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", scenario, r.code, r.stdout, r.stderr)
+			t.Fatalf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", c.scenario, r.code, r.stdout, r.stderr)
 		}
 		res := readResult(t, out)
-		if rps := res.JobResults.Jobs["load"].Results["http/rps/mean"]; rps <= 0 {
-			t.Errorf("%s: http/rps/mean = %v", scenario, rps)
+		load := res.JobResults.Jobs["load"].Results
+		if load["http/rps/mean"] <= 0 || load["http/latency/mean"] <= 0 {
+			t.Errorf("%s: load results %v: want RPS and latency", c.scenario, load)
 		}
-		if bad := res.JobResults.Jobs["load"].Results["http/requests/badresponses"]; bad != 0 {
-			t.Errorf("%s: %v bad responses: the app does not answer the scenario's path", scenario, bad)
+		if bad := load["http/requests/badresponses"]; bad != 0 {
+			t.Errorf("%s: %v bad responses: the app does not answer the scenario's requests", c.scenario, bad)
 		}
 		if kb := res.JobResults.Jobs["application"].Results["benchmarks/published-size"]; kb < 100 {
-			t.Errorf("%s: benchmarks/published-size = %v KB, want the published folder's size (a Go binary: megabytes)", scenario, kb)
-		}
-		if p99 := res.JobResults.Jobs["load"].Results["http/latency/99"]; p99 <= 0 {
-			t.Errorf("%s: http/latency/99 = %v", scenario, p99)
+			t.Errorf("%s: benchmarks/published-size = %v KB, want the published folder's size (a Go binary: megabytes)", c.scenario, kb)
 		}
 		if reused := res.JobResults.Jobs["application"].Environment["buildReused"] == true; (i == 1) != reused {
-			t.Errorf("%s: build reused %v, want it on the second run only (the same project, SDK and command)", scenario, reused)
+			t.Errorf("%s: build reused %v, want it on the json run only", c.scenario, reused)
 		}
 	}
 }

@@ -39,3 +39,11 @@ func Benchmarks(t testing.TB) string {
 	t.Helper()
 	return filepath.Join(testdata(t), "benchmarks")
 }
+
+// GrpcDotnet is the folder of the stand-in for grpc/grpc-dotnet's repository: it holds
+// perf/benchmarkapps/GrpcAspNetCoreServer/GrpcAspNetCoreServer.csproj, whose app serves
+// grpc.testing.BenchmarkService/UnaryCall over h2c.
+func GrpcDotnet(t testing.TB) string {
+	t.Helper()
+	return filepath.Join(testdata(t), "grpc-dotnet")
+}

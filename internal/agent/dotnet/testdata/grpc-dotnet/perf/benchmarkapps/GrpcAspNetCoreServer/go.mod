@@ -1,0 +1,3 @@
+module grpcaspnetcoreserver
+
+go 1.26
