@@ -32,6 +32,8 @@ type Result struct {
 	// Interrupted is set when the run was cut short (Ctrl-C, SIGTERM): the results are those of
 	// the iterations that finished, or, with none, the partial measurements of the one that did not.
 	Interrupted *Interruption `json:"interrupted,omitempty"`
+	// Capacity is crank capacity's answer (internal/capacity.Result), kept as written.
+	Capacity json.RawMessage `json:"capacity,omitempty"`
 }
 
 // ThresholdCheck is one threshold ("load: http/latency/99 < 5") and how the run met it.

@@ -5,6 +5,8 @@
 //	--mode worker   one goroutine serves every request, sleeping --work for each, behind a
 //	                channel: serialized without a mutex
 //	--mode mutex    each request sleeps --work holding one sync.Mutex: lock contention
+//	--mode mutexspin each request burns --work of CPU holding one sync.Mutex: exactly one request
+//	                per --work whatever the cores (a sleep's wake-up makes mutex's hold longer)
 //	--mode stall    each request sleeps --work, all at once: throughput = connections / work
 //	--mode fail     each request is answered 500 after --work of sleep
 //
@@ -30,7 +32,7 @@ import (
 func main() {
 	port := flag.Int("port", 5000, "port on 127.0.0.1")
 	metricsPort := flag.Int("metrics-port", 0, "port of /metrics on 127.0.0.1 (0: none)")
-	mode := flag.String("mode", "spin", "spin, serial, worker, mutex, stall or fail")
+	mode := flag.String("mode", "spin", "spin, serial, worker, mutex, mutexspin, stall or fail")
 	work := flag.Duration("work", time.Millisecond, "CPU (spin) or sleep (the others) per request")
 	flag.Parse()
 	handle, status := handler(*mode, *work), http.StatusOK
@@ -88,6 +90,14 @@ func handler(mode string, work time.Duration) func() {
 		return func() {
 			mu.Lock()
 			time.Sleep(work)
+			mu.Unlock()
+		}
+	case "mutexspin":
+		var mu sync.Mutex
+		return func() {
+			mu.Lock()
+			for end := time.Now().Add(work); time.Now().Before(end); {
+			}
 			mu.Unlock()
 		}
 	case "stall", "fail":

@@ -1,0 +1,107 @@
+package capacity
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/threshold"
+)
+
+// server is a synthetic step: every rate up to capacity passes.
+func server(capacity float64, asked *[]float64) Measure {
+	return func(_ context.Context, _ int, rate float64) (Step, error) {
+		*asked = append(*asked, rate)
+		return Step{Asked: rate, Achieved: min(rate, capacity), Pass: rate <= capacity, Failed: failed(rate > capacity)}, nil
+	}
+}
+
+func failed(f bool) []string {
+	if f {
+		return []string{"p99 too high"}
+	}
+	return nil
+}
+
+func TestSearchFindsTheKnee(t *testing.T) {
+	var asked []float64
+	o := DefaultOptions()
+	r, err := Search(context.Background(), o, server(1000, &asked))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 500 pass, 1000 pass, 2000 fail, then bisection to within 5 %: 1500, 1250, 1125, 1062.5, 1031.25
+	if r.Rate != 1000 || r.FailedAt != 1031.25 || (r.FailedAt-r.Rate)/r.Rate > o.Precision {
+		t.Errorf("capacity %v, failed at %v (asked %v)", r.Rate, r.FailedAt, asked)
+	}
+	if len(r.Steps) != 8 || r.FailedSLO[0] != "p99 too high" {
+		t.Errorf("%d steps %v, failed %v", len(r.Steps), asked, r.FailedSLO)
+	}
+	if k, ok := r.Knee(); !ok || k.Asked != 1031.25 {
+		t.Errorf("knee %+v %v", k, ok)
+	}
+	asked = nil
+	r, _ = Search(context.Background(), o, server(130, &asked))
+	if r.Rate < 130*(1-o.Precision) || r.Rate > 130 || asked[1] != 250 {
+		t.Errorf("below the start: capacity %v, asked %v", r.Rate, asked)
+	}
+}
+
+func TestSearchUnmetAndBounds(t *testing.T) {
+	var asked []float64
+	o := DefaultOptions()
+	o.Start = 40
+	r, err := Search(context.Background(), o, server(5, &asked))
+	if !errors.Is(err, ErrUnmet) || r.Rate != 0 || len(asked) != 3 || asked[2] != 10 {
+		t.Errorf("unmet: err %v, capacity %v, asked %v: want ErrUnmet after 40, 20 and the floor 10", err, r.Rate, asked)
+	}
+	asked = nil
+	o = DefaultOptions()
+	o.MaxSteps = 3
+	r, err = Search(context.Background(), o, server(1e9, &asked))
+	if err != nil || r.Stopped != "--max-steps 3 reached" || r.Rate != 2000 || r.FailedAt != 0 {
+		t.Errorf("max steps: %v %+v", err, r)
+	}
+	o = DefaultOptions()
+	o.MaxTime = time.Nanosecond
+	slow := func(_ context.Context, _ int, rate float64) (Step, error) {
+		time.Sleep(time.Millisecond)
+		return Step{Asked: rate, Pass: true}, nil
+	}
+	if r, _ := Search(context.Background(), o, slow); r.Stopped != "--max-time 1ns reached" || len(r.Steps) != 1 {
+		t.Errorf("max time: %+v", r)
+	}
+}
+
+// TestJudge: a step passes when every SLO holds and the generator kept up; the figures come from
+// the load's and the server's results.
+func TestJudge(t *testing.T) {
+	jobs := map[string]*results.JobResult{
+		"load": {Results: map[string]float64{measure.RPS: 940, measure.Latency99: 12, measure.ErrorRate: 0}},
+		"application": {Results: map[string]float64{measure.CPU: 60, measure.LockContention: 800},
+			Measurements: [][]api.Measurement{{{Name: measure.CPU, Value: 40}, {Name: measure.CPU, Value: 60}}}},
+	}
+	loads := map[string]bool{"load": true}
+	slo, _ := threshold.Parse("load:http/latency/99<20")
+	s := Judge(1000, jobs, loads, []threshold.Threshold{slo})
+	if s.Pass || !s.FellBehind || s.ServerCPU != 50 || s.LockContention != 800 || len(s.Failed) != 1 {
+		t.Errorf("940 of 1000: %+v, want failed as fallen behind only, server CPU the mean 50", s)
+	}
+	if s := Judge(950, jobs, loads, []threshold.Threshold{slo}); !s.Pass {
+		t.Errorf("940 of 950 within the SLO: %+v, want a pass", s)
+	}
+	slo, _ = threshold.Parse("load:http/latency/99<10")
+	if s := Judge(950, jobs, loads, []threshold.Threshold{slo}); s.Pass || len(s.Failed) != 1 {
+		t.Errorf("p99 12 against < 10: %+v", s)
+	}
+	if d := Drain(Step{Asked: 1000, Achieved: 500, FellBehind: true, Latency99: 100}, 4); d.Round(time.Millisecond) != 4100*time.Millisecond {
+		t.Errorf("drain %s, want 4 s of backlog plus the p99", d)
+	}
+	if d := Drain(Step{Asked: 100, Achieved: 100, Latency99: 5}, 4); d != 0 {
+		t.Errorf("drain after a clean step %s", d)
+	}
+}

@@ -1,0 +1,318 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/capacity"
+	"github.com/crankshaft/crankshaft/internal/config"
+	"github.com/crankshaft/crankshaft/internal/controller"
+	"github.com/crankshaft/crankshaft/internal/diagnose"
+	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/threshold"
+)
+
+const capacityUsage = `usage: crank capacity --config FILE --scenario NAME --slo 'load:http/latency/99<10' [--slo ...] [options]
+
+Finds the highest request rate the application sustains within every SLO: keeps the application
+running and steps the load's rate open-loop (the scenario's rate variable: crank load, bombardier
+-r), doubling from --start-rate until a step fails, then bisecting until the capacity is known
+within --precision. A step passes when every SLO holds and the generator completed at least 95 %
+of the rate asked. The knee is explained with the run's verdict (contention-bound, server-bound...).
+
+  --slo EXPR           [service:]metric OP number, as --threshold (repeatable; also capacity: slo:
+                       in the scenario); the figures are the catalog's (docs/MEASUREMENTS.md)
+  --precision P        stop once the failing rate is within P of the passing one (default 5%)
+  --start-rate R       the first rate tried, req/s (default 500)
+  --max-steps N        at most N steps (default 16)
+  --max-time D         at most D in all (default 10m)
+  --step-duration S    each step's measured seconds (default 4), after --step-warmup S (default 1)
+  --json FILE          the result, with the steps under "capacity" at its root
+  and every run option of crank (--config, --scenario, --profile, --variable, --<service>.<path>...).
+Exit: 0 with a capacity, 1 when even the lowest rate fails, 2 for bad input.
+`
+
+// capacityFlags are crank capacity's own flags; the rest are run flags.
+type capacityFlags struct {
+	slos                     []threshold.Threshold
+	opts                     capacity.Options
+	stepDuration, stepWarmup float64
+	run                      *runFlags
+}
+
+func parseCapacityFlags(args []string, getenv func(string) string) (*capacityFlags, error) {
+	cf := &capacityFlags{opts: capacity.DefaultOptions(), stepDuration: 4, stepWarmup: 1}
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		name = flagName(name)
+		switch name {
+		case "slo", "precision", "start-rate", "max-steps", "max-time", "step-duration", "step-warmup":
+		default:
+			rest = append(rest, args[i])
+			continue
+		}
+		value, err := flagValue(args, &i, name, value, hasValue)
+		if err != nil {
+			return nil, err
+		}
+		if err := cf.set(name, value); err != nil {
+			return nil, err
+		}
+	}
+	if len(cf.slos) == 0 {
+		return nil, usagef("crank capacity needs at least one --slo, e.g. --slo 'load:http/latency/99<10'")
+	}
+	rf, err := parseRunFlags(rest, getenv)
+	if err != nil {
+		return nil, err
+	}
+	cf.run = rf
+	return cf, nil
+}
+
+func (cf *capacityFlags) set(name, value string) error {
+	number := func(min float64) (float64, error) {
+		v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(value), "%"), 64)
+		if err != nil || v < min {
+			return 0, usagef("--%s %q: want a number of at least %g", name, value, min)
+		}
+		return v, nil
+	}
+	var err error
+	switch name {
+	case "slo":
+		t, perr := threshold.Parse(value)
+		if perr != nil {
+			return usagef("--slo: %v", perr)
+		}
+		t.Source = "--slo"
+		cf.slos = append(cf.slos, t)
+	case "precision":
+		var p float64
+		if p, err = number(0.1); err == nil {
+			cf.opts.Precision = p / 100
+		}
+	case "start-rate":
+		cf.opts.Start, err = number(1)
+	case "max-steps":
+		var n float64
+		if n, err = number(1); err == nil {
+			cf.opts.MaxSteps = int(n)
+		}
+	case "max-time":
+		d, perr := time.ParseDuration(value)
+		if perr != nil || d <= 0 {
+			return usagef("--max-time %q: want a duration such as 5m", value)
+		}
+		cf.opts.MaxTime = d
+	case "step-duration":
+		cf.stepDuration, err = number(1)
+	case "step-warmup":
+		cf.stepWarmup, err = number(0)
+	}
+	return err
+}
+
+// runCapacity is `crank capacity`.
+func runCapacity(ctx context.Context, st State, args []string) int {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+		fmt.Fprint(st.Stdout, capacityUsage)
+		return ExitOK
+	}
+	cf, err := parseCapacityFlags(args, st.Getenv)
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "crank capacity: %v\n", err)
+		return ExitBadInput
+	}
+	f := cf.run
+	resolved, _, err := resolve(ctx, st, f)
+	if err == nil {
+		err = cf.checkInput(ctx, st, resolved)
+	}
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "crank capacity: %v\n", err)
+		return ExitBadInput
+	}
+	log := logger(st.Stderr, f.verbose)
+	ctl, err := newController(f, log, st.Stderr, nil)
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "crank capacity: %v\n", err)
+		return ExitBadInput
+	}
+	defer ctl.Close(context.WithoutCancel(ctx))
+	stepper, err := ctl.NewStepper(servicesOf(resolved, f.interval), loadName(resolved))
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "crank capacity: %v\n", err)
+		return ExitBadInput
+	}
+	defer stepper.Close(context.WithoutCancel(ctx))
+	var knee map[string]*results.JobResult
+	byRate := map[float64]map[string]*results.JobResult{}
+	started := time.Now()
+	measure := func(ctx context.Context, n int, rate float64) (capacity.Step, error) {
+		fmt.Fprintf(st.Stderr, "capacity: step %d of at most %d: %.0f req/s (%s)\n", n, cf.opts.MaxSteps, rate, time.Since(started).Round(time.Second))
+		services, err := cf.stepServices(ctx, st, rate)
+		if err != nil {
+			return capacity.Step{}, err
+		}
+		jobs, err := stepper.Step(ctx, services)
+		if err != nil {
+			return capacity.Step{}, err
+		}
+		byRate[rate] = jobs
+		s := capacity.Judge(rate, jobs, loadsOf(resolved), cf.slos)
+		fmt.Fprintf(st.Stderr, "capacity: %.0f req/s asked, %.0f done, p99 %.2f ms, server CPU %.0f %%: %s\n",
+			rate, s.Achieved, s.Latency99, s.ServerCPU, passText(s))
+		if d := capacity.Drain(s, cf.stepDuration); d > 0 {
+			fmt.Fprintf(st.Stderr, "capacity: waiting %s for the server to work off this step's queue\n", d.Round(100*time.Millisecond))
+			select {
+			case <-ctx.Done():
+			case <-time.After(d):
+			}
+		}
+		return s, nil
+	}
+	res, searchErr := capacity.Search(ctx, cf.opts, measure)
+	for _, t := range cf.slos {
+		res.SLOs = append(res.SLOs, t.String())
+	}
+	if k, ok := res.Knee(); ok {
+		knee = byRate[k.Asked]
+		res.VerdictKind, res.Verdict = kneeVerdict(knee, k)
+	}
+	return cf.finish(ctx, st, res, knee, searchErr)
+}
+
+// stepServices resolves the scenario for one step: the rate, and the step's duration and warm-up,
+// given to every service as top-level variables.
+func (cf *capacityFlags) stepServices(ctx context.Context, st State, rate float64) ([]controller.Service, error) {
+	f := *cf.run
+	f.variables = map[string]string{}
+	for k, v := range cf.run.variables {
+		f.variables[k] = v
+	}
+	f.variables["rate"] = strconv.FormatFloat(rate, 'f', 0, 64)
+	f.variables["duration"] = strconv.FormatFloat(cf.stepDuration, 'f', -1, 64)
+	f.variables["warmup"] = strconv.FormatFloat(cf.stepWarmup, 'f', -1, 64)
+	r, _, err := resolve(ctx, State{Stderr: discard{}, Getenv: st.Getenv, LookPath: st.LookPath}, &f)
+	if err != nil {
+		return nil, err
+	}
+	return servicesOf(r, f.interval), nil
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// checkCapacityInput refuses what would make the search meaningless: SLOs on unknown figures or
+// services, and a load whose arguments the rate does not reach (wrk's closed loop): a rate is
+// rendered into the load's arguments or the load cannot be stepped.
+func (cf *capacityFlags) checkInput(ctx context.Context, st State, r *config.Resolved) error {
+	if err := checkThresholdServices(cf.slos, r); err != nil {
+		return err
+	}
+	if err := checkThresholdMetrics(discard{}, cf.slos, r, nil); err != nil {
+		return err
+	}
+	const probe = 12345
+	services, err := cf.stepServices(ctx, st, probe)
+	if err != nil {
+		return err
+	}
+	for _, s := range services {
+		if s.Job.WaitForExit && !strings.Contains(s.Job.Arguments, strconv.Itoa(probe)) {
+			return fmt.Errorf("service %q (job %q) does not take the rate variable in its arguments: crank capacity steps an open-loop rate; use --%s.job builtin (crank load) or bombardier", s.Name, s.Job.Name, s.Name)
+		}
+	}
+	return nil
+}
+
+func loadName(r *config.Resolved) string {
+	for _, s := range r.Services {
+		if s.Job.WaitForExit {
+			return s.Name
+		}
+	}
+	return ""
+}
+
+func loadsOf(r *config.Resolved) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range r.Services {
+		out[s.Name] = s.Job.WaitForExit
+	}
+	return out
+}
+
+func passText(s capacity.Step) string {
+	if s.Pass {
+		return "pass"
+	}
+	return "FAIL: " + strings.Join(s.Failed, "; ")
+}
+
+// kneeVerdict is the diagnosis of the step that failed just above the capacity, in the platform's
+// words, with the server's CPU there.
+func kneeVerdict(jobs map[string]*results.JobResult, k capacity.Step) (string, string) {
+	// Every step is capped by the rate it asks: the knee's question is what else limits it, so the
+	// diagnosis sees no cap.
+	uncapped := map[string]*results.JobResult{}
+	for name, jr := range jobs {
+		if jr != nil && jr.Variables["rate"] != nil {
+			c := *jr
+			c.Variables = maps.Clone(jr.Variables)
+			delete(c.Variables, "rate")
+			jr = &c
+		}
+		uncapped[name] = jr
+	}
+	res := &results.Result{JobResults: results.JobResults{Jobs: uncapped}}
+	diags := diagnose.Diagnose(res, diagnose.DefaultThresholds())
+	res.JobResults.Diagnostics = diags
+	v, ok := res.JobResults.Verdict()
+	if !ok {
+		return "", fmt.Sprintf("server CPU %.0f %% at the knee; no verdict", k.ServerCPU)
+	}
+	return v.Kind, fmt.Sprintf("server CPU %.0f %% of the machine at the knee (%.0f req/s asked): %s: %s", k.ServerCPU, k.Asked, v.Kind, v.Message)
+}
+
+// finish prints the steps and the answer, writes the JSON, and says the exit status.
+func (cf *capacityFlags) finish(ctx context.Context, st State, res capacity.Result, knee map[string]*results.JobResult, searchErr error) int {
+	capacity.WriteTable(st.Stdout, res)
+	fmt.Fprintln(st.Stdout, res.Summary())
+	code := ExitOK
+	switch {
+	case errors.Is(searchErr, capacity.ErrUnmet):
+		fmt.Fprintf(st.Stderr, "crank capacity: %v\n", searchErr)
+		code = ExitFailed
+	case searchErr != nil && ctx.Err() != nil:
+		fmt.Fprintf(st.Stderr, "crank capacity: interrupted: %v\n", searchErr)
+		code = ExitInterrupted
+	case searchErr != nil:
+		fmt.Fprintf(st.Stderr, "crank capacity: %v\n", searchErr)
+		code = ExitFailed
+	}
+	if cf.run.jsonOut != "" {
+		out := &results.Result{StartTime: time.Now().UTC(), Scenario: cf.run.scenario, ReturnCode: code,
+			JobResults: results.JobResults{Jobs: knee, Properties: cf.run.properties}}
+		if out.JobResults.Jobs == nil {
+			out.JobResults.Jobs = map[string]*results.JobResult{}
+		}
+		b, err := json.Marshal(res)
+		if err == nil {
+			out.Capacity = b
+		}
+		if !writeJSON(st, cf.run.jsonOut, out) && code == ExitOK {
+			code = ExitFailed
+		}
+	}
+	return code
+}

@@ -1,0 +1,72 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/capacity"
+)
+
+// TestCapacityOfAMutex: every request holds one mutex for 1 ms (burning it, so the hold is exact):
+// the true capacity is 1,000 req/s whatever the cores. crank capacity with p99 < 20 ms finds
+// 900-1,050 req/s, says contention-bound (or serialized) at the knee, within 60 s, and writes its
+// steps at the root of the JSON.
+func TestCapacityOfAMutex(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "capacity.json")
+	args := append([]string{"capacity"}, diagArgs(t, "mutexspin", "1ms", true, "--load.job", "builtin", "--variable", "connections=64",
+		"--slo", "load:http/latency/99<20", "--json", out)...)
+	start := time.Now()
+	r := crank(t, 2*time.Minute, args...)
+	took := time.Since(start)
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Capacity capacity.Result `json:"capacity"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	c := doc.Capacity
+	t.Logf("capacity %.0f req/s, failed at %.0f, %d steps in %s: %s", c.Rate, c.FailedAt, len(c.Steps), took.Round(time.Second), c.Verdict)
+	if c.Rate < 900 || c.Rate > 1050 {
+		t.Errorf("capacity %.0f req/s, want 900-1,050\n%s", c.Rate, r.stdout)
+	}
+	if c.VerdictKind != "contention-bound" && c.VerdictKind != "serialized" {
+		t.Errorf("knee verdict %q (%s), want contention-bound or serialized", c.VerdictKind, c.Verdict)
+	}
+	if took > time.Minute {
+		t.Errorf("took %s, want under 60 s", took)
+	}
+	if !strings.Contains(r.stdout, "capacity: ") || !strings.Contains(r.stdout, "at the knee: server CPU") || len(c.Steps) < 3 {
+		t.Errorf("stdout lacks the answer or the steps:\n%s", r.stdout)
+	}
+}
+
+// TestCapacityRefusals: an SLO that cannot be met even at the lowest rate says so and exits 1; a
+// misspelt SLO figure exits 2 naming it with the catalog's nearest, before anything starts; a load
+// whose arguments take no rate (wrk) is refused naming the way out.
+func TestCapacityRefusals(t *testing.T) {
+	r := crank(t, 2*time.Minute, append([]string{"capacity"}, diagArgs(t, "spin", "1ms", false, "--load.job", "builtin",
+		"--slo", "load:http/latency/99<0.0001", "--start-rate", "40", "--step-duration", "1", "--step-warmup", "0")...)...)
+	if r.code != 1 || !strings.Contains(r.stderr, "the service level objectives are not met even at the lowest rate (10 req/s)") {
+		t.Errorf("unmet SLO: exit %d\n%s", r.code, r.stderr)
+	}
+	r = crank(t, time.Minute, append([]string{"capacity"}, diagArgs(t, "spin", "1ms", false, "--load.job", "builtin",
+		"--slo", "load:http/latency/p99<10")...)...)
+	if r.code != 2 || !strings.Contains(r.stderr, "http/latency/p99 is not a figure crank knows; did you mean http/latency/99?") || strings.Contains(r.stderr, "starting job") {
+		t.Errorf("misspelt SLO: exit %d\n%s", r.code, r.stderr)
+	}
+	r = crank(t, time.Minute, append([]string{"capacity"}, diagArgs(t, "spin", "1ms", false, "--slo", "load:http/latency/99<10")...)...)
+	if r.code != 2 || !strings.Contains(r.stderr, `service "load" (job "wrk") does not take the rate variable`) {
+		t.Errorf("wrk: exit %d\n%s", r.code, r.stderr)
+	}
+}
