@@ -2,6 +2,8 @@ package capacity
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -87,9 +89,18 @@ func Judge(asked float64, jobs map[string]*results.JobResult, loads map[string]b
 	s.FellBehind = s.Achieved < MinAchieved*asked
 	res := &results.Result{JobResults: results.JobResults{Jobs: jobs}}
 	for _, c := range threshold.Check(res, slos) {
-		if !c.Pass {
-			s.Failed = append(s.Failed, threshold.Line(c))
+		if c.Pass {
+			continue
 		}
+		value := "not reported"
+		if c.Found {
+			value = strconv.FormatFloat(math.Round(c.Value*1000)/1000, 'f', -1, 64)
+		}
+		target := c.Metric
+		if c.Service != "" {
+			target = c.Service + ": " + c.Metric
+		}
+		s.Failed = append(s.Failed, fmt.Sprintf("%s %s (%s)", target, c.Condition, value))
 	}
 	if s.FellBehind {
 		s.Failed = append(s.Failed, fmt.Sprintf("the generator fell behind: %.0f of %.0f req/s asked (under %.0f %%)", s.Achieved, asked, 100*MinAchieved))
