@@ -34,6 +34,7 @@ of the rate asked. The knee is explained with the run's verdict (contention-boun
   --max-time D         at most D in all (default 10m)
   --step-duration S    each step's measured seconds (default 4), after --step-warmup S (default 1)
   --json FILE          the result, with the steps under "capacity" at its root
+  --dry-run FILE       check the inputs and write the first step's resolved jobs ("-": stdout)
   and every run option of crank (--config, --scenario, --profile, --variable, --<service>.<path>...).
 Exit: 0 with a capacity, 1 when even the lowest rate fails, 2 for bad input.
 `
@@ -140,6 +141,14 @@ func runCapacity(ctx context.Context, st State, args []string) int {
 		fmt.Fprintf(st.Stderr, "crank capacity: %v\n", err)
 		return ExitBadInput
 	}
+	if f.dryRun != "" { // the inputs checked, the jobs of the first step written; nothing runs
+		first, err := cf.stepResolved(ctx, st, cf.opts.Start)
+		if err != nil {
+			fmt.Fprintf(st.Stderr, "crank capacity: %v\n", err)
+			return ExitBadInput
+		}
+		return writeDryRun(st, f.dryRun, first)
+	}
 	log := logger(st.Stderr, f.verbose)
 	ctl, err := newController(f, log, st.Stderr, nil)
 	if err != nil {
@@ -193,6 +202,15 @@ func runCapacity(ctx context.Context, st State, args []string) int {
 // stepServices resolves the scenario for one step: the rate, and the step's duration and warm-up,
 // given to every service as top-level variables.
 func (cf *capacityFlags) stepServices(ctx context.Context, st State, rate float64) ([]controller.Service, error) {
+	r, err := cf.stepResolved(ctx, st, rate)
+	if err != nil {
+		return nil, err
+	}
+	return servicesOf(r, cf.run.interval), nil
+}
+
+// stepResolved is the scenario resolved for one step.
+func (cf *capacityFlags) stepResolved(ctx context.Context, st State, rate float64) (*config.Resolved, error) {
 	f := *cf.run
 	f.variables = map[string]string{}
 	for k, v := range cf.run.variables {
@@ -202,10 +220,7 @@ func (cf *capacityFlags) stepServices(ctx context.Context, st State, rate float6
 	f.variables["duration"] = strconv.FormatFloat(cf.stepDuration, 'f', -1, 64)
 	f.variables["warmup"] = strconv.FormatFloat(cf.stepWarmup, 'f', -1, 64)
 	r, _, err := resolve(ctx, State{Stderr: discard{}, Getenv: st.Getenv, LookPath: st.LookPath}, &f)
-	if err != nil {
-		return nil, err
-	}
-	return servicesOf(r, f.interval), nil
+	return r, err
 }
 
 type discard struct{}

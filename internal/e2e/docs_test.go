@@ -84,7 +84,7 @@ const docShims = `
 -- crank
 #!/bin/sh
 case "$1" in
-  -*|sweep) exec "$CRANK_BIN/crank" "$@" --dry-run - >/dev/null ;;
+  -*|sweep|capacity) exec "$CRANK_BIN/crank" "$@" --dry-run - >/dev/null ;;
   *) exec "$CRANK_BIN/crank" "$@" ;;
 esac
 -- crank-agent
