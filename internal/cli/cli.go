@@ -142,6 +142,10 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 		run.Session = newSession()
 	}
 	run.Services = servicesOf(resolved, f.interval)
+	autoServices, autoMetric := headline(resolved)
+	if f.spread.auto.on {
+		run.Until = f.spread.auto.until(st.Stderr, autoServices, autoMetric)
+	}
 	if f.verbose {
 		printCommands(pr, run.Services)
 	}
@@ -162,6 +166,9 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 		if res == nil {
 			return ExitFailed
 		}
+	}
+	if f.spread.auto.on {
+		res.Precision = resultPrecision(res, autoServices, autoMetric, f.spread.auto.precision)
 	}
 	th := diagnose.DefaultThresholds()
 	res.JobResults.Diagnostics = diagnose.Diagnose(res, th)
@@ -352,6 +359,7 @@ func finish(ctx context.Context, st State, f *runFlags, run controller.Run, res 
 	if f.display.chart {
 		termchart.Timelines(tables, res, order, chart)
 	}
+	fmt.Fprint(tables, precisionNote(res.Precision))
 	if !written {
 		return ExitFailed
 	}

@@ -66,7 +66,8 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(f
 // override. "--flag=value" and "--flag value" are both accepted.
 func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error) {
 	f := &runFlags{variables: map[string]string{}, properties: map[string]string{}, iterations: 1, jsonVars: map[string]any{},
-		agentToken: getenv("CRANK_AGENT_TOKEN"), agentCA: getenv("CRANK_AGENT_CA"), verdict: newVerdictFlags()}
+		agentToken: getenv("CRANK_AGENT_TOKEN"), agentCA: getenv("CRANK_AGENT_CA"), verdict: newVerdictFlags(),
+		spread: spreadFlags{auto: autoIterations{precision: DefaultPrecision, max: DefaultMaxIterations}}}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		if !strings.HasPrefix(arg, "-") {
@@ -111,6 +112,9 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 	if err := f.spread.check(f.iterations); err != nil {
 		return nil, err
 	}
+	if f.spread.auto.on {
+		f.iterations = f.spread.auto.max
+	}
 	return f, nil
 }
 
@@ -152,9 +156,13 @@ func (f *runFlags) set(name, value string) error {
 	case "json":
 		f.jsonOut = value
 	case "iterations":
+		if strings.EqualFold(value, "auto") {
+			f.spread.auto.on, f.spread.iterationSet = true, true
+			return nil
+		}
 		n, err := strconv.Atoi(value)
 		if err != nil || n < 1 {
-			return usagef("--iterations %q: want a whole number of at least 1", value)
+			return usagef("--iterations %q: want a whole number of at least 1, or auto", value)
 		}
 		f.iterations = n
 		f.spread.iterationSet = true
@@ -252,6 +260,8 @@ Run options (crank's names):
   --<service>.<path> VAL   override a job key, e.g. --load.variables.connections 64,
                            --application.environmentVariables GOGC=off, --load.job bombardier
   --json FILE              write the results as JSON ("-" for stdout; the tables then go to stderr)
+  --iterations auto        repeat until the 95 % confidence interval of the load's mean requests/s is
+                           within --precision (default 2%) of it, at most --max-iterations (default 20)
   --iterations N           run N times; results are the means, each iteration kept under iterations,
                            mean/stdev/CV/min/max under spread; the table shows mean ± CV
   --exclude LOW[:HIGH]     with --iterations, leave out the LOW lowest and HIGH highest iterations...

@@ -17,6 +17,7 @@ type spreadFlags struct {
 	iterationSet bool
 	repeat       string
 	span         time.Duration
+	auto         autoIterations
 }
 
 // set reads the iteration flags; handled is false for any other flag.
@@ -34,6 +35,18 @@ func (s *spreadFlags) set(name, value string) (handled bool, err error) {
 			return true, usagef("--exclude-order %q: want SERVICE:RESULT, e.g. load:http/rps/mean", value)
 		}
 		s.exclude.Service, s.exclude.Result, s.orderSet = svc, res, true
+	case "precision":
+		p, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(value), "%"), 64)
+		if err != nil || p <= 0 || p >= 100 {
+			return true, usagef("--precision %q: want a share of the mean such as 2%%", value)
+		}
+		s.auto.precision, s.auto.precisionSet = p/100, true
+	case "max-iterations":
+		n, err := strconv.Atoi(value)
+		if err != nil || n < MinAutoIterations {
+			return true, usagef("--max-iterations %q: want a whole number of at least %d", value, MinAutoIterations)
+		}
+		s.auto.max, s.auto.maxSet = n, true
 	case "repeat":
 		if value == "" {
 			return true, usagef("--repeat: want the name of a service of the scenario")
@@ -53,6 +66,9 @@ func (s *spreadFlags) set(name, value string) (handled bool, err error) {
 
 // check applies crank's rules between the flags, given --iterations.
 func (s *spreadFlags) check(iterations int) error {
+	if !s.auto.on && (s.auto.precisionSet || s.auto.maxSet) {
+		return usagef("--precision and --max-iterations go with --iterations auto")
+	}
 	switch {
 	case s.span > 0 && s.iterationSet:
 		return usagef("--iterations and --span can't be used together")

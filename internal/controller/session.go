@@ -27,6 +27,9 @@ type Run struct {
 	Repeat string
 	// Exclude leaves outlying iterations out of the means (crank's --exclude, --exclude-order).
 	Exclude results.Exclusion
+	// Until, when set, is asked after each iteration with every service's results so far: true
+	// ends the run there (--iterations auto), before Iterations.
+	Until func(perService map[string][]map[string]float64) bool
 }
 
 // Execute runs the scenario Iterations times (at least once), or until Span has passed. With
@@ -63,6 +66,8 @@ func (c *Controller) Execute(ctx context.Context, r Run) (*results.Result, error
 		last := i >= n && r.Span == 0
 		if r.Span > 0 {
 			fmt.Fprintf(c.opts.Progress, "iteration %d (%s of %s)\n", i, time.Since(start).Round(time.Second), r.Span)
+		} else if n > 1 && r.Until != nil {
+			fmt.Fprintf(c.opts.Progress, "iteration %d of at most %d\n", i, n)
 		} else if n > 1 {
 			fmt.Fprintf(c.opts.Progress, "iteration %d of %d\n", i, n)
 		}
@@ -82,7 +87,7 @@ func (c *Controller) Execute(ctx context.Context, r Run) (*results.Result, error
 			res.JobResults.Jobs[name] = jr
 		}
 		// With a span, the services kept running are deleted (so stopped) by the deferred cleanup.
-		if last || (r.Span > 0 && time.Since(start) >= r.Span) {
+		if last || (r.Span > 0 && time.Since(start) >= r.Span) || (r.Until != nil && r.Until(perService)) {
 			break
 		}
 	}

@@ -34,6 +34,21 @@ type Result struct {
 	Interrupted *Interruption `json:"interrupted,omitempty"`
 	// Capacity is crank capacity's answer (internal/capacity.Result), kept as written.
 	Capacity json.RawMessage `json:"capacity,omitempty"`
+	// Precision is --iterations auto's: how many iterations it took and the interval reached.
+	Precision *Precision `json:"precision,omitempty"`
+}
+
+// Precision is how precisely a run's headline figure (the loads' summed Metric) is known: its mean
+// over Iterations and the half-width of the mean's 95 % confidence interval, absolute and relative
+// to the mean; Met when that is within Target (relative).
+type Precision struct {
+	Metric     string  `json:"metric"`
+	Iterations int     `json:"iterations"`
+	Mean       float64 `json:"mean"`
+	HalfWidth  float64 `json:"halfWidth"`
+	Relative   float64 `json:"relative"`
+	Target     float64 `json:"target"`
+	Met        bool    `json:"met"`
 }
 
 // ThresholdCheck is one threshold ("load: http/latency/99 < 5") and how the run met it.

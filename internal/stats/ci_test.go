@@ -1,0 +1,22 @@
+package stats
+
+import (
+	"math"
+	"testing"
+)
+
+func TestMeanCI95(t *testing.T) {
+	for df, want := range map[float64]float64{1: 12.706, 2: 4.303, 4: 2.776, 9: 2.262, 29: 2.045, 1000: 1.962} {
+		if got := tQuantile975(df); math.Abs(got-want) > 0.002 {
+			t.Errorf("t(0.975, %v) = %.4f, want %.3f", df, got, want)
+		}
+	}
+	mean, half := MeanCI95([]float64{98, 100, 102, 100})
+	// sd = sqrt(8/3) = 1.633, se = 0.8165, t(3) = 3.182
+	if mean != 100 || math.Abs(half-2.598) > 0.002 {
+		t.Errorf("mean %v ± %v, want 100 ± 2.598", mean, half)
+	}
+	if _, half := MeanCI95([]float64{5}); !math.IsInf(half, 1) {
+		t.Errorf("one sample: ± %v, want +Inf", half)
+	}
+}
