@@ -82,6 +82,8 @@ func Run(ctx context.Context, st State) int {
 		return runSweep(ctx, st, st.Args[1:])
 	case "capacity":
 		return runCapacity(ctx, st, st.Args[1:])
+	case "bisect":
+		return runBisect(ctx, st, st.Args[1:])
 	case "report":
 		return report.Main(ctx, st.Args[1:], st.Stdout, st.Stderr)
 	}

@@ -34,6 +34,8 @@ type Result struct {
 	Interrupted *Interruption `json:"interrupted,omitempty"`
 	// Capacity is crank capacity's answer (internal/capacity.Result), kept as written.
 	Capacity json.RawMessage `json:"capacity,omitempty"`
+	// Bisect is crank bisect's path (internal/bisect.Result), kept as written.
+	Bisect json.RawMessage `json:"bisect,omitempty"`
 	// Precision is --iterations auto's: how many iterations it took and the interval reached.
 	Precision *Precision `json:"precision,omitempty"`
 }

@@ -1,0 +1,140 @@
+package bisect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Verdicts of a step.
+const (
+	Good       = "good"
+	Bad        = "bad"
+	Skip       = "skip" // the commit did not build or run: left out, as git bisect skip
+	CannotTell = "cannot tell"
+)
+
+// Step is one commit benchmarked: its figure (mean ± the 95 % interval's half-width over its
+// iterations) and the verdict against the good baseline.
+type Step struct {
+	Commit     Commit  `json:"commit"`
+	Mean       float64 `json:"mean"`
+	HalfWidth  float64 `json:"halfWidth"`
+	Iterations int     `json:"iterations"`
+	// Change is Mean over the baseline's, minus 1; PValue the test's when one was made.
+	Change  float64 `json:"change"`
+	PValue  float64 `json:"pValue,omitempty"`
+	Verdict string  `json:"verdict"`
+	Note    string  `json:"note,omitempty"`
+}
+
+// Result is the search's answer, written at the root of the JSON as "bisect".
+type Result struct {
+	Metric   string `json:"metric"`
+	Good     Commit `json:"good"`
+	Bad      Commit `json:"bad"`
+	Baseline Step   `json:"baseline"`
+	// BadEnd is the bad commit measured first: when it is not worse than good, NoneWorse.
+	BadEnd Step `json:"badEnd"`
+	// FirstBad is the first commit worse than good ("" when none is).
+	FirstBad        string `json:"firstBad"`
+	FirstBadSubject string `json:"firstBadSubject,omitempty"`
+	NoneWorse       bool   `json:"noneWorse,omitempty"`
+	// Candidates is set when skipped commits leave several possible first bad commits.
+	Candidates []Commit `json:"candidates,omitempty"`
+	Steps      []Step   `json:"steps"`
+}
+
+// Judge benchmarks one commit against the baseline. An error ends the search (a failed build is a
+// Skip step, not an error).
+type Judge func(ctx context.Context, n, about int, c Commit) (Step, error)
+
+// ErrCannotTell ends a search whose step could not be told good or bad within the iterations.
+var ErrCannotTell = errors.New("cannot tell whether a commit is good or bad")
+
+// Search bisects commits (the range after good, up to bad, oldest first): bad is taken as bad
+// until the end, where it is benchmarked if no step did, so that a range where nothing got worse
+// ends with NoneWorse rather than blaming bad.
+func Search(ctx context.Context, commits []Commit, judge Judge) (Result, error) {
+	var r Result
+	if len(commits) == 0 {
+		return r, errors.New("no commit after --good up to --bad")
+	}
+	lo, hi := -1, len(commits)-1
+	measured := map[int]string{}
+	about := log2(len(commits))
+	n := 0
+	step := func(i int) (string, error) {
+		n++
+		s, err := judge(ctx, n, about, commits[i])
+		if err != nil {
+			return "", err
+		}
+		r.Steps = append(r.Steps, s)
+		measured[i] = s.Verdict
+		if s.Verdict == CannotTell {
+			return "", fmt.Errorf("%w: %s (%s) is %+.1f %% from good, within the noise after %d iterations; ask a finer --precision or more --max-iterations",
+				ErrCannotTell, s.Commit.Short(), s.Commit.Subject, 100*s.Change, s.Iterations)
+		}
+		return s.Verdict, nil
+	}
+	for hi-lo > 1 {
+		mid, ok := pick(lo, hi, measured)
+		if !ok { // every commit between is skipped
+			break
+		}
+		v, err := step(mid)
+		if err != nil {
+			return r, err
+		}
+		switch v {
+		case Bad:
+			hi = mid
+		case Good:
+			lo = mid
+		}
+	}
+	if _, done := measured[hi]; !done {
+		v, err := step(hi)
+		if err != nil {
+			return r, err
+		}
+		if v == Good {
+			r.NoneWorse = true
+			return r, nil
+		}
+	}
+	for i := lo + 1; i < hi; i++ { // skipped commits before the first bad one: any may be it
+		if measured[i] == Skip {
+			r.Candidates = append(r.Candidates, commits[i])
+		}
+	}
+	if len(r.Candidates) > 0 {
+		r.Candidates = append(r.Candidates, commits[hi])
+	}
+	r.FirstBad, r.FirstBadSubject = commits[hi].SHA, commits[hi].Subject
+	return r, nil
+}
+
+// pick is the unmeasured commit between lo and hi nearest their middle.
+func pick(lo, hi int, measured map[int]string) (int, bool) {
+	mid := (lo + hi) / 2
+	for d := 0; d <= hi-lo; d++ {
+		for _, i := range []int{mid - d, mid + d} {
+			if i > lo && i < hi {
+				if _, done := measured[i]; !done {
+					return i, true
+				}
+			}
+		}
+	}
+	return 0, false
+}
+
+func log2(n int) int {
+	k := 0
+	for 1<<k < n {
+		k++
+	}
+	return k
+}

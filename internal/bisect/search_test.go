@@ -1,0 +1,64 @@
+package bisect
+
+import (
+	"context"
+	"fmt"
+	"testing"
+)
+
+func commits(n int) []Commit {
+	var cs []Commit
+	for i := range n {
+		cs = append(cs, Commit{SHA: fmt.Sprintf("%040d", i+1), Subject: fmt.Sprintf("commit %d", i+1)})
+	}
+	return cs
+}
+
+// judgeFrom says bad from index culprit on; skip for the indexes in skipped.
+func judgeFrom(cs []Commit, culprit int, skipped map[int]bool, asked *[]int) Judge {
+	return func(_ context.Context, _, _ int, c Commit) (Step, error) {
+		i := 0
+		for i = range cs {
+			if cs[i].SHA == c.SHA {
+				break
+			}
+		}
+		*asked = append(*asked, i)
+		switch {
+		case skipped[i]:
+			return Step{Commit: c, Verdict: Skip}, nil
+		case culprit >= 0 && i >= culprit:
+			return Step{Commit: c, Verdict: Bad}, nil
+		}
+		return Step{Commit: c, Verdict: Good}, nil
+	}
+}
+
+func TestSearch(t *testing.T) {
+	cs := commits(16)
+	for culprit := range 16 {
+		var asked []int
+		r, err := Search(context.Background(), cs, judgeFrom(cs, culprit, nil, &asked))
+		if err != nil || r.FirstBad != cs[culprit].SHA || r.NoneWorse {
+			t.Errorf("culprit %d: %+v %v (asked %v)", culprit, r.FirstBad, err, asked)
+		}
+		if len(asked) > 5 {
+			t.Errorf("culprit %d: %d steps %v, want at most 5", culprit, len(asked), asked)
+		}
+	}
+	var asked []int
+	r, err := Search(context.Background(), cs, judgeFrom(cs, -1, nil, &asked))
+	if err != nil || !r.NoneWorse || r.FirstBad != "" {
+		t.Errorf("no culprit: %+v %v", r, err)
+	}
+	asked = nil
+	r, _ = Search(context.Background(), cs, judgeFrom(cs, 9, map[int]bool{7: true, 8: true}, &asked))
+	if r.FirstBad != cs[9].SHA {
+		t.Errorf("skips before the culprit: first bad %v, asked %v", r.FirstBad, asked)
+	}
+	asked = nil
+	r, _ = Search(context.Background(), cs, judgeFrom(cs, 8, map[int]bool{7: true}, &asked))
+	if r.FirstBad != cs[8].SHA || len(r.Candidates) != 2 || r.Candidates[0].SHA != cs[7].SHA {
+		t.Errorf("a skipped commit just before the culprit: %+v (asked %v): want 8 or 9 named as candidates", r, asked)
+	}
+}

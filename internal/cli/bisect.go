@@ -1,0 +1,431 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/bisect"
+	"github.com/crankshaft/crankshaft/internal/config"
+	"github.com/crankshaft/crankshaft/internal/controller"
+	"github.com/crankshaft/crankshaft/internal/gate"
+	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/threshold"
+)
+
+const bisectUsage = `usage: crank bisect --config FILE --scenario NAME --good REV --bad REV [--metric load:http/rps/mean] [options]
+
+Finds the first commit between --good and --bad of the application's git repository that made the
+metric worse: benchmarks the good commit, then halves the range as git bisect does, each commit run
+with --iterations auto (until the 95 % interval of its mean is within --precision) and judged against
+the good one with crank compare's test (a change past --precision, significant at 5 %). A commit that
+fails to build or run is skipped. The application's source is a local git folder (source.localFolder
+inside a work tree: each commit is exported from it) or a repository (source.repository: the agent
+clones each commit).
+
+  --good REV, --bad REV   the revisions; good must be an ancestor of bad
+  --metric [SVC:]NAME     the figure (default load:http/rps/mean), its direction from the catalog
+  --service NAME          the service whose source is bisected (default: the first that has one)
+  --precision P           as --iterations auto's (default 2%), and the smallest change that counts
+  --max-iterations N      per commit (default 20)
+  --json FILE             the path, under "bisect" at the root
+  and every run option of crank (--config, --scenario, --profile, --variable...).
+Exit: 0 with a first bad commit or "no commit is worse", 1 when it cannot tell, 2 for bad input.
+`
+
+type bisectFlags struct {
+	good, bad, service string
+	metric             threshold.Threshold // Service and Metric only
+	run                *runFlags
+}
+
+func parseBisectFlags(args []string, getenv func(string) string) (*bisectFlags, error) {
+	bf := &bisectFlags{metric: threshold.Threshold{Service: "load", Metric: "http/rps/mean"}}
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		name = flagName(name)
+		switch name {
+		case "good", "bad", "metric", "service":
+		default:
+			rest = append(rest, args[i])
+			continue
+		}
+		value, err := flagValue(args, &i, name, value, hasValue)
+		if err != nil {
+			return nil, err
+		}
+		switch name {
+		case "good":
+			bf.good = value
+		case "bad":
+			bf.bad = value
+		case "service":
+			bf.service = value
+		case "metric":
+			svc, m, ok := strings.Cut(value, ":")
+			if !ok {
+				svc, m = "", value
+			}
+			bf.metric = threshold.Threshold{Service: svc, Metric: m, Source: "--metric"}
+		}
+	}
+	if bf.good == "" || bf.bad == "" {
+		return nil, usagef("crank bisect needs --good REV and --bad REV")
+	}
+	rf, err := parseRunFlags(append(rest, "--iterations", "auto"), getenv)
+	if err != nil {
+		return nil, err
+	}
+	bf.run = rf
+	return bf, nil
+}
+
+// runBisect is `crank bisect`.
+func runBisect(ctx context.Context, st State, args []string) int {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+		fmt.Fprint(st.Stdout, bisectUsage)
+		return ExitOK
+	}
+	bf, err := parseBisectFlags(args, st.Getenv)
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "crank bisect: %v\n", err)
+		return ExitBadInput
+	}
+	resolved, _, err := resolve(ctx, st, bf.run)
+	var src sourceOf
+	if err == nil {
+		src, err = bf.source(ctx, resolved)
+	}
+	if err == nil {
+		err = checkThresholdMetrics(discard{}, []threshold.Threshold{bf.metric}, resolved, nil)
+	}
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "crank bisect: %v\n", err)
+		return ExitBadInput
+	}
+	good, gerr := src.repo.Resolve(ctx, bf.good)
+	bad, berr := src.repo.Resolve(ctx, bf.bad)
+	var commits []bisect.Commit
+	if err = errors.Join(gerr, berr); err == nil {
+		commits, err = src.repo.Range(ctx, good, bad)
+	}
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "crank bisect: %v\n", err)
+		return ExitBadInput
+	}
+	ctl, err := newController(bf.run, logger(st.Stderr, bf.run.verbose), st.Stderr, nil)
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "crank bisect: %v\n", err)
+		return ExitBadInput
+	}
+	defer ctl.Close(context.WithoutCancel(ctx))
+	b := &bisector{st: st, f: bf, src: src, ctl: ctl, tmp: st.Getenv("TMPDIR"), bad: bad}
+	fmt.Fprintf(st.Stderr, "bisect: %d commits after %s up to %s; about %d steps, each until %s is within %.1f %%\n",
+		len(commits), good.Short(), bad.Short(), bisectSteps(len(commits)), bf.metricName(), 100*bf.run.spread.auto.precision)
+	res := bisect.Result{Metric: bf.metricName(), Good: good, Bad: bad}
+	base, err := b.run(ctx, good)
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "crank bisect: the good commit %s: %v\n", good.Short(), err)
+		return ExitFailed
+	}
+	b.base = base
+	res.Baseline = b.step(good, base, nil, nil)
+	res.Baseline.Verdict = bisect.Good
+	fmt.Fprintln(st.Stderr, "bisect: "+stepLine(0, 0, res.Baseline))
+	// The bad end, measured once: a range where it is not worse ends here; otherwise each commit is
+	// told by which end it is significantly nearer, which holds on a noisy machine where a small
+	// excursion from good alone would not.
+	worst, err := b.run(ctx, bad)
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "crank bisect: the bad commit %s: %v\n", bad.Short(), err)
+		return ExitFailed
+	}
+	res.BadEnd = b.step(bad, worst, base, nil)
+	fmt.Fprintln(st.Stderr, "bisect: "+stepLine(-1, 0, res.BadEnd))
+	if res.BadEnd.Verdict != bisect.Bad {
+		res.NoneWorse = true
+		return b.finish(res, nil)
+	}
+	b.worst = worst
+	found, searchErr := bisect.Search(ctx, commits, b.judge)
+	found.Metric, found.Good, found.Bad, found.Baseline, found.BadEnd = res.Metric, good, bad, res.Baseline, res.BadEnd
+	return b.finish(found, searchErr)
+}
+
+// metricName is the figure bisected, as given: "load:http/rps/mean".
+func (bf *bisectFlags) metricName() string {
+	if bf.metric.Service == "" {
+		return bf.metric.Metric
+	}
+	return bf.metric.Service + ":" + bf.metric.Metric
+}
+
+// sourceOf is where the bisected service's source comes from: a local git folder (each commit
+// exported into a folder of its own) or a repository the agent clones.
+type sourceOf struct {
+	service string
+	repo    bisect.Repo
+	local   string // the folder inside repo.Dir the job uploads ("" for a repository)
+	remote  bool
+}
+
+func (bf *bisectFlags) source(ctx context.Context, r *config.Resolved) (sourceOf, error) {
+	for _, s := range r.Services {
+		if bf.service != "" && !strings.EqualFold(s.Name, bf.service) || s.Job.Source == nil {
+			continue
+		}
+		src := s.Job.Source
+		switch {
+		case src.LocalFolder != "":
+			top := bisect.Toplevel(ctx, src.LocalFolder)
+			if top == "" {
+				return sourceOf{}, fmt.Errorf("service %q: source.localFolder %s is not in a git work tree", s.Name, src.LocalFolder)
+			}
+			rel, err := filepath.Rel(top, src.LocalFolder)
+			if err != nil {
+				return sourceOf{}, err
+			}
+			return sourceOf{service: s.Name, repo: bisect.Repo{Dir: top}, local: rel}, nil
+		case src.Repository != "":
+			if fi, err := os.Stat(src.Repository); err == nil && fi.IsDir() {
+				return sourceOf{service: s.Name, repo: bisect.Repo{Dir: src.Repository}, remote: true}, nil
+			}
+			return sourceOf{}, fmt.Errorf("service %q: source.repository %s: bisect reads the history of a repository on this machine; clone it and give it as source.localFolder", s.Name, src.Repository)
+		}
+	}
+	if bf.service != "" {
+		return sourceOf{}, fmt.Errorf("--service %q: no such service with a source", bf.service)
+	}
+	return sourceOf{}, fmt.Errorf("no service of scenario %q has a source to bisect", r.Scenario)
+}
+
+// bisector runs and judges commits.
+type bisector struct {
+	st    State
+	f     *bisectFlags
+	src   sourceOf
+	ctl   *controller.Controller
+	tmp   string
+	base  *results.Result // the good end
+	worst *results.Result // the bad end
+	bad   bisect.Commit
+}
+
+// run benchmarks one commit with --iterations auto.
+func (b *bisector) run(ctx context.Context, c bisect.Commit) (*results.Result, error) {
+	f := *b.f.run
+	f.overrides = append([][2]string{}, b.f.run.overrides...)
+	if b.src.remote {
+		f.overrides = append(f.overrides, [2]string{b.src.service + ".source.branchOrCommit", c.SHA})
+	} else {
+		dir, err := os.MkdirTemp(b.tmp, "crank-bisect-"+c.Short()+"-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		if err := b.src.repo.Export(ctx, c, dir); err != nil {
+			return nil, err
+		}
+		f.overrides = append(f.overrides, [2]string{b.src.service + ".source.localFolder", filepath.Join(dir, b.src.local)})
+	}
+	r, _, err := resolve(ctx, State{Stderr: discard{}, Getenv: b.st.Getenv, LookPath: b.st.LookPath}, &f)
+	if err != nil {
+		return nil, err
+	}
+	services, metric := headline(r)
+	if b.f.metric.Metric != "" {
+		metric = b.f.metric.Metric
+	}
+	if b.f.metric.Service != "" {
+		services = []string{b.f.metric.Service}
+	}
+	run := controller.Run{Scenario: r.Scenario, Iterations: f.spread.auto.max, Services: servicesOf(r, f.interval),
+		Until: f.spread.auto.until(discard{}, services, metric)}
+	res, err := b.ctl.Execute(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	res.Precision = resultPrecision(res, services, metric, f.spread.auto.precision)
+	return res, nil
+}
+
+// judge runs a commit and compares it with the good one.
+func (b *bisector) judge(ctx context.Context, n, about int, c bisect.Commit) (bisect.Step, error) {
+	fmt.Fprintf(b.st.Stderr, "bisect: step %d of about %d: %s %s\n", n, about, c.Short(), c.Subject)
+	if c.SHA == b.bad.SHA && b.worst != nil { // measured already
+		return b.step(c, b.worst, b.base, b.worst), nil
+	}
+	res, err := b.run(ctx, c)
+	if ctx.Err() != nil {
+		return bisect.Step{}, ctx.Err()
+	}
+	if err != nil {
+		s := bisect.Step{Commit: c, Verdict: bisect.Skip, Note: firstLineOf(err.Error())}
+		fmt.Fprintln(b.st.Stderr, "bisect: "+stepLine(n, about, s))
+		return s, nil
+	}
+	s := b.step(c, res, b.base, b.worst)
+	fmt.Fprintln(b.st.Stderr, "bisect: "+stepLine(n, about, s))
+	return s, nil
+}
+
+// step is a run's figure and its verdict, by crank compare's test with the precision as the smallest
+// change that counts: against the good end alone (worse: bad), or, with the bad end known, by which
+// end it is significantly apart from: worse than good and not better than bad is bad; better than
+// bad and not worse than good is good; apart from neither, the nearer end once the interval is
+// within the precision, else cannot tell.
+func (b *bisector) step(c bisect.Commit, res, base, worst *results.Result) bisect.Step {
+	p := res.Precision
+	s := bisect.Step{Commit: c, Mean: p.Mean, HalfWidth: p.HalfWidth, Iterations: p.Iterations}
+	if base == nil {
+		return s
+	}
+	s.Change = p.Mean/base.Precision.Mean - 1
+	vg, pg := b.verdict(base, res)
+	s.PValue, s.Note = pg, "against good: "+string(vg)
+	if worst == nil {
+		switch {
+		case vg == gate.VerdictRegressed:
+			s.Verdict = bisect.Bad
+		case vg == gate.VerdictNotSignificant && !p.Met:
+			s.Verdict = bisect.CannotTell
+		default:
+			s.Verdict = bisect.Good
+		}
+		return s
+	}
+	vb, _ := b.verdict(worst, res)
+	s.Note += ", against bad: " + string(vb)
+	worseThanGood := vg == gate.VerdictRegressed
+	betterThanBad := vb == gate.VerdictImproved
+	nearerGood := ratioDistance(p.Mean, base.Precision.Mean) <= ratioDistance(p.Mean, worst.Precision.Mean)
+	switch {
+	case worseThanGood && !betterThanBad:
+		s.Verdict = bisect.Bad
+	case betterThanBad && !worseThanGood:
+		s.Verdict = bisect.Good
+	case worseThanGood || p.Met: // apart from both ends, or from neither with a precise mean: the nearer
+		s.Verdict = map[bool]string{true: bisect.Good, false: bisect.Bad}[nearerGood]
+	default:
+		s.Verdict = bisect.CannotTell
+	}
+	return s
+}
+
+// ratioDistance is how far apart two figures are as a ratio (|log a/b|): 10 % either way counts
+// the same, and a drift of the whole machine moves both ends alike.
+func ratioDistance(a, b float64) float64 {
+	if a <= 0 || b <= 0 {
+		return math.Inf(1)
+	}
+	return math.Abs(math.Log(a / b))
+}
+
+// verdict is crank compare's verdict on the metric of head against base, and its p-value.
+func (b *bisector) verdict(base, head *results.Result) (gate.Verdict, float64) {
+	rep, err := gate.CompareResults(base, head, gate.CompareOptions{Metrics: []string{b.f.metric.Metric},
+		Threshold: b.f.run.spread.auto.precision}, nil)
+	if err != nil {
+		return gate.VerdictNoChange, 0
+	}
+	for _, sr := range rep.Services {
+		if b.f.metric.Service != "" && sr.Service != b.f.metric.Service {
+			continue
+		}
+		for _, row := range sr.Rows {
+			if row.Metric == b.f.metric.Metric && len(row.Compared) > 0 {
+				return row.Compared[0].Verdict, row.Compared[0].PValue
+			}
+		}
+	}
+	return gate.VerdictNoChange, 0
+}
+
+func stepLine(n, about int, s bisect.Step) string {
+	head := "good (baseline)"
+	if n < 0 {
+		head = "bad (the other end)"
+	}
+	if n > 0 {
+		head = fmt.Sprintf("step %d of about %d", n, about)
+	}
+	if s.Verdict == bisect.Skip {
+		return fmt.Sprintf("%s: %s %s: skip (%s)", head, s.Commit.Short(), s.Commit.Subject, s.Note)
+	}
+	line := fmt.Sprintf("%s: %s %s: %s ± %.1f %% over %d iterations", head, s.Commit.Short(), s.Commit.Subject,
+		results.Format(s.Mean, "n0"), 100*relative(s.HalfWidth, s.Mean), s.Iterations)
+	if n != 0 {
+		line += fmt.Sprintf(", %+.1f %% from good (p %.3f): %s", 100*s.Change, s.PValue, s.Verdict)
+	}
+	return line
+}
+
+func relative(half, mean float64) float64 {
+	if mean == 0 {
+		return 0
+	}
+	return half / mean
+}
+
+func bisectSteps(n int) int {
+	k := 0
+	for 1<<k < n {
+		k++
+	}
+	return k
+}
+
+func firstLineOf(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// finish prints the path and the answer, writes the JSON, and gives the exit status.
+func (b *bisector) finish(r bisect.Result, searchErr error) int {
+	out := b.st.Stdout
+	fmt.Fprintf(out, "bisect of %s from %s (good) to %s (bad):\n", r.Metric, r.Good.Short(), r.Bad.Short())
+	fmt.Fprintln(out, "  "+stepLine(0, 0, r.Baseline))
+	if r.BadEnd.Commit.SHA != "" {
+		fmt.Fprintln(out, "  "+stepLine(-1, 0, r.BadEnd))
+	}
+	about := bisectSteps(len(r.Steps))
+	for i, s := range r.Steps {
+		fmt.Fprintln(out, "  "+stepLine(i+1, max(about, len(r.Steps)), s))
+	}
+	code := ExitOK
+	switch {
+	case errors.Is(searchErr, bisect.ErrCannotTell):
+		fmt.Fprintf(b.st.Stderr, "crank bisect: %v\n", searchErr)
+		code = ExitFailed
+	case searchErr != nil:
+		fmt.Fprintf(b.st.Stderr, "crank bisect: %v\n", searchErr)
+		code = ExitFailed
+	case r.NoneWorse:
+		fmt.Fprintf(out, "no commit is worse: %s at %s is within the noise of %s\n", r.Metric, r.Bad.Short(), r.Good.Short())
+	case len(r.Candidates) > 0:
+		fmt.Fprintf(out, "the first bad commit is one of (commits that did not build are in the way):\n")
+		for _, c := range r.Candidates {
+			fmt.Fprintf(out, "  %s %s\n", c.Short(), c.Subject)
+		}
+	default:
+		fmt.Fprintf(out, "first bad commit: %s %s\n", r.FirstBad, r.FirstBadSubject)
+	}
+	if b.f.run.jsonOut != "" {
+		doc := &results.Result{StartTime: time.Now().UTC(), Scenario: b.f.run.scenario, ReturnCode: code,
+			JobResults: results.JobResults{Jobs: map[string]*results.JobResult{}}}
+		if raw, err := json.Marshal(r); err == nil {
+			doc.Bisect = raw
+		}
+		if !writeJSON(b.st, b.f.run.jsonOut, doc) && code == ExitOK {
+			code = ExitFailed
+		}
+	}
+	return code
+}

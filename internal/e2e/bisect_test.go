@@ -1,0 +1,150 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/bisect"
+)
+
+// bisectApp is a small Go HTTP app; slow adds a 50 µs critical section behind a mutex to every
+// request (a cap of 20,000 requests/s, whatever the cores).
+func bisectApp(slow bool) string {
+	section := ""
+	if slow {
+		section = `
+		mu.Lock()
+		for end := time.Now().Add(50 * time.Microsecond); time.Now().Before(end); {
+		}
+		mu.Unlock()`
+	}
+	return `package main
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+var mu sync.Mutex
+var _ = time.Now
+
+func main() {
+	port := flag.String("port", "5000", "")
+	flag.Parse()
+	ln, err := net.Listen("tcp", "127.0.0.1:"+*port)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("Application started.")
+	_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {` + section + `
+		_, _ = w.Write([]byte("Hello, World!"))
+	}))
+}
+`
+}
+
+// bisectRepo makes a repository of n commits of bisectApp, the one numbered culprit (1-based; 0: none)
+// adding the critical section, and returns its folder and commits, oldest first.
+func bisectRepo(t *testing.T, n, culprit int) (string, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	run := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	run("init", "-q")
+	writeFile(t, dir, "go.mod", "module app\n\ngo 1.26\n")
+	var shas []string
+	for i := 1; i <= n; i++ {
+		writeFile(t, dir, "main.go", bisectApp(culprit > 0 && i >= culprit))
+		writeFile(t, dir, "VERSION", strconv.Itoa(i)+"\n")
+		run("add", "-A")
+		subject := fmt.Sprintf("change %d", i)
+		if i == culprit {
+			subject = "guard every request with a mutex"
+		}
+		run("commit", "-q", "-m", subject)
+		shas = append(shas, run("rev-parse", "HEAD"))
+	}
+	return dir, shas
+}
+
+// bisectArgs are crank bisect's arguments for the app in repo under wrk, short runs.
+func bisectArgs(t *testing.T, repo string) []string {
+	cfg := writeFile(t, t.TempDir(), "app.yml", `
+imports:
+  - `+filepath.Join(testEnv.root, "scenarios/jobs/wrk.yml")+`
+jobs:
+  app:
+    source:
+      localFolder: `+repo+`
+    buildCommand: go build -o app .
+    executable: ./app
+    arguments: --port {{serverPort}}
+    readyStateText: Application started.
+    variables: {serverPort: 5000}
+scenarios:
+  app:
+    application:
+      job: app
+    load:
+      job: wrk
+`)
+	return []string{"bisect", "--config", cfg, "--scenario", "app", "--variable", "serverPort=" + strconv.Itoa(freePort(t)),
+		"--variable", "duration=2", "--variable", "warmup=1", "--variable", "connections=32", "--precision", "5%", "--max-iterations", "8"}
+}
+
+// TestBisectFindsTheMutex: 16 commits, the 11th adds a 50 µs critical section to every request:
+// crank bisect names it in at most 5 steps after the good baseline, and writes the path.
+func TestBisectFindsTheMutex(t *testing.T) {
+	repo, shas := bisectRepo(t, 16, 11)
+	out := filepath.Join(t.TempDir(), "bisect.json")
+	r := crank(t, 5*time.Minute, append(bisectArgs(t, repo), "--good", shas[0], "--bad", shas[15], "--json", out)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	t.Logf("\n%s", r.stdout)
+	if !strings.Contains(r.stdout, "first bad commit: "+shas[10]+" guard every request with a mutex") {
+		t.Errorf("the culprit is %s:\n%s", shas[10], r.stdout)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Bisect bisect.Result `json:"bisect"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Bisect.FirstBad != shas[10] || len(doc.Bisect.Steps) > 5 || doc.Bisect.Baseline.Mean <= 0 {
+		t.Errorf("JSON bisect: first bad %s, %d steps, baseline %v: want %s in at most 5", doc.Bisect.FirstBad, len(doc.Bisect.Steps), doc.Bisect.Baseline.Mean, shas[10])
+	}
+}
+
+// TestBisectNoCommitIsWorse: 8 commits that change nothing the load sees end with "no commit is
+// worse".
+func TestBisectNoCommitIsWorse(t *testing.T) {
+	repo, shas := bisectRepo(t, 8, 0)
+	r := crank(t, 5*time.Minute, append(bisectArgs(t, repo), "--good", shas[0], "--bad", shas[7])...)
+	if r.code != 0 || !strings.Contains(r.stdout, "no commit is worse") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
