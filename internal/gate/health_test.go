@@ -67,7 +67,7 @@ func TestCompareCPUPerRequest(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d, want 0:\n%s", code, out)
 	}
-	for _, want := range []string{measure.CPUPerRequest, "0.0100", "0.0075", "ms", string(VerdictPerRequest), "improved"} {
+	for _, want := range []string{measure.CPUPerRequest, "10.00", "7.50", "µs", string(VerdictPerRequest), "improved"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}

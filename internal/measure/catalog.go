@@ -128,6 +128,9 @@ const (
 	UnitPercent  = "%"
 	UnitMB       = "MB"
 	UnitKB       = "KB"
+	// UnitUs is microseconds, for CPU per request: a plaintext request costs about 1 µs of CPU,
+	// which milliseconds would write 0.001.
+	UnitUs = "µs"
 	UnitMs       = "ms"
 	UnitRPS      = "req/s"
 	UnitCount    = "count"
@@ -176,7 +179,7 @@ func base() []api.Metadata {
 		md("Host Process", PrivateMemory, api.OpMax, api.OpMax, "n0", UnitMB, "Max Private Memory (MB)", "Highest private (anonymous) memory of the job's process tree"),
 		md("Host Process", BuildTime, api.OpMax, api.OpMax, "n0", UnitMs, "Build Time (ms)", "Time the agent spent building the job (0 when a cached build was reused)"),
 		md("Host Process", PublishedSize, api.OpMax, api.OpMax, "n0", UnitKB, "Published Size (KB)", "Size of what `dotnet publish` wrote for a .NET job (its published folder), in KB (2^10 bytes)"),
-		md("Derived", CPUPerRequest, api.OpMax, api.OpMax, "n4", UnitMs, "CPU per request (ms)", "The job's mean CPU over its measured samples divided by the run's requests per second: milliseconds of CPU per request"),
+		md("Derived", CPUPerRequest, api.OpMax, api.OpMax, "n2", UnitUs, "CPU per request (µs)", "The job's mean CPU over its measured samples (benchmarks/cpu/raw, cores) divided by the run's requests per second: microseconds of CPU per request"),
 		md("Host Process", StartTime, api.OpMax, api.OpMax, "n0", UnitMs, "Start Time (ms)", "Time from process start to ready"),
 		md("Load", RPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec", "Requests per second over the measured duration"),
 		md("Load", RPSMax, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (max)", "Highest requests per second over one of the tool's intervals (bombardier)"),

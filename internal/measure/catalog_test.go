@@ -17,7 +17,7 @@ import (
 
 // KB is crank's unit for its benchmarks/published-size, kept so that the name means crank's number.
 var units = []string{measure.UnitPercent, measure.UnitMB, measure.UnitMs, measure.UnitRPS,
-	measure.UnitCount, measure.UnitPerSec, measure.UnitMsPerSec, measure.UnitMBPerSec, measure.UnitKB}
+	measure.UnitCount, measure.UnitPerSec, measure.UnitMsPerSec, measure.UnitMBPerSec, measure.UnitKB, measure.UnitUs}
 
 // TestCatalogEntries: every entry has a known unit, operations results.Apply knows, a format, a
 // source and descriptions, and no name is declared twice.

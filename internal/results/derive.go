@@ -9,7 +9,8 @@ import (
 //     socket errors, in percent;
 //   - benchmarks/cpu/per-request on every job with CPU, when the run's load jobs report RPS: the
 //     job's mean CPU over its measured samples (cpu/raw, the summary when there are no samples) over
-//     the run's requests per second, in milliseconds of CPU per request.
+//     the run's requests per second, in microseconds of CPU per request (µs). This is the one place
+//     it is computed: runs, iterations and sweeps alike.
 //
 // Existing values are kept, so Derive may run again on a result read back from a file.
 func Derive(jobs map[string]*JobResult) {
@@ -29,7 +30,7 @@ func Derive(jobs map[string]*JobResult) {
 			continue
 		}
 		if cpu, ok := MeasuredMean(jr, measure.CPURaw); ok {
-			setDerived(jr, measure.CPUPerRequest, cpu/100/rps*1e3)
+			setDerived(jr, measure.CPUPerRequest, CPUPerRequest(cpu, rps))
 		}
 	}
 }
@@ -89,3 +90,7 @@ func MeasuredMean(jr *JobResult, name string) (float64, bool) {
 	v, ok := jr.Results[name]
 	return v, ok
 }
+
+// CPUPerRequest is the CPU time per request, in µs, of a job using cpuRaw % of one core (its mean)
+// while the run serves rps requests per second.
+func CPUPerRequest(cpuRaw, rps float64) float64 { return cpuRaw / 100 / rps * 1e6 }

@@ -164,6 +164,7 @@ func ReadFile(path string) (*Result, error) {
 	if r.JobResults.Jobs == nil {
 		return nil, fmt.Errorf("%s: not a result file: no jobResults.jobs", path)
 	}
+	Upgrade(&r)
 	return &r, nil
 }
 

@@ -56,10 +56,10 @@ func TestDerive(t *testing.T) {
 	if got := jobs["load"].Results["http/requests/error-rate"]; math.Abs(got-1.5) > 1e-9 {
 		t.Errorf("error rate %v, want 15 of 1000 = 1.5%%", got)
 	}
-	if got := jobs["application"].Results["benchmarks/cpu/per-request"]; math.Abs(got-0.03) > 1e-9 {
-		t.Errorf("cpu per request %v ms, want 1.5 cores / 50,000 req/s = 0.03 ms", got)
+	if got := jobs["application"].Results["benchmarks/cpu/per-request"]; math.Abs(got-30) > 1e-9 {
+		t.Errorf("cpu per request %v µs, want 1.5 cores / 50,000 req/s = 30 µs", got)
 	}
-	if len(jobs["application"].Metadata) != 1 || jobs["application"].Metadata[0].Unit != "ms" {
+	if len(jobs["application"].Metadata) != 1 || jobs["application"].Metadata[0].Unit != "µs" {
 		t.Errorf("metadata %+v", jobs["application"].Metadata)
 	}
 }

@@ -58,6 +58,7 @@ func ReadVariant(file, variant string) (*Result, error) {
 			if v.Result == nil || v.Result.JobResults.Jobs == nil {
 				return nil, fmt.Errorf("%s: variant %q has no results yet", file, v.Name)
 			}
+			Upgrade(v.Result)
 			return v.Result, nil
 		}
 		names = append(names, v.Name)

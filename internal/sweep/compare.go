@@ -15,7 +15,7 @@ import (
 // percentile latency; of the others, CPU, CPU per request, lock contention and exceptions.
 var (
 	loadMetrics   = []string{measure.RPS, measure.Latency99}
-	serverMetrics = []string{measure.CPU, CPUPerRequest, measure.LockContention, measure.ExceptionCount}
+	serverMetrics = []string{measure.CPU, measure.CPUPerRequest, measure.LockContention, measure.ExceptionCount}
 )
 
 // Metric is one (service, measurement) pair a sweep shows.

@@ -3,14 +3,10 @@ package sweep
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
-	"slices"
 	"time"
 
-	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/diagnose"
-	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
@@ -106,7 +102,7 @@ func (f *File) Variant(name string) (*results.Result, error) {
 // results are the mean of the iterations, the timelines the latest run's, and the diagnosis is
 // made again over that.
 func (f *File) Add(i int, run *results.Result) {
-	addCPUPerRequest(run)
+	results.Derive(run.JobResults.Jobs) // CPU per request as every run has it (a no-op where it is)
 	v := &f.Variants[i]
 	if v.Result == nil {
 		cp := *run
@@ -145,37 +141,6 @@ func (f *File) Runs(i int) int {
 	return n
 }
 
-// CPUPerRequest is the derived measurement a sweep adds to every server: its CPU time per
-// request of the run's load, in microseconds.
-const CPUPerRequest = "benchmarks/cpu/per-request"
-
-var cpuPerRequestMeta = api.Metadata{Name: CPUPerRequest, Aggregate: api.OpAvg, Reduce: api.OpMax,
-	ShortDescription: "CPU per request (us)", LongDescription: "The server's CPU time per request of the load, in microseconds",
-	Format: "n2", Unit: "us"}
-
-// addCPUPerRequest sets CPUPerRequest on each service with CPU and no RPS of its own, from the
-// run's total load RPS.
-func addCPUPerRequest(run *results.Result) {
-	rps := 0.0
-	for _, jr := range run.JobResults.Jobs {
-		rps += jr.Results[measure.RPS]
-	}
-	if rps <= 0 {
-		return
-	}
-	for _, name := range slices.Sorted(maps.Keys(run.JobResults.Jobs)) {
-		jr := run.JobResults.Jobs[name]
-		raw, ok := jr.Results[measure.CPURaw]
-		if _, load := jr.Results[measure.RPS]; !ok || load {
-			continue
-		}
-		jr.Results[CPUPerRequest] = raw / 100 * 1e6 / rps
-		if !slices.ContainsFunc(jr.Metadata, func(m api.Metadata) bool { return m.Name == CPUPerRequest }) {
-			jr.Metadata = append(jr.Metadata, cpuPerRequestMeta)
-		}
-	}
-}
-
 // ReadFile reads a sweep file.
 func ReadFile(path string) (*File, error) {
 	b, err := os.ReadFile(path)
@@ -191,6 +156,11 @@ func ReadFile(path string) (*File, error) {
 	}
 	if f.Sweep > FormatVersion {
 		return nil, fmt.Errorf("%s: sweep format %d is newer than this crank's %d", path, f.Sweep, FormatVersion)
+	}
+	for _, v := range f.Variants {
+		if v.Result != nil {
+			results.Upgrade(v.Result) // a sweep resumed from an older crank keeps one unit per figure
+		}
 	}
 	return &f, nil
 }

@@ -119,7 +119,7 @@ func TestRunReportAndCompareAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	report := out.String()
-	for _, want := range []string{"http/rps/mean (load)", "benchmarks/cpu/per-request (application) [us]",
+	for _, want := range []string{"http/rps/mean (load)", "benchmarks/cpu/per-request (application) [µs]",
 		"runtime-counter/lock-contention (application)", "dispatch=partitioned,cpuSet=0-1", "flattens at 1 core:",
 		"still scaling at 2 cores", "RPS at 1, 2 cores (dispatch=partitioned)"} {
 		if !strings.Contains(report, want) {
@@ -146,8 +146,8 @@ func TestRunReportAndCompareAgree(t *testing.T) {
 	if !strings.Contains(report, fmt.Sprintf("improved *  %.3f", want.PValue)) {
 		t.Errorf("report does not show the verdict:\n%s", report)
 	}
-	if per := back.Variants[0].Result.JobResults.Jobs["application"].Results[CPUPerRequest]; per < 990 || per > 1010 {
-		t.Errorf("cpu per request %v us, want about 1 core / 1000 rps = 1000 us", per)
+	if per := back.Variants[0].Result.JobResults.Jobs["application"].Results[measure.CPUPerRequest]; per < 990 || per > 1010 {
+		t.Errorf("cpu per request %v µs, want about 1 core / 1000 rps = 1000 us", per)
 	}
 }
 
