@@ -125,12 +125,12 @@ func aliasEntries(list []api.Metadata) []api.Metadata {
 
 // Units, spelled the same everywhere.
 const (
-	UnitPercent  = "%"
-	UnitMB       = "MB"
-	UnitKB       = "KB"
+	UnitPercent = "%"
+	UnitMB      = "MB"
+	UnitKB      = "KB"
 	// UnitUs is microseconds, for CPU per request: a plaintext request costs about 1 µs of CPU,
 	// which milliseconds would write 0.001.
-	UnitUs = "µs"
+	UnitUs       = "µs"
 	UnitMs       = "ms"
 	UnitRPS      = "req/s"
 	UnitCount    = "count"
