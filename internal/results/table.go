@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
@@ -87,7 +88,7 @@ func rows(jr *JobResult) [][3]string {
 			continue
 		}
 		seen[md.Name] = true
-		out = append(out, [3]string{md.Name, withSpread(jr, md.Name, Format(v, md.Format)), md.Unit})
+		out = append(out, [3]string{md.Name, withSampled(jr, md, withSpread(jr, md.Name, Format(v, md.Format))), md.Unit})
 	}
 	var rest []string
 	for k := range jr.Results {
@@ -108,6 +109,27 @@ func rows(jr *JobResult) [][3]string {
 		out = append(out, [3]string{k, fmt.Sprint(jr.Values[k]), ""})
 	}
 	return out
+}
+
+// withSampled says which sample a sampled figure's value is, when it is not their mean (crank's
+// benchmarks/cpu is the highest sample): "53 max, mean 50.9", the mean over the measured samples.
+func withSampled(jr *JobResult, md api.Metadata, value string) string {
+	if md.Aggregate != api.OpMax && md.Aggregate != api.OpMin {
+		return value
+	}
+	n := 0
+	for _, tl := range jr.Measurements {
+		for _, m := range tl {
+			if m.Name == md.Name && m.Measured() {
+				n++
+			}
+		}
+	}
+	if n < 2 {
+		return value
+	}
+	mean, _ := MeasuredMean(jr, md.Name)
+	return fmt.Sprintf("%s %s, mean %s", value, md.Aggregate, Format(mean, md.Format))
 }
 
 // withSpread appends "± CV%" to a mean over several iterations.
