@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/moby/moby/client"
 
+	"github.com/crankshaft/crankshaft/internal/agent/cgroup"
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/testutil"
@@ -49,7 +51,16 @@ func TestDockerJobLimitsAndCleanup(t *testing.T) {
 	if !slices.Contains(cfg.Env, "GREETING=hello") {
 		t.Errorf("env %v", cfg.Env)
 	}
-	ta.waitSample(t, id, measure.WorkingSet)
+	// Memory is the container's control group's working set (as docker stats), not the sum of its
+	// processes' VmRSS: the sample agrees with the group read directly.
+	sampled := ta.waitSample(t, id, measure.WorkingSet)
+	if ws, ok := cgroup.WorkingSet(in.Container.State.Pid); !ok {
+		t.Errorf("container process %d: no memory control group", in.Container.State.Pid)
+	} else if mb := ws / (1 << 20); math.Abs(sampled-mb) > max(0.5, 0.03*mb) {
+		t.Errorf("working set sampled %.2f MB, the container's cgroup %.2f MB", sampled, mb)
+	} else {
+		t.Logf("working set sampled %.2f MB, the container's cgroup %.2f MB", sampled, mb)
+	}
 	if err := ta.c.Stop(context.Background(), id); err != nil {
 		t.Fatal(err)
 	}

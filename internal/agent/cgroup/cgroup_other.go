@@ -44,3 +44,6 @@ func CPUSeconds(string) (float64, error) { return 0, errors.New("no cgroup outsi
 
 // OfPid fails outside Linux.
 func OfPid(int) (string, error) { return "", errors.New("no cgroup outside Linux") }
+
+// WorkingSet has no control group outside Linux.
+func WorkingSet(int) (float64, bool) { return 0, false }

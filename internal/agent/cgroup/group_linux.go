@@ -175,3 +175,56 @@ func OfPid(pid int) (string, error) {
 	}
 	return v1, nil
 }
+
+// WorkingSet is the memory working set of pid's control group, in bytes, as docker stats and
+// cAdvisor count it: the group's usage less its inactive file pages (v2 memory.current and
+// memory.stat's inactive_file; v1 memory.usage_in_bytes and total_inactive_file). ok is false when
+// pid's group has no memory controller (then the caller adds up its processes' resident memory).
+func WorkingSet(pid int) (bytes float64, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+	if err != nil {
+		return 0, false
+	}
+	for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 {
+			continue
+		}
+		switch {
+		case f[0] == "0" && f[2] != "/":
+			for _, root := range []string{Root, filepath.Join(Root, "unified")} {
+				if ws, ok := workingSet(filepath.Join(root, f[2]), "memory.current", "inactive_file"); ok {
+					return ws, true
+				}
+			}
+		case strings.Contains(","+f[1]+",", ",memory,") && f[2] != "/":
+			if ws, ok := workingSet(filepath.Join(Root, "memory", f[2]), "memory.usage_in_bytes", "total_inactive_file"); ok {
+				return ws, true
+			}
+		}
+	}
+	return 0, false
+}
+
+func workingSet(dir, usageFile, inactiveKey string) (float64, bool) {
+	b, err := os.ReadFile(filepath.Join(dir, usageFile))
+	if err != nil {
+		return 0, false
+	}
+	usage, err := strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
+	if err != nil {
+		return 0, false
+	}
+	stat, err := os.ReadFile(filepath.Join(dir, "memory.stat"))
+	if err != nil {
+		return usage, true
+	}
+	for line := range strings.SplitSeq(string(stat), "\n") {
+		if v, ok := strings.CutPrefix(line, inactiveKey+" "); ok {
+			if inactive, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && inactive <= usage {
+				return usage - inactive, true
+			}
+		}
+	}
+	return usage, true
+}

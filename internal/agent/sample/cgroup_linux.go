@@ -8,8 +8,9 @@ import (
 )
 
 // CgroupSampler samples the processes of a control group: CPU from the group's own counter, so a
-// process that detached or already exited still counts, and memory as the resident memory of the
-// processes in it.
+// process that detached or already exited still counts, and memory as the group's working set
+// where it has a memory controller (a Docker container's), else the resident memory of its
+// processes.
 type CgroupSampler struct {
 	dir     string
 	numCPU  int
@@ -53,6 +54,11 @@ func (s *CgroupSampler) Sample() (Stats, error) {
 		rss, anon := readMemory(pid)
 		st.WorkingSetMB += rss / (1 << 20)
 		st.PrivateMB += anon / (1 << 20)
+	}
+	if len(pids) > 0 { // the group's own working set, where it has a memory controller
+		if ws, ok := cgroup.WorkingSet(pids[0]); ok {
+			st.WorkingSetMB, st.WorkingSetFromCgroup = ws/(1<<20), true
+		}
 	}
 	s.cpu, s.at, s.machine = cpu, now, m
 	return st, nil

@@ -20,8 +20,10 @@ type Stats struct {
 	CPU, CPURaw float64
 	// CPUGlobal is the whole machine's busy CPU in percent.
 	CPUGlobal float64
-	// WorkingSetMB is the tree's resident memory; PrivateMB its anonymous resident memory.
+	// WorkingSetMB is the tree's resident memory, or its control group's working set (usage less
+	// inactive file pages) when WorkingSetFromCgroup; PrivateMB its anonymous resident memory.
 	WorkingSetMB, PrivateMB float64
+	WorkingSetFromCgroup    bool
 	// Processes is how many processes the tree holds.
 	Processes int
 }
