@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -33,6 +34,8 @@ type job struct {
 	// toolchain names what builds the job beyond its build command (the .NET SDK chosen): part
 	// of the build cache's key.
 	toolchain string
+	// notMeasured are figures the tool printed but not as a value to trust (guarded by mu).
+	notMeasured map[string]string
 	// addedEnv is what the agent adds to the job's environment (a .NET job's ASPNETCORE_URLS),
 	// outside the build cache's key.
 	addedEnv map[string]string
@@ -204,6 +207,19 @@ func (j *job) expire(now time.Time, lease time.Duration) bool {
 	return true
 }
 
+// notMeasure records figures the job's tool printed but not as a value to trust, with why.
+func (j *job) notMeasure(why map[string]string) {
+	if len(why) == 0 {
+		return
+	}
+	j.mu.Lock()
+	if j.notMeasured == nil {
+		j.notMeasured = map[string]string{}
+	}
+	maps.Copy(j.notMeasured, why)
+	j.mu.Unlock()
+}
+
 // record appends measurements.
 func (j *job) record(ms ...api.Measurement) {
 	j.mu.Lock()
@@ -216,8 +232,9 @@ func (j *job) record(ms ...api.Measurement) {
 func (a *Agent) measurements(j *job) api.Measurements {
 	j.mu.Lock()
 	ms := append([]api.Measurement(nil), j.samples...)
+	notMeasured := maps.Clone(j.notMeasured)
 	j.mu.Unlock()
-	out := api.Measurements{Metadata: []api.Metadata{}, Measurements: ms}
+	out := api.Measurements{Metadata: []api.Metadata{}, Measurements: ms, NotMeasured: notMeasured}
 	seen := map[string]bool{}
 	for _, m := range ms {
 		if seen[m.Name] {

@@ -163,6 +163,9 @@ func (a *Agent) parse(j *job, stdout *output.Buffer, at time.Time) error {
 	for _, n := range names {
 		j.record(api.Measurement{Name: n, Timestamp: at, Value: values[n]})
 	}
+	if nm, ok := j.parser.(drivers.NotMeasuredParser); ok {
+		j.notMeasure(nm.NotMeasured(strings.NewReader(string(stdout.Since(0)))))
+	}
 	if tp, ok := j.parser.(drivers.TimelineParser); ok {
 		ms, err := tp.Timeline(strings.NewReader(string(stdout.Since(0))))
 		if err != nil {

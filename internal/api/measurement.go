@@ -50,4 +50,6 @@ type Metadata struct {
 type Measurements struct {
 	Metadata     []Metadata    `json:"metadata"`
 	Measurements []Measurement `json:"measurements"`
+	// NotMeasured are figures the job's tool printed but not as a value to trust, with why.
+	NotMeasured map[string]string `json:"notMeasured,omitempty"`
 }

@@ -33,6 +33,12 @@ func assemble(services []Service, all []*instance) (map[string]*results.JobResul
 			}
 			jr.Metadata = results.MergeMetadata(jr.Metadata, in.measured.Metadata)
 			jr.Measurements = append(jr.Measurements, in.measured.Measurements)
+			for name, why := range in.measured.NotMeasured {
+				if jr.NotMeasured == nil {
+					jr.NotMeasured = map[string]string{}
+				}
+				jr.NotMeasured[name] = why
+			}
 			endpoints = append(endpoints, in.url)
 			env := environment(in)
 			if len(endpoints) == 1 {

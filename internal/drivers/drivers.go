@@ -26,6 +26,14 @@ type Parser interface {
 	Parse(r io.Reader) (map[string]float64, error)
 }
 
+// NotMeasuredParser is a Parser that also says which figures the tool printed but not as a value
+// that can be trusted (wrk's percentiles of a pipelined run, printed 0.00us), and why: they are
+// reported as not measured, never dropped without a word.
+type NotMeasuredParser interface {
+	Parser
+	NotMeasured(r io.Reader) map[string]string
+}
+
 // TimelineParser is a Parser that also reads a per-second timeline from the tool's output: the
 // agent records those samples (timestamped by the tool) beside the values Parse returns.
 type TimelineParser interface {

@@ -20,6 +20,7 @@ type jobResultJSON struct {
 	Spread            map[string]Spread `json:"spread,omitempty"`
 	Excluded          []int             `json:"excluded,omitempty"`
 	TimelineIteration int               `json:"timelineIteration,omitempty"`
+	NotMeasured       map[string]string `json:"notMeasured,omitempty"`
 }
 
 // metadataJSON is api.Metadata plus crank's description (the label crank's tables show), which
@@ -41,7 +42,7 @@ type metadataJSON struct {
 func (j JobResult) MarshalJSON() ([]byte, error) {
 	out := jobResultJSON{Results: map[string]any{}, Environment: j.Environment, Variables: j.Variables,
 		Iterations: j.Iterations, Metadata: []metadataJSON{},
-		Spread: j.Spread, Excluded: j.Excluded, TimelineIteration: j.TimelineIteration}
+		Spread: j.Spread, Excluded: j.Excluded, TimelineIteration: j.TimelineIteration, NotMeasured: j.NotMeasured}
 	for k, v := range j.Values {
 		out.Results[k] = v
 	}
@@ -77,7 +78,7 @@ func (j *JobResult) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*j = JobResult{Results: map[string]float64{}, Environment: in.Environment, Variables: in.Variables, Iterations: in.Iterations,
-		Spread: in.Spread, Excluded: in.Excluded, TimelineIteration: in.TimelineIteration}
+		Spread: in.Spread, Excluded: in.Excluded, TimelineIteration: in.TimelineIteration, NotMeasured: in.NotMeasured}
 	names := make([]string, 0, len(in.Results))
 	for k := range in.Results {
 		names = append(names, k)

@@ -98,6 +98,9 @@ type JobResult struct {
 	// Values are results that are not numbers (crank's netSdkVersion, a script's text): written
 	// under results with the numbers.
 	Values map[string]any `json:"-"`
+	// NotMeasured are figures the job's tool printed but not as a value to trust (wrk's 0.00us
+	// percentiles of a pipelined run), with why: shown as such, never dropped without a word.
+	NotMeasured map[string]string `json:"-"`
 }
 
 // Diagnostic is one finding of the post-run diagnosis ("client-bound", "contention-bound", ...)

@@ -3,7 +3,9 @@ package results
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -99,6 +101,11 @@ func rows(jr *JobResult) [][3]string {
 	sort.Strings(rest)
 	for _, k := range rest {
 		out = append(out, [3]string{k, withSpread(jr, k, Format(jr.Results[k], "n2")), ""})
+	}
+	for _, k := range slices.Sorted(maps.Keys(jr.NotMeasured)) {
+		if _, has := jr.Results[k]; !has {
+			out = append(out, [3]string{k, "not measured: " + jr.NotMeasured[k], ""})
+		}
 	}
 	texts := make([]string, 0, len(jr.Values))
 	for k := range jr.Values {

@@ -41,3 +41,25 @@ func TestUpgradeCPUPerRequest(t *testing.T) {
 	}
 	_ = os.Remove(path)
 }
+
+// TestNotMeasuredShownAndKept: a figure the tool printed but not as a value shows in the table as
+// not measured, with why, and survives the JSON.
+func TestNotMeasuredShownAndKept(t *testing.T) {
+	r := &Result{JobResults: JobResults{Jobs: map[string]*JobResult{"load": {
+		Results:     map[string]float64{measure.Latency50: 1.13},
+		Metadata:    []api.Metadata{{Name: measure.Latency50, Unit: measure.UnitMs, Format: "n2"}},
+		NotMeasured: map[string]string{measure.Latency99: "wrk printed 0.00us"},
+	}}}}
+	path := filepath.Join(t.TempDir(), "r.json")
+	if err := WriteFile(path, r); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := Rows(back.JobResults.Jobs["load"])
+	if len(rows) != 2 || rows[1][0] != measure.Latency99 || rows[1][1] != "not measured: wrk printed 0.00us" {
+		t.Errorf("rows %v", rows)
+	}
+}

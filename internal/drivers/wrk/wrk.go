@@ -52,6 +52,7 @@ func (Parser) Files() map[string][]byte {
 // report gathers what one wrk output holds.
 type report struct {
 	values         map[string]float64 // by measurement name
+	notMeasured    map[string]string  // printed, but not a value to trust: why
 	lines, unknown []string
 	running        bool   // the "Running Ns test @" line was seen
 	scriptErr      string // wrk's message for a Lua script it could not load
@@ -68,6 +69,16 @@ func (Parser) Parse(r io.Reader) (map[string]float64, error) {
 		return nil, fmt.Errorf("wrk: %w", err)
 	}
 	return rep.values, nil
+}
+
+// NotMeasured names the percentiles wrk printed as 0 though it recorded latencies (see
+// dropFailedPercentiles), with why.
+func (Parser) NotMeasured(r io.Reader) map[string]string {
+	rep := report{values: map[string]float64{}}
+	if drivers.EachLine(r, rep.add) != nil || rep.check() != nil {
+		return nil
+	}
+	return rep.notMeasured
 }
 
 // rule recognises one kind of report line and records what it holds.
@@ -214,6 +225,11 @@ func (rep *report) dropFailedPercentiles() {
 	for _, name := range []string{measure.Latency50, measure.Latency75, measure.Latency90, measure.Latency99} {
 		if v, ok := rep.values[name]; ok && v == 0 {
 			delete(rep.values, name)
+			if rep.notMeasured == nil {
+				rep.notMeasured = map[string]string{}
+			}
+			rep.notMeasured[name] = fmt.Sprintf("wrk printed 0.00us though its latencies reach %s ms: its percentile lookup overflows with pipelined requests",
+				strconv.FormatFloat(rep.values[measure.LatencyMax], 'f', -1, 64))
 		}
 	}
 }

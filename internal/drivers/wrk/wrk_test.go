@@ -3,6 +3,7 @@ package wrk_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/crankshaft/crankshaft/internal/drivers/drivertest"
@@ -78,5 +79,28 @@ func TestFiles(t *testing.T) {
 	files[wrk.PipelineScript][0] = 'X'
 	if p.Files()[wrk.PipelineScript][0] == 'X' {
 		t.Error("Files() shares its bytes between calls")
+	}
+}
+
+// TestNotMeasured: the percentiles wrk printed as 0.00us in a pipelined run are not values but
+// said to be not measured, with why; a run without them says nothing.
+func TestNotMeasured(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "pipeline", "output.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	nm := wrk.Parser{}.NotMeasured(f)
+	why, ok := nm[measure.Latency99]
+	if !ok || !strings.Contains(why, "wrk printed 0.00us though its latencies reach") {
+		t.Errorf("not measured %v, want http/latency/99 with why", nm)
+	}
+	g, err := os.Open(filepath.Join("testdata", "plaintext", "output.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if nm := (wrk.Parser{}).NotMeasured(g); len(nm) != 0 {
+		t.Errorf("an unpipelined run: not measured %v, want none", nm)
 	}
 }
