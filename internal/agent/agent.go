@@ -107,6 +107,9 @@ type Options struct {
 	IdleTimeout   time.Duration
 	// Hardware is a free label reported in /info.
 	Hardware string
+	// AllowPrivilegedDocker lets Docker jobs ask for --privileged, --cap-add, --ipc=host and
+	// --network=container:NAME, each of which gives the job the host: off, they are refused.
+	AllowPrivilegedDocker bool
 	// DotnetRoot is the folder of the dotnet binary that builds crank's .NET jobs; default: dotnet
 	// on PATH.
 	DotnetRoot string

@@ -86,7 +86,9 @@ func (r *dockerRuntime) check(spec api.Job) []string {
 			problems = append(problems, fmt.Sprintf("%q is not a path inside the job's source", p))
 		}
 	}
-	if _, err := parseRunArgs(spec.Arguments); err != nil {
+	if ra, err := parseRunArgs(spec.Arguments); err != nil {
+		problems = append(problems, err.Error())
+	} else if err := ra.hostAccess(r.a.opts.AllowPrivilegedDocker); err != nil {
 		problems = append(problems, err.Error())
 	}
 	if _, err := r.engine(context.Background()); err != nil {

@@ -63,3 +63,30 @@ func parseRunArgs(s string) (runArgs, error) {
 	}
 	return ra, nil
 }
+
+// hostAccess refuses the options that give a container the host, unless the agent was started
+// with --allow-privileged-docker: --privileged, any --cap-add (DAC_READ_SEARCH alone reads every
+// file of the host through open_by_handle_at), --ipc=host or another container's, and
+// --network=container:NAME (another job's network namespace).
+func (ra runArgs) hostAccess(allowed bool) error {
+	if allowed {
+		return nil
+	}
+	var asked []string
+	if ra.privileged {
+		asked = append(asked, "--privileged")
+	}
+	for _, c := range ra.capAdd {
+		asked = append(asked, "--cap-add="+c)
+	}
+	if ra.ipc == "host" || strings.HasPrefix(ra.ipc, "container:") {
+		asked = append(asked, "--ipc="+ra.ipc)
+	}
+	if strings.HasPrefix(ra.network, "container:") {
+		asked = append(asked, "--network="+ra.network)
+	}
+	if len(asked) == 0 {
+		return nil
+	}
+	return fmt.Errorf("arguments: %s would give the job's container the host (root on this machine); this agent refuses it unless started with --allow-privileged-docker", strings.Join(asked, " "))
+}
