@@ -34,12 +34,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/agent/cgroup"
 	"github.com/crankshaft/crankshaft/internal/drivers"
 	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/privdir"
 )
 
 // Defaults for Options.
@@ -186,6 +188,16 @@ func (a *Agent) setDefaults(o *Options) error {
 	}
 	if o.CacheDir, err = filepath.Abs(o.CacheDir); err != nil {
 		return fmt.Errorf("agent: cache dir: %w", err)
+	}
+	// A build cache another user may write (or made first under the shared temporary folder) would
+	// hand this agent's jobs that user's builds.
+	if strings.HasPrefix(o.CacheDir, privdir.Root()+string(filepath.Separator)) {
+		err = privdir.Make(o.CacheDir)
+	} else {
+		err = privdir.Owned(o.CacheDir)
+	}
+	if err != nil {
+		return fmt.Errorf("agent: build cache: %w (give --cache-dir)", err)
 	}
 	if o.Token == "" && !o.NoToken {
 		o.Token = NewToken()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/agent/proc"
 	"github.com/crankshaft/crankshaft/internal/agent/source"
+	"github.com/crankshaft/crankshaft/internal/privdir"
 )
 
 // buildCacheDir is the folder under Dir that keeps builds when no CacheDir is given.
@@ -16,12 +17,12 @@ const buildCacheDir = ".build-cache"
 
 // DefaultCacheDir is the build cache of an agent that is given no folder of its own (the agent
 // embedded in crank, a crank-agent started without --dir): crankshaft/builds under the user's
-// cache folder ($XDG_CACHE_HOME, else ~/.cache), or under the temporary folder when the user has
-// none.
+// cache folder ($XDG_CACHE_HOME, else ~/.cache), or this user's own folder under the temporary
+// folder when the user has none (internal/privdir: never a folder another user could make first).
 func DefaultCacheDir() string {
 	base, err := os.UserCacheDir()
 	if err != nil || base == "" {
-		base = os.TempDir()
+		return privdir.Temp("builds") // this user's, checked before use (agent.New)
 	}
 	return filepath.Join(base, "crankshaft", "builds")
 }

@@ -125,7 +125,7 @@ func (a *Agent) createJob(spec api.Job) (*job, error) {
 		log: a.log.With("job", id, "service", spec.Service), out: output.New(0),
 		state: api.StateNew, leaseAt: time.Now(),
 	}
-	if err := os.Mkdir(j.dir, 0o755); err != nil {
+	if err := os.Mkdir(j.dir, 0o700); err != nil { // another local user must not read a job's files (its secrets)
 		return nil, fmt.Errorf("job %s: folder: %w", id, err)
 	}
 	j.log.Info("job created", "name", spec.Name, "executable", spec.Executable, "dir", j.dir)

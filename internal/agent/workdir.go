@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/crankshaft/crankshaft/internal/privdir"
 )
 
 // workSlots is how many agents without a Dir of their own one user may run at once.
@@ -29,9 +31,7 @@ func DefaultDirs() []string {
 }
 
 // userTempDir is this user's folder under the temporary folder.
-func userTempDir() string {
-	return filepath.Join(os.TempDir(), "crankshaft-"+strconv.Itoa(os.Getuid()))
-}
+func userTempDir() string { return privdir.Root() }
 
 // takeDir creates and locks the agent's Dir: o.Dir, or the first free of DefaultDirs (o.Dir is
 // then set to it).

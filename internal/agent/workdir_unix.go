@@ -10,11 +10,11 @@ import (
 	"syscall"
 )
 
-// ownedFolder creates dir (0755) unless it exists, and refuses it unless it is a real folder of
+// ownedFolder creates dir (0700) unless it exists, and refuses it unless it is a real folder of
 // this user's that nobody else may write: in a shared temporary folder, another user could
 // otherwise have made it first, to plant job folders or links.
 func ownedFolder(dir string) error {
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
 	fi, err := os.Lstat(dir)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/crankshaft/crankshaft/internal/privdir"
 	"net"
 	"net/url"
 	"os"
@@ -23,7 +24,7 @@ func TokenDir() string {
 	}
 	base, err := os.UserCacheDir()
 	if err != nil || base == "" {
-		base = os.TempDir()
+		return privdir.Temp("tokens")
 	}
 	return filepath.Join(base, "crankshaft", "tokens")
 }

@@ -5,6 +5,7 @@ package influx
 
 import (
 	"fmt"
+	"github.com/crankshaft/crankshaft/internal/privdir"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,7 +80,7 @@ func defaultSpoolDir(home string) string {
 		home, _ = os.UserHomeDir()
 	}
 	if home == "" {
-		return filepath.Join(os.TempDir(), "crank-spool")
+		return privdir.Temp("spool") // this user's, checked before use (Spool)
 	}
 	return filepath.Join(home, ".crank", "spool")
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/crankshaft/crankshaft/internal/privdir"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -48,7 +49,7 @@ func FileName(res *results.Result) string {
 
 // Save writes a run's lines to the spool atomically (a temporary file, synced, then renamed).
 func (s Spool) Save(name string, header []string, lines []string) (string, error) {
-	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+	if err := privdir.Make(s.Dir); err != nil { // nobody else's: its runs go out with this user's token
 		return "", fmt.Errorf("spool %s: %w", s.Dir, err)
 	}
 	var b strings.Builder
@@ -89,6 +90,9 @@ func writeAtomic(path string, data []byte) error {
 
 // List returns the spooled runs, oldest first. A missing folder has none.
 func (s Spool) List() ([]Pending, error) {
+	if err := privdir.Owned(s.Dir); err != nil { // another user's files would be sent with this user's token
+		return nil, fmt.Errorf("spool %s: %w", s.Dir, err)
+	}
 	entries, err := os.ReadDir(s.Dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

@@ -1,0 +1,47 @@
+package agent
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+)
+
+// TestJobFolderIsPrivate: a job's folder is 0700, so another local user cannot read its files (an
+// appsettings.json password) (issue 25, 12).
+func TestJobFolderIsPrivate(t *testing.T) {
+	ta := newTestAgent(t, Options{})
+	id, err := ta.c.Submit(t.Context(), api.Job{Name: "x", Executable: "/bin/true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(ta.opts.Dir, id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o700 {
+		t.Errorf("job folder mode %s, want 0700", fi.Mode().Perm())
+	}
+}
+
+// TestBuildCacheOfAnotherUser: a build cache folder another user owns (made first under the shared
+// temporary folder, say) is refused at start: its builds would run as this agent's jobs (issue 25, 5).
+func TestBuildCacheOfAnotherUser(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to give the folder to another user")
+	}
+	cache := filepath.Join(t.TempDir(), "cache")
+	if err := os.Mkdir(cache, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Chown(cache, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	_, err := New(Options{Dir: t.TempDir(), CacheDir: cache, NoToken: true})
+	if err == nil || !strings.Contains(err.Error(), "belongs to another user") {
+		t.Errorf("New: %v, want the cache refused", err)
+	}
+}
