@@ -152,6 +152,11 @@ func (f *runFlags) set(name, value string) error {
 		if !ok || k == "" {
 			return usagef("--property %q: want name=value", value)
 		}
+		if strings.HasSuffix(k, `\`) || strings.HasSuffix(v, `\`) {
+			// InfluxDB's line protocol cannot carry it: it would escape what follows and make every
+			// line of the run invalid, so that the run could never be written.
+			return usagef("--property %q: a name or value may not end with a backslash (InfluxDB tags cannot)", value)
+		}
 		f.properties[k] = v
 	case "json":
 		f.jsonOut = value

@@ -211,7 +211,9 @@ func runText(res *results.Result, tags map[string]string, session string) string
 
 func withTags(p *write.Point, tags map[string]string) *write.Point {
 	for _, k := range slices.Sorted(maps.Keys(tags)) {
-		p.AddTag(k, tags[k])
+		// A trailing backslash would escape the separator after it and make the line invalid (the
+		// whole run unwritable): it is left off (crank refuses it in --property).
+		p.AddTag(strings.TrimRight(k, `\`), strings.TrimRight(tags[k], `\`))
 	}
 	return p.SortTags().SortFields()
 }

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/influxdata/influxdb-client-go/v2/api/write"
 )
 
 // TestSpoolOfAnotherUser: a spool folder another local user made (or may write), with a planted
@@ -29,5 +32,14 @@ func TestSpoolOfAnotherUser(t *testing.T) {
 	}
 	if _, err := (Spool{Dir: dir}).Save("run", nil, []string{"m v=1"}); err == nil {
 		t.Error("Save into another user's spool succeeded")
+	}
+}
+
+// TestTrailingBackslashTag: a tag value ending in a backslash does not make the run's lines invalid
+// (issue 25, 10): every line still parses as line protocol with the tag's value kept but for it.
+func TestTrailingBackslashTag(t *testing.T) {
+	lines, err := Lines([]*write.Point{summaryPoint(map[string]float64{"v": 1}, map[string]string{"bs": `end\`, "ok": "x"}, time.Unix(1, 0))})
+	if err != nil || len(lines) != 1 || lines[0] != "crank_summary,bs=end,ok=x v=1 1000000000" {
+		t.Errorf("lines %q (%v), want the tag kept but for its trailing backslash", lines, err)
 	}
 }
