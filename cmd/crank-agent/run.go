@@ -94,6 +94,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	maxUpload := fs.String("max-upload", "512MiB", "largest source upload accepted (bytes, or with KiB, MiB, GiB)")
 	fs.IntVar(&cfg.opts.MaxUploadEntries, "max-upload-entries", agent.DefaultMaxUploadEntries, "most files, folders and links in one source upload")
 	fs.IntVar(&cfg.opts.MaxJobs, "max-jobs", agent.DefaultMaxJobs, "most jobs held at once (finished ones count until deleted or their lease runs out)")
+	fs.IntVar(&cfg.opts.MaxConnections, "max-connections", agent.DefaultMaxConnections, "most connections held at once; more wait to be accepted")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return cfg, err

@@ -42,6 +42,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/drivers"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/privdir"
+	"golang.org/x/net/netutil"
 )
 
 // Defaults for Options.
@@ -51,6 +52,10 @@ const (
 	DefaultInterval  = time.Second
 	// DefaultStartTimeout bounds the wait for a job to be ready when the job does not say.
 	DefaultStartTimeout = 60 * time.Second
+	// DefaultMaxConnections bounds the connections an agent holds at once: a controller uses a few.
+	DefaultMaxConnections = 256
+	// MaxHeaderBytes bounds a request's header (431 beyond): the API's headers are small.
+	MaxHeaderBytes = 16 << 10
 	// StopGrace is how long a process group has to exit after SIGTERM before SIGKILL.
 	StopGrace = 5 * time.Second
 	// DefaultCacheMaxBytes and DefaultCacheMaxAge bound the build cache.
@@ -104,6 +109,9 @@ type Options struct {
 	MaxUploadEntries int
 	// MaxJobs caps the jobs held at once (HTTP 429 beyond; default DefaultMaxJobs).
 	MaxJobs int
+	// MaxConnections caps the connections Serve holds at once (DefaultMaxConnections); more wait
+	// to be accepted.
+	MaxConnections int
 	// HeaderTimeout and IdleTimeout: see DefaultHeaderTimeout and DefaultIdleTimeout.
 	HeaderTimeout time.Duration
 	IdleTimeout   time.Duration
@@ -203,6 +211,7 @@ func (a *Agent) setDefaults(o *Options) error {
 		o.Token = NewToken()
 	}
 	o.MaxJobs = cmp.Or(o.MaxJobs, DefaultMaxJobs)
+	o.MaxConnections = cmp.Or(o.MaxConnections, DefaultMaxConnections)
 	o.MaxUploadEntries = cmp.Or(o.MaxUploadEntries, DefaultMaxUploadEntries)
 	o.HeaderTimeout = cmp.Or(o.HeaderTimeout, DefaultHeaderTimeout)
 	o.IdleTimeout = cmp.Or(o.IdleTimeout, DefaultIdleTimeout)
@@ -254,7 +263,11 @@ func NewToken() string { return rand.Text() + rand.Text() }
 // Serve answers on ln until ctx ends, then shuts the server and the agent down.
 func (a *Agent) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{Handler: a.handler, ReadHeaderTimeout: a.opts.HeaderTimeout, ReadTimeout: readTimeout,
-		WriteTimeout: writeTimeout, IdleTimeout: a.opts.IdleTimeout, ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)}
+		WriteTimeout: writeTimeout, IdleTimeout: a.opts.IdleTimeout, MaxHeaderBytes: MaxHeaderBytes,
+		ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)}
+	// Bounded connections and header bytes: unauthenticated clients holding connections open with
+	// endless header lines cannot grow the agent's memory (the token is checked after the headers).
+	ln = netutil.LimitListener(ln, a.opts.MaxConnections)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	a.log.Info("agent listening", "addr", ln.Addr().String(), "dir", a.opts.Dir)
