@@ -33,8 +33,8 @@ func settings(t *testing.T, root string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fi.Mode().Perm() != 0o640 {
-		t.Errorf("env file mode %v, want 0640 (it holds the token)", fi.Mode().Perm())
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("env file mode %v, want 0600 (it holds the token: the service's jobs must not read it)", fi.Mode().Perm())
 	}
 	b, _ := os.ReadFile(path)
 	out := map[string]string{}

@@ -8,7 +8,7 @@
 #                          [--binary PATH] [--args "more crank-agent flags"] [--no-start]
 #
 # It creates the system user crank-agent (home /var/lib/crank-agent), installs the binary as
-# /usr/local/bin/crank-agent, writes /etc/crank-agent/env (mode 0640, root:crank-agent) with the
+# /usr/local/bin/crank-agent, writes /etc/crank-agent/env (mode 0600, root: systemd reads it, the jobs cannot) with the
 # URL and the token, installs /etc/systemd/system/crank-agent.service, enables and (re)starts it.
 # Without --token it keeps the token already in /etc/crank-agent/env, else takes $CRANK_AGENT_TOKEN,
 # else generates one and prints it once.
@@ -126,8 +126,7 @@ trap 'rm -f "$tmp"' EXIT
 	echo "CRANK_AGENT_HARDWARE=\"$hardware\""
 	echo "CRANK_AGENT_ARGS=$args"
 } >"$tmp"
-chmod 0640 "$tmp"
-[ -z "$owner" ] || chown "$owner" "$tmp"
+chmod 0600 "$tmp" # systemd reads it as root; the jobs (run as crank-agent) must not read the token
 mv -f "$tmp" "$envfile"
 trap - EXIT
 

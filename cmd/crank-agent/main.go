@@ -5,12 +5,17 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 )
 
 func main() {
+	if err := undumpable(); err != nil {
+		fmt.Fprintf(os.Stderr, "crank-agent: cannot keep its jobs from reading its environment: %v\n", err)
+		os.Exit(1)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	code := run(ctx, os.Args[1:], os.Getenv, os.Stderr)
 	stop()
