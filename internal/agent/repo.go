@@ -74,8 +74,11 @@ func plainArgument(s string, maxLen int) error {
 
 // gitEnv is the job's environment for git: no prompt (a clone needing a password fails instead of
 // hanging), only the accepted transports, ssh in batch mode unless the machine configures ssh.
+//
+// The job's own environmentVariables are not in it: a job's GIT_PROXY_COMMAND (or GIT_SSH,
+// GIT_CONFIG_*...) would run a command as the agent, around the protocol ban.
 func (j *job) gitEnv() []string {
-	env := append(j.env(), "GIT_TERMINAL_PROMPT=0", "GIT_ALLOW_PROTOCOL="+gitProtocols)
+	env := append(j.user.environ(withoutSecrets(os.Environ())), "GIT_TERMINAL_PROMPT=0", "GIT_ALLOW_PROTOCOL="+gitProtocols)
 	if os.Getenv("GIT_SSH_COMMAND") == "" {
 		env = append(env, "GIT_SSH_COMMAND=ssh -o BatchMode=yes")
 	}
@@ -106,8 +109,11 @@ func (a *Agent) clone(ctx context.Context, j *job, repo, rev, dest string) (stri
 		return "", fmt.Errorf("job %s: clone: %w", j.id, err)
 	}
 	defer os.RemoveAll(staging)
+	if err := j.user.own(staging); err != nil { // git runs as the job's user
+		return "", fmt.Errorf("job %s: clone: %w", j.id, err)
+	}
 	spec := proc.Spec{Path: git, Args: []string{"clone", "--quiet", "--no-hardlinks", "--", repo, "."},
-		Dir: staging, Env: j.gitEnv(), Stdout: j.out, Stderr: j.out}
+		Dir: staging, Env: j.gitEnv(), Stdout: j.out, Stderr: j.out, Credential: j.user.credential()}
 	into := ""
 	if dest != "." {
 		into = " into " + dest

@@ -2,12 +2,14 @@ package agent
 
 import (
 	"context"
-	"github.com/crankshaft/crankshaft/internal/testutil"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 // gitRepo makes a repository with two commits of app.sh and returns its folder and the first
@@ -70,5 +72,24 @@ func TestRepositoryAndRevisionChecked(t *testing.T) {
 		if err := checkRepository(ok); err != nil {
 			t.Errorf("checkRepository(%q) = %v", ok, err)
 		}
+	}
+}
+
+// TestCloneIgnoresJobGitEnvironment: a job's GIT_PROXY_COMMAND is not given to the clone of its
+// git:// repository (it ran as the agent's user, around the ext::/fd:: ban) (issue 25, 8).
+func TestCloneIgnoresJobGitEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "proxied")
+	proxy := filepath.Join(dir, "proxy.sh")
+	if err := os.WriteFile(proxy, []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ta := newTestAgent(t, Options{})
+	id := ta.submit(t, api.Job{Name: "x", Executable: "/bin/true",
+		Source:      &api.Source{Repository: "git://127.0.0.1:9/repo.git", BranchOrCommit: "main"},
+		Environment: map[string]string{"GIT_PROXY_COMMAND": proxy}})
+	ta.waitState(t, id, api.StateFailed)
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the job's GIT_PROXY_COMMAND ran during the clone")
 	}
 }
