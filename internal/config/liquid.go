@@ -1,6 +1,8 @@
 package config
 
 import (
+	"errors"
+	"fmt"
 	"reflect"
 	"regexp"
 	"strings"
@@ -24,7 +26,45 @@ func newEngine() *liquid.Engine {
 	e.RegisterFilter(filterNotBlank, func(v any) bool { return !isBlank(v) })
 	e.RegisterFilter(filterEmpty, isEmpty)
 	e.RegisterFilter(filterNotEmpty, func(v any) bool { return !isEmpty(v) })
+	// The string filters that can double a value in a loop are bounded like the output: a few
+	// hundred bytes of configuration must not exhaust crank's memory.
+	e.RegisterFilter("append", func(s, more any) (string, error) { return bounded(str(s) + str(more)) })
+	e.RegisterFilter("prepend", func(s, more any) (string, error) { return bounded(str(more) + str(s)) })
+	e.RegisterFilter("replace", func(s, old, repl any) (string, error) {
+		return bounded(strings.ReplaceAll(str(s), str(old), str(repl)))
+	})
 	return e
+}
+
+// MaxRender bounds what one template may render, and any string a filter makes while rendering.
+const MaxRender = 1 << 20
+
+var errTooLarge = fmt.Errorf("renders more than %d KiB (a loop that doubles a string or nests too deep?): refused", MaxRender>>10)
+
+func bounded(s string) (string, error) {
+	if len(s) > MaxRender {
+		return "", errTooLarge
+	}
+	return s, nil
+}
+
+func str(v any) string {
+	if v == nil {
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+// limitWriter fails once more than MaxRender bytes were written to it.
+type limitWriter struct {
+	b strings.Builder
+}
+
+func (w *limitWriter) Write(p []byte) (int, error) {
+	if w.b.Len()+len(p) > MaxRender {
+		return 0, errTooLarge
+	}
+	return w.b.Write(p)
 }
 
 // isBlank is Liquid's `blank`: nil, false, a string of only white space, an empty list or map.
@@ -101,15 +141,24 @@ func blankFilter(word, op string) string {
 }
 
 // render renders one template string against vars.
-func render(e *liquid.Engine, src string, vars map[string]any) (string, error) {
+func render(e *liquid.Engine, src string, vars map[string]any) (out string, err error) {
 	if !hasMarkup(src) {
 		return src, nil
 	}
-	out, err := e.ParseAndRenderString(prepareTemplate(src), vars)
-	if err != nil {
+	defer func() { // osteele/liquid panics with the writer's error: the bound's refusal
+		if r := recover(); r != nil {
+			if re, ok := r.(error); ok && errors.Is(re, errTooLarge) {
+				out, err = "", errTooLarge
+				return
+			}
+			panic(r)
+		}
+	}()
+	var w limitWriter
+	if err := e.ParseAndFRender(&w, []byte(prepareTemplate(src)), vars); err != nil {
 		return "", err
 	}
-	return out, nil
+	return w.b.String(), nil
 }
 
 var (

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"time"
 
@@ -64,9 +65,46 @@ func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Where, e.Message
 func (e *Engine) Run(where, src string) error {
 	t := time.AfterFunc(e.timeout, func() { e.rt.Interrupt("timed out after " + e.timeout.String()) })
 	defer t.Stop()
+	stop := watchMemory(func(grew uint64) {
+		e.rt.Interrupt(fmt.Sprintf("used more than %d MB of memory (a string or array doubled in a loop?)", grew>>20))
+	})
+	defer stop()
 	defer e.rt.ClearInterrupt()
 	_, err := e.rt.RunScript(where, src)
 	return scriptError(where, err)
+}
+
+// MaxScriptMemory bounds how much the heap may grow while a script runs: crank's scripts shape
+// results and jobs, a few kilobytes; a script doubling a string would otherwise take the machine's
+// memory before its time runs out.
+const MaxScriptMemory = 256 << 20
+
+// watchMemory calls exceeded once when the heap has grown by more than MaxScriptMemory since it
+// started, checking every 5 ms until stop is called.
+func watchMemory(exceeded func(grew uint64)) (stop func()) {
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				var m runtime.MemStats
+				runtime.ReadMemStats(&m)
+				if m.HeapAlloc > base.HeapAlloc && m.HeapAlloc-base.HeapAlloc > MaxScriptMemory {
+					exceeded(m.HeapAlloc - base.HeapAlloc)
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 func scriptError(where string, err error) error {

@@ -1,0 +1,40 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestConfigurationBombs: a few hundred bytes of configuration that would render gigabytes (a
+// Liquid for doubling a string, three nested fors, an onConfigure doubling a string) are refused
+// in seconds with an error naming the file, instead of crashing crank with "out of memory"
+// (issue 25, 7).
+func TestConfigurationBombs(t *testing.T) {
+	for name, job := range map[string]string{
+		"doubling": `arguments: '{% assign s = "xx" %}{% for i in (1..40) %}{% assign s = s | append: s %}{% endfor %}{{ s }}'`,
+		"nested":   `arguments: '{% for a in (1..1000) %}{% for b in (1..1000) %}{% for c in (1..1000) %}xxxxxxxx{% endfor %}{% endfor %}{% endfor %}'`,
+		"script":   `onConfigure: 'var s = "x"; for (var i = 0; i < 40; i++) { s = s + s; } job.arguments = s;'`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "bomb.yml")
+			yml := "jobs:\n  app:\n    executable: ./app\n    " + job + "\nscenarios:\n  s:\n    app: {job: app}\n"
+			if err := os.WriteFile(path, []byte(yml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			cfg, err := Load(t.Context(), []string{path}, LoadOptions{})
+			if err == nil {
+				_, err = cfg.Resolve(Request{Scenario: "s"})
+			}
+			if err == nil || !strings.Contains(err.Error(), "bomb.yml") {
+				t.Errorf("error %v, want a refusal naming bomb.yml", err)
+			}
+			if took := time.Since(start); took > 15*time.Second {
+				t.Errorf("took %s", took)
+			}
+		})
+	}
+}
