@@ -59,7 +59,9 @@ func (r *dockerRuntime) prepare(ctx context.Context, j *job) error {
 	j.image = name + ":latest"
 	if key != "" {
 		j.image = name + ":k" + key
-		if _, err := cli.ImageInspect(ctx, j.image); err == nil {
+		// Reused only when the image is the one this key's build made (its label says so), not an
+		// image another job put under the tag.
+		if in, err := cli.ImageInspect(ctx, j.image); err == nil && in.Config != nil && in.Config.Labels[labelImage] == key {
 			// Tagging again marks it used (LastTagTime), which the cache's pruning goes by.
 			_, _ = cli.ImageTag(ctx, client.ImageTagOptions{Source: j.image, Target: name + ":latest"})
 			j.out.WriteString("image reused from the cache: " + j.image + "\n")
@@ -213,6 +215,12 @@ func (r *dockerRuntime) load(ctx context.Context, cli *client.Client, j *job) er
 		return fmt.Errorf("job %s: dockerLoad: %w", j.id, err)
 	}
 	defer f.Close()
+	if err := checkLoadTags(f, j.image); err != nil {
+		return fmt.Errorf("job %s: %w", j.id, err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("job %s: dockerLoad: %w", j.id, err)
+	}
 	j.out.WriteString("$ docker load -i " + j.spec.Source.DockerLoad + "\n")
 	start := time.Now()
 	res, err := cli.ImageLoad(ctx, f)

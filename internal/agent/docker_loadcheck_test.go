@@ -1,0 +1,60 @@
+package agent
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"strings"
+	"testing"
+)
+
+func saveTarball(t *testing.T, manifest string, gz bool) *bytes.Buffer {
+	t.Helper()
+	var b bytes.Buffer
+	var tw *tar.Writer
+	var zw *gzip.Writer
+	if gz {
+		zw = gzip.NewWriter(&b)
+		tw = tar.NewWriter(zw)
+	} else {
+		tw = tar.NewWriter(&b)
+	}
+	for name, body := range map[string]string{"layer.tar": "x", "manifest.json": manifest} {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body))}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tw.Close()
+	if zw != nil {
+		zw.Close()
+	}
+	return &b
+}
+
+// TestLoadTagsChecked: a docker save tarball whose manifest tags another job's image (its build
+// cache tag, or its name) is refused before docker load; one tagging the job's own image loads
+// (issue 25, 2: a victim's next job said "image reused from the cache" and ran the attacker's).
+func TestLoadTagsChecked(t *testing.T) {
+	for _, c := range []struct {
+		tags string
+		gz   bool
+		want string
+	}{
+		{`["benchmarks_mine:latest"]`, false, ""},
+		{`["benchmarks_mine:v2"]`, true, ""},
+		{`["benchmarks_victim:k0123456789abcdef"]`, false, `tags "benchmarks_victim:k0123456789abcdef"`},
+		{`["benchmarks_mine:k0123456789abcdef"]`, true, "not this job's image"},
+		{`["benchmarks_victim:latest"]`, false, "not this job's image"},
+	} {
+		err := checkLoadTags(saveTarball(t, `[{"Config":"c.json","RepoTags":`+c.tags+`,"Layers":["layer.tar"]}]`, c.gz), "benchmarks_mine")
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s (gzip %v): %v, want %q", c.tags, c.gz, err, c.want)
+		}
+	}
+	if err := checkLoadTags(strings.NewReader("not a tarball"), "benchmarks_mine"); err == nil {
+		t.Error("a file that is no tarball was accepted")
+	}
+}
