@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,5 +44,26 @@ func TestBuildCacheOfAnotherUser(t *testing.T) {
 	_, err := New(Options{Dir: t.TempDir(), CacheDir: cache, NoToken: true})
 	if err == nil || !strings.Contains(err.Error(), "belongs to another user") {
 		t.Errorf("New: %v, want the cache refused", err)
+	}
+}
+
+// TestSecondSourceUploadRefused: a job's source is uploaded once; a second upload (landing on top
+// of the first, and keying the build cache by its digest alone) is answered 409 and leaves the
+// folder as the first made it (issue 25, 3).
+func TestSecondSourceUploadRefused(t *testing.T) {
+	ta := newTestAgent(t, Options{})
+	id, err := ta.c.Submit(t.Context(), api.Job{Name: "x", Executable: "/bin/true", Source: &api.Source{LocalFolder: "src"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ta.c.Upload(t.Context(), id, tarGz(t, file("main.go", "package main", 0o644))); err != nil {
+		t.Fatal(err)
+	}
+	err = ta.c.Upload(t.Context(), id, tarGz(t, file("zz_evil.go", "package main\nfunc init() {}", 0o644)))
+	if statusCode(err) != http.StatusConflict || !strings.Contains(err.Error(), "was uploaded already") {
+		t.Errorf("second upload: %v, want 409", err)
+	}
+	if _, err := os.Stat(filepath.Join(ta.opts.Dir, id, "zz_evil.go")); err == nil {
+		t.Error("the second upload's file is in the job's folder")
 	}
 }

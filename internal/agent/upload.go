@@ -118,7 +118,7 @@ func (j *job) beginUpload(parent context.Context, name string) (context.Context,
 		return nil, conflict("job %s: another upload is in progress", j.id)
 	case j.skipped == "" && j.state != api.StateNew && j.state != api.StateWaiting:
 		return nil, conflict("job %s is %s: its source can only be uploaded before it starts", j.id, j.state)
-	case name != "" && done:
+	case done: // a second upload would land on top of the first, and key the build cache by its digest alone
 		return nil, conflict("job %s: %s was uploaded already", j.id, uploadLabel(name))
 	}
 	ctx, cancel := context.WithCancelCause(parent)
