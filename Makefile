@@ -6,7 +6,7 @@ CACHE     := .cache
 GOFLAGS   ?= -buildvcs=false
 export GOFLAGS
 
-.PHONY: build agents test test-deps test-fresh fuzz fuzz-smoke bench clean
+.PHONY: build agents test check test-deps test-fresh fuzz fuzz-smoke bench clean
 
 build:
 	$(GO) build -o $(BIN)/crank ./cmd/crank
@@ -52,8 +52,19 @@ test-deps:
 	  GOBIN=$(CURDIR)/$(CACHE)/bin $(GO) install github.com/influxdata/influxdb/cmd/influxd@v1.8.10 || exit 1; \
 	fi
 
-test: test-deps build
+test: test-deps build check
 	PATH="$(CURDIR)/$(BIN):$(CURDIR)/$(CACHE)/bin:$$PATH" $(GO) test -count=1 -timeout 30m ./...
+
+# The checks `make test` runs before the tests: go vet, staticcheck (pinned), go.mod tidy, and the
+# packages with the most concurrency (agent, controller, load generator, apps, progress) under the
+# race detector.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+RACE_PKGS   := ./internal/agent/... ./internal/controller/... ./internal/loadgen/... ./internal/app/... ./internal/progress/...
+check:
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod or go.sum is not tidy: run go mod tidy (go mod tidy -diff shows what changes)"; exit 1; }
+	PATH="$(CURDIR)/$(BIN):$(CURDIR)/$(CACHE)/bin:$$PATH" $(GO) test -race -count=1 -timeout 15m $(RACE_PKGS)
 
 # Exploratory fuzzing, apart from the gate: every fuzz target (one per parser and per configuration
 # entry point) for FUZZTIME each. `make test` does not run it: a random search that has a bad moment on

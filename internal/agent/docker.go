@@ -34,7 +34,7 @@ func (r *dockerRuntime) engine(ctx context.Context) (*client.Client, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.cli == nil {
-		cli, err := client.New(client.FromEnv, client.WithAPIVersionNegotiation())
+		cli, err := client.New(client.FromEnv) // the API version is negotiated by default
 		if err != nil {
 			return nil, fmt.Errorf("no Docker engine: %w", err)
 		}

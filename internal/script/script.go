@@ -185,7 +185,7 @@ func (e *Engine) SetRequire(lookup func(name string) (where, src string, ok bool
 		name := call.Argument(0).String()
 		where, src, ok := lookup(name)
 		if !ok {
-			panic(e.rt.NewGoError(fmt.Errorf("require(%q): no script of that name under scripts:", name)))
+			panic(e.rt.NewGoError(fmt.Errorf("require(%q): no script of that name under the configuration's scripts", name)))
 		}
 		if _, err := e.rt.RunScript(where, src); err != nil {
 			panic(e.rt.NewGoError(scriptError(where, err)))

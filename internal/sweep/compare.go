@@ -11,12 +11,9 @@ import (
 	"github.com/crankshaft/crankshaft/internal/stats"
 )
 
-// The metrics a sweep reports: of the load services (those reporting RPS), RPS and the 99th
-// percentile latency; of the others, CPU, CPU per request, lock contention and exceptions.
-var (
-	loadMetrics   = []string{measure.RPS, measure.Latency99}
-	serverMetrics = []string{measure.CPU, measure.CPUPerRequest, measure.LockContention, measure.ExceptionCount}
-)
+// serverMetrics are what a sweep reports of the services that are not loads: CPU, CPU per request,
+// lock contention and exceptions (of the loads, RPS and the 99th percentile latency).
+var serverMetrics = []string{measure.CPU, measure.CPUPerRequest, measure.LockContention, measure.ExceptionCount}
 
 // Metric is one (service, measurement) pair a sweep shows.
 type Metric struct {

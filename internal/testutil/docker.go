@@ -18,7 +18,7 @@ import (
 // DockerEngine connects to the local engine, or fails (CI) / skips without one.
 func DockerEngine(t testing.TB) *client.Client {
 	t.Helper()
-	cli, err := client.New(client.FromEnv, client.WithAPIVersionNegotiation())
+	cli, err := client.New(client.FromEnv) // the API version is negotiated by default
 	if err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
