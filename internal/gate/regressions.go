@@ -15,26 +15,29 @@ import (
 // position in the series of the first run after the change; Time, File (result files) or Session
 // (InfluxDB), Commit and OS are that run's.
 type Finding struct {
-	Scenario   string    `json:"scenario,omitempty"`
-	Profiles   string    `json:"profiles,omitempty"` // joined with "+", as the profile tag
-	Service    string    `json:"service"`
-	Arch       string    `json:"arch,omitempty"`
-	Machine    string    `json:"machine,omitempty"`
-	Variant    string    `json:"variant,omitempty"`
-	Branch     string    `json:"branch,omitempty"`
-	Metric     string    `json:"metric"`
-	Index      int       `json:"index"`
-	Time       time.Time `json:"time"`
-	File       string    `json:"file,omitempty"`
-	Session    string    `json:"session,omitempty"`
-	Commit     string    `json:"commit,omitempty"`
-	OS         string    `json:"os,omitempty"`
-	Before     float64   `json:"before"`
-	After      float64   `json:"after"`
-	Change     float64   `json:"change"` // after/before - 1
-	PValue     float64   `json:"pValue"`
-	Direction  string    `json:"direction"`
-	Regression bool      `json:"regression"` // the change goes the bad way
+	Scenario string    `json:"scenario,omitempty"`
+	Profiles string    `json:"profiles,omitempty"` // joined with "+", as the profile tag
+	Service  string    `json:"service"`
+	Arch     string    `json:"arch,omitempty"`
+	Machine  string    `json:"machine,omitempty"`
+	Variant  string    `json:"variant,omitempty"`
+	Branch   string    `json:"branch,omitempty"`
+	Metric   string    `json:"metric"`
+	Index    int       `json:"index"`
+	Time     time.Time `json:"time"`
+	File     string    `json:"file,omitempty"`
+	Session  string    `json:"session,omitempty"`
+	Commit   string    `json:"commit,omitempty"`
+	// GoodCommit is the commit of the run before the change point: with Commit, the range crank
+	// bisect searches (BisectCommand).
+	GoodCommit string  `json:"goodCommit,omitempty"`
+	OS         string  `json:"os,omitempty"`
+	Before     float64 `json:"before"`
+	After      float64 `json:"after"`
+	Change     float64 `json:"change"` // after/before - 1
+	PValue     float64 `json:"pValue"`
+	Direction  string  `json:"direction"`
+	Regression bool    `json:"regression"` // the change goes the bad way
 }
 
 // History is the outcome of a regressions run.
@@ -152,7 +155,11 @@ func (h *History) detect(ctx context.Context, pts []histPoint, sel Selection, no
 func finding(s *series, cp stats.ChangePoint) Finding {
 	bad := s.dir == LowerIsBetter && cp.Change > 0 || s.dir == HigherIsBetter && cp.Change < 0
 	p, k := s.points[cp.Index], s.key
-	return Finding{
+	good := ""
+	if cp.Index > 0 {
+		good = s.points[cp.Index-1].commit
+	}
+	return Finding{GoodCommit: good,
 		Scenario: k.scenario, Profiles: k.profile, Service: k.service, Arch: k.arch, Machine: k.machine,
 		Variant: k.variant, Branch: k.branch,
 		Metric: k.metric, Index: cp.Index, Time: p.at, File: p.file, Session: p.session, Commit: p.commit,
@@ -164,4 +171,17 @@ func finding(s *series, cp stats.ChangePoint) Finding {
 // Regressed tells whether a change point goes the bad way.
 func (h History) Regressed() bool {
 	return slices.ContainsFunc(h.Findings, func(f Finding) bool { return f.Regression })
+}
+
+// BisectCommand is the crank bisect command that looks for the commit behind a regression (the
+// user adds the --config the runs were made with), or "" without the commits of both sides.
+func (f Finding) BisectCommand() string {
+	if !f.Regression || f.Commit == "" || f.GoodCommit == "" || f.GoodCommit == f.Commit {
+		return ""
+	}
+	metric := f.Metric
+	if f.Service != "" {
+		metric = f.Service + ":" + f.Metric
+	}
+	return fmt.Sprintf("bin/crank bisect --config SCENARIO.yml --scenario %s --good %s --bad %s --metric %s", f.Scenario, f.GoodCommit, f.Commit, metric)
 }

@@ -119,6 +119,11 @@ func (h History) WriteText(w io.Writer) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
+		for _, f := range h.Findings {
+			if cmd := f.BisectCommand(); cmd != "" {
+				fmt.Fprintf(&b, "\nto find the commit behind %s %s:\n  %s\n", f.Service, f.Metric, cmd)
+			}
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
