@@ -37,7 +37,7 @@ func userTempDir() string { return privdir.Root() }
 // then set to it).
 func takeDir(o *Options) (*os.File, error) {
 	if o.Dir != "" {
-		if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		if err := os.MkdirAll(o.Dir, 0o711); err != nil {
 			return nil, fmt.Errorf("agent: job folder root: %w", err)
 		}
 		lock, err := lockDir(o.Dir)
@@ -51,7 +51,7 @@ func takeDir(o *Options) (*os.File, error) {
 		return nil, fmt.Errorf("agent: %w (give --dir)", err)
 	}
 	for _, dir := range dirs {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(dir, 0o711); err != nil {
 			return nil, fmt.Errorf("agent: job folder root: %w", err)
 		}
 		lock, err := lockDir(dir)

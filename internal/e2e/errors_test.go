@@ -25,8 +25,8 @@ func TestYAMLErrorNamesFileAndLine(t *testing.T) {
 	if r.code != 2 {
 		t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
 	}
-	if !regexp.MustCompile(`broken\.yml:\d+: `).MatchString(r.stderr) {
-		t.Errorf("stderr does not name file:line:\n%s", r.stderr)
+	if !regexp.MustCompile(`broken\.yml:4:\d+: `).MatchString(r.stderr) {
+		t.Errorf("stderr does not name file:line:column of the unclosed list (line 4):\n%s", r.stderr)
 	}
 }
 
