@@ -30,7 +30,7 @@ func TestHeaderFloodBounded(t *testing.T) {
 	var before runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	const conns, headerKiB = 200, 256
+	const conns, headerKiB = 300, 256
 	line := append([]byte("GET /health HTTP/1.1\r\nHost: x\r\nX-Flood: "), bytes.Repeat([]byte("a"), 1024)...)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -63,8 +63,8 @@ func TestHeaderFloodBounded(t *testing.T) {
 	for _, c := range open {
 		c.Close()
 	}
-	if grew > 32<<20 {
-		t.Errorf("heap grew %d MB under %d connections of %d KiB headers, want under 32 MB", grew>>20, conns, headerKiB)
+	if grew > 48<<20 {
+		t.Errorf("heap grew %d MB under %d connections of %d KiB headers, want under 48 MB (about 120 MB before the bound)", grew>>20, conns, headerKiB)
 	}
 	t.Logf("heap grew %d KB", grew>>10)
 }
