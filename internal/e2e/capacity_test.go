@@ -20,7 +20,8 @@ func TestCapacityOfAMutex(t *testing.T) {
 	args := append([]string{"capacity"}, diagArgs(t, "mutexspin", "1ms", true, "--load.job", "builtin", "--variable", "connections=64",
 		"--slo", "load:http/latency/99<20", "--json", out)...)
 	start := time.Now()
-	r := crank(t, 2*time.Minute, args...)
+	var r runResult
+	outside := outsideShare(t, func() { r = crank(t, 2*time.Minute, args...) })
 	took := time.Since(start)
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
@@ -37,11 +38,21 @@ func TestCapacityOfAMutex(t *testing.T) {
 	}
 	c := doc.Capacity
 	t.Logf("capacity %.0f req/s, failed at %.0f, %d steps in %s: %s", c.Rate, c.FailedAt, len(c.Steps), took.Round(time.Second), c.Verdict)
-	if c.Rate < 900 || c.Rate > 1050 {
-		t.Errorf("capacity %.0f req/s, want 900-1,050\n%s", c.Rate, r.stdout)
+	// Near the knee a step's p99 is one sample of a noisy tail: with other work taking the machine
+	// (the suite's other packages), the search may settle a step lower. The band stands on a quiet
+	// machine; on a busy one (measured, as the verdict tests do) one step of 5 % below it is allowed.
+	low := 900.0
+	if outside > 0.12 {
+		low = 850
+		t.Logf("%.0f %% of the machine used outside the run: the band starts at %.0f", 100*outside, low)
 	}
-	if c.VerdictKind != "contention-bound" && c.VerdictKind != "serialized" {
-		t.Errorf("knee verdict %q (%s), want contention-bound or serialized", c.VerdictKind, c.Verdict)
+	if c.Rate < low || c.Rate > 1050 {
+		t.Errorf("capacity %.0f req/s, want %.0f-1,050\n%s", c.Rate, low, r.stdout)
+	}
+	// On a machine the test measured busy, machine-busy replaces the CPU-based verdicts, as it does
+	// for any run (the verdict tests accept it alike).
+	if c.VerdictKind != "contention-bound" && c.VerdictKind != "serialized" && (c.VerdictKind != "machine-busy" || outside <= 0.12) {
+		t.Errorf("knee verdict %q (%s), want contention-bound or serialized (machine-busy only on a busy machine: %.0f %% outside)", c.VerdictKind, c.Verdict, 100*outside)
 	}
 	if took > time.Minute {
 		t.Errorf("took %s, want under 60 s", took)
