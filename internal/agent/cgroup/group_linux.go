@@ -149,25 +149,21 @@ func CPUSeconds(dir string) (float64, error) {
 // OfPid finds the group whose CPU usage counts pid (a container's first process): its v2 group
 // when it has one below the root, else its v1 cpuacct group.
 func OfPid(pid int) (string, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+	lines, err := procCgroups(pid)
 	if err != nil {
 		return "", err
 	}
 	var v1 string
-	for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
-		f := strings.SplitN(line, ":", 3)
-		if len(f) != 3 {
-			continue
-		}
+	for _, l := range lines {
 		switch {
-		case f[0] == "0" && f[2] != "/":
+		case l.v2():
 			for _, root := range []string{Root, filepath.Join(Root, "unified")} {
 				if isV2(root) {
-					return filepath.Join(root, f[2]), nil
+					return filepath.Join(root, l.path), nil
 				}
 			}
-		case strings.Contains(","+f[1]+",", ",cpuacct,"):
-			v1 = filepath.Join(Root, "cpuacct", f[2])
+		case l.has("cpuacct"):
+			v1 = filepath.Join(Root, "cpuacct", l.path)
 		}
 	}
 	if v1 == "" {
@@ -176,29 +172,51 @@ func OfPid(pid int) (string, error) {
 	return v1, nil
 }
 
+// cgroupLine is one line of /proc/PID/cgroup: the hierarchy's id, its controllers, the path.
+type cgroupLine struct{ id, controllers, path string }
+
+// v2 tells the unified hierarchy's line, below its root.
+func (l cgroupLine) v2() bool { return l.id == "0" && l.path != "/" }
+
+// has tells a v1 hierarchy holding the controller.
+func (l cgroupLine) has(controller string) bool {
+	return strings.Contains(","+l.controllers+",", ","+controller+",")
+}
+
+// procCgroups reads /proc/PID/cgroup.
+func procCgroups(pid int) ([]cgroupLine, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+	if err != nil {
+		return nil, err
+	}
+	var out []cgroupLine
+	for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
+		if f := strings.SplitN(line, ":", 3); len(f) == 3 {
+			out = append(out, cgroupLine{f[0], f[1], f[2]})
+		}
+	}
+	return out, nil
+}
+
 // WorkingSet is the memory working set of pid's control group, in bytes, as docker stats and
 // cAdvisor count it: the group's usage less its inactive file pages (v2 memory.current and
 // memory.stat's inactive_file; v1 memory.usage_in_bytes and total_inactive_file). ok is false when
 // pid's group has no memory controller (then the caller adds up its processes' resident memory).
 func WorkingSet(pid int) (bytes float64, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+	lines, err := procCgroups(pid)
 	if err != nil {
 		return 0, false
 	}
-	for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
-		f := strings.SplitN(line, ":", 3)
-		if len(f) != 3 {
-			continue
-		}
+	for _, l := range lines {
 		switch {
-		case f[0] == "0" && f[2] != "/":
+		case l.v2():
 			for _, root := range []string{Root, filepath.Join(Root, "unified")} {
-				if ws, ok := workingSet(filepath.Join(root, f[2]), "memory.current", "inactive_file"); ok {
+				if ws, ok := workingSet(filepath.Join(root, l.path), "memory.current", "inactive_file"); ok {
 					return ws, true
 				}
 			}
-		case strings.Contains(","+f[1]+",", ",memory,") && f[2] != "/":
-			if ws, ok := workingSet(filepath.Join(Root, "memory", f[2]), "memory.usage_in_bytes", "total_inactive_file"); ok {
+		case l.has("memory") && l.path != "/":
+			if ws, ok := workingSet(filepath.Join(Root, "memory", l.path), "memory.usage_in_bytes", "total_inactive_file"); ok {
 				return ws, true
 			}
 		}
