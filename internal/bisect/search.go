@@ -62,7 +62,7 @@ func Search(ctx context.Context, commits []Commit, judge Judge) (Result, error) 
 	}
 	lo, hi := -1, len(commits)-1
 	measured := map[int]string{}
-	about := log2(len(commits))
+	about := Steps(len(commits))
 	n := 0
 	step := func(i int) (string, error) {
 		n++
@@ -131,7 +131,8 @@ func pick(lo, hi int, measured map[int]string) (int, bool) {
 	return 0, false
 }
 
-func log2(n int) int {
+// Steps is about how many commits a search over n commits benchmarks: log2(n), rounded up.
+func Steps(n int) int {
 	k := 0
 	for 1<<k < n {
 		k++

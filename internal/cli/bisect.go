@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -104,7 +105,7 @@ func runBisect(ctx context.Context, st State, args []string) int {
 		src, err = bf.source(ctx, resolved)
 	}
 	if err == nil {
-		err = checkThresholdMetrics(discard{}, []threshold.Threshold{bf.metric}, resolved, nil)
+		err = checkThresholdMetrics(io.Discard, []threshold.Threshold{bf.metric}, resolved, nil)
 	}
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank bisect: %v\n", err)
@@ -128,7 +129,7 @@ func runBisect(ctx context.Context, st State, args []string) int {
 	defer ctl.Close(context.WithoutCancel(ctx))
 	b := &bisector{st: st, f: bf, src: src, ctl: ctl, tmp: st.Getenv("TMPDIR"), bad: bad}
 	fmt.Fprintf(st.Stderr, "bisect: %d commits after %s up to %s; about %d steps, each until %s is within %.1f %%\n",
-		len(commits), good.Short(), bad.Short(), bisectSteps(len(commits)), bf.metricName(), 100*bf.run.spread.auto.precision)
+		len(commits), good.Short(), bad.Short(), bisect.Steps(len(commits)), bf.metricName(), 100*bf.run.spread.auto.precision)
 	res := bisect.Result{Metric: bf.metricName(), Good: good, Bad: bad}
 	base, err := b.run(ctx, good)
 	if err != nil {
@@ -235,7 +236,7 @@ func (b *bisector) run(ctx context.Context, c bisect.Commit) (*results.Result, e
 		}
 		f.overrides = append(f.overrides, [2]string{b.src.service + ".source.localFolder", filepath.Join(dir, b.src.local)})
 	}
-	r, _, err := resolve(ctx, State{Stderr: discard{}, Getenv: b.st.Getenv, LookPath: b.st.LookPath}, &f)
+	r, _, err := resolve(ctx, State{Stderr: io.Discard, Getenv: b.st.Getenv, LookPath: b.st.LookPath}, &f)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +248,7 @@ func (b *bisector) run(ctx context.Context, c bisect.Commit) (*results.Result, e
 		services = []string{b.f.metric.Service}
 	}
 	run := controller.Run{Scenario: r.Scenario, Iterations: f.spread.auto.max, Services: servicesOf(r, f.interval),
-		Until: f.spread.auto.until(discard{}, services, metric)}
+		Until: f.spread.auto.until(io.Discard, services, metric)}
 	res, err := b.ctl.Execute(ctx, run)
 	if err != nil {
 		return nil, err
@@ -374,14 +375,6 @@ func relative(half, mean float64) float64 {
 	return half / mean
 }
 
-func bisectSteps(n int) int {
-	k := 0
-	for 1<<k < n {
-		k++
-	}
-	return k
-}
-
 func firstLineOf(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
@@ -395,7 +388,7 @@ func (b *bisector) finish(r bisect.Result, searchErr error) int {
 	if r.BadEnd.Commit.SHA != "" {
 		fmt.Fprintln(out, "  "+stepLine(-1, 0, r.BadEnd))
 	}
-	about := bisectSteps(len(r.Steps))
+	about := bisect.Steps(len(r.Steps))
 	for i, s := range r.Steps {
 		fmt.Fprintln(out, "  "+stepLine(i+1, max(about, len(r.Steps)), s))
 	}

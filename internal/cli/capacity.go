@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"strconv"
 	"strings"
@@ -212,20 +213,13 @@ func (cf *capacityFlags) stepServices(ctx context.Context, st State, rate float6
 // stepResolved is the scenario resolved for one step.
 func (cf *capacityFlags) stepResolved(ctx context.Context, st State, rate float64) (*config.Resolved, error) {
 	f := *cf.run
-	f.variables = map[string]string{}
-	for k, v := range cf.run.variables {
-		f.variables[k] = v
-	}
+	f.variables = maps.Clone(cf.run.variables)
 	f.variables["rate"] = strconv.FormatFloat(rate, 'f', 0, 64)
 	f.variables["duration"] = strconv.FormatFloat(cf.stepDuration, 'f', -1, 64)
 	f.variables["warmup"] = strconv.FormatFloat(cf.stepWarmup, 'f', -1, 64)
-	r, _, err := resolve(ctx, State{Stderr: discard{}, Getenv: st.Getenv, LookPath: st.LookPath}, &f)
+	r, _, err := resolve(ctx, State{Stderr: io.Discard, Getenv: st.Getenv, LookPath: st.LookPath}, &f)
 	return r, err
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // checkCapacityInput refuses what would make the search meaningless: SLOs on unknown figures or
 // services, and a load whose arguments the rate does not reach (wrk's closed loop): a rate is
@@ -234,7 +228,7 @@ func (cf *capacityFlags) checkInput(ctx context.Context, st State, r *config.Res
 	if err := checkThresholdServices(cf.slos, r); err != nil {
 		return err
 	}
-	if err := checkThresholdMetrics(discard{}, cf.slos, r, nil); err != nil {
+	if err := checkThresholdMetrics(io.Discard, cf.slos, r, nil); err != nil {
 		return err
 	}
 	const probe = 12345
