@@ -54,7 +54,8 @@ func TestDockerJobLimitsAndCleanup(t *testing.T) {
 	// Memory is the container's control group's working set (as docker stats), not the sum of its
 	// processes' VmRSS: the sample agrees with the group read directly.
 	sampled := ta.waitSample(t, id, measure.WorkingSet)
-	if ws, ok := cgroup.WorkingSet(in.Container.State.Pid); !ok {
+	group, _ := cgroup.OfPid(in.Container.State.Pid)
+	if ws, ok := cgroup.WorkingSet(in.Container.State.Pid, group); !ok {
 		t.Errorf("container process %d: no memory control group", in.Container.State.Pid)
 	} else if mb := ws / (1 << 20); math.Abs(sampled-mb) > max(0.5, 0.03*mb) {
 		t.Errorf("working set sampled %.2f MB, the container's cgroup %.2f MB", sampled, mb)

@@ -46,4 +46,4 @@ func CPUSeconds(string) (float64, error) { return 0, errors.New("no cgroup outsi
 func OfPid(int) (string, error) { return "", errors.New("no cgroup outside Linux") }
 
 // WorkingSet has no control group outside Linux.
-func WorkingSet(int) (float64, bool) { return 0, false }
+func WorkingSet(int, string) (float64, bool) { return 0, false }

@@ -198,16 +198,23 @@ func procCgroups(pid int) ([]cgroupLine, error) {
 	return out, nil
 }
 
-// WorkingSet is the memory working set of pid's control group, in bytes, as docker stats and
-// cAdvisor count it: the group's usage less its inactive file pages (v2 memory.current and
-// memory.stat's inactive_file; v1 memory.usage_in_bytes and total_inactive_file). ok is false when
-// pid's group has no memory controller (then the caller adds up its processes' resident memory).
-func WorkingSet(pid int) (bytes float64, ok bool) {
+// WorkingSet is the memory working set of the job whose control group is dir, read from the memory
+// group pid is in when that group is the job's own (its last path component is dir's), in bytes,
+// as docker stats and cAdvisor count it: the group's usage less its inactive file pages (v2
+// memory.current and memory.stat's inactive_file; v1 memory.usage_in_bytes and
+// total_inactive_file). ok is false when the job has no memory group of its own: a process job
+// without a memory limit sits in the agent's memory group, whose usage is everything the agent's
+// session holds (the caller then adds up the job's processes' resident memory).
+func WorkingSet(pid int, dir string) (bytes float64, ok bool) {
 	lines, err := procCgroups(pid)
 	if err != nil {
 		return 0, false
 	}
+	own := filepath.Base(dir)
 	for _, l := range lines {
+		if filepath.Base(l.path) != own {
+			continue
+		}
 		switch {
 		case l.v2():
 			for _, root := range []string{Root, filepath.Join(Root, "unified")} {

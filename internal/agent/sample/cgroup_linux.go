@@ -55,8 +55,8 @@ func (s *CgroupSampler) Sample() (Stats, error) {
 		st.WorkingSetMB += rss / (1 << 20)
 		st.PrivateMB += anon / (1 << 20)
 	}
-	if len(pids) > 0 { // the group's own working set, where it has a memory controller
-		if ws, ok := cgroup.WorkingSet(pids[0]); ok {
+	if len(pids) > 0 { // the job's own memory group's working set, where it has one
+		if ws, ok := cgroup.WorkingSet(pids[0], s.dir); ok {
 			st.WorkingSetMB, st.WorkingSetFromCgroup = ws/(1<<20), true
 		}
 	}
