@@ -23,6 +23,12 @@ func WriteTable(w io.Writer, r Result) {
 
 func verdictWord(s Step) string {
 	switch {
+	case s.Repeated:
+		return "FAIL (measured again)"
+	case s.Repeat && s.Pass:
+		return "pass (repeat)"
+	case s.Repeat:
+		return "FAIL (confirmed)"
 	case s.Pass:
 		return "pass"
 	case s.FellBehind:

@@ -58,6 +58,10 @@ type Step struct {
 	Exceptions     float64  `json:"exceptions,omitempty"`
 	Pass           bool     `json:"pass"`
 	Failed         []string `json:"failed,omitempty"`
+	// Repeated: the step failed on the SLOs alone while the generator kept up, so the same rate
+	// was measured again (the next step, Repeat), whose verdict stands for the rate.
+	Repeated bool `json:"repeated,omitempty"`
+	Repeat   bool `json:"repeat,omitempty"`
 }
 
 // MinAchieved is the share of the asked rate a generator must complete for a step to count

@@ -25,11 +25,16 @@ type Options struct {
 	Precision float64
 	MaxSteps  int
 	MaxTime   time.Duration
+	// Confirm measures a step again when it failed only on the SLOs while the generator kept up
+	// with the rate (a tail-latency or error failure below saturation, which one noisy second can
+	// cause): the rate fails only when the repeat fails too. A step that fell behind is not
+	// repeated: the server could not do the rate.
+	Confirm bool
 }
 
 // DefaultOptions are crank capacity's defaults.
 func DefaultOptions() Options {
-	return Options{Start: 500, MinRate: 10, Precision: 0.05, MaxSteps: 16, MaxTime: 10 * time.Minute}
+	return Options{Start: 500, MinRate: 10, Precision: 0.05, MaxSteps: 16, MaxTime: 10 * time.Minute, Confirm: true}
 }
 
 // Measure runs one step at rate and says how it went. Its error ends the search.
@@ -59,6 +64,16 @@ func Search(ctx context.Context, o Options, measure Measure) (Result, error) {
 		if err != nil {
 			r.finish(lo, hi)
 			return r, err
+		}
+		if !s.Pass && !s.FellBehind && o.Confirm && n < o.MaxSteps {
+			s.Repeated = true
+			r.Steps = append(r.Steps, s)
+			n++
+			if s, err = measure(ctx, n, rate); err != nil {
+				r.finish(lo, hi)
+				return r, err
+			}
+			s.Repeat = true
 		}
 		r.Steps = append(r.Steps, s)
 		if s.Pass {

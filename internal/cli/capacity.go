@@ -166,8 +166,14 @@ func runCapacity(ctx context.Context, st State, args []string) int {
 	var knee map[string]*results.JobResult
 	byRate := map[float64]map[string]*results.JobResult{}
 	started := time.Now()
+	last := 0.0
 	measure := func(ctx context.Context, n int, rate float64) (capacity.Step, error) {
-		fmt.Fprintf(st.Stderr, "capacity: step %d of at most %d: %.0f req/s (%s)\n", n, cf.opts.MaxSteps, rate, time.Since(started).Round(time.Second))
+		again := ""
+		if rate == last {
+			again = ", again: it failed on the SLOs alone while the generator kept up, which one noisy second can cause"
+		}
+		last = rate
+		fmt.Fprintf(st.Stderr, "capacity: step %d of at most %d: %.0f req/s (%s%s)\n", n, cf.opts.MaxSteps, rate, time.Since(started).Round(time.Second), again)
 		services, err := cf.stepServices(ctx, st, rate)
 		if err != nil {
 			return capacity.Step{}, err
@@ -289,6 +295,13 @@ func kneeVerdict(jobs map[string]*results.JobResult, k capacity.Step) (string, s
 	v, ok := res.JobResults.Verdict()
 	if !ok {
 		return "", fmt.Sprintf("server CPU %.0f %% at the knee; no verdict", k.ServerCPU)
+	}
+	if v.Kind == "underloaded" && !k.FellBehind {
+		// Underloaded is a closed loop's verdict (more connections would do more); an open-loop
+		// step that kept up with its rate with nothing saturated failed on its tail, not its
+		// throughput.
+		return "tail-latency", fmt.Sprintf("server CPU %.0f %% of the machine at the knee (%.0f req/s asked, %.0f done): tail-latency: the server kept up with the rate and neither it nor the load is saturated; the SLO failed on the tail (p50 %.2f ms, p99 %.2f ms), not on throughput: look for pauses (garbage collection, the machine's other work), or lengthen --step-duration for a steadier p99",
+			k.ServerCPU, k.Asked, k.Achieved, k.Latency50, k.Latency99)
 	}
 	return v.Kind, fmt.Sprintf("server CPU %.0f %% of the machine at the knee (%.0f req/s asked): %s: %s", k.ServerCPU, k.Asked, v.Kind, v.Message)
 }
