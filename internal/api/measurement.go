@@ -44,7 +44,16 @@ type Metadata struct {
 	Unit             string    `json:"unit,omitempty"`
 	ShortDescription string    `json:"shortDescription"`
 	LongDescription  string    `json:"longDescription"`
+	// Direction is which way the figure gets better: DirectionHigher, DirectionLower, or empty
+	// for a figure that is neither (goroutines, threads) or a job's own statistic of unknown sense.
+	Direction string `json:"direction,omitempty"`
 }
+
+// The directions a Metadata can name.
+const (
+	DirectionHigher = "higher"
+	DirectionLower  = "lower"
+)
 
 // Measurements is what a job returns: its declared metadata and its samples in time order.
 type Measurements struct {

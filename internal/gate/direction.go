@@ -4,7 +4,18 @@ import (
 	"strings"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/measure"
 )
+
+func fromMetadata(d string) Direction {
+	switch d {
+	case api.DirectionHigher:
+		return HigherIsBetter
+	case api.DirectionLower:
+		return LowerIsBetter
+	}
+	return DirectionUnknown
+}
 
 // Direction says which way a measurement gets better.
 type Direction int
@@ -26,7 +37,8 @@ func (d Direction) String() string {
 	return "unknown"
 }
 
-// directionRules is the one table of direction. The first rule that matches decides: a text rule
+// directionRules guess the direction of a figure the catalog does not know (a job's own statistic)
+// and that its result file's metadata does not say. The first rule that matches decides: a text rule
 // when its text occurs in the measurement's name or its metadata's short description, a unit rule
 // when the metadata's unit is exactly its text. Order matters: "http/requests/errors" is an error
 // count before anything else, and names decide before units.
@@ -55,9 +67,16 @@ var directionRules = [...]struct {
 	{"mb", true, LowerIsBetter},
 }
 
-// DirectionOf tells which way the measurement name gets better. md, when not nil, is the
-// measurement's metadata from the result file; without it the name alone decides.
+// DirectionOf tells which way the measurement name gets better: as the catalog (internal/measure)
+// says, or the result file's metadata md (when not nil) for a figure the catalog does not know;
+// failing both, as directionRules guess from the name, description and unit.
 func DirectionOf(name string, md *api.Metadata) Direction {
+	if m, ok := measure.Default().Lookup(name); ok {
+		return fromMetadata(m.Direction)
+	}
+	if md != nil && md.Direction != "" {
+		return fromMetadata(md.Direction)
+	}
 	name = strings.ToLower(name)
 	desc, unit := "", ""
 	if md != nil {

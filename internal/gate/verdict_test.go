@@ -70,6 +70,12 @@ func TestDirectionOf(t *testing.T) {
 		{"app/gc-pause", &api.Metadata{Name: "app/gc-pause", Unit: "ms"}, LowerIsBetter},
 		{"app/gc-pause", nil, DirectionUnknown},
 		{"app/lock-wait", &api.Metadata{Unit: "ms/s"}, DirectionUnknown},
+		// The catalog decides its own figures, whatever a file's metadata says; a file's direction
+		// decides a figure the catalog does not know.
+		{measure.GCPause, nil, LowerIsBetter},
+		{measure.Throughput, &api.Metadata{Direction: api.DirectionLower}, HigherIsBetter},
+		{measure.Goroutines, nil, DirectionUnknown},
+		{"app/hits", &api.Metadata{Direction: api.DirectionHigher, Unit: "ms"}, HigherIsBetter},
 	}
 	for _, c := range cases {
 		if got := DirectionOf(c.name, c.md); got != c.want {

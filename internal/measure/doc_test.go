@@ -57,9 +57,13 @@ func replaceBlock(doc, name, body string) (string, error) {
 
 func catalogTable(list []api.Metadata) string {
 	var b strings.Builder
-	b.WriteString("| name | unit | aggregate | reduce | meaning |\n| --- | --- | --- | --- | --- |\n")
+	b.WriteString("| name | unit | better | aggregate | reduce | meaning |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, m := range list {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", m.Name, m.Unit, m.Aggregate, m.Reduce, m.LongDescription)
+		better := m.Direction
+		if better == "" {
+			better = "-"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", m.Name, m.Unit, better, m.Aggregate, m.Reduce, m.LongDescription)
 	}
 	return b.String()
 }

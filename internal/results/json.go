@@ -35,6 +35,7 @@ type metadataJSON struct {
 	Description      string `json:"description"`
 	ShortDescription string `json:"shortDescription,omitempty"`
 	LongDescription  string `json:"longDescription,omitempty"`
+	Direction        string `json:"direction,omitempty"`
 }
 
 // MarshalJSON writes crank's shape: numbers and Values together under results, and a description
@@ -56,7 +57,7 @@ func (j JobResult) MarshalJSON() ([]byte, error) {
 		}
 		out.Metadata = append(out.Metadata, metadataJSON{Source: m.Source, Name: m.Name, Aggregate: string(m.Aggregate),
 			Reduce: string(m.Reduce), Format: m.Format, Unit: m.Unit, Description: d,
-			ShortDescription: m.ShortDescription, LongDescription: m.LongDescription})
+			ShortDescription: m.ShortDescription, LongDescription: m.LongDescription, Direction: m.Direction})
 	}
 	ms := j.Measurements
 	if ms == nil {
@@ -100,7 +101,7 @@ func (j *JobResult) UnmarshalJSON(b []byte) error {
 			short = m.Description
 		}
 		j.Metadata = append(j.Metadata, api.Metadata{Source: m.Source, Name: m.Name, Aggregate: api.Operation(m.Aggregate),
-			Reduce: api.Operation(m.Reduce), Format: m.Format, Unit: m.Unit, ShortDescription: short, LongDescription: m.LongDescription})
+			Reduce: api.Operation(m.Reduce), Format: m.Format, Unit: m.Unit, ShortDescription: short, LongDescription: m.LongDescription, Direction: m.Direction})
 	}
 	if len(in.Measurements) > 0 && string(in.Measurements) != "null" {
 		if err := json.Unmarshal(in.Measurements, &j.Measurements); err != nil {
