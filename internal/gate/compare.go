@@ -123,12 +123,16 @@ func compareRow(jobs []*results.JobResult, m string, opts CompareOptions) Row {
 		row.Format, row.Unit = md.Format, md.Unit
 	}
 	row.Base, row.BasePresent = value(jobs[0], m)
+	row.BaseNotMeasured = notMeasured(jobs[0], m)
 	baseSamples := samples(jobs[0], m)
 	for _, jr := range jobs[1:] {
-		c := Comparison{}
+		c := Comparison{NotMeasured: notMeasured(jr, m)}
 		c.Value, c.Present = value(jr, m)
 		if !c.Present || !row.BasePresent {
 			c.Verdict = VerdictMissing
+			if c.NotMeasured != "" || row.BaseNotMeasured != "" {
+				c.Verdict = VerdictNotMeasured
+			}
 			row.Compared = append(row.Compared, c)
 			continue
 		}
@@ -165,6 +169,14 @@ func cpuPerRequest(rows []Row) {
 			}
 		}
 	}
+}
+
+// notMeasured is why jr's tool gave m but not as a value to trust ("" when it did not say).
+func notMeasured(jr *results.JobResult, m string) string {
+	if jr == nil {
+		return ""
+	}
+	return jr.NotMeasured[m]
 }
 
 // value is the metric's reported value, or the mean of its iterations when only those have it.

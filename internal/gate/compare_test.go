@@ -168,3 +168,40 @@ func TestCompareFallsBackToWelchAndReportsMissing(t *testing.T) {
 		t.Errorf("latency absent from head is not reported missing:\n%s", out)
 	}
 }
+
+// TestCompareNotMeasured: a figure one side's tool printed but not to trust (wrk's p99 of 0.00us
+// with pipelining) keeps its row in compare, the cell saying why, through the result file, in the
+// text and the markdown table; the verdict is "not measured", never missing or a change.
+func TestCompareNotMeasured(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	base := newResult(rng, 0, metricSpec{measure.RPS, 1000, 0}, metricSpec{measure.Latency99, 2, 0})
+	head := newResult(rng, 0, metricSpec{measure.RPS, 1010, 0})
+	why := "wrk printed 0.00us while the 50th percentile is 1.20ms"
+	head.JobResults.Jobs["load"].NotMeasured = map[string]string{measure.Latency99: why}
+	md := filepath.Join(dir, "c.md")
+	code, out, errOut := runCompare(writeResult(t, dir, "base.json", base), writeResult(t, dir, "head.json", head), "--markdown", md)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var line string
+	for l := range strings.Lines(out) {
+		if strings.HasPrefix(strings.TrimSpace(l), measure.Latency99) {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "not measured: "+why) || !strings.Contains(line, string(VerdictNotMeasured)) || strings.Contains(line, string(VerdictMissing)) {
+		t.Errorf("p99 row %q: want the head's cell saying why it is not measured, verdict %q\n%s", line, VerdictNotMeasured, out)
+	}
+	b, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "not measured: "+why) {
+		t.Errorf("markdown lacks the reason:\n%s", b)
+	}
+	// Asked for by name, a figure only one side could not measure is known, not refused.
+	if code, _, errOut := runCompare(filepath.Join(dir, "head.json"), filepath.Join(dir, "head.json"), "--metric", measure.Latency99); code != 0 {
+		t.Errorf("--metric %s on not-measured files: exit %d: %s", measure.Latency99, code, errOut)
+	}
+}

@@ -65,6 +65,12 @@ func metricsOf(jobs []*results.JobResult, wanted []string) []string {
 				seen[name] = true
 			}
 		}
+		// A figure one side's tool printed but not to trust still gets its row, saying so.
+		for name := range jr.NotMeasured {
+			if (len(wanted) == 0 && isDefaultMetric(name)) || slices.Contains(wanted, name) {
+				seen[name] = true
+			}
+		}
 	}
 	names := make([]string, 0, len(seen))
 	for name := range seen {
@@ -81,6 +87,9 @@ func hasMetric(r *results.Result, name string) bool {
 			continue
 		}
 		if _, ok := jr.Results[name]; ok {
+			return true
+		}
+		if _, ok := jr.NotMeasured[name]; ok {
 			return true
 		}
 	}

@@ -39,9 +39,9 @@ func (row Row) cells(verdict func(Verdict) string) []string {
 	if unit == "" {
 		unit = "-"
 	}
-	out := []string{row.Metric, unit, cellValue(row.Base, row.BasePresent, row.Format)}
+	out := []string{row.Metric, unit, cellValue(row.Base, row.BasePresent, row.BaseNotMeasured, row.Format)}
 	for _, c := range row.Compared {
-		out = append(out, cellValue(c.Value, c.Present, row.Format))
+		out = append(out, cellValue(c.Value, c.Present, c.NotMeasured, row.Format))
 	}
 	var change, verdicts, ps, cis []string
 	for _, c := range row.Compared {
@@ -54,8 +54,11 @@ func (row Row) cells(verdict func(Verdict) string) []string {
 	return append(out, join(change), join(verdicts), join(ps), join(cis))
 }
 
-func cellValue(v float64, present bool, format string) string {
-	if !present {
+func cellValue(v float64, present bool, notMeasured, format string) string {
+	switch {
+	case !present && notMeasured != "":
+		return "not measured: " + notMeasured
+	case !present:
 		return "-"
 	}
 	if format == "" {
@@ -83,7 +86,7 @@ func boolIndex(b bool) int {
 
 func formatP(c Comparison) string {
 	switch {
-	case c.Verdict == VerdictMissing:
+	case c.Verdict == VerdictMissing, c.Verdict == VerdictNotMeasured:
 		return "-"
 	case c.Test == TestNone:
 		return "threshold only"

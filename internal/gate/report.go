@@ -15,6 +15,9 @@ const (
 	VerdictNotSignificant Verdict = "not significant"
 	VerdictChanged        Verdict = "changed (direction unknown)"
 	VerdictMissing        Verdict = "missing"
+	// VerdictNotMeasured is a figure the tool printed on a side but not as a value to trust (wrk's
+	// p99 of 0.00us with pipelining): there is nothing to compare, and the cell says why.
+	VerdictNotMeasured Verdict = "not measured"
 	// VerdictPerRequest is CPU that went up while the CPU per request did not: more work done, not
 	// a regression.
 	VerdictPerRequest Verdict = "higher, not per request"
@@ -55,13 +58,17 @@ type Row struct {
 	Unit        string // the metadata's unit, may be empty
 	Base        float64
 	BasePresent bool
-	Compared    []Comparison
+	// BaseNotMeasured says why the base has no value, when its tool printed one not to trust.
+	BaseNotMeasured string
+	Compared        []Comparison
 }
 
 // Comparison is one file's value of a metric against the base.
 type Comparison struct {
 	Value   float64
 	Present bool
+	// NotMeasured says why this side has no value, when its tool printed one not to trust.
+	NotMeasured string
 	Change  float64 // Value/Base - 1 (±Inf when the base is 0)
 	Verdict Verdict
 	Test    string  // TestMannWhitney, TestWelch or TestNone
