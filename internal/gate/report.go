@@ -69,12 +69,12 @@ type Comparison struct {
 	Present bool
 	// NotMeasured says why this side has no value, when its tool printed one not to trust.
 	NotMeasured string
-	Change  float64 // Value/Base - 1 (±Inf when the base is 0)
-	Verdict Verdict
-	Test    string  // TestMannWhitney, TestWelch or TestNone
-	PValue  float64 // when Test is not TestNone
-	CI      stats.Interval
-	HasCI   bool
+	Change      float64 // Value/Base - 1 (±Inf when the base is 0)
+	Verdict     Verdict
+	Test        string  // TestMannWhitney, TestWelch or TestNone
+	PValue      float64 // when Test is not TestNone
+	CI          stats.Interval
+	HasCI       bool
 	// FellBack is set when Mann-Whitney could not reach alpha with these iteration counts and
 	// Welch's t-test was used instead.
 	FellBack bool
