@@ -11,6 +11,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/drivers"
+	"github.com/crankshaft/crankshaft/internal/drivers/bombardier"
 	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
@@ -229,5 +230,43 @@ func TestWarmupSamplesMarked(t *testing.T) {
 	}
 	if warm < 2 || measured < 2 {
 		t.Errorf("%d warm-up and %d measured working-set samples, want at least 2 of each", warm, measured)
+	}
+}
+
+// TestImplausibleFiguresNotMeasured: a real parser (bombardier's) given an output whose p99 is below
+// its p50 keeps the other figures, and the agent reports the p99 as not measured, with why, instead
+// of a number no run can give.
+func TestImplausibleFiguresNotMeasured(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../drivers/bombardier/testdata/plaintext/output.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lying := strings.Replace(string(b), `"99":585`, `"99":40`, 1)
+	if lying == string(b) {
+		t.Fatal("the captured output changed: no p99 of 585 µs to replace")
+	}
+	out := filepath.Join(t.TempDir(), "out.json")
+	if err := os.WriteFile(out, []byte(lying), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ta := newTestAgent(t, Options{Parsers: map[string]drivers.Parser{"bombardier": bombardier.Parser{}}})
+	id := ta.submit(t, api.Job{Executable: "cat", Arguments: out, WaitForExit: true, Parser: "bombardier"})
+	if st := ta.waitState(t, id, api.StateStopped, api.StateFailed); st.State != api.StateStopped {
+		t.Fatalf("status %+v", st)
+	}
+	ms, err := ta.c.Measurements(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, m := range ms.Measurements {
+		got[m.Name] = true
+	}
+	if got[measure.Latency99] || !got[measure.Latency50] || !got[measure.RPS] {
+		t.Errorf("measurements %v: want p50 and RPS kept, p99 gone", got)
+	}
+	if why := ms.NotMeasured[measure.Latency99]; !strings.Contains(why, "below http/latency/95") {
+		t.Errorf("not measured %v: want p99 said to fall below p95", ms.NotMeasured)
 	}
 }

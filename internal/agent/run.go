@@ -155,6 +155,7 @@ func (a *Agent) parse(j *job, stdout *output.Buffer, at time.Time) error {
 	if err != nil {
 		return fmt.Errorf("job %s: parser %q: %w; last output:\n%s", j.id, j.parser.Name(), err, stdout.Tail(0, tailLines))
 	}
+	j.notMeasure(drivers.Implausible(values)) // any tool's impossible figure: not measured, with why
 	names := make([]string, 0, len(values))
 	for n := range values {
 		names = append(names, n)

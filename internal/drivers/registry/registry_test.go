@@ -1,8 +1,11 @@
 package registry_test
 
 import (
+	"bytes"
 	"errors"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -82,5 +85,35 @@ func TestFirstRequestTargets(t *testing.T) {
 	}
 	if _, ok := ps["ghz"].(drivers.FirstRequester); ok {
 		t.Error("ghz should send no HTTP first request")
+	}
+}
+
+// TestRealOutputsArePlausible: every captured output of a real tool that its parser accepts gives
+// figures the agent's plausibility check keeps (a check that flagged honest runs would hide them).
+func TestRealOutputsArePlausible(t *testing.T) {
+	checked := 0
+	for name, p := range registry.Builtin() {
+		files, err := filepath.Glob(filepath.Join("..", name, "testdata", "*", "output.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				continue // a folder (fuzz corpora)
+			}
+			values, err := p.Parse(bytes.NewReader(b))
+			if err != nil {
+				continue
+			}
+			checked++
+			if why := drivers.Implausible(values); len(why) > 0 {
+				t.Errorf("%s: %s: flagged %v", name, f, why)
+			}
+		}
+	}
+	t.Logf("%d captured outputs checked", checked)
+	if checked < 10 {
+		t.Errorf("only %d captured outputs parsed: the testdata moved?", checked)
 	}
 }
