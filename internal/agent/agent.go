@@ -120,6 +120,13 @@ type Options struct {
 	// AllowPrivilegedDocker lets Docker jobs ask for --privileged, --cap-add, --ipc=host and
 	// --network=container:NAME, each of which gives the job the host: off, they are refused.
 	AllowPrivilegedDocker bool
+	// DockerHost is the Docker engine's address (unix:///run/docker.sock, tcp://...); default:
+	// DOCKER_HOST, else the local socket.
+	DockerHost string
+	// EngineTimeout bounds each call to the Docker engine made to stop or clean up a container, and
+	// the wait for a stopped container's exit beyond its grace: an engine that stops answering
+	// delays a job's deletion and the agent's shutdown by at most this (default 30 s).
+	EngineTimeout time.Duration
 	// DotnetRoot is the folder of the dotnet binary that builds crank's .NET jobs; default: dotnet
 	// on PATH.
 	DotnetRoot string

@@ -31,21 +31,44 @@ const pingTimeout = 5 * time.Second
 // engine connects to the Docker engine (DOCKER_HOST or the local socket) and negotiates the API
 // version; it fails with why no engine can be used.
 func (r *dockerRuntime) engine(ctx context.Context) (*client.Client, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.cli == nil {
-		cli, err := client.New(client.FromEnv) // the API version is negotiated by default
-		if err != nil {
-			return nil, fmt.Errorf("no Docker engine: %w", err)
-		}
-		r.cli = cli
+	cli, err := r.client()
+	if err != nil {
+		return nil, err
 	}
+	// The ping runs without the lock: an engine slow to answer delays this caller only.
 	pctx, cancel := context.WithTimeout(ctx, pingTimeout)
 	defer cancel()
-	if _, err := r.cli.Ping(pctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
-		return nil, fmt.Errorf("no Docker engine answers at %s: %w", r.cli.DaemonHost(), err)
+	if _, err := cli.Ping(pctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
+		return nil, fmt.Errorf("no Docker engine answers at %s: %w", cli.DaemonHost(), err)
 	}
-	return r.cli, nil
+	return cli, nil
+}
+
+// client is the engine's client, made once.
+func (r *dockerRuntime) client() (*client.Client, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cli != nil {
+		return r.cli, nil
+	}
+	opts := []client.Opt{client.FromEnv} // the API version is negotiated by default
+	if h := r.a.opts.DockerHost; h != "" {
+		opts = append(opts, client.WithHost(h))
+	}
+	cli, err := client.New(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("no Docker engine: %w", err)
+	}
+	r.cli = cli
+	return cli, nil
+}
+
+// engineTimeout bounds each engine call made to stop or clean up (Options.EngineTimeout).
+func (r *dockerRuntime) engineTimeout() time.Duration {
+	if t := r.a.opts.EngineTimeout; t > 0 {
+		return t
+	}
+	return defaultEngineTimeout
 }
 
 // describe is the engine's version for /info, or why there is none.

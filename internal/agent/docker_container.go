@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"sort"
 	"sync"
 	"time"
@@ -17,8 +18,8 @@ import (
 	"github.com/crankshaft/crankshaft/internal/agent/sample"
 )
 
-// engineTimeout bounds each engine call made to clean up, whatever the job's context says.
-const engineTimeout = 30 * time.Second
+// defaultEngineTimeout bounds each engine call made to clean up, whatever the job's context says.
+const defaultEngineTimeout = 30 * time.Second
 
 // start creates and starts the job's container, as crank's agent does: on the host's network,
 // with the job's environment variables, its arguments' docker run options, dockerCommand as the
@@ -57,7 +58,8 @@ func (r *dockerRuntime) start(ctx context.Context, j *job, _ string, stdout io.W
 		Labels: map[string]string{labelJob: j.id, labelDir: r.a.opts.Dir}}
 	name := containerName(imageName(j.spec.Source), j.id)
 	// Not cut short by a stop: a container the engine made must be known, to be removed.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), engineTimeout)
+	timeout := r.engineTimeout()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
 	created, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{Config: cfg, HostConfig: hc, Name: name})
 	if err != nil {
@@ -66,18 +68,24 @@ func (r *dockerRuntime) start(ctx context.Context, j *job, _ string, stdout io.W
 	for _, w := range created.Warnings {
 		j.warn("docker: " + w)
 	}
-	h := &containerHandle{cli: cli, id: created.ID, name: name, done: make(chan struct{})}
+	// The container's output and exit are followed until it exits or its handle gives up on an
+	// engine that stopped answering (stop's bound), whichever comes first.
+	follow, unfollow := context.WithCancel(context.Background())
+	h := &containerHandle{cli: cli, id: created.ID, name: name, done: make(chan struct{}), timeout: timeout, log: j.log,
+		warn: j.warn, unfollow: unfollow}
 	j.out.WriteString("$ docker start " + name + "\n")
 	if _, err := cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
-		h.remove(j)
+		unfollow()
+		h.remove()
 		return nil, fmt.Errorf("job %s: docker start %s: %w", j.id, name, err)
 	}
-	logs, err := cli.ContainerLogs(context.Background(), created.ID, client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true, Follow: true})
+	logs, err := cli.ContainerLogs(follow, created.ID, client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true, Follow: true})
 	if err != nil {
-		h.remove(j)
+		unfollow()
+		h.remove()
 		return nil, fmt.Errorf("job %s: docker logs %s: %w", j.id, name, err)
 	}
-	go h.run(j, logs, stdout)
+	go h.run(follow, j, logs, stdout)
 	return h, nil
 }
 
@@ -88,19 +96,28 @@ type containerHandle struct {
 	name string
 	done chan struct{}
 	exit proc.Exit
+	// timeout bounds each engine call made to stop or clean up (Options.EngineTimeout).
+	timeout time.Duration
+	log     *slog.Logger
+	warn    func(string) // a warning the job reports
+	// unfollow ends the following of the container's output and exit (run's context).
+	unfollow context.CancelFunc
 
 	mu      sync.Mutex
 	sampler *sample.CgroupSampler
+	// gaveUp is the exit Stop returned when the engine did not answer: later stops return it at
+	// once instead of waiting again.
+	gaveUp *proc.Exit
 }
 
 // run copies the container's output until it exits, records the exit, and removes it.
-func (h *containerHandle) run(j *job, logs io.ReadCloser, stdout io.Writer) {
+func (h *containerHandle) run(follow context.Context, j *job, logs io.ReadCloser, stdout io.Writer) {
 	copied := make(chan struct{})
 	go func() {
 		_, _ = stdcopy.StdCopy(stdout, j.out, logs)
 		close(copied)
 	}()
-	w := h.cli.ContainerWait(context.Background(), h.id, client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})
+	w := h.cli.ContainerWait(follow, h.id, client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})
 	h.exit = proc.Exit{Code: -1}
 	select {
 	case res := <-w.Result:
@@ -114,7 +131,8 @@ func (h *containerHandle) run(j *job, logs io.ReadCloser, stdout io.Writer) {
 	case <-time.After(outputDrain):
 	}
 	logs.Close()
-	h.remove(j)
+	h.unfollow()
+	h.remove()
 	close(h.done)
 }
 
@@ -122,14 +140,14 @@ func (h *containerHandle) run(j *job, logs io.ReadCloser, stdout io.Writer) {
 const outputDrain = 2 * time.Second
 
 // remove removes the container and its anonymous volumes.
-func (h *containerHandle) remove(j *job) {
-	ctx, cancel := context.WithTimeout(context.Background(), engineTimeout)
+func (h *containerHandle) remove() {
+	ctx, cancel := context.WithTimeout(context.Background(), h.timeout)
 	defer cancel()
 	if _, err := h.cli.ContainerRemove(ctx, h.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil {
-		j.log.Warn("container not removed", "container", h.name, "err", err)
+		h.log.Warn("container not removed", "container", h.name, "err", err)
 		return
 	}
-	j.log.Info("container removed", "container", h.name)
+	h.log.Info("container removed", "container", h.name)
 }
 
 func (h *containerHandle) Wait() <-chan struct{} { return h.done }
@@ -146,18 +164,42 @@ func (h *containerHandle) Stop(grace time.Duration) proc.Exit {
 		return h.exit
 	default:
 	}
+	h.mu.Lock()
+	gaveUp := h.gaveUp
+	h.mu.Unlock()
+	if gaveUp != nil {
+		return *gaveUp
+	}
 	secs := max(int(grace.Seconds()), 1)
-	ctx, cancel := context.WithTimeout(context.Background(), grace+engineTimeout)
+	bound := grace + h.timeout
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
-	_, _ = h.cli.ContainerStop(ctx, h.id, client.ContainerStopOptions{Timeout: &secs})
-	<-h.done
-	return h.exit
+	if _, err := h.cli.ContainerStop(ctx, h.id, client.ContainerStopOptions{Timeout: &secs}); err != nil {
+		h.log.Warn("docker stop failed", "container", h.name, "err", err)
+	}
+	select {
+	case <-h.done:
+		return h.exit
+	case <-ctx.Done():
+	}
+	// The engine did not report the container's end within grace and the engine's bound: stop
+	// following it (the removal is still tried, in the background, bounded) and say that it may
+	// be left running, rather than hang the job's deletion and the agent's shutdown.
+	h.unfollow()
+	why := fmt.Sprintf("docker stop: the engine did not answer within %s; container %s may be left running", bound, h.name)
+	h.log.Error("the Docker engine did not answer", "container", h.name, "waited", bound)
+	h.warn(why)
+	e := proc.Exit{Code: -1, Time: time.Now(), Signal: why}
+	h.mu.Lock()
+	h.gaveUp = &e
+	h.mu.Unlock()
+	return e
 }
 
 // Interrupt sends the container's process SIGINT and waits up to grace for it to exit, then stops
 // it as Stop does.
 func (h *containerHandle) Interrupt(grace time.Duration) proc.Exit {
-	ctx, cancel := context.WithTimeout(context.Background(), engineTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), h.timeout)
 	_, err := h.cli.ContainerKill(ctx, h.id, client.ContainerKillOptions{Signal: "SIGINT"})
 	cancel()
 	if err == nil {
@@ -177,7 +219,7 @@ func (h *containerHandle) Stats() (sample.Stats, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.sampler == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), engineTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), h.timeout)
 		defer cancel()
 		in, err := h.cli.ContainerInspect(ctx, h.id, client.ContainerInspectOptions{})
 		if err != nil {
