@@ -46,10 +46,11 @@ type capacityFlags struct {
 	opts                     capacity.Options
 	stepDuration, stepWarmup float64
 	run                      *runFlags
+	set                      map[string]bool // the flags given: they win over the scenario's capacity section
 }
 
 func parseCapacityFlags(args []string, getenv func(string) string) (*capacityFlags, error) {
-	cf := &capacityFlags{opts: capacity.DefaultOptions(), stepDuration: 4, stepWarmup: 1}
+	cf := &capacityFlags{opts: capacity.DefaultOptions(), stepDuration: 4, stepWarmup: 1, set: map[string]bool{}}
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
@@ -64,12 +65,10 @@ func parseCapacityFlags(args []string, getenv func(string) string) (*capacityFla
 		if err != nil {
 			return nil, err
 		}
-		if err := cf.set(name, value); err != nil {
+		if err := cf.setFlag(name, value); err != nil {
 			return nil, err
 		}
-	}
-	if len(cf.slos) == 0 {
-		return nil, usagef("crank capacity needs at least one --slo, e.g. --slo 'load:http/latency/99<10'")
+		cf.set[name] = true
 	}
 	rf, err := parseRunFlags(rest, getenv)
 	if err != nil {
@@ -79,7 +78,7 @@ func parseCapacityFlags(args []string, getenv func(string) string) (*capacityFla
 	return cf, nil
 }
 
-func (cf *capacityFlags) set(name, value string) error {
+func (cf *capacityFlags) setFlag(name, value string) error {
 	number := func(min float64) (float64, error) {
 		v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(value), "%"), 64)
 		if err != nil || v < min {
@@ -122,6 +121,43 @@ func (cf *capacityFlags) set(name, value string) error {
 	return err
 }
 
+// fromScenario completes the flags with the scenario's `capacity:` section: each key a flag did
+// not set. The SLOs of the flags replace the section's.
+func (cf *capacityFlags) fromScenario(ctx context.Context) error {
+	f := cf.run
+	var sec *config.Capacity
+	if len(f.configs) > 0 && f.scenario != "" {
+		cfg, err := config.Load(ctx, f.configs, config.LoadOptions{})
+		if err != nil {
+			return err
+		}
+		if sec, err = cfg.Capacity(f.scenario); err != nil {
+			return err
+		}
+	}
+	if sec != nil {
+		if !cf.set["slo"] {
+			cf.slos = sec.SLOs
+		}
+		for name, apply := range map[string]func(){
+			"precision":     func() { cf.opts.Precision = sec.Precision },
+			"start-rate":    func() { cf.opts.Start = sec.StartRate },
+			"max-steps":     func() { cf.opts.MaxSteps = sec.MaxSteps },
+			"max-time":      func() { cf.opts.MaxTime = sec.MaxTime },
+			"step-duration": func() { cf.stepDuration = sec.StepDuration },
+			"step-warmup":   func() { cf.stepWarmup = sec.StepWarmup },
+		} {
+			if !cf.set[name] && sec.Has(name) {
+				apply()
+			}
+		}
+	}
+	if len(cf.slos) == 0 {
+		return usagef("crank capacity needs at least one --slo, e.g. --slo 'load:http/latency/99<10' (or capacity: slo: in the scenario)")
+	}
+	return nil
+}
+
 // runCapacity is `crank capacity`.
 func runCapacity(ctx context.Context, st State, args []string) int {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
@@ -129,6 +165,9 @@ func runCapacity(ctx context.Context, st State, args []string) int {
 		return ExitOK
 	}
 	cf, err := parseCapacityFlags(args, st.Getenv)
+	if err == nil {
+		err = cf.fromScenario(ctx)
+	}
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank capacity: %v\n", err)
 		return ExitBadInput

@@ -20,7 +20,7 @@ func canonicalKeys(root *node) {
 	}
 	for _, s := range root.get(keyScenarios).pairsOrNil() {
 		for _, svc := range s.value.pairsOrNil() {
-			if svc.key != keySweep {
+			if !isScenarioSection(svc.key) {
 				jobKeysCase(svc.value)
 			}
 		}

@@ -101,7 +101,7 @@ func (c *Config) Resolve(req Request) (*Resolved, error) {
 	engine := newEngine()
 	js := script.New(req.ScriptOutput) // shared by every service's onConfigure, as in crank
 	js.Set("configuration", c.root.toAny())
-	for _, svc := range scen.without(keySweep).pairs {
+	for _, svc := range scen.without(keySweep, keyCapacity).pairs {
 		s, err := c.resolveService(engine, req.Scenario, svc, profiles, perService[svc.key], cmdVars)
 		if err == nil {
 			err = c.decodeService(js, r, &s)

@@ -93,6 +93,11 @@ func (c *Config) validateScenarios() []error {
 				errs = append(errs, sErrs...)
 				continue
 			}
+			if svc.key == keyCapacity {
+				_, cErrs := decodeCapacity(s.key, svc)
+				errs = append(errs, cErrs...)
+				continue
+			}
 			where := fmt.Sprintf("scenario %q: service %q", s.key, svc.key)
 			if !svc.value.isMap() {
 				errs = append(errs, fmt.Errorf("%s: %s must be a mapping with a job key", svc.keyPos, where))

@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// capacityScenario is the plaintext scenario with the built-in load and a capacity section.
+func capacityScenario(t *testing.T, section string) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "cap.yml")
+	yml := "imports:\n  - " + filepath.Join(root, "scenarios/plaintext.yml") + "\n  - " + filepath.Join(root, "scenarios/jobs/builtin.yml") +
+		"\nscenarios:\n  capped:\n    application:\n      job: plaintext\n    load:\n      job: builtin\n" + section
+	if err := os.WriteFile(path, []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestCapacitySection: a scenario's capacity: section gives the SLOs and the search's bounds; the
+// flags win over it; its mistakes are refused before anything runs, naming the line and key.
+func TestCapacitySection(t *testing.T) {
+	run := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := Run(context.Background(), State{Args: append([]string{"capacity"}, args...), Stdout: &out, Stderr: &errb})
+		return code, out.String(), errb.String()
+	}
+	cfg := capacityScenario(t, "    capacity:\n      slo:\n        - load:http/latency/99 < 10\n      startRate: 1234\n      stepDuration: 2\n")
+	code, out, errOut := run("--config", cfg, "--scenario", "capped", "--dry-run", "-")
+	if code != ExitOK || !strings.Contains(out, "1234") {
+		t.Errorf("section's startRate: exit %d, want the first step at 1234 req/s in the dry run\n%s\n%s", code, errOut, out)
+	}
+	code, out, _ = run("--config", cfg, "--scenario", "capped", "--start-rate", "777", "--dry-run", "-")
+	if code != ExitOK || !strings.Contains(out, "777") || strings.Contains(out, "1234") {
+		t.Errorf("--start-rate over the section: exit %d, want 777 alone\n%s", code, out)
+	}
+	for _, c := range []struct{ section, want string }{
+		{"    capacity:\n      slo: [load:http/latency/p99 < 10]\n", "http/latency/p99 is not a figure crank knows; did you mean http/latency/99?"},
+		{"    capacity:\n      slo: [latency is low]\n", `cap.yml:11: scenario "capped": capacity: slo: threshold "latency is low": want [service:]metric OP number`},
+		{"    capacity:\n      slo: [load:http/latency/99 < 10]\n      startrate: 5\n", `cap.yml:12: scenario "capped": capacity: unknown key "startrate"`},
+		{"    capacity:\n      maxTime: 5m\n", "needs at least one --slo"},
+	} {
+		code, _, errOut := run("--config", capacityScenario(t, c.section), "--scenario", "capped", "--dry-run", "-")
+		if code != ExitBadInput || !strings.Contains(errOut, c.want) {
+			t.Errorf("%q: exit %d, %q; want 2 and %q", c.section, code, errOut, c.want)
+		}
+	}
+}
