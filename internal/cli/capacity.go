@@ -15,6 +15,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/config"
 	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/diagnose"
+	"github.com/crankshaft/crankshaft/internal/influx"
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/threshold"
 )
@@ -242,7 +243,7 @@ func runCapacity(ctx context.Context, st State, args []string) int {
 		knee = byRate[k.Asked]
 		res.VerdictKind, res.Verdict = kneeVerdict(knee, k)
 	}
-	return cf.finish(ctx, st, res, knee, searchErr)
+	return cf.finish(ctx, st, res, knee, searchErr, started)
 }
 
 // stepServices resolves the scenario for one step: the rate, and the step's duration and warm-up,
@@ -346,7 +347,7 @@ func kneeVerdict(jobs map[string]*results.JobResult, k capacity.Step) (string, s
 }
 
 // finish prints the steps and the answer, writes the JSON, and says the exit status.
-func (cf *capacityFlags) finish(ctx context.Context, st State, res capacity.Result, knee map[string]*results.JobResult, searchErr error) int {
+func (cf *capacityFlags) finish(ctx context.Context, st State, res capacity.Result, knee map[string]*results.JobResult, searchErr error, started time.Time) int {
 	capacity.WriteTable(st.Stdout, res)
 	fmt.Fprintln(st.Stdout, res.Summary())
 	code := ExitOK
@@ -361,19 +362,32 @@ func (cf *capacityFlags) finish(ctx context.Context, st State, res capacity.Resu
 		fmt.Fprintf(st.Stderr, "crank capacity: %v\n", searchErr)
 		code = ExitFailed
 	}
-	if cf.run.jsonOut != "" {
-		out := &results.Result{StartTime: time.Now().UTC(), Scenario: cf.run.scenario, ReturnCode: code,
-			JobResults: results.JobResults{Jobs: knee, Properties: cf.run.properties}}
-		if out.JobResults.Jobs == nil {
-			out.JobResults.Jobs = map[string]*results.JobResult{}
+	out := &results.Result{StartTime: started.UTC(), Scenario: cf.run.scenario, Profiles: cf.run.profiles, ReturnCode: code,
+		JobResults: results.JobResults{Jobs: knee, Properties: cf.run.properties}}
+	if out.JobResults.Jobs == nil {
+		out.JobResults.Jobs = map[string]*results.JobResult{}
+	}
+	if b, err := json.Marshal(res); err == nil {
+		out.Capacity = b
+	}
+	if cf.run.jsonOut != "" && !writeJSON(st, cf.run.jsonOut, out) && code == ExitOK {
+		code = ExitFailed
+	}
+	if code == ExitInterrupted {
+		return code
+	}
+	// The answer and every step go to InfluxDB (spooled when it does not take them); the knee's
+	// own results do not: a step at a capped rate is not the scenario's run, and the dashboards'
+	// trends of crank_summary would show it as one.
+	if cfg := influxConfig(st, cf.run); cfg.Enabled() {
+		answer := *out
+		answer.JobResults.Jobs = map[string]*results.JobResult{}
+		sum, err := influx.Publish(ctx, cfg, &answer, logger(st.Stderr, cf.run.verbose))
+		if err != nil {
+			fmt.Fprintf(st.Stderr, "crank capacity: influxdb: %v\n", err)
+			return ExitFailed
 		}
-		b, err := json.Marshal(res)
-		if err == nil {
-			out.Capacity = b
-		}
-		if !writeJSON(st, cf.run.jsonOut, out) && code == ExitOK {
-			code = ExitFailed
-		}
+		fmt.Fprintln(st.Stderr, sum.String())
 	}
 	return code
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/capacity"
+	"github.com/crankshaft/crankshaft/internal/influx"
+	"github.com/crankshaft/crankshaft/internal/influxtest"
 )
 
 // TestCapacityOfAMutex: every request holds one mutex for 1 ms (burning it, so the hold is exact):
@@ -68,10 +71,22 @@ func TestCapacityOfAMutex(t *testing.T) {
 // misspelt SLO figure exits 2 naming it with the catalog's nearest, before anything starts; a load
 // whose arguments take no rate (wrk) is refused naming the way out.
 func TestCapacityRefusals(t *testing.T) {
-	r := crank(t, 2*time.Minute, append([]string{"capacity"}, diagArgs(t, "spin", "1ms", false, "--load.job", "builtin",
-		"--slo", "load:http/latency/99<0.0001", "--start-rate", "40", "--step-duration", "1", "--step-warmup", "0")...)...)
+	db := influxtest.Start(t)
+	r := crankEnv(t, 2*time.Minute, []string{"CRANK_SPOOL_DIR=" + t.TempDir()}, append([]string{"capacity"}, diagArgs(t, "spin", "1ms", false, "--load.job", "builtin",
+		"--slo", "load:http/latency/99<0.0001", "--start-rate", "40", "--step-duration", "1", "--step-warmup", "0",
+		"--influx-url", db.URL, "--influx-bucket", db.DB+"/autogen")...)...)
 	if r.code != 1 || !strings.Contains(r.stderr, "the service level objectives are not met even at the lowest rate (10 req/s)") {
 		t.Errorf("unmet SLO: exit %d\n%s", r.code, r.stderr)
+	}
+	// Even an unmet search is kept: its steps reach InfluxDB, none passing.
+	s, err := influx.Query(context.Background(), db.URL, "", db.DB, `SELECT "asked", "pass" FROM "crank_capacity_step" GROUP BY "step"`)
+	if err != nil || len(s) != 6 {
+		t.Errorf("crank_capacity_step: %v, %+v; want the 6 steps (40, 20 and 10 req/s, each failure measured again)", err, s)
+	}
+	for _, step := range s {
+		if step.Values[0][2] != false {
+			t.Errorf("step %s: %v, want a failed step", step.Tags["step"], step.Values)
+		}
 	}
 	r = crank(t, time.Minute, append([]string{"capacity"}, diagArgs(t, "spin", "1ms", false, "--load.job", "builtin",
 		"--slo", "load:http/latency/p99<10")...)...)

@@ -66,6 +66,7 @@ func Points(res *results.Result, tags Tags) []*write.Point {
 		}
 	}
 	pts = append(pts, phasePoints(res, run, session)...)
+	pts = append(pts, capacityPoints(res, run, session, start)...)
 	return append(pts, runPoint(res, run, session, start))
 }
 
