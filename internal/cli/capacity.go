@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,8 +14,8 @@ import (
 	"github.com/crankshaft/crankshaft/internal/config"
 	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/diagnose"
-	"github.com/crankshaft/crankshaft/internal/influx"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/sweep"
 	"github.com/crankshaft/crankshaft/internal/threshold"
 )
 
@@ -35,6 +34,8 @@ of the rate asked. The knee is explained with the run's verdict (contention-boun
   --max-steps N        at most N steps (default 16)
   --max-time D         at most D in all (default 10m)
   --step-duration S    each step's measured seconds (default 4), after --step-warmup S (default 1)
+  --matrix KEY=V1,V2   a search per variant (crank sweep's matrix: a variable or <service>.<path>;
+                       repeatable), then each variant's capacity side by side
   --json FILE          the result, with the steps under "capacity" at its root
   --dry-run FILE       check the inputs and write the first step's resolved jobs ("-": stdout)
   and every run option of crank (--config, --scenario, --profile, --variable, --<service>.<path>...).
@@ -48,6 +49,7 @@ type capacityFlags struct {
 	stepDuration, stepWarmup float64
 	run                      *runFlags
 	set                      map[string]bool // the flags given: they win over the scenario's capacity section
+	axes                     []sweep.Axis    // --matrix: a search per variant
 }
 
 func parseCapacityFlags(args []string, getenv func(string) string) (*capacityFlags, error) {
@@ -57,7 +59,7 @@ func parseCapacityFlags(args []string, getenv func(string) string) (*capacityFla
 		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
 		name = flagName(name)
 		switch name {
-		case "slo", "precision", "start-rate", "max-steps", "max-time", "step-duration", "step-warmup":
+		case "slo", "precision", "start-rate", "max-steps", "max-time", "step-duration", "step-warmup", "matrix":
 		default:
 			rest = append(rest, args[i])
 			continue
@@ -103,6 +105,12 @@ func (cf *capacityFlags) setFlag(name, value string) error {
 		}
 	case "start-rate":
 		cf.opts.Start, err = number(1)
+	case "matrix":
+		a, perr := sweep.ParseAxis(value)
+		if perr != nil {
+			return usagef("%v", perr)
+		}
+		cf.axes = append(cf.axes, a)
 	case "max-steps":
 		var n float64
 		if n, err = number(1); err == nil {
@@ -173,11 +181,11 @@ func runCapacity(ctx context.Context, st State, args []string) int {
 		fmt.Fprintf(st.Stderr, "crank capacity: %v\n", err)
 		return ExitBadInput
 	}
-	f := cf.run
-	resolved, _, err := resolve(ctx, st, f)
-	if err == nil {
-		err = cf.checkInput(ctx, st, resolved)
+	if len(cf.axes) > 0 {
+		return cf.runMatrix(ctx, st)
 	}
+	f := cf.run
+	resolved, err := cf.check(ctx, st)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank capacity: %v\n", err)
 		return ExitBadInput
@@ -197,10 +205,46 @@ func runCapacity(ctx context.Context, st State, args []string) int {
 		return ExitBadInput
 	}
 	defer ctl.Close(context.WithoutCancel(ctx))
-	stepper, err := ctl.NewStepper(servicesOf(resolved, f.interval), loadName(resolved))
-	if err != nil {
-		fmt.Fprintf(st.Stderr, "crank capacity: %v\n", err)
+	started := time.Now()
+	res, knee, searchErr := cf.search(ctx, st, ctl, resolved)
+	if errors.Is(searchErr, errStepper) {
+		fmt.Fprintf(st.Stderr, "crank capacity: %v\n", searchErr)
 		return ExitBadInput
+	}
+	capacity.WriteTable(st.Stdout, res)
+	fmt.Fprintln(st.Stdout, res.Summary())
+	code := searchCode(ctx, st, searchErr)
+	out := cf.answer(res, knee, code, started, variant(f.properties, resolved.Variant))
+	if f.jsonOut != "" && !writeJSON(st, f.jsonOut, out) && code == ExitOK {
+		code = ExitFailed
+	}
+	if code == ExitInterrupted {
+		return code
+	}
+	if !cf.publish(ctx, st, out) {
+		return ExitFailed
+	}
+	return code
+}
+
+// errStepper marks a search that could not start its services.
+var errStepper = errors.New("the services could not be started")
+
+// check resolves the scenario and refuses what would make the search meaningless.
+func (cf *capacityFlags) check(ctx context.Context, st State) (*config.Resolved, error) {
+	resolved, _, err := resolve(ctx, st, cf.run)
+	if err == nil {
+		err = cf.checkInput(ctx, st, resolved)
+	}
+	return resolved, err
+}
+
+// search runs one capacity search on the controller: the application started once, the load
+// stepped; it returns the answer with the knee's verdict and the knee step's results.
+func (cf *capacityFlags) search(ctx context.Context, st State, ctl *controller.Controller, resolved *config.Resolved) (capacity.Result, map[string]*results.JobResult, error) {
+	stepper, err := ctl.NewStepper(servicesOf(resolved, cf.run.interval), loadName(resolved))
+	if err != nil {
+		return capacity.Result{}, nil, fmt.Errorf("%w: %w", errStepper, err)
 	}
 	defer stepper.Close(context.WithoutCancel(ctx))
 	var knee map[string]*results.JobResult
@@ -243,7 +287,7 @@ func runCapacity(ctx context.Context, st State, args []string) int {
 		knee = byRate[k.Asked]
 		res.VerdictKind, res.Verdict = kneeVerdict(knee, k)
 	}
-	return cf.finish(ctx, st, res, knee, searchErr, started)
+	return res, knee, searchErr
 }
 
 // stepServices resolves the scenario for one step: the rate, and the step's duration and warm-up,
@@ -346,48 +390,3 @@ func kneeVerdict(jobs map[string]*results.JobResult, k capacity.Step) (string, s
 	return v.Kind, fmt.Sprintf("server CPU %.0f %% of the machine at the knee (%.0f req/s asked): %s: %s", k.ServerCPU, k.Asked, v.Kind, v.Message)
 }
 
-// finish prints the steps and the answer, writes the JSON, and says the exit status.
-func (cf *capacityFlags) finish(ctx context.Context, st State, res capacity.Result, knee map[string]*results.JobResult, searchErr error, started time.Time) int {
-	capacity.WriteTable(st.Stdout, res)
-	fmt.Fprintln(st.Stdout, res.Summary())
-	code := ExitOK
-	switch {
-	case errors.Is(searchErr, capacity.ErrUnmet):
-		fmt.Fprintf(st.Stderr, "crank capacity: %v\n", searchErr)
-		code = ExitFailed
-	case searchErr != nil && ctx.Err() != nil:
-		fmt.Fprintf(st.Stderr, "crank capacity: interrupted: %v\n", searchErr)
-		code = ExitInterrupted
-	case searchErr != nil:
-		fmt.Fprintf(st.Stderr, "crank capacity: %v\n", searchErr)
-		code = ExitFailed
-	}
-	out := &results.Result{StartTime: started.UTC(), Scenario: cf.run.scenario, Profiles: cf.run.profiles, ReturnCode: code,
-		JobResults: results.JobResults{Jobs: knee, Properties: cf.run.properties}}
-	if out.JobResults.Jobs == nil {
-		out.JobResults.Jobs = map[string]*results.JobResult{}
-	}
-	if b, err := json.Marshal(res); err == nil {
-		out.Capacity = b
-	}
-	if cf.run.jsonOut != "" && !writeJSON(st, cf.run.jsonOut, out) && code == ExitOK {
-		code = ExitFailed
-	}
-	if code == ExitInterrupted {
-		return code
-	}
-	// The answer and every step go to InfluxDB (spooled when it does not take them); the knee's
-	// own results do not: a step at a capped rate is not the scenario's run, and the dashboards'
-	// trends of crank_summary would show it as one.
-	if cfg := influxConfig(st, cf.run); cfg.Enabled() {
-		answer := *out
-		answer.JobResults.Jobs = map[string]*results.JobResult{}
-		sum, err := influx.Publish(ctx, cfg, &answer, logger(st.Stderr, cf.run.verbose))
-		if err != nil {
-			fmt.Fprintf(st.Stderr, "crank capacity: influxdb: %v\n", err)
-			return ExitFailed
-		}
-		fmt.Fprintln(st.Stderr, sum.String())
-	}
-	return code
-}

@@ -54,3 +54,21 @@ func TestCapacitySection(t *testing.T) {
 		}
 	}
 }
+
+// TestCapacityMatrixDryRun: --matrix resolves every variant before anything runs and writes each
+// one's first step; a variant that does not resolve is refused naming it.
+func TestCapacityMatrixDryRun(t *testing.T) {
+	cfg := capacityScenario(t, "    capacity:\n      slo: [load:http/latency/99 < 10]\n")
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), State{Args: []string{"capacity", "--config", cfg, "--scenario", "capped",
+		"--matrix", "dispatch=shared,partitioned", "--dry-run", "-"}, Stdout: &out, Stderr: &errb})
+	if code != ExitOK || strings.Count(out.String(), "--dispatch shared") != 1 || strings.Count(out.String(), "--dispatch partitioned") != 1 {
+		t.Errorf("exit %d: want each variant's first step once\n%s\n%s", code, errb.String(), out.String())
+	}
+	errb.Reset()
+	code = Run(context.Background(), State{Args: []string{"capacity", "--config", cfg, "--scenario", "capped",
+		"--matrix", "nosuch.cpuSet=0,1", "--dry-run", "-"}, Stdout: &out, Stderr: &errb})
+	if code != ExitBadInput || !strings.Contains(errb.String(), `variant cpuSet=0: `) {
+		t.Errorf("bad variant: exit %d, %q", code, errb.String())
+	}
+}

@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/capacity"
+	"github.com/crankshaft/crankshaft/internal/influx"
+	"github.com/crankshaft/crankshaft/internal/results"
+)
+
+// searchCode is the exit status of a search that ended with err, said on stderr.
+func searchCode(ctx context.Context, st State, err error) int {
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, capacity.ErrUnmet):
+		fmt.Fprintf(st.Stderr, "crank capacity: %v\n", err)
+		return ExitFailed
+	case ctx.Err() != nil:
+		fmt.Fprintf(st.Stderr, "crank capacity: interrupted: %v\n", err)
+		return ExitInterrupted
+	}
+	fmt.Fprintf(st.Stderr, "crank capacity: %v\n", err)
+	return ExitFailed
+}
+
+// answer is a search's result file: the answer at the root under "capacity", the knee step's
+// results as the jobs.
+func (cf *capacityFlags) answer(res capacity.Result, knee map[string]*results.JobResult, code int, started time.Time, variant map[string]string) *results.Result {
+	out := &results.Result{StartTime: started.UTC(), Scenario: cf.run.scenario, Profiles: cf.run.profiles, ReturnCode: code,
+		Variant: variant, JobResults: results.JobResults{Jobs: knee, Properties: cf.run.properties}}
+	if out.JobResults.Jobs == nil {
+		out.JobResults.Jobs = map[string]*results.JobResult{}
+	}
+	if b, err := json.Marshal(res); err == nil {
+		out.Capacity = b
+	}
+	return out
+}
+
+// publish sends the answer and every step to InfluxDB when it is configured (spooled when it does
+// not take them), saying what it did; false when even the spool failed. The knee's own results
+// are left out: a step at a capped rate is not the scenario's run, and the dashboards' trends of
+// crank_summary would show it as one.
+func (cf *capacityFlags) publish(ctx context.Context, st State, out *results.Result) bool {
+	cfg := influxConfig(st, cf.run)
+	if !cfg.Enabled() {
+		return true
+	}
+	answer := *out
+	answer.JobResults.Jobs = map[string]*results.JobResult{}
+	sum, err := influx.Publish(ctx, cfg, &answer, logger(st.Stderr, cf.run.verbose))
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "crank capacity: influxdb: %v\n", err)
+		return false
+	}
+	fmt.Fprintln(st.Stderr, sum.String())
+	return true
+}
