@@ -98,3 +98,50 @@ func TestCapacityRefusals(t *testing.T) {
 		t.Errorf("wrk: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// TestCapacityPerVariant: crank capacity --matrix answers "which variant sustains more at the SLO":
+// the mutex server holding its lock 2 ms, then 4 ms, per request (true capacities 500 and 250
+// req/s) comes out near half, each knee contention-bound, each search in the JSON.
+func TestCapacityPerVariant(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "capacity.json")
+	args := append([]string{"capacity"}, diagArgs(t, "mutexspin", "2ms", true, "--load.job", "builtin", "--variable", "connections=64",
+		"--slo", "load:http/latency/99<60", "--matrix", "work=2ms,4ms", "--start-rate", "200", "--precision", "15",
+		"--step-duration", "2", "--json", out)...)
+	var r runResult
+	outside := outsideShare(t, func() { r = crank(t, 4*time.Minute, args...) })
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Capacity struct {
+			Variants []struct {
+				Variant string `json:"variant"`
+				capacity.Result
+			} `json:"variants"`
+		} `json:"capacity"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	vs := doc.Capacity.Variants
+	if len(vs) != 2 || vs[0].Variant != "work=2ms" || vs[1].Variant != "work=4ms" {
+		t.Fatalf("variants %+v, want work=2ms then work=4ms", vs)
+	}
+	t.Logf("capacities %.0f and %.0f req/s (%.2fx), knees %s and %s, %.0f %% of the machine outside", vs[0].Rate, vs[1].Rate,
+		vs[1].Rate/max(vs[0].Rate, 1), vs[0].VerdictKind, vs[1].VerdictKind, 100*outside)
+	if ratio := vs[1].Rate / max(vs[0].Rate, 1); ratio < 0.35 || ratio > 0.65 {
+		t.Errorf("4 ms against 2 ms: %.2fx, want about 0.5x\n%s", ratio, r.stdout)
+	}
+	for _, v := range vs {
+		if v.VerdictKind != "contention-bound" && v.VerdictKind != "serialized" && (v.VerdictKind != "machine-busy" || outside <= 0.12) {
+			t.Errorf("%s: knee %q (%s), want contention-bound or serialized", v.Variant, v.VerdictKind, v.Verdict)
+		}
+	}
+	if !strings.Contains(r.stdout, "capacity per variant (the first is the baseline):") || !strings.Contains(r.stdout, "work=4ms") {
+		t.Errorf("stdout lacks the side-by-side table:\n%s", r.stdout)
+	}
+}
