@@ -66,6 +66,9 @@ func (f *File) has(service, metric string) bool {
 			if _, ok := jr.Results[metric]; ok {
 				return true
 			}
+			if jr.NotMeasured[metric] != "" {
+				return true
+			}
 		}
 	}
 	return false

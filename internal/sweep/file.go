@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"maps"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -118,6 +119,10 @@ func (f *File) Add(i int, run *results.Result) {
 		cp := *jr
 		cp.Iterations = its
 		cp.Results = results.Average(its)
+		if prev != nil && len(prev.NotMeasured) > 0 { // what any run could not measure, and why
+			cp.NotMeasured = maps.Clone(prev.NotMeasured)
+			maps.Copy(cp.NotMeasured, jr.NotMeasured)
+		}
 		v.Result.JobResults.Jobs[name] = &cp
 	}
 	if v.Result.JobResults.Properties == nil {

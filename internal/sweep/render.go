@@ -30,7 +30,11 @@ func (f *File) WriteReport(w io.Writer, opts gate.CompareOptions) error {
 		fmt.Fprintf(w, "\n%s (%s)%s\n", m.Name, m.Service, f.unit(m))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "variant\tmean\t± CV\tn\tvs baseline\tverdict\tp\t")
+		var unmeasured []string
 		for i, v := range f.Variants {
+			if why := f.notMeasured(i, m); why != "" {
+				unmeasured = append(unmeasured, fmt.Sprintf("  %s: not measured in some runs: %s", v.Name, why))
+			}
 			s, ok := f.Summarize(i, m)
 			if !ok {
 				fmt.Fprintf(tw, "%s\t-\t\t0\t\t\t\t\n", v.Name)
@@ -44,6 +48,9 @@ func (f *File) WriteReport(w io.Writer, opts gate.CompareOptions) error {
 		}
 		if err := tw.Flush(); err != nil {
 			return err
+		}
+		for _, line := range unmeasured {
+			fmt.Fprintln(w, line)
 		}
 	}
 	if err := f.writeContrasts(w, metrics, opts); err != nil {
@@ -191,4 +198,13 @@ func (f *File) metadata(m Metric) *api.Metadata {
 		}
 	}
 	return nil
+}
+
+// notMeasured is why some run of variant i could not measure m ("" when every run did or none said).
+func (f *File) notMeasured(i int, m Metric) string {
+	r := f.Variants[i].Result
+	if r == nil || r.JobResults.Jobs[m.Service] == nil {
+		return ""
+	}
+	return r.JobResults.Jobs[m.Service].NotMeasured[m.Name]
 }
