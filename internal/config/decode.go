@@ -135,26 +135,11 @@ func (d *decoder) crankKey(p pair, prefix string, refusals map[string]refusal, k
 }
 
 func (d *decoder) stringField(j *api.Job, p pair) {
-	s := d.text(p, p.key)
-	switch p.key {
-	case "executable":
-		j.Executable = s
-	case "arguments":
-		j.Arguments = s
-	case "warmupArguments":
-		j.WarmupArguments = s
-	case "buildCommand":
-		j.BuildCommand = s
-	case "readyStateText":
-		j.ReadyStateText = s
-	case "parser":
-		j.Parser = s
-	case "metricsUrl":
-		j.MetricsURL = s
-	case "user":
-		j.User = s
-	case "cpuSet":
-		j.CpuSet = s
+	fields := map[string]*string{"executable": &j.Executable, "arguments": &j.Arguments,
+		"warmupArguments": &j.WarmupArguments, "buildCommand": &j.BuildCommand, "readyStateText": &j.ReadyStateText,
+		"parser": &j.Parser, "metricsUrl": &j.MetricsURL, "user": &j.User, "cpuSet": &j.CpuSet}
+	if dst, ok := fields[p.key]; ok {
+		*dst = d.text(p, p.key)
 	}
 }
 
@@ -172,16 +157,10 @@ func (d *decoder) intField(j *api.Job, p pair) {
 }
 
 func (d *decoder) durationField(j *api.Job, p pair) {
-	v := d.duration(p, p.key)
-	switch p.key {
-	case "startTimeout":
-		j.StartTimeout = v
-	case "timeout":
-		j.Timeout = v
-	case "interval":
-		j.Interval = v
-	case "warmup":
-		j.Warmup = v
+	fields := map[string]*api.Duration{"startTimeout": &j.StartTimeout, "timeout": &j.Timeout,
+		"interval": &j.Interval, "warmup": &j.Warmup}
+	if dst, ok := fields[p.key]; ok {
+		*dst = d.duration(p, p.key)
 	}
 }
 

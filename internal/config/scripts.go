@@ -117,22 +117,15 @@ func resultDefs(n *node) ([]ResultDef, []string) {
 			continue
 		}
 		var r ResultDef
+		fields := map[string]*string{"name": &r.Name, "measurement": &r.Measurement, "description": &r.Description,
+			"format": &r.Format, "aggregate": &r.Aggregate, "reduce": &r.Reduce}
 		for _, e := range it.pairs {
 			s, _ := e.value.str()
-			switch strings.ToLower(e.key) {
-			case "name":
-				r.Name = s
-			case "measurement":
-				r.Measurement = s
-			case "description":
-				r.Description = s
-			case "format":
-				r.Format = s
-			case "aggregate":
-				r.Aggregate = s
-			case "reduce":
-				r.Reduce = s
-			case "excluded":
+			key := strings.ToLower(e.key)
+			switch dst, ok := fields[key]; {
+			case ok:
+				*dst = s
+			case key == "excluded":
 				r.Excluded = strings.EqualFold(s, "true")
 			default:
 				errs = append(errs, fmt.Sprintf("%s: %s: unknown key %q (want name, measurement, aggregate, reduce, description, format, excluded)", e.keyPos, where, e.key))
