@@ -389,4 +389,3 @@ func kneeVerdict(jobs map[string]*results.JobResult, k capacity.Step) (string, s
 	}
 	return v.Kind, fmt.Sprintf("server CPU %.0f %% of the machine at the knee (%.0f req/s asked): %s: %s", k.ServerCPU, k.Asked, v.Kind, v.Message)
 }
-

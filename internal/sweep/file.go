@@ -1,9 +1,9 @@
 package sweep
 
 import (
-	"maps"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"time"
 
