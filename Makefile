@@ -55,12 +55,14 @@ test-deps:
 test: test-deps build check
 	PATH="$(CURDIR)/$(BIN):$(CURDIR)/$(CACHE)/bin:$$PATH" $(GO) test -count=1 -timeout 30m ./...
 
-# The checks `make test` runs before the tests: go vet, staticcheck (pinned), go.mod tidy, and the
+# The checks `make test` runs before the tests: gofmt, go vet, staticcheck (pinned), go.mod tidy, and the
 # packages with the most concurrency (agent, controller, load generator, apps, progress) under the
 # race detector.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 RACE_PKGS   := ./internal/agent/... ./internal/controller/... ./internal/loadgen/... ./internal/app/... ./internal/progress/...
 check:
+	@unformatted=$$("$$($(GO) env GOROOT)/bin/gofmt" -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.cache/*')); \
+	  if [ -n "$$unformatted" ]; then echo "not gofmt-ed (run gofmt -w):"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod or go.sum is not tidy: run go mod tidy (go mod tidy -diff shows what changes)"; exit 1; }
