@@ -29,6 +29,9 @@ type Manager struct {
 	v2ctl map[string]bool // controllers the v2 job groups have
 	v1    map[string]string
 	why   string // why there is no containment
+	// delegated: the groups are made in the subtree systemd delegated to the agent's service
+	// (a non-root agent), not under the hierarchy's root.
+	delegated bool
 }
 
 // Open finds the cgroup v2 hierarchy and makes the jobs' parent group in it (and in the v1
@@ -48,9 +51,23 @@ func Open() *Manager {
 		return m
 	}
 	base := filepath.Join(root, baseName)
-	if err := os.Mkdir(base, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-		m.why = fmt.Sprintf("cannot make %s: %v", base, err)
-		return m
+	err := makeBase(base)
+	if err != nil {
+		// Not root (or a read-only hierarchy): the subtree systemd delegated to the agent's
+		// service (Delegate=yes), if it has one.
+		dbase, derr := delegated(root)
+		if derr != nil {
+			m.why = fmt.Sprintf("cannot make %s (%v), and %v", base, err, derr)
+			return m
+		}
+		m.v2, m.delegated = dbase, true
+		for _, c := range []string{"cpu", "cpuset", "memory"} {
+			if write(filepath.Join(filepath.Dir(dbase), "cgroup.subtree_control"), "+"+c) == nil &&
+				write(filepath.Join(dbase, "cgroup.subtree_control"), "+"+c) == nil {
+				m.v2ctl[c] = true
+			}
+		}
+		return m // a delegated subtree is v2 only: the v1 hierarchies are root's
 	}
 	m.v2 = base
 	removeStale(base)
@@ -83,6 +100,57 @@ func Open() *Manager {
 		m.v1[c] = b
 	}
 	return m
+}
+
+// makeBase makes the jobs' parent group, or finds it, and proves that a job group can be made in
+// it: a group an earlier root agent made may exist and still refuse this agent's.
+func makeBase(base string) error {
+	if err := os.Mkdir(base, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	probe := filepath.Join(base, fmt.Sprintf(".probe-%d", os.Getpid()))
+	if err := os.Mkdir(probe, 0o755); err != nil {
+		return err
+	}
+	return os.Remove(probe)
+}
+
+// delegated makes the jobs' parent group in the agent's own v2 group, when that group was
+// delegated to the agent's user (systemd's Delegate=yes): the agent moves itself into a leaf of it
+// ("agent": a v2 group with children holds no process) and makes the jobs' groups under "jobs".
+func delegated(root string) (string, error) {
+	lines, err := procCgroups(os.Getpid())
+	if err != nil {
+		return "", err
+	}
+	own := ""
+	for _, l := range lines {
+		if l.v2() {
+			own = filepath.Join(root, l.path)
+		}
+	}
+	if own == "" {
+		return "", errors.New("the agent has no cgroup v2 group of its own to delegate from")
+	}
+	if filepath.Base(own) == "agent" { // moved there by an earlier Open of this process
+		own = filepath.Dir(own)
+	}
+	if unix.Access(filepath.Join(own, "cgroup.procs"), unix.W_OK) != nil || unix.Access(filepath.Join(own, "cgroup.subtree_control"), unix.W_OK) != nil {
+		return "", fmt.Errorf("the agent's group %s is not delegated to it (run the service with Delegate=yes)", own)
+	}
+	leaf := filepath.Join(own, "agent")
+	if err := os.Mkdir(leaf, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", fmt.Errorf("delegated group %s: %w", own, err)
+	}
+	if err := write(filepath.Join(leaf, "cgroup.procs"), strconv.Itoa(os.Getpid())); err != nil {
+		return "", fmt.Errorf("delegated group %s: moving the agent into %s: %w", own, leaf, err)
+	}
+	base := filepath.Join(own, "jobs")
+	if err := makeBase(base); err != nil {
+		return "", fmt.Errorf("delegated group %s: %w", own, err)
+	}
+	removeStale(base)
+	return base, nil
 }
 
 // staleAge is how old an empty job group must be for Open to remove it: a job's group is empty
@@ -169,7 +237,11 @@ func (m *Manager) Describe() string {
 	if len(limits) == 0 {
 		limits = []string{"none"}
 	}
-	return "cgroup v2 at " + m.base() + "; limits: " + strings.Join(limits, ", ")
+	where := "cgroup v2 at " + m.base()
+	if m.delegated {
+		where += " (delegated to the agent's service)"
+	}
+	return where + "; limits: " + strings.Join(limits, ", ")
 }
 
 // New makes the group name (a job id) with the limits. The warnings say which limits cannot be
