@@ -58,8 +58,8 @@ const (
 	// per-second latency percentiles: latency over time (http/latency/* are the whole run's).
 	BuiltinLatency50PerSecond = "builtin/latency-per-second/50"
 	BuiltinLatency99PerSecond = "builtin/latency-per-second/99"
-	LockContention      = "runtime-counter/lock-contention"
-	ExceptionCount      = "runtime-counter/exception-count"
+	LockContention            = "runtime-counter/lock-contention"
+	ExceptionCount            = "runtime-counter/exception-count"
 
 	MonitorLockContention = "runtime-counter/monitor-lock-contention-count"
 	GCPause               = "runtime-counter/gc-pause"

@@ -13,12 +13,12 @@ type Comparison struct {
 	Base, Head string
 	// BaseColumn and HeadColumn head the value columns: the names without ".json".
 	BaseColumn, HeadColumn string
-	Heading    string // "after.json against before.json: threshold 5%, alpha 0.05"
-	Services   []CompareTable
-	Warnings   []string
-	Notes      []string
-	Summary    string
-	Regressed  bool
+	Heading                string // "after.json against before.json: threshold 5%, alpha 0.05"
+	Services               []CompareTable
+	Warnings               []string
+	Notes                  []string
+	Summary                string
+	Regressed              bool
 }
 
 // CompareTable is one service's rows.
@@ -38,7 +38,7 @@ type CompareRow struct {
 // comparison turns crank compare's report into the page's tables.
 func comparison(rep gate.Report, base, head string) Comparison {
 	c := Comparison{Base: base, Head: head, Warnings: rep.Warnings, Notes: rep.Notes(),
-		Summary: strings.TrimPrefix(rep.Summary(), "Result: "),
+		Summary:    strings.TrimPrefix(rep.Summary(), "Result: "),
 		BaseColumn: strings.TrimSuffix(base, ".json"), HeadColumn: strings.TrimSuffix(head, ".json"),
 		Regressed: rep.Regressed(),
 		Heading:   fmt.Sprintf("%s against %s: threshold %g%%, significance level %g", head, base, 100*rep.Threshold, rep.Alpha)}

@@ -34,7 +34,7 @@ type SweepTable struct {
 // SweepRow is one variant's cells of a metric.
 type SweepRow struct {
 	Variant, Mean, CV, N, Ratio, Verdict, P string
-	Class                                  string
+	Class                                   string
 }
 
 // ContrastRow is one metric of a pair of variants that differ on one axis.
