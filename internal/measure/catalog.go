@@ -54,12 +54,13 @@ const (
 	BuiltinRPS      = "builtin/rps/mean"
 	// BuiltinRPSPerSecond is the built-in generator's per-second timeline of completed requests.
 	BuiltinRPSPerSecond = "builtin/requests-per-second"
+	LockContention      = "runtime-counter/lock-contention"
+	ExceptionCount      = "runtime-counter/exception-count"
+
 	// BuiltinLatency50PerSecond and BuiltinLatency99PerSecond are the built-in generator's
 	// per-second latency percentiles: latency over time (http/latency/* are the whole run's).
 	BuiltinLatency50PerSecond = "builtin/latency-per-second/50"
 	BuiltinLatency99PerSecond = "builtin/latency-per-second/99"
-	LockContention            = "runtime-counter/lock-contention"
-	ExceptionCount            = "runtime-counter/exception-count"
 
 	MonitorLockContention = "runtime-counter/monitor-lock-contention-count"
 	GCPause               = "runtime-counter/gc-pause"
