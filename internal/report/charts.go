@@ -248,11 +248,15 @@ func noLatency(runs []Run) []string {
 	return append(out, "the built-in generator (--load.job builtin) reports it every second")
 }
 
-// chartWidth and chartHeight are the drawing's size: the page scales it to its width, so these
-// set the text's size against the plot (about 13 px text at 1,300 px wide).
-const (
-	chartWidth  = 26 * vg.Centimeter
-	chartHeight = 8.5 * vg.Centimeter
+// size is a drawing's width and height. The page scales a drawing to its width, so the size sets
+// the text against the plot: each chart is drawn twice, wide for a wide window (about 15 px text
+// at 1,300 px) and narrow for a narrow one or paper (about 14 px at 750 px), and the page shows
+// the one that fits.
+type size struct{ w, h vg.Length }
+
+var (
+	timelineSizes = [2]size{{30 * vg.Centimeter, 9.5 * vg.Centimeter}, {19 * vg.Centimeter, 9 * vg.Centimeter}}
+	halfSizes     = [2]size{{17 * vg.Centimeter, 9 * vg.Centimeter}, {19 * vg.Centimeter, 9 * vg.Centimeter}}
 )
 
 // render draws the series with gonum/plot as an inline SVG: one colour per run, one dash
@@ -277,7 +281,7 @@ func render(spec chartSpec, series []Series, sp span) (template.HTML, error) {
 		l.Dashes = plotutil.Dashes(s.Dash)
 		p.Add(l)
 	}
-	return svgOf(p, chartWidth, chartHeight)
+	return svgOf(p, timelineSizes)
 }
 
 // newPlot is a chart with the report's look: a sans-serif face, a grid, the y axis from 0 with
@@ -294,19 +298,25 @@ func newPlot(x, y string) *plot.Plot {
 	return p
 }
 
-// svgOf draws the plot as an inline SVG that scales to the page's width (its viewBox).
-func svgOf(p *plot.Plot, w, h vg.Length) (template.HTML, error) {
-	c := vgsvg.New(w, h)
-	p.Draw(draw.New(c))
-	var b bytes.Buffer
-	if _, err := c.WriteTo(&b); err != nil {
-		return "", err
+// svgOf draws the plot as two inline SVGs that scale to the page's width (their viewBox): the
+// wide one (class "plot wide") and the narrow one (class "plot narrow").
+func svgOf(p *plot.Plot, sizes [2]size) (template.HTML, error) {
+	var out strings.Builder
+	for i, class := range []string{"plot wide", "plot narrow"} {
+		c := vgsvg.New(sizes[i].w, sizes[i].h)
+		p.Draw(draw.New(c))
+		var b bytes.Buffer
+		if _, err := c.WriteTo(&b); err != nil {
+			return "", err
+		}
+		svg := b.String()
+		i := strings.Index(svg, "<svg")
+		if i < 0 {
+			return "", fmt.Errorf("gonum/plot wrote no <svg> element")
+		}
+		out.WriteString(`<svg class="` + class + `"` + svg[i+len("<svg"):]) // inline: no XML declaration
 	}
-	svg := b.String()
-	if i := strings.Index(svg, "<svg"); i > 0 {
-		svg = svg[i:] // inline: no XML declaration or doctype
-	}
-	return template.HTML(svg), nil // gonum's own output, not user text
+	return template.HTML(out.String()), nil // gonum's own output, not user text
 }
 
 // swatch is a legend's sample of a line: its colour and dash pattern.

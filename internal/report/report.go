@@ -131,6 +131,9 @@ func Build(paths []string) (*Page, error) {
 		}
 		pg.Comparisons = append(pg.Comparisons, comparison(rep, pg.Runs[0].Label, run.Label))
 	}
+	for i, c := range pg.Comparisons {
+		withChanges(&pg.Summaries[i+1], pg.Runs[i+1].Result, c)
+	}
 	return pg, nil
 }
 

@@ -24,6 +24,9 @@ type Summary struct {
 	Also                    []string
 	// RPS is the load services' http/rps/mean added up; P99 their http/latency/99.
 	RPS, P99 string
+	// RPSChange and P99Change are crank compare's change and verdict against the first run, for
+	// a run with one load service compared with it.
+	RPSChange, P99Change *Change
 	// CPU is each server's benchmarks/cpu, the mean of its measured samples, as the diagnosis
 	// says it: "46 % of the machine (0.9 of 2 cores)".
 	CPU string
@@ -180,4 +183,37 @@ func describe(env map[string]any) string {
 		d = strings.TrimSuffix(h+": "+d, ": ")
 	}
 	return d
+}
+
+// Change is one comparison's change and verdict as crank compare's table has them.
+type Change struct {
+	Text, Verdict, Class string
+}
+
+// withChanges adds to a compared run's summary the change of its load's RPS and p99 against
+// the first run, when it has one load service (the summary's figure is then that row's value).
+func withChanges(s *Summary, r *results.Result, c Comparison) {
+	var loads []string
+	for name, jr := range r.JobResults.Jobs {
+		if jr != nil && isLoad(jr) {
+			loads = append(loads, name)
+		}
+	}
+	if len(loads) != 1 {
+		return
+	}
+	for _, t := range c.Services {
+		if t.Service != loads[0] {
+			continue
+		}
+		for _, row := range t.Rows {
+			ch := &Change{Text: row.Change, Verdict: row.Verdict, Class: row.Class}
+			switch row.Metric {
+			case measure.RPS:
+				s.RPSChange = ch
+			case measure.Latency99:
+				s.P99Change = ch
+			}
+		}
+	}
 }

@@ -1,13 +1,16 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"html/template"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/crankshaft/crankshaft/internal/gate"
 	"github.com/crankshaft/crankshaft/internal/results"
@@ -29,6 +32,8 @@ type SweepView struct {
 type SweepTable struct {
 	Metric, Service, Unit string
 	Rows                  []SweepRow
+	// Zero: every variant's mean is 0 (said in one line rather than a table of zeros).
+	Zero bool
 }
 
 // SweepRow is one variant's cells of a metric.
@@ -124,9 +129,10 @@ func sweepView(f *sweep.File, opts gate.CompareOptions) *SweepView {
 		}
 	}
 	for _, m := range metrics {
-		t := SweepTable{Metric: m.Name, Service: m.Service, Unit: f.Unit(m)}
+		t := SweepTable{Metric: m.Name, Service: m.Service, Unit: f.Unit(m), Zero: true}
 		for i, vr := range f.Variants {
 			s, ok := f.Summarize(i, m)
+			t.Zero = t.Zero && ok && s.Mean == 0
 			if !ok {
 				t.Rows = append(t.Rows, SweepRow{Variant: vr.Name, Mean: "-", N: "0"})
 				continue
@@ -202,6 +208,9 @@ func scalingChart(c sweep.Curve) (template.HTML, error) {
 		return "", err
 	}
 	l.Color, pts.Color, l.Width = plotutil.Color(0), plotutil.Color(0), vg.Points(2)
+	pts.Shape, pts.Radius = draw.CircleGlyph{}, vg.Points(3.5)
+	p.Y.Max = max(first.RPS*float64(c.Points[len(c.Points)-1].Cores)/float64(first.Cores), slices.MaxFunc(c.Points,
+		func(a, b sweep.Point) int { return cmp.Compare(a.RPS, b.RPS) }).RPS) * 1.08
 	lin, err := plotter.NewLine(ideal)
 	if err != nil {
 		return "", err
@@ -209,7 +218,7 @@ func scalingChart(c sweep.Curve) (template.HTML, error) {
 	lin.Color, lin.Dashes, lin.Width = plotutil.Color(1), plotutil.Dashes(1), vg.Points(1.5)
 	p.Add(l, pts, lin)
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	return svgOf(p, chartWidth, chartHeight)
+	return svgOf(p, halfSizes)
 }
 
 // variantsChart draws each variant's mean RPS as a bar; n is how many variants have one.
@@ -232,6 +241,6 @@ func variantsChart(f *sweep.File) (svg template.HTML, n int, err error) {
 	bars.Color = plotutil.Color(0)
 	p.Add(bars)
 	p.NominalX(names...)
-	svg, err = svgOf(p, chartWidth, chartHeight)
+	svg, err = svgOf(p, timelineSizes)
 	return svg, len(vals), err
 }
