@@ -1,8 +1,9 @@
-// Package report turns result files into one self-contained HTML page (`crank report`): each
-// run's timelines drawn with gonum/plot as inline SVG (requests/s, CPU, lock contention,
-// exceptions, latency), its results table and diagnosis, and for two or more files the runs
-// overlaid, aligned at their measured start, with the comparison of `crank compare`. The page
-// loads nothing from the network.
+// Package report turns result files into one self-contained HTML page (`crank report`): a summary
+// of each run, its timelines drawn with gonum/plot as inline SVG (requests/s, CPU, latency,
+// lock contention, exceptions; a series at 0 throughout or one no run sampled is said in a line),
+// its results table and diagnosis, and for two or more files the runs overlaid, aligned at their
+// measured start, with the comparison of `crank compare` as HTML tables. The page loads nothing
+// from the network and prints one section a page.
 package report
 
 import (
@@ -248,10 +249,11 @@ func Main(_ context.Context, args []string, stdout, stderr io.Writer) int {
 
 const usage = `Usage: crank report RESULTS.json [MORE.json...] -o report.html
 
-Writes one self-contained HTML page (no network needed to open it): each run's timelines
-(requests/s, CPU, lock contention, exceptions/s, latency), results tables and diagnosis; with two
-or more files the runs are overlaid, aligned at their measured start, and compared with the
-first as in crank compare. A sweep file (crank sweep --json) gets its own page: RPS over core
+Writes one self-contained HTML page (no network needed to open it; it prints to PDF): a summary
+of each run (scenario, machine, verdict, requests/s, p99, CPU), its timelines (requests/s, CPU,
+latency where the load reports it over time, lock contention, exceptions/s), results tables and
+diagnosis; with two or more files the runs are overlaid, aligned at their measured start, and
+compared with the first as in crank compare, as tables coloured by verdict. A sweep file (crank sweep --json) gets its own page: RPS over core
 counts for each cpuSet axis beside linear scaling (else each variant's mean RPS), and the
 sweep's tables, contrasts, scaling and diagnoses; FILE#VARIANT reports one variant as a run.
 
