@@ -218,6 +218,8 @@ func scalingChart(c sweep.Curve) (template.HTML, error) {
 	lin.Color, lin.Dashes, lin.Width = plotutil.Color(1), plotutil.Dashes(1), vg.Points(1.5)
 	p.Add(l, pts, lin)
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	pad := 0.04 * float64(c.Points[len(c.Points)-1].Cores-first.Cores) // the end points' glyphs whole
+	p.X.Min, p.X.Max = float64(first.Cores)-pad, float64(c.Points[len(c.Points)-1].Cores)+pad
 	return svgOf(p, halfSizes)
 }
 
