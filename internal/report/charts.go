@@ -63,6 +63,8 @@ type Chart struct {
 	Note   string
 	// Zero: the Note says every sample is 0 (a result, not something missing).
 	Zero bool
+	// Full: the chart spans the page's width where charts go two a row (a sweep's variants).
+	Full bool
 }
 
 // LegendEntry is one line of a chart's legend, drawn beside the plot rather than over it.

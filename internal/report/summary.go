@@ -80,6 +80,9 @@ func summarize(label string, r *results.Result) Summary {
 	var notes []string
 	if n := iterations(r); n > 1 {
 		notes = append(notes, fmt.Sprintf("requests/s and latency: mean of %d iterations", n))
+		if it := timelineIteration(r); it > 0 {
+			notes = append(notes, fmt.Sprintf("CPU and the timelines: the samples of iteration %d of %d", it, n))
+		}
 	}
 	if it := r.Interrupted; it != nil {
 		notes = append(notes, fmt.Sprintf("interrupted after %d of %d iteration(s)", it.FinishedIterations, it.Iterations))
@@ -131,6 +134,16 @@ func iterations(r *results.Result) int {
 		}
 	}
 	return n
+}
+
+// timelineIteration is the iteration whose samples the run's timelines hold (0: not said).
+func timelineIteration(r *results.Result) int {
+	for _, jr := range r.JobResults.Jobs {
+		if jr != nil && jr.TimelineIteration > 0 {
+			return jr.TimelineIteration
+		}
+	}
+	return 0
 }
 
 // machine describes the machines the run's services ran on, from their environment: "vm: 2 cores,

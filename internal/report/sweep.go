@@ -89,7 +89,7 @@ func BuildSweep(path string) (*Page, error) {
 		}
 		pg.ChartsHeading = "Variants"
 		if n > 0 {
-			pg.Charts = append(pg.Charts, Chart{Title: "Mean RPS per variant", SVG: svg})
+			pg.Charts = append(pg.Charts, Chart{Title: "Mean RPS per variant", SVG: svg, Full: true})
 		} else {
 			pg.Charts = append(pg.Charts, Chart{Title: "Requests per second", Note: "Requests per second: no variant has a result yet."})
 		}
@@ -236,13 +236,15 @@ func variantsChart(f *sweep.File) (svg template.HTML, n int, err error) {
 		return "", 0, nil
 	}
 	p := newPlot("", "requests/s")
-	bars, err := plotter.NewBarChart(vals, vg.Points(24))
+	bars, err := plotter.NewBarChart(vals, vg.Points(min(90, 600/float64(len(vals)))))
 	if err != nil {
 		return "", 0, err
 	}
 	bars.Color = plotutil.Color(0)
 	p.Add(bars)
 	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.6, float64(len(vals))-0.4 // every bar whole, off the edges
+	p.Y.Max = slices.Max(vals) * 1.08
 	svg, err = svgOf(p, timelineSizes)
 	return svg, len(vals), err
 }
