@@ -27,8 +27,8 @@ type Summary struct {
 	// RPSChange and P99Change are crank compare's change and verdict against the first run, for
 	// a run with one load service compared with it.
 	RPSChange, P99Change *Change
-	// CPU is each server's benchmarks/cpu, the mean of its measured samples, as the diagnosis
-	// says it: "46 % of the machine (0.9 of 2 cores)".
+	// CPU is each server's headline CPU (results.MachineCPU), as the diagnosis says it: "46 % of
+	// the machine (0.9 of 2 cores)".
 	CPU string
 	// Note says how the figures were taken when it matters: "mean of 5 iterations", "interrupted".
 	Note string
@@ -72,8 +72,8 @@ func summarize(label string, r *results.Result) Summary {
 	s.P99 = strings.Join(p99, "; ")
 	for _, name := range servers {
 		jr := r.JobResults.Jobs[name]
-		if v, ok := results.MeasuredMean(jr, measure.CPU); ok {
-			cpu = append(cpu, named(name, len(servers), cpuText(jr, v)))
+		if mean, cores, ok := results.MachineCPU(jr); ok {
+			cpu = append(cpu, named(name, len(servers), results.CPUText(mean, cores)))
 		}
 	}
 	s.CPU = strings.Join(cpu, "; ")
@@ -106,16 +106,6 @@ func figure(name string, v float64) string {
 		return results.Format(v, "n2")
 	}
 	return strings.TrimSpace(results.Format(v, md.Format) + " " + md.Unit)
-}
-
-// cpuText is benchmarks/cpu's figure and the cores it is, when the environment says how many the
-// machine has: "46 % of the machine (0.9 of 2 cores)".
-func cpuText(jr *results.JobResult, mean float64) string {
-	text := figure(measure.CPU, mean) + " of the machine"
-	if n, ok := api.Number(jr.Environment["cores"]); ok && n >= 1 {
-		text += fmt.Sprintf(" (%.1f of %s)", mean/100*n, plural(int(n), "core"))
-	}
-	return text
 }
 
 func plural(n int, what string) string {
