@@ -254,7 +254,7 @@ Usage:
   crank regressions --history DIR                    find change points in a history of results
   crank load URL [options]                           the built-in HTTP load generator
   crank push                                         upload spooled results to InfluxDB
-  crank report RESULTS.json [MORE.json...] -o FILE   one self-contained HTML page: timelines, tables, comparison
+  crank report RESULTS.json [MORE.json...] -o FILE   one self-contained HTML page to share: summary, charts, tables, comparison
   crank version
 
 Run options (crank's names):

@@ -13,9 +13,7 @@ import (
 const statMean = "mean"
 
 // cpuText is "46 % of the machine (0.9 of 2 cores)": benchmarks/cpu's mean, and the cores it is.
-func cpuText(j *job) string {
-	return fmt.Sprintf("%.0f %% of the machine (%.1f of %s)", j.cpu, j.used, plural(j.cores, "core"))
-}
+func cpuText(j *job) string { return results.CPUText(j.cpu, j.cores) }
 
 // usage is cpuText and what the job could use: "95 % of the machine (1.9 of 2 cores; it could
 // use 1.9: 2 cores less 0.1 used by load)".

@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -146,14 +145,8 @@ func readJob(name string, jr *results.JobResult) *job {
 	_, rps := jr.Results[measure.RPS]
 	_, reqs := jr.Results[measure.Requests]
 	j.load = rps || reqs
-	j.cpu, j.hasCPU = measuredMean(jr, measure.CPU)
-	raw, hasRaw := measuredMean(jr, measure.CPURaw)
+	j.cpu, j.cores, j.hasCPU = results.MachineCPU(jr)
 	j.global, _ = measuredMean(jr, measure.CPUGlobal)
-	if n, ok := number(jr.Environment["cores"]); ok && n >= 1 {
-		j.cores = int(n)
-	} else if hasRaw && j.cpu > 0 {
-		j.cores = int(math.Round(raw / j.cpu)) // benchmarks/cpu is cpu/raw over the cores
-	}
 	j.used = j.cpu / 100 * float64(j.cores)
 	j.machine = machineOf(jr.Environment)
 	if n, ok := number(jr.Environment["cpuSetCores"]); ok && n >= 1 {

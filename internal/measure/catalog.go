@@ -57,6 +57,11 @@ const (
 	LockContention      = "runtime-counter/lock-contention"
 	ExceptionCount      = "runtime-counter/exception-count"
 
+	// BuiltinLatency50PerSecond and BuiltinLatency99PerSecond are the built-in generator's
+	// per-second latency percentiles: latency over time (http/latency/* are the whole run's).
+	BuiltinLatency50PerSecond = "builtin/latency-per-second/50"
+	BuiltinLatency99PerSecond = "builtin/latency-per-second/99"
+
 	MonitorLockContention = "runtime-counter/monitor-lock-contention-count"
 	GCPause               = "runtime-counter/gc-pause"
 	GCPauseP99            = "runtime-counter/gc-pause-p99"
@@ -214,6 +219,8 @@ func base() []api.Metadata {
 		higher(md("bombardier", BombardierRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (bombardier)", "Requests per second as bombardier reports it")),
 		higher(md("builtin", BuiltinRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (builtin)", "Requests per second as the built-in generator (crank load) reports it")),
 		higher(md("builtin", BuiltinRPSPerSecond, api.OpAvg, api.OpSum, "n0", UnitRPS, "Requests/sec per second (builtin)", "Requests the built-in generator completed in each second: one sample per second of the run, the client-side view of the run dashboard's requests/sec")),
+		lower(md("builtin", BuiltinLatency50PerSecond, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 50th, worst second (builtin, ms)", "Median latency of the responses the built-in generator completed in each second: one sample per second of the run; the summary is the worst second (http/latency/50 is the whole run's)")),
+		lower(md("builtin", BuiltinLatency99PerSecond, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 99th, worst second (builtin, ms)", "99th percentile latency of the responses the built-in generator completed in each second: one sample per second of the run; the summary is the worst second (http/latency/99 is the whole run's)")),
 		higher(md("ghz", GRPCRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (gRPC)", "gRPC calls per second as ghz reports it, calls ending in an error status included")),
 		higher(md("Counters", RequestsPerSecond, api.OpAvg, api.OpSum, "n0", UnitRPS, "Requests/sec (app)", "Requests the application answered per second, from its own counter (app_requests_total): one sample per sampling interval, the server-side view of the load")),
 		lower(md("Counters", LockContention, api.OpAvg, api.OpMax, "n2", UnitMsPerSec, "Lock contention (ms/s)", "Time goroutines spent blocked on sync.Mutex, sync.RWMutex and the Go runtime's internal locks, in ms per second (100 ms/s: on average a tenth of a goroutine waiting)")),

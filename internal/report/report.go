@@ -1,8 +1,9 @@
-// Package report turns result files into one self-contained HTML page (`crank report`): each
-// run's timelines drawn with gonum/plot as inline SVG (requests/s, CPU, lock contention,
-// exceptions, latency), its results table and diagnosis, and for two or more files the runs
-// overlaid, aligned at their measured start, with the comparison of `crank compare`. The page
-// loads nothing from the network.
+// Package report turns result files into one self-contained HTML page (`crank report`): a summary
+// of each run, its timelines drawn with gonum/plot as inline SVG (requests/s, CPU, latency,
+// lock contention, exceptions; a series at 0 throughout or one no run sampled is said in a line),
+// its results table and diagnosis, and for two or more files the runs overlaid, aligned at their
+// measured start, with the comparison of `crank compare` as HTML tables. The page loads nothing
+// from the network and prints one section a page.
 package report
 
 import (
@@ -46,15 +47,48 @@ type Table struct {
 // Page is what the template renders.
 type Page struct {
 	Title string
+	// Summaries are the headline of each run, at the top.
+	Summaries []Summary
 	// ChartsHeading names the charts' section ("Timelines" when empty).
 	ChartsHeading string
-	// Sweep is crank sweep's text report, for a sweep file's page.
-	Sweep       string
+	// Sweep is a sweep file's tables, for a sweep file's page.
+	Sweep       *SweepView
 	Runs        []Run
 	Charts      []Chart
-	Missing     []string // charts no run has a timeline for
 	Tables      []Table
-	Comparisons []string // crank compare's text, the first run against each other
+	Comparisons []Comparison // crank compare's, the first run against each other
+	Diagnoses   []Diagnosis
+}
+
+// Diagnosis is one run's (or sweep variant's) diagnosis: the verdict first.
+type Diagnosis struct {
+	Label    string
+	Findings []results.Diagnostic
+	NotRun   bool
+}
+
+// SummaryNotes tells whether a run's summary has a note (iterations, interruption).
+func (pg *Page) SummaryNotes() bool {
+	for _, s := range pg.Summaries {
+		if s.Note != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// Collapsed lists the charts said in a line rather than drawn; missing are those with nothing
+// to draw (not those whose every sample is 0).
+func (pg *Page) Collapsed() (collapsed, missing []string) {
+	for _, c := range pg.Charts {
+		if c.Note != "" {
+			collapsed = append(collapsed, c.Note)
+			if !c.Zero {
+				missing = append(missing, c.Note)
+			}
+		}
+	}
+	return collapsed, missing
 }
 
 // Build reads the result files and assembles the page.
@@ -67,29 +101,39 @@ func Build(paths []string) (*Page, error) {
 		}
 		run := Run{Label: labels(paths)[i], Path: p, Result: r, Services: services(r)}
 		pg.Runs = append(pg.Runs, run)
+		pg.Summaries = append(pg.Summaries, summarize(run.Label, r))
+		pg.Diagnoses = append(pg.Diagnoses, Diagnosis{Label: run.Label, Findings: r.JobResults.Diagnostics})
 		for _, s := range run.Services {
 			pg.Tables = append(pg.Tables, Table{Run: run.Label, Service: s, Rows: results.Rows(r.JobResults.Jobs[s])})
 		}
 	}
+	said, sp := map[string]bool{}, timeSpan(pg.Runs)
 	for _, spec := range charts {
-		ss := seriesFor(spec, pg.Runs)
-		if len(ss) == 0 {
-			pg.Missing = append(pg.Missing, spec.Title)
-			continue
-		}
-		svg, err := render(spec, ss)
+		c, err := buildChart(spec, pg.Runs, sp)
 		if err != nil {
 			return nil, err
 		}
-		pg.Charts = append(pg.Charts, Chart{Title: spec.Title, Series: ss, SVG: svg})
+		if spec.Group != "" && said[spec.Group] {
+			if c.Note != "" {
+				continue // the group's missing line is said once
+			}
+			c.Absent = nil
+		}
+		if c.Note != "" || len(c.Absent) > 0 {
+			said[spec.Group] = spec.Group != ""
+		}
+		pg.Charts = append(pg.Charts, c)
 	}
 	for _, run := range pg.Runs[1:] {
-		var b bytes.Buffer
 		opts := gate.CompareOptions{BaseName: pg.Runs[0].Label, HeadName: run.Label}
-		if _, err := gate.CompareResults(pg.Runs[0].Result, run.Result, opts, &b); err != nil {
+		rep, err := gate.CompareResults(pg.Runs[0].Result, run.Result, opts, nil)
+		if err != nil {
 			return nil, fmt.Errorf("comparing %s with %s: %w", pg.Runs[0].Path, run.Path, err)
 		}
-		pg.Comparisons = append(pg.Comparisons, b.String())
+		pg.Comparisons = append(pg.Comparisons, comparison(rep, pg.Runs[0].Label, run.Label))
+	}
+	for i, c := range pg.Comparisons {
+		withChanges(&pg.Summaries[i+1], pg.Runs[i+1].Result, c)
 	}
 	return pg, nil
 }
@@ -192,22 +236,24 @@ func Main(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	what := fmt.Sprintf("%d run(s)", len(pg.Runs))
-	if pg.Sweep != "" {
+	if pg.Sweep != nil {
 		what = "a sweep"
 	}
-	fmt.Fprintf(stdout, "report written to %s (%s, %d chart(s))\n", *out, what, len(pg.Charts))
-	for _, m := range pg.Missing {
-		fmt.Fprintf(stderr, "crank report: no run has a %s timeline (sampled more than once)\n", strings.ToLower(m))
+	collapsed, missing := pg.Collapsed()
+	fmt.Fprintf(stdout, "report written to %s (%s, %d chart(s))\n", *out, what, len(pg.Charts)-len(collapsed))
+	for _, m := range missing {
+		fmt.Fprintf(stderr, "crank report: %s\n", m)
 	}
 	return 0
 }
 
 const usage = `Usage: crank report RESULTS.json [MORE.json...] -o report.html
 
-Writes one self-contained HTML page (no network needed to open it): each run's timelines
-(requests/s, CPU, lock contention, exceptions/s, latency), results tables and diagnosis; with two
-or more files the runs are overlaid, aligned at their measured start, and compared with the
-first as in crank compare. A sweep file (crank sweep --json) gets its own page: RPS over core
+Writes one self-contained HTML page (no network needed to open it; it prints to PDF): a summary
+of each run (scenario, machine, verdict, requests/s, p99, CPU), its timelines (requests/s, CPU,
+latency where the load reports it over time, lock contention, exceptions/s), results tables and
+diagnosis; with two or more files the runs are overlaid, aligned at their measured start, and
+compared with the first as in crank compare, as tables coloured by verdict. A sweep file (crank sweep --json) gets its own page: RPS over core
 counts for each cpuSet axis beside linear scaling (else each variant's mean RPS), and the
 sweep's tables, contrasts, scaling and diagnoses; FILE#VARIANT reports one variant as a run.
 

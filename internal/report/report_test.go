@@ -31,19 +31,25 @@ func writePage(t *testing.T, args ...string) (html, stdout, stderr string) {
 }
 
 func TestReportIsSelfContained(t *testing.T) {
-	html, _, stderr := writePage(t, "testdata/before.json", "testdata/after.json")
-	for _, want := range []string{"Requests per second", "CPU", "Lock contention", "Exceptions", "<svg",
-		"before.json: application (7 samples)", "after.json: application (7 samples)", "Comparison", "Diagnosis",
-		"runtime-counter/requests-per-second"} {
+	html, stdout, stderr := writePage(t, "testdata/before.json", "testdata/after.json")
+	for _, want := range []string{"Requests per second", "CPU", "Lock contention", "<svg",
+		"before.json: application <span class=\"note\">(7 samples)</span>", "after.json: application <span class=\"note\">(7 samples)</span>",
+		"Comparison", "Diagnosis", "runtime-counter/requests-per-second"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
-	if n := strings.Count(html, "<figure"); n != 4 {
-		t.Errorf("%d charts, want 4 (no latency timeline in these runs)", n)
+	if n := strings.Count(html, "<figure"); n != 3 {
+		t.Errorf("%d charts, want 3 (requests/s, CPU, lock contention: no latency timeline, no exception)", n)
 	}
-	if !strings.Contains(stderr, "no run has a latency p99 timeline") {
+	if !strings.Contains(stdout, "(2 run(s), 3 chart(s))") {
+		t.Errorf("stdout %q", stdout)
+	}
+	if !strings.Contains(stderr, "Latency over time: not available: before.json: load (wrk) reports latency once") {
 		t.Errorf("the missing timelines are not said: %q", stderr)
+	}
+	if strings.Contains(stderr, "Exceptions") {
+		t.Errorf("exceptions at 0 throughout are a result, not a missing timeline: %q", stderr)
 	}
 }
 

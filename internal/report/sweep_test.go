@@ -55,8 +55,8 @@ func TestReportSweepScaling(t *testing.T) {
 		t.Errorf("%d charts, want 2 (one scaling curve per dispatch)", n)
 	}
 	for _, want := range []string{"<h2>Scaling</h2>", "RPS over application.cpuSet (dispatch=shared)",
-		"RPS over application.cpuSet (dispatch=partitioned)", "linear from 1 core(s)", "4,000,000",
-		"scaling over application.cpuSet", "flattens at 2 cores", "http/rps/mean (load)"} {
+		"RPS over application.cpuSet (dispatch=partitioned)", "linear from 1 core", "4,000,000",
+		"Scaling over application.cpuSet", "flattens at 2 cores", "http/rps/mean (load)"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the page lacks %q", want)
 		}

@@ -44,8 +44,12 @@ type output struct {
 	Interrupted bool `json:"interrupted"`
 	Report      *struct {
 		Timeline []struct {
-			Time time.Time `json:"time"`
-			RPS  float64   `json:"rps"`
+			Time    time.Time `json:"time"`
+			RPS     float64   `json:"rps"`
+			Latency struct {
+				P50 float64 `json:"p50"`
+				P99 float64 `json:"p99"`
+			} `json:"latency"`
 		} `json:"timeline"`
 	} `json:"report"`
 	JobResults *struct {
@@ -90,8 +94,10 @@ func (Parser) Parse(r io.Reader) (map[string]float64, error) {
 	return results, nil
 }
 
-// Timeline reads the report's per-second timeline as measure.BuiltinRPSPerSecond samples, each
-// stamped with the end of its second: the client-side requests/sec over time.
+// Timeline reads the report's per-second timeline as measure.BuiltinRPSPerSecond samples and,
+// for the seconds that completed a response, measure.BuiltinLatency50PerSecond and
+// BuiltinLatency99PerSecond samples, each stamped with the end of its second: the client-side
+// requests/sec and latency over time.
 func (Parser) Timeline(r io.Reader) ([]api.Measurement, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxOutput))
 	if err != nil {
@@ -101,10 +107,14 @@ func (Parser) Timeline(r io.Reader) ([]api.Measurement, error) {
 	if !found || out.Report == nil {
 		return nil, nil
 	}
-	ms := make([]api.Measurement, 0, len(out.Report.Timeline))
+	ms := make([]api.Measurement, 0, 3*len(out.Report.Timeline))
 	for _, s := range out.Report.Timeline {
 		if !s.Time.IsZero() {
 			ms = append(ms, api.Measurement{Name: measure.BuiltinRPSPerSecond, Timestamp: s.Time, Value: s.RPS})
+			if s.RPS > 0 { // a second without a response has no latency, not a latency of 0
+				ms = append(ms, api.Measurement{Name: measure.BuiltinLatency50PerSecond, Timestamp: s.Time, Value: s.Latency.P50},
+					api.Measurement{Name: measure.BuiltinLatency99PerSecond, Timestamp: s.Time, Value: s.Latency.P99})
+			}
 		}
 	}
 	return ms, nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/drivers/builtin"
 	"github.com/crankshaft/crankshaft/internal/drivers/drivertest"
 	"github.com/crankshaft/crankshaft/internal/measure"
@@ -53,8 +54,9 @@ func TestParser(t *testing.T) {
 	}
 }
 
-// TestTimeline: the report's per-second timeline becomes one requests-per-second sample per
-// second, stamped with the end of its second (captured from a 3 s run: 3 seconds).
+// TestTimeline: the report's per-second timeline becomes one requests-per-second, one median and
+// one 99th percentile latency sample per second, stamped with the end of its second (captured
+// from a 3 s run: 3 seconds, p50 0.031, 0.032, 0.031 ms and p99 0.175, 0.176, 0.159 ms).
 func TestTimeline(t *testing.T) {
 	f, err := os.Open(filepath.Join("testdata", "timeline", "output.txt"))
 	if err != nil {
@@ -65,12 +67,27 @@ func TestTimeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ms) != 3 {
-		t.Fatalf("%d samples, want 3: %+v", len(ms), ms)
+	byName := map[string][]api.Measurement{}
+	for _, m := range ms {
+		byName[m.Name] = append(byName[m.Name], m)
 	}
-	for i, m := range ms {
-		if m.Name != measure.BuiltinRPSPerSecond || m.Value < 150000 || (i > 0 && !m.Timestamp.After(ms[i-1].Timestamp)) {
-			t.Errorf("sample %d: %+v", i, m)
+	if len(ms) != 9 || len(byName) != 3 {
+		t.Fatalf("%d samples of %d names, want 3 of each of 3: %+v", len(ms), len(byName), ms)
+	}
+	rps := byName[measure.BuiltinRPSPerSecond]
+	for i, m := range rps {
+		if m.Value < 150000 || (i > 0 && !m.Timestamp.After(rps[i-1].Timestamp)) {
+			t.Errorf("requests/s sample %d: %+v", i, m)
+		}
+	}
+	for name, want := range map[string][]float64{
+		measure.BuiltinLatency50PerSecond: {0.031, 0.032, 0.031},
+		measure.BuiltinLatency99PerSecond: {0.175, 0.176, 0.159},
+	} {
+		for i, m := range byName[name] {
+			if m.Value != want[i] || !m.Timestamp.Equal(rps[i].Timestamp) {
+				t.Errorf("%s sample %d: %+v, want %g at %v", name, i, m, want[i], rps[i].Timestamp)
+			}
 		}
 	}
 	none, err := builtin.Parser{}.Timeline(strings.NewReader("crank load: error: refused\n"))
