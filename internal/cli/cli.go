@@ -77,7 +77,7 @@ func Run(ctx context.Context, st State) int {
 	case "push":
 		return influx.Main(ctx, st.Args[1:], st.Getenv, st.Stdout, st.Stderr)
 	case "load":
-		return loadgen.Main(ctx, st.Args[1:], st.Stdout, st.Stderr)
+		return loadgen.Main(ctx, st.Args[1:], st.Getenv, st.Stdout, st.Stderr)
 	case "sweep":
 		return runSweep(ctx, st, st.Args[1:])
 	case "capacity":
@@ -238,7 +238,14 @@ func servicesOf(res *config.Resolved, interval float64) []controller.Service {
 		if interval > 0 { // crank's --interval: every job's sampling interval
 			s.Job.Interval = api.Duration(interval * float64(time.Second))
 		}
-		out = append(out, controller.Service{Name: s.Name, Job: s.Job, Endpoints: s.Endpoints})
+		svc := controller.Service{Name: s.Name, Job: s.Job, Endpoints: s.Endpoints}
+		for _, sh := range s.Shares {
+			if interval > 0 {
+				sh.Job.Interval = s.Job.Interval
+			}
+			svc.Shares = append(svc.Shares, controller.Share{Weight: sh.Weight, Variables: sh.Variables, Job: sh.Job})
+		}
+		out = append(out, svc)
 	}
 	return out
 }

@@ -23,6 +23,16 @@ type Service struct {
 	Job  api.Job
 	// Endpoints are agent URLs; empty runs the service on the embedded local agent.
 	Endpoints []string
+	// Shares, for a load on several endpoints, are each endpoint's part of it (in Endpoints'
+	// order): its job, rendered with its share of the split variables. Nil: Job on every one.
+	Shares []Share
+}
+
+// Share is one endpoint's part of a load split across endpoints (config.Share).
+type Share struct {
+	Weight    float64
+	Variables map[string]int
+	Job       api.Job
 }
 
 // EmbeddedStarter starts an agent inside this process and returns its URL and how to stop it.

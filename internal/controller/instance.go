@@ -23,6 +23,7 @@ type instance struct {
 	// clockOffset is the agent's clock minus the controller's (see clockOffset).
 	clockOffset time.Duration
 	job         api.Job
+	share       *Share // its part of a load split across endpoints; nil when not split
 	id          string
 	started     time.Time
 	status      api.JobStatus

@@ -57,13 +57,19 @@ func (c *Controller) runPass(ctx context.Context, services []Service, h *held, l
 		if err != nil {
 			return nil, err
 		}
+		if len(s.Shares) > 0 && len(s.Shares) != len(urls) {
+			return nil, fmt.Errorf("service %q: %d shares for %d endpoints", s.Name, len(s.Shares), len(urls))
+		}
 		var mine []*instance
-		for _, u := range urls {
+		for i, u := range urls {
 			ag, err := c.client(ctx, u)
 			if err != nil {
 				return nil, fmt.Errorf("service %q: %w", s.Name, err)
 			}
 			in := &instance{service: s.Name, url: u, client: ag.client, info: ag.info, clockOffset: ag.offset, job: s.Job}
+			if len(s.Shares) > 0 {
+				in.share, in.job = &s.Shares[i], s.Shares[i].Job
+			}
 			mine = append(mine, in)
 			if s.Job.WaitForExit {
 				loads = append(loads, in)

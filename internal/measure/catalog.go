@@ -66,6 +66,12 @@ const (
 	SchedLatencyP99       = "runtime-counter/sched-latency-p99"
 	RequestsPerSecond     = "runtime-counter/requests-per-second"
 
+	// A load on several generators (docs/DISTRIBUTED.md): how far apart their measured windows
+	// began and ended, and the rate the whole was asked for.
+	LoadStartSpread = "load/start-spread"
+	LoadEndSpread   = "load/end-spread"
+	LoadAskedRate   = "load/asked-rate"
+
 	// Derived by results.Derive from the others.
 	ErrorRate     = "http/requests/error-rate"
 	CPUPerRequest = "benchmarks/cpu/per-request"
@@ -195,6 +201,9 @@ func base() []api.Metadata {
 		md("Load", Latency99, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 99th (ms)", "99th percentile latency"),
 		md("Load", LatencyMax, api.OpMax, api.OpMax, "n2", UnitMs, "Max latency (ms)", "Highest latency"),
 		md("Load", Throughput, api.OpMax, api.OpSum, "n2", UnitMBPerSec, "Read throughput (MB/s)", "Response bytes read per second over the measured duration (MiB/s), as crank's wrk job reports it"),
+		md("Load", LoadAskedRate, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec asked", "The rate the generators were asked for, in all (the sum of their shares)"),
+		md("Load", LoadStartSpread, api.OpMax, api.OpMax, "n2", UnitMs, "Window start spread (ms)", "Latest minus earliest start of the generators' measured windows, on the controller's clock"),
+		md("Load", LoadEndSpread, api.OpMax, api.OpMax, "n2", UnitMs, "Window end spread (ms)", "Latest minus earliest end of the generators' measured windows, on the controller's clock"),
 		md("Load", FirstRequest, api.OpMax, api.OpMax, "n0", UnitMs, "First Request (ms)", "Time to first request in ms"),
 		md("wrk", WrkRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (wrk)", "Requests per second as wrk reports it"),
 		md("wrk", WrkRequests, api.OpMax, api.OpSum, "n0", UnitCount, "Requests (wrk)", "http/requests under crank's wrk name"),
