@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -20,6 +21,7 @@ func generators(jr *results.JobResult, ins []*instance) error {
 	var hists []string
 	var starts, ends []time.Time
 	asked := 0.0
+	latest, planned := time.Duration(math.MinInt64), false
 	for _, in := range ins {
 		own, err := results.Summarize(jr.Metadata, [][]api.Measurement{in.measured.Measurements})
 		if err != nil {
@@ -30,14 +32,23 @@ func generators(jr *results.JobResult, ins []*instance) error {
 			g.Weight, g.Share = in.share.Weight, in.share.Variables
 		}
 		if lr := in.measured.Load; lr != nil {
-			g.AskedRate, g.AchievedRate, g.Histogram = lr.AskedRate, lr.AchievedRate, lr.Histogram
+			g.Histogram = lr.Histogram
 			g.FellBehind = results.Behind(lr.AskedRate, lr.AchievedRate)
+			if lr.AskedRate > 0 {
+				own[measure.LoadAskedRate] = lr.AskedRate
+				asked += lr.AskedRate
+			}
 			if !lr.Start.IsZero() {
 				g.Start, g.End = lr.Start.Add(-in.clockOffset), lr.End.Add(-in.clockOffset)
 				starts, ends = append(starts, g.Start), append(ends, g.End)
+				if at := in.job.StartAt; at != nil {
+					late := g.Start.Sub(at.Add(-in.clockOffset))
+					own[measure.LoadStartLate] = float64(late.Microseconds()) / 1000
+					latest = max(latest, late)
+					planned = true
+				}
 			}
 		}
-		asked += g.AskedRate
 		if g.Histogram != "" {
 			hists = append(hists, g.Histogram)
 		}
@@ -67,6 +78,9 @@ func generators(jr *results.JobResult, ins []*instance) error {
 	}
 	if asked > 0 {
 		set(measure.LoadAskedRate, asked)
+	}
+	if planned {
+		set(measure.LoadStartLate, float64(latest.Microseconds())/1000)
 	}
 	jr.Metadata = results.MergeMetadata(jr.Metadata, added)
 	sortByCatalog(jr.Metadata)

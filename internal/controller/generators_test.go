@@ -61,6 +61,9 @@ func TestGenerators(t *testing.T) {
 		loadInstance("http://a", time.Second, t0, 1000, 999, p99f, hf),
 		loadInstance("http://b", -time.Second, t0.Add(20*time.Millisecond), 1000, 900, p99s, hs),
 	}
+	if at := oneStart(ins, t0.Add(-startLead)); !at.Equal(t0) || !ins[0].job.StartAt.Equal(t0.Add(time.Second)) || !ins[1].job.StartAt.Equal(t0.Add(-time.Second)) {
+		t.Fatalf("one start %s; on the agents' clocks %s, %s", at, ins[0].job.StartAt, ins[1].job.StartAt)
+	}
 	jobs, err := assemble([]Service{{Name: "load", Job: api.Job{WaitForExit: true}}}, ins)
 	if err != nil {
 		t.Fatal(err)
@@ -69,11 +72,12 @@ func TestGenerators(t *testing.T) {
 	if got := jr.Results[measure.Latency99]; got != want || got == p99s {
 		t.Errorf("p99 %v, want the merged %v (the larger is %v)", got, want, p99s)
 	}
-	if jr.Results[measure.LoadStartSpread] != 20 || jr.Results[measure.LoadAskedRate] != 2000 {
-		t.Errorf("spread %v ms, asked %v", jr.Results[measure.LoadStartSpread], jr.Results[measure.LoadAskedRate])
+	if jr.Results[measure.LoadStartSpread] != 20 || jr.Results[measure.LoadAskedRate] != 2000 || jr.Results[measure.LoadStartLate] != 20 {
+		t.Errorf("spread %v ms, asked %v, late %v ms", jr.Results[measure.LoadStartSpread], jr.Results[measure.LoadAskedRate], jr.Results[measure.LoadStartLate])
 	}
 	g := jr.Generators
-	if len(g) != 2 || g[0].Results[measure.Latency99] != p99f || g[0].FellBehind || !g[1].FellBehind || !g[0].Start.Equal(t0) {
+	if len(g) != 2 || g[0].Results[measure.Latency99] != p99f || g[0].FellBehind || !g[1].FellBehind || !g[0].Start.Equal(t0) ||
+		g[0].Results[measure.LoadStartLate] != 0 || g[1].Results[measure.LoadAskedRate] != 1000 {
 		t.Fatalf("generators %+v", g)
 	}
 	behind := results.FellBehind(jobs)
@@ -95,5 +99,25 @@ func TestGenerators(t *testing.T) {
 	res := &results.Result{JobResults: results.JobResults{Jobs: jobs}}
 	if err := results.WriteTables(&tbl, res, []string{"load"}); err != nil || !strings.Contains(tbl.String(), "(approximation: the highest of the 2 generators' values") {
 		t.Errorf("table (%v):\n%s", err, tbl.String())
+	}
+}
+
+func TestWarmupOf(t *testing.T) {
+	cases := []struct {
+		args string
+		job  time.Duration
+		vars map[string]any
+		want time.Duration
+	}{
+		{"", time.Second, map[string]any{"warmup": 5}, time.Second},
+		{"load -d 5s", 0, map[string]any{"warmup": 5}, 5 * time.Second},
+		{"load -d 5s", 0, map[string]any{"warmup": 1.5}, 1500 * time.Millisecond},
+		{"load", 0, map[string]any{"warmup": "3s"}, 3 * time.Second},
+		{"load", 0, nil, 0},
+	}
+	for _, c := range cases {
+		if got := warmupOf(c.args, c.job, c.vars); got != c.want {
+			t.Errorf("warmupOf(%q, %s, %v) = %s, want %s", c.args, c.job, c.vars, got, c.want)
+		}
 	}
 }

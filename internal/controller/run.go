@@ -109,6 +109,9 @@ func (c *Controller) runPass(ctx context.Context, services []Service, h *held, l
 		ready = append(ready, group...)
 	}
 	loadStart := time.Now()
+	if at := oneStart(loads, loadStart); !at.IsZero() {
+		c.log.Info("split load: one start", "at", at, "in", at.Sub(loadStart))
+	}
 	if err := c.launchAll(ctx, loads, &h.pk); err != nil {
 		return nil, err
 	}
@@ -253,13 +256,17 @@ func (c *Controller) cleanup(ctx context.Context, ins []*instance) {
 }
 
 // measuredStart is when the load's measured window began: the latest measured-run start any
-// load agent reported, else the load start plus its warm-up.
+// load agent reported (or the one start a split load was given, when later), else the load start
+// plus its warm-up.
 func measuredStart(loads []*instance, loadStart time.Time) time.Time {
 	start := loadStart
 	for _, in := range loads {
 		s := loadStart.Add(in.job.Warmup.Std())
 		if ms, ok := in.measuredStartLocal(); ok {
 			s = ms
+		}
+		if at := in.job.StartAt; at != nil && at.Add(-in.clockOffset).After(s) {
+			s = at.Add(-in.clockOffset) // the generator waited for the load's one start
 		}
 		if s.After(start) {
 			start = s

@@ -71,6 +71,7 @@ const (
 	LoadStartSpread = "load/start-spread"
 	LoadEndSpread   = "load/end-spread"
 	LoadAskedRate   = "load/asked-rate"
+	LoadStartLate   = "load/start-late"
 
 	// Derived by results.Derive from the others.
 	ErrorRate     = "http/requests/error-rate"
@@ -203,6 +204,7 @@ func base() []api.Metadata {
 		md("Load", Throughput, api.OpMax, api.OpSum, "n2", UnitMBPerSec, "Read throughput (MB/s)", "Response bytes read per second over the measured duration (MiB/s), as crank's wrk job reports it"),
 		md("Load", LoadAskedRate, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec asked", "The rate the generators were asked for, in all (the sum of their shares)"),
 		md("Load", LoadStartSpread, api.OpMax, api.OpMax, "n2", UnitMs, "Window start spread (ms)", "Latest minus earliest start of the generators' measured windows, on the controller's clock"),
+		md("Load", LoadStartLate, api.OpMax, api.OpMax, "n2", UnitMs, "Window start lateness (ms)", "How long after the start the controller set a generator's measured window began, on the controller's clock (the whole: the latest)"),
 		md("Load", LoadEndSpread, api.OpMax, api.OpMax, "n2", UnitMs, "Window end spread (ms)", "Latest minus earliest end of the generators' measured windows, on the controller's clock"),
 		md("Load", FirstRequest, api.OpMax, api.OpMax, "n0", UnitMs, "First Request (ms)", "Time to first request in ms"),
 		md("wrk", WrkRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (wrk)", "Requests per second as wrk reports it"),

@@ -22,15 +22,13 @@ type Generator struct {
 	Weight   float64 `json:"weight,omitempty"`
 	// Share is its part of the service's split variables (rate, connections).
 	Share map[string]int `json:"share,omitempty"`
-	// Results are its own figures, summarized from its timeline alone.
+	// Results are its own figures, summarized from its timeline alone, with the rate it was
+	// asked for (load/asked-rate) and how late its window began (load/start-late).
 	Results map[string]float64 `json:"results"`
 	// Start and End are its measured window on the controller's clock (zero when its tool does
 	// not say).
 	Start time.Time `json:"start,omitzero"`
 	End   time.Time `json:"end,omitzero"`
-	// AskedRate and AchievedRate are requests per second (asked 0: as fast as it can).
-	AskedRate    float64 `json:"askedRate,omitempty"`
-	AchievedRate float64 `json:"achievedRate,omitempty"`
 	// FellBehind: it achieved less than 1 - MaxBehind of the rate it was asked for.
 	FellBehind bool `json:"fellBehind,omitempty"`
 	// Failed says why it has no figures: it died, or its agent stopped answering.
@@ -46,8 +44,9 @@ func Behind(asked, achieved float64) bool {
 
 // BehindMessage names a generator that fell behind, with its figures.
 func (g Generator) BehindMessage(service string) string {
+	asked, done := g.Results[measure.LoadAskedRate], g.Results[measure.RPS]
 	return fmt.Sprintf("%s: the generator on %s fell behind: %s of the %s req/s asked (%.1f %%, more than %.0f %% short); the run is invalid",
-		service, g.Endpoint, Format(g.AchievedRate, "n0"), Format(g.AskedRate, "n0"), 100*g.AchievedRate/g.AskedRate, 100*MaxBehind)
+		service, g.Endpoint, Format(done, "n0"), Format(asked, "n0"), 100*done/asked, 100*MaxBehind)
 }
 
 // LatencyFigures are a latency histogram's figures (recorded in microseconds) in milliseconds,
