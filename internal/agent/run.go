@@ -63,6 +63,7 @@ func (a *Agent) execute(ctx context.Context, j *job) error {
 			j.addedEnv = map[string]string{}
 		}
 		j.addedEnv[api.StartAtEnv] = at.Format(time.RFC3339Nano)
+		j.log.Info("the measured run begins its window at the load's one start", "startAt", at.Format(time.RFC3339Nano))
 	}
 	return a.runMeasured(ctx, j)
 }

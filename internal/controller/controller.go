@@ -60,6 +60,9 @@ type Options struct {
 	PollInterval time.Duration
 	// AgentSilence is how long an agent may fail to answer before the run fails naming it (default 10 s).
 	AgentSilence time.Duration
+	// GeneratorSilence is how long a generator of a split load may go unheard before the run
+	// fails naming it (default DefaultGeneratorSilence; never more than AgentSilence).
+	GeneratorSilence time.Duration
 	// StopTimeout bounds the wait for stopped jobs (default 15 s).
 	StopTimeout time.Duration
 }
@@ -96,6 +99,9 @@ func New(opts Options) *Controller {
 	}
 	if opts.AgentSilence <= 0 {
 		opts.AgentSilence = DefaultAgentSilence
+	}
+	if opts.GeneratorSilence <= 0 {
+		opts.GeneratorSilence = DefaultGeneratorSilence
 	}
 	if opts.StopTimeout <= 0 {
 		opts.StopTimeout = DefaultStopTimeout

@@ -116,6 +116,9 @@ func (c *Controller) runPass(ctx context.Context, services []Service, h *held, l
 		return nil, err
 	}
 	err = c.waitUntil(ctx, loads, ready, func(in *instance) bool { return in.status.State.Terminal() })
+	if gl := (*GeneratorLost)(nil); errors.As(err, &gl) {
+		return c.withoutLost(ctx, services, all, gl), err
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -36,7 +36,7 @@ const maxLate = 50.0
 // with its generators' latency log in a folder of the test's (loadgen.LatencyLogEnv). It returns
 // the configuration (the plaintext scenario under the built-in generator, with a profile
 // "split" placing the services) and the latency logs' paths, one per load agent.
-func splitLab(t *testing.T) (lab *hostLab, cfg string, logs []string) {
+func splitLab(t *testing.T) (lab *hostLab, cfg string, logs []string, agents []*agentProc) {
 	t.Helper()
 	lab = newHostLab(t, append([]string{splitCtl, splitApp}, splitLoads...)...)
 	lab.agent(t, splitApp)
@@ -46,6 +46,7 @@ func splitLab(t *testing.T) (lab *hostLab, cfg string, logs []string) {
 		logs = append(logs, filepath.Join(logDir, fmt.Sprintf("gen%d.txt", i+1)))
 		ap := runAgent(t, append(in(lab.hosts[addr]), "env", "CRANK_LOAD_LATENCY_LOG="+logs[i]), "http://"+addr+":5010", "--token", testToken)
 		ap.waitLogged(t, "agent listening", 30*time.Second)
+		agents = append(agents, ap)
 		eps = append(eps, fmt.Sprintf("%q", "http://"+addr+":5010"))
 	}
 	cfg = writeFile(t, t.TempDir(), "split.yml", fmt.Sprintf(`
@@ -58,7 +59,7 @@ profiles:
       application: { endpoints: [ "http://%s:5010" ] }
       load: { endpoints: [ %s ] }
 `, filepath.Join(testEnv.root, "scenarios/plaintext.yml"), splitApp, splitApp, strings.Join(eps, ", ")))
-	return lab, cfg, logs
+	return lab, cfg, logs, agents
 }
 
 // splitArgs run the plaintext scenario with the built-in generator at a total rate, unpipelined.
@@ -132,7 +133,7 @@ func latencyLogs(t *testing.T, paths []string) *hdrhistogram.Histogram {
 // request's latency (the generators' raw latency logs), within HDR's precision; the highest of
 // the generators' p99s is not, and the test says by how much.
 func TestLoadSplitMerged(t *testing.T) {
-	lab, cfg, logs := splitLab(t)
+	lab, cfg, logs, _ := splitLab(t)
 	out := filepath.Join(t.TempDir(), "out.json")
 	r := lab.crank(t, splitCtl, 4*time.Minute, splitArgs(cfg, out, splitRate, 12, "4")...)
 	if r.code != 0 {
