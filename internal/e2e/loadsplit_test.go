@@ -135,11 +135,13 @@ func latencyLogs(t *testing.T, paths []string) *hdrhistogram.Histogram {
 func TestLoadSplitMerged(t *testing.T) {
 	lab, cfg, logs, _ := splitLab(t)
 	out := filepath.Join(t.TempDir(), "out.json")
-	r := lab.crank(t, splitCtl, 4*time.Minute, splitArgs(cfg, out, splitRate, 12, "4")...)
+	args := append(splitArgs(cfg, out, splitRate, 12, "4"), "--threshold", "load:http/latency/99<10000")
+	r := lab.crank(t, splitCtl, 4*time.Minute, args...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	load, _ := readSplit(t, out)
+	th := readThresholds(t, out)
 	if len(load.Generators) != 3 {
 		t.Fatalf("%d generators, want 3: %+v", len(load.Generators), load)
 	}
@@ -173,6 +175,12 @@ func TestLoadSplitMerged(t *testing.T) {
 	if math.Abs(got-want) > 0.001*want+0.001 { // HDR: 3 significant digits
 		t.Errorf("merged p99 %.3f ms, the one histogram of every latency says %.3f ms", got, want)
 	}
+	if len(th) != 1 || th[0].Value != got || !th[0].Pass {
+		t.Errorf("thresholds %+v, want the merged p99 %v checked", th, got)
+	}
+	// crank compare reads the same merged figure
+	cmp := lab.crank(t, splitCtl, time.Minute, "compare", out, out)
+	mustContain(t, "crank compare", cmp.stdout, fmt.Sprintf("%.2f", got))
 	if len(load.Approximate) != 0 {
 		t.Errorf("merged figures marked approximate: %v", load.Approximate)
 	}
@@ -181,4 +189,25 @@ func TestLoadSplitMerged(t *testing.T) {
 		t.Errorf("the windows began %.2f ms apart (reported: %v), want at most %v", sp, ok, maxLate)
 	}
 	t.Logf("window spread: start %.2f ms, end %.2f ms", load.Results[measure.LoadStartSpread], load.Results[measure.LoadEndSpread])
+}
+
+type thresholdCheck struct {
+	Metric string  `json:"metric"`
+	Value  float64 `json:"value"`
+	Pass   bool    `json:"pass"`
+}
+
+func readThresholds(t *testing.T, path string) []thresholdCheck {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Thresholds []thresholdCheck `json:"thresholds"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r.Thresholds
 }
