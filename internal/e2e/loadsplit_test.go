@@ -23,10 +23,14 @@ const (
 
 var splitLoads = []string{"10.40.0.21", "10.40.0.22", "10.40.0.23"}
 
-// splitRate is the total rate the split tests ask for: what three generators and the app reach on
-// a quiet 2-core machine that hosts all of them (30,000 req/s was measured by hand, see
-// docs/DISTRIBUTED.md).
+// splitRate is the total rate the failure tests ask for (light: they judge a lost or starved
+// generator, not throughput).
 const splitRate = 3000
+
+// mergedRate is the total rate TestLoadSplitMerged asks for, the 30,000 req/s: reached
+// within 2 % on this 2-core machine hosting the app and the three generators, twice, with load
+// average 7 from other work (docs/DISTRIBUTED.md). CRANK_E2E_SPLIT_RATE sets another.
+const mergedRate = 30000
 
 // maxLate bounds how late after the start set a generator's window may begin (and so the start
 // spread): a timer's wake-up on a machine kept busy by the lab itself.
@@ -128,14 +132,22 @@ func latencyLogs(t *testing.T, paths []string) *hdrhistogram.Histogram {
 	return h
 }
 
-// TestLoadSplitMerged: a total rate on three load agents: each generator is asked a third, the
+// TestLoadSplitMerged: 30,000 req/s in all on three load agents: each generator is asked a third, the
 // whole achieves the total within 2 %, and the load's p99 is that of one histogram holding every
 // request's latency (the generators' raw latency logs), within HDR's precision; the highest of
 // the generators' p99s is not, and the test says by how much.
 func TestLoadSplitMerged(t *testing.T) {
+	rate := mergedRate
+	if v := os.Getenv("CRANK_E2E_SPLIT_RATE"); v != "" { // measuring what a machine reaches
+		var err error
+		if rate, err = strconv.Atoi(v); err != nil || rate < 3 {
+			t.Fatalf("CRANK_E2E_SPLIT_RATE=%q: want a total rate of at least 3", v)
+		}
+	}
+	conns := 3 * max(4, rate/900) // a connection in flight per ~0.3 ms of latency at its share
 	lab, cfg, logs, _ := splitLab(t)
 	out := filepath.Join(t.TempDir(), "out.json")
-	args := append(splitArgs(cfg, out, splitRate, 12, "4"), "--threshold", "load:http/latency/99<10000")
+	args := append(splitArgs(cfg, out, rate, conns, "4"), "--threshold", "load:http/latency/99<10000")
 	r := lab.crank(t, splitCtl, 4*time.Minute, args...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
@@ -147,8 +159,8 @@ func TestLoadSplitMerged(t *testing.T) {
 	}
 	maxP99 := 0.0
 	for i, g := range load.Generators {
-		if g.Endpoint != "http://"+splitLoads[i]+":5010" || g.Share["rate"] != splitRate/3 || g.Share["connections"] != 4 || g.Results[measure.LoadAskedRate] != splitRate/3 {
-			t.Errorf("generator %d: %s share %v asked %v, want %s with %d req/s and 4 connections", i, g.Endpoint, g.Share, g.Results[measure.LoadAskedRate], splitLoads[i], splitRate/3)
+		if g.Endpoint != "http://"+splitLoads[i]+":5010" || g.Share["rate"] != rate/3 || g.Share["connections"] != conns/3 || g.Results[measure.LoadAskedRate] != float64(rate/3) {
+			t.Errorf("generator %d: %s share %v asked %v, want %s with %d req/s and %d connections", i, g.Endpoint, g.Share, g.Results[measure.LoadAskedRate], splitLoads[i], rate/3, conns/3)
 		}
 		if g.FellBehind || g.Results[measure.Latency99] <= 0 {
 			t.Errorf("generator %d: fell behind %v, results %v", i, g.FellBehind, g.Results)
@@ -160,11 +172,12 @@ func TestLoadSplitMerged(t *testing.T) {
 			g.Results[measure.LoadAskedRate], g.Results[measure.Latency99], g.Results[measure.LoadStartLate])
 		maxP99 = math.Max(maxP99, g.Results[measure.Latency99])
 	}
-	if got := load.Results[measure.RPS]; math.Abs(got-splitRate) > 0.02*splitRate {
-		t.Errorf("achieved %.0f req/s in all, want %d within 2 %%", got, splitRate)
+	if got := load.Results[measure.RPS]; math.Abs(got-float64(rate)) > 0.02*float64(rate) {
+		t.Errorf("achieved %.0f req/s in all, want %d within 2 %%", got, rate)
 	}
-	if load.Results[measure.LoadAskedRate] != splitRate {
-		t.Errorf("%s = %v, want %d", measure.LoadAskedRate, load.Results[measure.LoadAskedRate], splitRate)
+	t.Logf("asked %d req/s in all, achieved %.0f", rate, load.Results[measure.RPS])
+	if load.Results[measure.LoadAskedRate] != float64(rate) {
+		t.Errorf("%s = %v, want %d", measure.LoadAskedRate, load.Results[measure.LoadAskedRate], rate)
 	}
 	all := latencyLogs(t, logs)
 	if n := float64(all.TotalCount()); n != load.Results[measure.Requests] {
