@@ -86,6 +86,16 @@ func TestSplit(t *testing.T) {
 			t.Errorf("share %d: arguments %q variables %v, want %q", i, sh.Job.Arguments, sh.Job.Variables, args)
 		}
 	}
+	dry, err := r.DryRun()
+	if err != nil || !strings.Contains(string(dry), `"endpoint": "http://l3:5010",
+          "weight": 1,
+          "variables": {
+            "connections": 10,
+            "rate": 10000
+          },
+          "arguments": "load http://x:1/ -c 10 --rate 10000"`) {
+		t.Errorf("dry run (%v):\n%s", err, dry)
+	}
 	// the command line's total is split too
 	r, err = resolveSplit(t, "", map[string]string{"rate": "3000"})
 	if err != nil || r.Services[1].Shares[2].Variables["rate"] != 1000 {
