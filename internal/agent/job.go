@@ -36,6 +36,8 @@ type job struct {
 	toolchain string
 	// notMeasured are figures the tool printed but not as a value to trust (guarded by mu).
 	notMeasured map[string]string
+	// load is the load generator's window and histogram (guarded by mu).
+	load *api.LoadReport
 	// addedEnv is what the agent adds to the job's environment (a .NET job's ASPNETCORE_URLS),
 	// outside the build cache's key.
 	addedEnv map[string]string
@@ -220,6 +222,13 @@ func (j *job) notMeasure(why map[string]string) {
 	j.mu.Unlock()
 }
 
+// setLoadReport keeps the load generator's report of its window.
+func (j *job) setLoadReport(r *api.LoadReport) {
+	j.mu.Lock()
+	j.load = r
+	j.mu.Unlock()
+}
+
 // record appends measurements.
 func (j *job) record(ms ...api.Measurement) {
 	j.mu.Lock()
@@ -233,8 +242,9 @@ func (a *Agent) measurements(j *job) api.Measurements {
 	j.mu.Lock()
 	ms := append([]api.Measurement(nil), j.samples...)
 	notMeasured := maps.Clone(j.notMeasured)
+	load := j.load
 	j.mu.Unlock()
-	out := api.Measurements{Metadata: []api.Metadata{}, Measurements: ms, NotMeasured: notMeasured}
+	out := api.Measurements{Metadata: []api.Metadata{}, Measurements: ms, NotMeasured: notMeasured, Load: load}
 	seen := map[string]bool{}
 	for _, m := range ms {
 		if seen[m.Name] {

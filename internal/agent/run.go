@@ -56,6 +56,15 @@ func (a *Agent) execute(ctx context.Context, j *job) error {
 			return err
 		}
 	}
+	if at := j.spec.StartAt; at != nil && j.spec.WaitForExit {
+		// the measured run only: the warm-up run does not wait for the window
+		j.addedEnv = maps.Clone(j.addedEnv)
+		if j.addedEnv == nil {
+			j.addedEnv = map[string]string{}
+		}
+		j.addedEnv[api.StartAtEnv] = at.Format(time.RFC3339Nano)
+		j.log.Info("the measured run begins its window at the load's one start", "startAt", at.Format(time.RFC3339Nano))
+	}
 	return a.runMeasured(ctx, j)
 }
 
@@ -173,6 +182,13 @@ func (a *Agent) parse(j *job, stdout *output.Buffer, at time.Time) error {
 			j.warn(fmt.Sprintf("parser %q: the per-second timeline is not recorded: %v", j.parser.Name(), err))
 		}
 		j.record(ms...)
+	}
+	if lr, ok := j.parser.(drivers.LoadReporter); ok {
+		rep, err := lr.LoadReport(strings.NewReader(string(stdout.Since(0))))
+		if err != nil {
+			j.warn(fmt.Sprintf("parser %q: the load's window and histogram are not recorded: %v", j.parser.Name(), err))
+		}
+		j.setLoadReport(rep)
 	}
 	j.log.Info("output parsed", "parser", j.parser.Name(), "measurements", len(names))
 	return nil

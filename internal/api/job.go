@@ -8,6 +8,10 @@ import (
 	"time"
 )
 
+// StartAtEnv is the environment variable that carries Job.StartAt to a load job's measured run
+// (RFC 3339 with nanoseconds).
+const StartAtEnv = "CRANK_LOAD_START_AT"
+
 // Job is a fully resolved job as the agent receives it: every string is already rendered.
 type Job struct {
 	// Service is the scenario's name for this job ("application", "load").
@@ -52,6 +56,11 @@ type Job struct {
 	Interval Duration `json:"interval,omitempty"`
 	// Warmup is the length of the warm-up at the start of the run: samples taken then are marked.
 	Warmup Duration `json:"warmup,omitempty"`
+	// StartAt, for a load job, is when its measured window is to begin, on the agent's clock: the
+	// agent gives it to the measured run (not the warm-up run) as StartAtEnv, and a generator
+	// that reads it (crank load) waits for it, so that generators on several agents measure one
+	// window (docs/DISTRIBUTED.md).
+	StartAt *time.Time `json:"startAt,omitempty"`
 	// MetricsURL or MetricsPort: the job's Prometheus endpoint, scraped every Interval.
 	MetricsURL  string        `json:"metricsUrl,omitempty"`
 	MetricsPort int           `json:"metricsPort,omitempty"`

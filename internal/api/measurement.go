@@ -61,4 +61,21 @@ type Measurements struct {
 	Measurements []Measurement `json:"measurements"`
 	// NotMeasured are figures the job's tool printed but not as a value to trust, with why.
 	NotMeasured map[string]string `json:"notMeasured,omitempty"`
+	// Load is what a load generator reported of its measured window beyond its figures, when
+	// its parser reads it (drivers.LoadReporter): the controller merges these across generators.
+	Load *LoadReport `json:"load,omitempty"`
+}
+
+// LoadReport is one load generator's measured window: when it began and ended (the agent's
+// clock), the rate it was asked for and the one it achieved, and its latency histogram.
+type LoadReport struct {
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// AskedRate is the requests per second the generator was asked for; 0 for as fast as it can.
+	AskedRate float64 `json:"askedRate"`
+	// AchievedRate is the requests per second it completed in the window.
+	AchievedRate float64 `json:"achievedRate"`
+	// Histogram holds every measured latency in microseconds: HdrHistogram's V2 compressed
+	// encoding, base64 (empty when the tool gives none).
+	Histogram string `json:"histogram,omitempty"`
 }

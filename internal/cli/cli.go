@@ -77,7 +77,7 @@ func Run(ctx context.Context, st State) int {
 	case "push":
 		return influx.Main(ctx, st.Args[1:], st.Getenv, st.Stdout, st.Stderr)
 	case "load":
-		return loadgen.Main(ctx, st.Args[1:], st.Stdout, st.Stderr)
+		return loadgen.Main(ctx, st.Args[1:], st.Getenv, st.Stdout, st.Stderr)
 	case "sweep":
 		return runSweep(ctx, st, st.Args[1:])
 	case "capacity":
@@ -169,6 +169,7 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 			return ExitFailed
 		}
 	}
+	runErr := err // a lost generator: the others' figures are written, and the run fails
 	if f.spread.auto.on {
 		res.Precision = resultPrecision(res, autoServices, autoMetric, f.spread.auto.precision)
 	}
@@ -180,7 +181,9 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 		finish(context.WithoutCancel(ctx), st, f, run, res, log)
 		return ExitInterrupted
 	}
-	res.JobResults.Diagnostics = probe(ctx, st, f, ctl, run, resolved, res, th)
+	if runErr == nil {
+		res.JobResults.Diagnostics = probe(ctx, st, f, ctl, run, resolved, res, th)
+	}
 	// crank's scripts (root results:, onResultsCreating/Created, --script) before the thresholds,
 	// which may name what they add.
 	scriptErr := applyScripts(scripts, f.scripts, res, st.Stderr)
@@ -188,6 +191,10 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", scriptErr)
 	}
 	verdict := judge(res, f.verdict, scenarioThresholds(resolved))
+	if runErr != nil {
+		res.Failures = append([]string{runErr.Error()}, res.Failures...)
+		res.ReturnCode, verdict = ExitFailed, ExitFailed
+	}
 	code := finish(context.WithoutCancel(ctx), st, f, run, res, log)
 	writeVerdict(st.Stdout, st.Stderr, res)
 	if code != ExitOK {
@@ -238,7 +245,14 @@ func servicesOf(res *config.Resolved, interval float64) []controller.Service {
 		if interval > 0 { // crank's --interval: every job's sampling interval
 			s.Job.Interval = api.Duration(interval * float64(time.Second))
 		}
-		out = append(out, controller.Service{Name: s.Name, Job: s.Job, Endpoints: s.Endpoints})
+		svc := controller.Service{Name: s.Name, Job: s.Job, Endpoints: s.Endpoints}
+		for _, sh := range s.Shares {
+			if interval > 0 {
+				sh.Job.Interval = s.Job.Interval
+			}
+			svc.Shares = append(svc.Shares, controller.Share{Weight: sh.Weight, Variables: sh.Variables, Job: sh.Job})
+		}
+		out = append(out, svc)
 	}
 	return out
 }

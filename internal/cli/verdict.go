@@ -67,6 +67,10 @@ func judge(res *results.Result, v verdictFlags, scenario []threshold.Threshold) 
 		res.Failures = append(res.Failures, msg)
 		code = ExitFailed
 	}
+	if behind := results.FellBehind(res.JobResults.Jobs); len(behind) > 0 {
+		res.Failures = append(res.Failures, behind...)
+		code = ExitFailed
+	}
 	res.Thresholds = threshold.Check(res, append(append([]threshold.Threshold{}, scenario...), v.thresholds...))
 	var crossed []string
 	for _, c := range res.Thresholds {

@@ -11,7 +11,7 @@ import (
 // Keys this decoder reads, by place, in their canonical spelling. crank matches keys ignoring
 // case, so a key is first mapped to its canonical spelling (canonical).
 var (
-	jobKeys = []string{"endpoints", "executable", "arguments", "warmupArguments", "buildCommand", "readyStateText",
+	jobKeys = []string{"endpoints", "weights", "executable", "arguments", "warmupArguments", "buildCommand", "readyStateText",
 		"parser", "metricsUrl", "user", "environmentVariables", "port", "metricsPort", "waitForExit", "startTimeout",
 		"timeout", "interval", "warmup", "source", "options", "counters", "onConfigure", "isConsoleApp",
 		"measurementsIntervalSec", "variables", "job", "agent", "cpuSet",

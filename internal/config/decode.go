@@ -37,6 +37,9 @@ type decoder struct {
 	jobDocker []pair
 	// files are the job's buildFiles and options.buildFiles, in the order read.
 	files []string
+	// weights are the job's per-endpoint load weights (key weights), written at weightsPos.
+	weights    []float64
+	weightsPos Pos
 	// roots are the job's named sources with destinationFolder '' (the job's folder itself).
 	roots []rootSource
 }
@@ -58,6 +61,8 @@ func (d *decoder) job(n *node, j *api.Job) []string {
 		switch key {
 		case "endpoints":
 			endpoints = d.endpoints(p)
+		case "weights":
+			d.weights, d.weightsPos = d.weightList(p), p.keyPos
 		case "executable", "arguments", "warmupArguments", "buildCommand", "readyStateText", "parser", "metricsUrl", "user", "cpuSet":
 			d.stringField(j, p)
 		case "environmentVariables":

@@ -32,6 +32,16 @@ type dryService struct {
 	Variables            map[string]any    `json:"variables"`
 	EnvironmentVariables map[string]string `json:"environmentVariables"`
 	Endpoints            []string          `json:"endpoints"`
+	// Shares are a split load's parts, one per endpoint (DISTRIBUTED.md).
+	Shares []dryShare `json:"shares,omitempty"`
+}
+
+// dryShare is one endpoint's part of a split load: its share and its command line.
+type dryShare struct {
+	Endpoint  string         `json:"endpoint"`
+	Weight    float64        `json:"weight"`
+	Variables map[string]int `json:"variables"`
+	Arguments string         `json:"arguments"`
 }
 
 // DryRun is what `crank --dry-run` prints: the scenario and, per service in scenario order, the
@@ -78,6 +88,9 @@ func dryServiceOf(s Service) dryService {
 		Variables: j.Variables, EnvironmentVariables: j.Environment, Endpoints: s.Endpoints,
 	}
 	d.CpuSet = j.CpuSet
+	for _, sh := range s.Shares {
+		d.Shares = append(d.Shares, dryShare{Endpoint: sh.Endpoint, Weight: sh.Weight, Variables: sh.Variables, Arguments: sh.Job.Arguments})
+	}
 	if d.Variables == nil {
 		d.Variables = map[string]any{}
 	}

@@ -49,11 +49,18 @@ type Service struct {
 	Endpoints []string
 	// Thresholds are the service's pass/fail conditions (key thresholds of its job, scenario or profile).
 	Thresholds []threshold.Threshold
-	uses       map[string]bool // variables the job declares or its templates mention
+	// Weights are the endpoints' shares of a load (key weights, one per endpoint); nil: even.
+	Weights []float64
+	// Shares, for a load service on several endpoints, are each endpoint's part of the load: its
+	// job rendered with its share of rate and connections (split.go). Nil otherwise.
+	Shares []Share
+	uses   map[string]bool // variables the job declares or its templates mention
 
-	body  *node  // the rendered job, until decoded
-	vars  *node  // its rendered variables
-	where string // scenario and service, for errors
+	raw     *node  // the job before rendering (its share is rendered from it)
+	cmdVars *node  // the command line's variables
+	body    *node  // the rendered job, until decoded
+	vars    *node  // its rendered variables
+	where   string // scenario and service, for errors
 }
 
 // Scenarios lists the scenario names, sorted.
@@ -105,6 +112,9 @@ func (c *Config) Resolve(req Request) (*Resolved, error) {
 		s, err := c.resolveService(engine, req.Scenario, svc, profiles, perService[svc.key], cmdVars)
 		if err == nil {
 			err = c.decodeService(js, r, &s)
+		}
+		if err == nil {
+			err = c.split(engine, &s)
 		}
 		if err != nil {
 			errs = append(errs, err)
@@ -270,8 +280,10 @@ func (c *Config) resolveService(e *liquid.Engine, scenario string, svc pair, pro
 	if len(errs) > 0 {
 		return Service{}, errors.Join(errs...)
 	}
+	raw := job.without(keyThresholds).clone()
 	s, err := c.finish(e, where, svc.key, jobName, job.without(keyThresholds), cmdVars)
 	s.Thresholds = ths
+	s.raw, s.cmdVars = raw, cmdVars
 	return s, err
 }
 
@@ -305,6 +317,10 @@ func (c *Config) decodeService(js *script.Engine, r *Resolved, s *Service) error
 	j := &s.Job
 	s.Endpoints = d.job(s.body, j)
 	s.body = nil
+	s.Weights = d.weights
+	if len(d.weights) > 0 && len(d.weights) != len(s.Endpoints) {
+		d.fail(d.weightsPos, "weights", "%d weights for %d endpoints: want one per endpoint, in the endpoints' order", len(d.weights), len(s.Endpoints))
+	}
 	if d.project != "" {
 		d.applyProject(j)
 	}

@@ -22,7 +22,8 @@ func assemble(services []Service, all []*instance) (map[string]*results.JobResul
 			Results: map[string]float64{}, Metadata: []api.Metadata{}, Measurements: [][]api.Measurement{}}
 		endpoints, agents, skipped := []string{}, []map[string]any{}, map[string]string{}
 		var warnings []string
-		notMeasured := "" // why the runtime counters are missing
+		var ran []*instance // the endpoints that ran it
+		notMeasured := ""   // why the runtime counters are missing
 		for _, in := range all {
 			if in.service != s.Name {
 				continue
@@ -31,6 +32,7 @@ func assemble(services []Service, all []*instance) (map[string]*results.JobResul
 				skipped[in.url] = in.status.Skipped
 				continue
 			}
+			ran = append(ran, in)
 			jr.Metadata = results.MergeMetadata(jr.Metadata, in.measured.Metadata)
 			jr.Measurements = append(jr.Measurements, in.measured.Measurements)
 			for name, why := range in.measured.NotMeasured {
@@ -75,6 +77,11 @@ func assemble(services []Service, all []*instance) (map[string]*results.JobResul
 			return nil, fmt.Errorf("service %q: %w", s.Name, err)
 		}
 		jr.Results = res
+		if s.Job.WaitForExit && len(ran) > 1 {
+			if err := generators(jr, ran); err != nil {
+				return nil, fmt.Errorf("service %q: %w", s.Name, err)
+			}
+		}
 		out[s.Name] = jr
 	}
 	return out, nil

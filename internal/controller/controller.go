@@ -23,6 +23,16 @@ type Service struct {
 	Job  api.Job
 	// Endpoints are agent URLs; empty runs the service on the embedded local agent.
 	Endpoints []string
+	// Shares, for a load on several endpoints, are each endpoint's part of it (in Endpoints'
+	// order): its job, rendered with its share of the split variables. Nil: Job on every one.
+	Shares []Share
+}
+
+// Share is one endpoint's part of a load split across endpoints (config.Share).
+type Share struct {
+	Weight    float64
+	Variables map[string]int
+	Job       api.Job
 }
 
 // EmbeddedStarter starts an agent inside this process and returns its URL and how to stop it.
@@ -50,6 +60,9 @@ type Options struct {
 	PollInterval time.Duration
 	// AgentSilence is how long an agent may fail to answer before the run fails naming it (default 10 s).
 	AgentSilence time.Duration
+	// GeneratorSilence is how long a generator of a split load may go unheard before the run
+	// fails naming it (default DefaultGeneratorSilence; never more than AgentSilence).
+	GeneratorSilence time.Duration
 	// StopTimeout bounds the wait for stopped jobs (default 15 s).
 	StopTimeout time.Duration
 }
@@ -86,6 +99,9 @@ func New(opts Options) *Controller {
 	}
 	if opts.AgentSilence <= 0 {
 		opts.AgentSilence = DefaultAgentSilence
+	}
+	if opts.GeneratorSilence <= 0 {
+		opts.GeneratorSilence = DefaultGeneratorSilence
 	}
 	if opts.StopTimeout <= 0 {
 		opts.StopTimeout = DefaultStopTimeout

@@ -23,6 +23,7 @@ type instance struct {
 	// clockOffset is the agent's clock minus the controller's (see clockOffset).
 	clockOffset time.Duration
 	job         api.Job
+	share       *Share // its part of a load split across endpoints; nil when not split
 	id          string
 	started     time.Time
 	status      api.JobStatus
@@ -165,7 +166,8 @@ const silentDeleteTimeout = 2 * time.Second
 // poll reads the instance's status (renewing its lease). A failure is an error only once the
 // agent has not answered for AgentSilence.
 func (c *Controller) poll(ctx context.Context, in *instance) error {
-	pctx, cancel := context.WithTimeout(ctx, c.opts.AgentSilence/2)
+	silence := c.silenceOf(in)
+	pctx, cancel := context.WithTimeout(ctx, silence/2)
 	defer cancel()
 	st, err := in.client.Status(pctx, in.id)
 	in.silent = err != nil
@@ -176,8 +178,8 @@ func (c *Controller) poll(ctx context.Context, in *instance) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if silent := time.Since(in.lastOK); silent >= c.opts.AgentSilence {
-		return fmt.Errorf("service %q: agent %s has not answered for %s: %w", in.service, in.url, silent.Round(time.Second), err)
+	if silent := time.Since(in.lastOK); silent >= silence {
+		return lost(in, fmt.Errorf("service %q: agent %s has not answered for %s: %w", in.service, in.url, silent.Round(100*time.Millisecond), err))
 	}
 	return nil
 }
@@ -233,7 +235,7 @@ func (c *Controller) waitUntil(ctx context.Context, targets, others []*instance,
 			switch {
 			case in.status.Skipped != "":
 			case in.status.State == api.StateFailed:
-				return c.failure(ctx, in)
+				return lost(in, c.failure(ctx, in))
 			case !done(in):
 				pending++
 			}

@@ -57,13 +57,19 @@ func (c *Controller) runPass(ctx context.Context, services []Service, h *held, l
 		if err != nil {
 			return nil, err
 		}
+		if len(s.Shares) > 0 && len(s.Shares) != len(urls) {
+			return nil, fmt.Errorf("service %q: %d shares for %d endpoints", s.Name, len(s.Shares), len(urls))
+		}
 		var mine []*instance
-		for _, u := range urls {
+		for i, u := range urls {
 			ag, err := c.client(ctx, u)
 			if err != nil {
 				return nil, fmt.Errorf("service %q: %w", s.Name, err)
 			}
 			in := &instance{service: s.Name, url: u, client: ag.client, info: ag.info, clockOffset: ag.offset, job: s.Job}
+			if len(s.Shares) > 0 {
+				in.share, in.job = &s.Shares[i], s.Shares[i].Job
+			}
 			mine = append(mine, in)
 			if s.Job.WaitForExit {
 				loads = append(loads, in)
@@ -103,10 +109,16 @@ func (c *Controller) runPass(ctx context.Context, services []Service, h *held, l
 		ready = append(ready, group...)
 	}
 	loadStart := time.Now()
+	if at := oneStart(loads, loadStart); !at.IsZero() {
+		c.log.Info("split load: one start", "at", at, "in", at.Sub(loadStart))
+	}
 	if err := c.launchAll(ctx, loads, &h.pk); err != nil {
 		return nil, err
 	}
 	err = c.waitUntil(ctx, loads, ready, func(in *instance) bool { return in.status.State.Terminal() })
+	if gl := (*GeneratorLost)(nil); errors.As(err, &gl) {
+		return c.withoutLost(ctx, services, all, gl), err
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -247,13 +259,17 @@ func (c *Controller) cleanup(ctx context.Context, ins []*instance) {
 }
 
 // measuredStart is when the load's measured window began: the latest measured-run start any
-// load agent reported, else the load start plus its warm-up.
+// load agent reported (or the one start a split load was given, when later), else the load start
+// plus its warm-up.
 func measuredStart(loads []*instance, loadStart time.Time) time.Time {
 	start := loadStart
 	for _, in := range loads {
 		s := loadStart.Add(in.job.Warmup.Std())
 		if ms, ok := in.measuredStartLocal(); ok {
 			s = ms
+		}
+		if at := in.job.StartAt; at != nil && at.Add(-in.clockOffset).After(s) {
+			s = at.Add(-in.clockOffset) // the generator waited for the load's one start
 		}
 		if s.After(start) {
 			start = s

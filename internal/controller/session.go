@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -75,6 +76,11 @@ func (c *Controller) Execute(ctx context.Context, r Run) (*results.Result, error
 		if err != nil {
 			if repeating {
 				err = fmt.Errorf("iteration %d: %w", i, err)
+			}
+			if gl := (*GeneratorLost)(nil); errors.As(err, &gl) && ctx.Err() == nil && jobs != nil {
+				res.JobResults.Jobs = jobs // the other generators' (partial) figures
+				res.Failures = []string{err.Error()}
+				return res, err
 			}
 			if ctx.Err() == nil {
 				return nil, err

@@ -41,6 +41,15 @@ type TimelineParser interface {
 	Timeline(r io.Reader) ([]api.Measurement, error)
 }
 
+// LoadReporter is a Parser that also reads the generator's measured window from its output:
+// when it began and ended, the rate asked and achieved, and its latency histogram, which the
+// controller merges across the generators of one load (docs/DISTRIBUTED.md). A nil report
+// with no error: the output has none.
+type LoadReporter interface {
+	Parser
+	LoadReport(r io.Reader) (*api.LoadReport, error)
+}
+
 // EachLine calls add with every non-blank line of a tool's text output, trimmed (lines up to
 // 1 MiB). An error from add is returned wrapped with the line.
 func EachLine(r io.Reader, add func(line string) error) error {

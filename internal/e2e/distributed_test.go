@@ -199,6 +199,12 @@ profiles:
 		if got := load.Results["http/latency/99"]; got != maxP99 {
 			t.Errorf("service p99 %v, want the larger endpoint's %v", got, maxP99)
 		}
+		// wrk gives no histogram to merge: the p99 is said to be an approximation
+		split, _ := readSplit(t, out)
+		if why := split.Approximate["http/latency/99"]; !strings.Contains(why, "no latency histogram") || len(split.Generators) != 2 {
+			t.Errorf("approximate %v, %d generators", split.Approximate, len(split.Generators))
+		}
+		mustContain(t, "the table", r.stdout, "(approximation: the highest of the 2 generators' values")
 		agents, _ := load.Environment["agents"].([]any)
 		if len(agents) != 2 {
 			t.Fatalf("environment.agents = %v", load.Environment["agents"])

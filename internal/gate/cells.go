@@ -13,7 +13,9 @@ func (row Row) CellsOf(c Comparison) Cells {
 }
 
 // BaseCell is the row's base value as crank compare prints it.
-func (row Row) BaseCell() string { return cellValue(row.Base, row.BasePresent, row.BaseNotMeasured, row.Format) }
+func (row Row) BaseCell() string {
+	return cellValue(row.Base, row.BasePresent, row.BaseNotMeasured, row.Format)
+}
 
 // Notes explain the verdicts the reader might misread (the test used, threshold-only rows).
 func (r Report) Notes() []string { return r.notes() }

@@ -61,6 +61,7 @@ func Points(res *results.Result, tags Tags) []*write.Point {
 			pts = append(pts, p)
 		}
 		pts = append(pts, iterationPoints(jr, st, start)...)
+		pts = append(pts, generatorPoints(jr, st, start)...)
 		for i, samples := range jr.Measurements {
 			pts = append(pts, timelinePoints(samples, st, strconv.Itoa(i), start)...)
 		}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/api"
 )
 
 // Output formats of `crank load`.
@@ -18,10 +20,11 @@ const (
 
 // command is a parsed `crank load` command line.
 type command struct {
-	opts     Options
-	jsonPath string // --json: crank-shaped result file ("-": stdout)
-	format   string // --output: text or json
-	help     bool
+	opts       Options
+	latencyLog string // --latency-log: every measured latency, one a line
+	jsonPath   string // --json: crank-shaped result file ("-": stdout)
+	format     string // --output: text or json
+	help       bool
 }
 
 // seconds is a duration flag that also accepts a bare number of seconds ("5" is "5s").
@@ -95,16 +98,39 @@ func newFlagSet(c *command, out io.Writer) *flag.FlagSet {
 	fs.Var(headers{&o.Headers}, "H", "same as --header")
 	fs.StringVar(&o.Method, "method", DefaultMethod, "request method")
 	fs.Func("body", "request body", func(v string) error { o.Body = []byte(v); return nil })
+	fs.Func("start-at", "begin the measured window at this RFC 3339 time (default: $"+StartAtEnv+")", func(v string) error {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return fmt.Errorf("%q is not an RFC 3339 time", v)
+		}
+		o.StartAt = t
+		return nil
+	})
+	fs.StringVar(&c.latencyLog, "latency-log", c.latencyLog, "write every measured latency (microseconds, one a line) to this file (default: $"+LatencyLogEnv+")")
 	fs.StringVar(&c.jsonPath, "json", "", "write a crank-shaped result to this file (\"-\": stdout)")
 	fs.StringVar(&c.format, "output", FormatText, "stdout format: text or json (a JSON object of results)")
 	fs.BoolVar(&c.help, "help", false, "show this help")
 	return fs
 }
 
-// parseArgs parses `crank load URL [flags]`; flags may come before or after the URL.
-func parseArgs(args []string) (*command, error) {
+// StartAtEnv is the environment variable the agent sets on a load job's measured run to say
+// when its window begins (RFC 3339, the agent's clock); --start-at wins over it.
+const StartAtEnv = api.StartAtEnv
+
+// LatencyLogEnv, set in a generator's environment (an agent's), is --latency-log's default.
+const LatencyLogEnv = "CRANK_LOAD_LATENCY_LOG"
+
+// parseArgs parses `crank load URL [flags]`; flags may come before or after the URL. getenv
+// gives StartAtEnv.
+func parseArgs(args []string, getenv func(string) string) (*command, error) {
 	c := &command{}
 	fs := newFlagSet(c, io.Discard)
+	c.latencyLog = getenv(LatencyLogEnv)
+	if v := getenv(StartAtEnv); v != "" {
+		if err := fs.Set("start-at", v); err != nil {
+			return nil, fmt.Errorf("$%s: %w", StartAtEnv, err)
+		}
+	}
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 )
 
 // Exit codes of Main.
@@ -16,8 +17,8 @@ const (
 // Main runs `crank load URL [flags]`; args are the arguments after "load". It prints a summary
 // (--output text) or a JSON object of results (--output json) on stdout, and with --json FILE
 // writes a crank-shaped result (FILE "-" is stdout, and the summary then goes to stderr).
-func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c, err := parseArgs(args)
+func Main(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	c, err := parseArgs(args, getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "crank load: %v\n", err)
 		fmt.Fprintln(stderr, "run 'crank load --help' for usage")
@@ -26,6 +27,14 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if c.help {
 		usage(stdout)
 		return ExitOK
+	}
+	if c.latencyLog != "" {
+		f, err := os.Create(c.latencyLog)
+		if err != nil {
+			return fail(c, stdout, stderr, fmt.Errorf("--latency-log: %w", err))
+		}
+		defer f.Close()
+		c.opts.LatencyLog = f
 	}
 	rep, runErr := Run(ctx, c.opts)
 	if rep == nil {

@@ -18,7 +18,7 @@ func runMain(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	code = Main(ctx, args, &out, &errOut)
+	code = Main(ctx, args, func(string) string { return "" }, &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 
@@ -146,7 +146,7 @@ func TestMainHelp(t *testing.T) {
 
 func TestParseArgs(t *testing.T) {
 	c, err := parseArgs([]string{"--duration", "5", "http://h:1/p?q=1", "-w", "1.5", "-T", "250ms",
-		"-H", "A: b", "--header", "C: d", "-R", "100", "-t", "2", "--method", "POST", "--body", "x"})
+		"-H", "A: b", "--header", "C: d", "-R", "100", "-t", "2", "--method", "POST", "--body", "x"}, noEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestBuildRequest(t *testing.T) {
 
 func TestParseArgsGRPC(t *testing.T) {
 	c, err := parseArgs([]string{"https://h:1", "--protocol", "grpc", "-m", "70", "-c", "28", "-k",
-		"--call", "streaming", "--response-size", "10", "--request-size", "5"})
+		"--call", "streaming", "--response-size", "10", "--request-size", "5"}, noEnv)
 	if err != nil {
 		t.Fatal(err)
 	}

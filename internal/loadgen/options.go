@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"strings"
@@ -73,7 +74,17 @@ type Options struct {
 	// Timeout bounds the wait for a response (default 2s); a connection whose oldest request waited
 	// longer is closed and its requests counted as timeouts.
 	Timeout time.Duration `json:"timeout"`
+	// StartAt, when set, is when the measured window begins (the warm-up ends): the run waits
+	// until StartAt minus Warmup before it connects, so that generators on several machines
+	// measure the same window. A time already past starts at once (the report's Start says when).
+	StartAt time.Time `json:"startAt,omitzero"`
+	// LatencyLog, when set, receives every measured response's latency in microseconds, one
+	// decimal number a line (--latency-log).
+	LatencyLog io.Writer `json:"-"`
 }
+
+// MaxStartWait bounds how far ahead StartAt may be.
+const MaxStartWait = 10 * time.Minute
 
 // MarshalJSON writes the durations in seconds.
 func (o Options) MarshalJSON() ([]byte, error) {
@@ -150,6 +161,7 @@ func (o Options) Validate() error {
 	check(o.Warmup < 0, "warmup must not be negative, got %s", o.Warmup)
 	check(o.Rate < 0, "rate must not be negative, got %d", o.Rate)
 	check(o.Timeout <= 0, "timeout must be positive, got %s", o.Timeout)
+	check(time.Until(o.StartAt) > MaxStartWait, "start %s is more than %s ahead", o.StartAt.Format(time.RFC3339Nano), MaxStartWait)
 	if o.Protocol == "" {
 		o.Protocol = ProtocolHTTP1
 	}

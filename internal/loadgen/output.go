@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
@@ -23,6 +25,9 @@ type jsonOutput struct {
 	// Interrupted says the run was stopped early (Ctrl-C, SIGTERM): the results cover the time
 	// it ran, and drivers/builtin keeps them as partial figures.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Histogram is Report.Histogram (every measured latency, microseconds) in HdrHistogram's V2
+	// compressed encoding, base64: what a controller merges across generators.
+	Histogram string `json:"histogram,omitempty"`
 }
 
 // writeOutputs prints the report as the command line asked. The text summary goes to stdout
@@ -35,6 +40,13 @@ func writeOutputs(c *command, rep *Report, runErr error, stdout, stderr io.Write
 	writeSummary(summary, rep)
 	if c.format == FormatJSON {
 		out := jsonOutput{Results: rep.Results(), Report: rep}
+		if rep.Histogram != nil && rep.Histogram.TotalCount() > 0 {
+			b, err := rep.Histogram.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+			if err != nil {
+				return fmt.Errorf("encoding the latency histogram: %w", err)
+			}
+			out.Histogram = string(b)
+		}
 		switch {
 		case errors.Is(runErr, context.Canceled), errors.Is(runErr, context.DeadlineExceeded):
 			out.Interrupted = true

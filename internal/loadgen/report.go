@@ -10,6 +10,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/results"
 )
 
 // Report is the outcome of a run's measured window.
@@ -176,15 +177,11 @@ func newReport(o Options, cfg *runConfig, clients []client, shards []*shard, int
 	return r
 }
 
+// summarize takes the figures as a merge of generators takes them (results.LatencyFigures).
 func summarize(h *hdrhistogram.Histogram) Latency {
-	if h.TotalCount() == 0 {
-		return Latency{}
-	}
-	ms := func(us int64) float64 { return float64(us) / 1000 }
+	f := results.LatencyFigures(h)
 	return Latency{
-		Mean: h.Mean() / 1000,
-		P50:  ms(h.ValueAtQuantile(50)), P75: ms(h.ValueAtQuantile(75)),
-		P90: ms(h.ValueAtQuantile(90)), P99: ms(h.ValueAtQuantile(99)),
-		Max: ms(h.Max()),
+		Mean: f[measure.LatencyMean], P50: f[measure.Latency50], P75: f[measure.Latency75],
+		P90: f[measure.Latency90], P99: f[measure.Latency99], Max: f[measure.LatencyMax],
 	}
 }

@@ -47,6 +47,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	cfg := newRunConfig(o, t)
 	shards := newShards(runtime.GOMAXPROCS(0))
+	var ll *latencyLog
+	if o.LatencyLog != nil {
+		ll = newLatencyLog(o.LatencyLog, shards)
+	}
 	clients := make([]client, o.Connections)
 	if o.Protocol == ProtocolHTTP1 {
 		for i := range clients {
@@ -61,7 +65,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			clients[i] = newH2Client(cfg, i, shards[i%len(shards)], req)
 		}
 	}
-	cfg.base = time.Now()
+	base, err := waitForStart(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	cfg.base = base
 	var wg sync.WaitGroup
 	for _, c := range clients {
 		stop := context.AfterFunc(ctx, c.abort)
@@ -74,6 +82,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	rep := newReport(o, cfg, clients, shards, ctx.Err() != nil)
 	if err := ctx.Err(); err != nil {
 		return rep, fmt.Errorf("load run interrupted: %w", err)
+	}
+	if ll != nil {
+		return rep, ll.close()
 	}
 	return rep, nil
 }
@@ -102,4 +113,24 @@ func newRunConfig(o Options, t target) *runConfig {
 		cfg.sendUntil += lateGrace
 	}
 	return cfg
+}
+
+// waitForStart waits until the run's start (Options.StartAt minus the warm-up) and returns the
+// time it began: now when StartAt is unset or already past.
+func waitForStart(ctx context.Context, o Options) (time.Time, error) {
+	if o.StartAt.IsZero() {
+		return time.Now(), nil
+	}
+	wait := time.Until(o.StartAt.Add(-o.Warmup))
+	if wait <= 0 {
+		return time.Now(), nil
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return time.Time{}, fmt.Errorf("waiting for the start at %s: %w", o.StartAt.Format(time.RFC3339Nano), ctx.Err())
+	case <-t.C:
+	}
+	return time.Now(), nil
 }

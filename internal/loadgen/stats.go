@@ -1,7 +1,10 @@
 package loadgen
 
 import (
+	"bufio"
 	"fmt"
+	"io"
+	"strconv"
 	"sync"
 	"time"
 
@@ -111,6 +114,7 @@ type shard struct {
 	mu   sync.Mutex
 	hist *hdrhistogram.Histogram
 	secs []*hdrhistogram.Histogram
+	log  *latencyLog // nil unless Options.LatencyLog
 }
 
 func newShards(n int) []*shard {
@@ -142,4 +146,48 @@ func (s *shard) add(sec int, us []int64) {
 		_ = s.hist.RecordValue(v) // in range by the clamp
 		_ = s.secs[sec].RecordValue(v)
 	}
+	if s.log != nil {
+		s.log.write(us)
+	}
+}
+
+// latencyLog writes raw latencies for Options.LatencyLog, shared by the shards.
+type latencyLog struct {
+	mu  sync.Mutex
+	w   *bufio.Writer
+	buf []byte
+	err error // the first write error
+}
+
+func newLatencyLog(w io.Writer, shards []*shard) *latencyLog {
+	l := &latencyLog{w: bufio.NewWriterSize(w, 64<<10)}
+	for _, s := range shards {
+		s.log = l
+	}
+	return l
+}
+
+func (l *latencyLog) write(us []int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, v := range us {
+		l.buf = strconv.AppendInt(l.buf[:0], min(max(v, 0), histMaxUs), 10)
+		l.buf = append(l.buf, '\n')
+		if _, err := l.w.Write(l.buf); err != nil && l.err == nil {
+			l.err = err
+		}
+	}
+}
+
+// close flushes the log and returns the first error writing it.
+func (l *latencyLog) close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.w.Flush(); err != nil && l.err == nil {
+		l.err = err
+	}
+	if l.err != nil {
+		return fmt.Errorf("latency log: %w", l.err)
+	}
+	return nil
 }

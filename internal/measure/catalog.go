@@ -57,6 +57,13 @@ const (
 	LockContention      = "runtime-counter/lock-contention"
 	ExceptionCount      = "runtime-counter/exception-count"
 
+	// A load on several generators (docs/DISTRIBUTED.md): how far apart their measured windows
+	// began and ended, and the rate the whole was asked for.
+	LoadStartSpread = "load/start-spread"
+	LoadEndSpread   = "load/end-spread"
+	LoadAskedRate   = "load/asked-rate"
+	LoadStartLate   = "load/start-late"
+
 	// BuiltinLatency50PerSecond and BuiltinLatency99PerSecond are the built-in generator's
 	// per-second latency percentiles: latency over time (http/latency/* are the whole run's).
 	BuiltinLatency50PerSecond = "builtin/latency-per-second/50"
@@ -205,6 +212,10 @@ func base() []api.Metadata {
 		lower(md("Load", LatencyMax, api.OpMax, api.OpMax, "n2", UnitMs, "Max latency (ms)", "Highest latency")),
 		higher(md("Load", Throughput, api.OpMax, api.OpSum, "n2", UnitMBPerSec, "Read throughput (MB/s)", "Response bytes read per second over the measured duration (MiB/s), as crank's wrk job reports it")),
 		lower(md("Load", FirstRequest, api.OpMax, api.OpMax, "n0", UnitMs, "First Request (ms)", "Time to first request in ms")),
+		md("Load", LoadAskedRate, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec asked", "The rate the generators were asked for, in all (the sum of their shares)"),
+		lower(md("Load", LoadStartSpread, api.OpMax, api.OpMax, "n2", UnitMs, "Window start spread (ms)", "Latest minus earliest start of the generators' measured windows, on the controller's clock")),
+		lower(md("Load", LoadStartLate, api.OpMax, api.OpMax, "n2", UnitMs, "Window start lateness (ms)", "How long after the start the controller set a generator's measured window began, on the controller's clock (the whole: the latest)")),
+		lower(md("Load", LoadEndSpread, api.OpMax, api.OpMax, "n2", UnitMs, "Window end spread (ms)", "Latest minus earliest end of the generators' measured windows, on the controller's clock")),
 		higher(md("wrk", WrkRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (wrk)", "Requests per second as wrk reports it")),
 		md("wrk", WrkRequests, api.OpMax, api.OpSum, "n0", UnitCount, "Requests (wrk)", "http/requests under crank's wrk name"),
 		lower(md("wrk", WrkLatencyMean, api.OpMax, api.OpMax, "n2", UnitMs, "Mean latency (wrk, ms)", "http/latency/mean under crank's wrk name")),

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"html/template"
 	"image/color"
+	"maps"
+	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,7 +38,7 @@ const latencyGroup = "Latency over time"
 
 // charts are the timelines a report draws, when some run has them sampled.
 var charts = []chartSpec{
-	{"Requests per second", measure.UnitRPS, []string{measure.RequestsPerSecond, measure.BuiltinRPSPerSecond}, ""},
+	{"Requests per second", measure.UnitRPS, []string{measure.RequestsPerSecond, measure.RPS, measure.BuiltinRPSPerSecond}, ""},
 	{"CPU", measure.UnitPercent, []string{measure.CPU}, ""},
 	{"Latency p99", measure.UnitMs, []string{measure.Latency99, measure.BuiltinLatency99PerSecond}, latencyGroup},
 	{"Latency p50", measure.UnitMs, []string{measure.Latency50, measure.BuiltinLatency50PerSecond}, latencyGroup},
@@ -108,18 +111,46 @@ func seriesFor(spec chartSpec, runs []Run) []Series {
 		dash := 0
 		for _, svc := range run.Services {
 			jr := run.Result.JobResults.Jobs[svc]
+			var each []plotter.XYs
 			for ei, tl := range jr.Measurements {
 				pts := firstSampled(tl, spec.Names, start)
 				if len(pts) < 2 {
 					continue
 				}
 				label := fmt.Sprintf("%s: %s", run.Label, svc)
-				if len(jr.Measurements) > 1 {
+				switch {
+				case len(jr.Generators) == len(jr.Measurements):
+					label += " on " + jr.Generators[ei].Endpoint
+				case len(jr.Measurements) > 1:
 					label += fmt.Sprintf(" #%d", ei+1)
 				}
 				out = append(out, Series{Label: label, Run: ri, Dash: dash, Points: pts})
 				dash++
+				each = append(each, pts)
 			}
+			if total := sumPerSecond(each); spec.Unit == measure.UnitRPS && len(jr.Generators) > 1 && len(each) > 1 && len(total) >= 2 {
+				out = append(out, Series{Label: fmt.Sprintf("%s: %s, all generators", run.Label, svc), Run: ri, Points: total})
+			}
+		}
+	}
+	return out
+}
+
+// sumPerSecond adds the lines second by second (their samples rounded to the nearest second from
+// the start: a split load's generators share one start), over the seconds every line has.
+func sumPerSecond(lines []plotter.XYs) plotter.XYs {
+	sums, counts := map[int]float64{}, map[int]int{}
+	for _, l := range lines {
+		for _, p := range l {
+			sec := int(math.Round(p.X))
+			sums[sec] += p.Y
+			counts[sec]++
+		}
+	}
+	var out plotter.XYs
+	for _, sec := range slices.Sorted(maps.Keys(sums)) {
+		if counts[sec] == len(lines) {
+			out = append(out, plotter.XY{X: float64(sec), Y: sums[sec]})
 		}
 	}
 	return out

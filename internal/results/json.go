@@ -21,6 +21,8 @@ type jobResultJSON struct {
 	Excluded          []int             `json:"excluded,omitempty"`
 	TimelineIteration int               `json:"timelineIteration,omitempty"`
 	NotMeasured       map[string]string `json:"notMeasured,omitempty"`
+	Generators        []Generator       `json:"generators,omitempty"`
+	Approximate       map[string]string `json:"approximate,omitempty"`
 }
 
 // metadataJSON is api.Metadata plus crank's description (the label crank's tables show), which
@@ -43,7 +45,8 @@ type metadataJSON struct {
 func (j JobResult) MarshalJSON() ([]byte, error) {
 	out := jobResultJSON{Results: map[string]any{}, Environment: j.Environment, Variables: j.Variables,
 		Iterations: j.Iterations, Metadata: []metadataJSON{},
-		Spread: j.Spread, Excluded: j.Excluded, TimelineIteration: j.TimelineIteration, NotMeasured: j.NotMeasured}
+		Spread: j.Spread, Excluded: j.Excluded, TimelineIteration: j.TimelineIteration, NotMeasured: j.NotMeasured,
+		Generators: j.Generators, Approximate: j.Approximate}
 	for k, v := range j.Values {
 		out.Results[k] = v
 	}
@@ -79,7 +82,8 @@ func (j *JobResult) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*j = JobResult{Results: map[string]float64{}, Environment: in.Environment, Variables: in.Variables, Iterations: in.Iterations,
-		Spread: in.Spread, Excluded: in.Excluded, TimelineIteration: in.TimelineIteration, NotMeasured: in.NotMeasured}
+		Spread: in.Spread, Excluded: in.Excluded, TimelineIteration: in.TimelineIteration, NotMeasured: in.NotMeasured,
+		Generators: in.Generators, Approximate: in.Approximate}
 	names := make([]string, 0, len(in.Results))
 	for k := range in.Results {
 		names = append(names, k)

@@ -101,6 +101,12 @@ type JobResult struct {
 	// NotMeasured are figures the job's tool printed but not as a value to trust (wrk's 0.00us
 	// percentiles of a pipelined run), with why: shown as such, never dropped without a word.
 	NotMeasured map[string]string `json:"-"`
+	// Generators, for a load that ran on several endpoints, are each one's share, figures and
+	// window (generators.go).
+	Generators []Generator `json:"-"`
+	// Approximate are figures reduced across generators that gave no histogram to merge (the
+	// max of wrk's p99s), with why: the table says they are approximations.
+	Approximate map[string]string `json:"-"`
 }
 
 // Diagnostic is one finding of the post-run diagnosis ("client-bound", "contention-bound", ...)

@@ -90,7 +90,11 @@ func rows(jr *JobResult) [][3]string {
 			continue
 		}
 		seen[md.Name] = true
-		out = append(out, [3]string{md.Name, withSampled(jr, md, withSpread(jr, md.Name, Format(v, md.Format))), md.Unit})
+		value := withSampled(jr, md, withSpread(jr, md.Name, Format(v, md.Format)))
+		if why, ok := jr.Approximate[md.Name]; ok {
+			value += " (approximation: " + why + ")"
+		}
+		out = append(out, [3]string{md.Name, value, md.Unit})
 	}
 	var rest []string
 	for k := range jr.Results {

@@ -51,7 +51,15 @@ type output struct {
 				P99 float64 `json:"p99"`
 			} `json:"latency"`
 		} `json:"timeline"`
+		Start   time.Time    `json:"start"`
+		Elapsed api.Duration `json:"elapsed"`
+		RPS     float64      `json:"rps"`
+		Options struct {
+			Rate int `json:"rate"`
+		} `json:"options"`
 	} `json:"report"`
+	// Histogram: every measured latency (us), HdrHistogram V2 compressed, base64.
+	Histogram  string `json:"histogram"`
 	JobResults *struct {
 		Jobs map[string]struct {
 			Results map[string]float64 `json:"results"`
@@ -118,6 +126,21 @@ func (Parser) Timeline(r io.Reader) ([]api.Measurement, error) {
 		}
 	}
 	return ms, nil
+}
+
+// LoadReport reads the report's window, its rates and its latency histogram (--output json).
+func (Parser) LoadReport(r io.Reader) (*api.LoadReport, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxOutput))
+	if err != nil {
+		return nil, fmt.Errorf("builtin: reading output: %w", err)
+	}
+	out, found := findObject(data)
+	if !found || out.Report == nil {
+		return nil, nil
+	}
+	rep := out.Report
+	return &api.LoadReport{Start: rep.Start, End: rep.Start.Add(rep.Elapsed.Std()), AskedRate: float64(rep.Options.Rate),
+		AchievedRate: rep.RPS, Histogram: out.Histogram}, nil
 }
 
 // findObject decodes the last JSON object that starts a line and holds results or an error.

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/drivers/builtin"
@@ -93,5 +94,21 @@ func TestTimeline(t *testing.T) {
 	none, err := builtin.Parser{}.Timeline(strings.NewReader("crank load: error: refused\n"))
 	if err != nil || len(none) != 0 {
 		t.Errorf("an output without a report: %v, %v; want no samples", none, err)
+	}
+}
+
+// TestLoadReport: the window, the rates and the histogram come from the JSON line.
+func TestLoadReport(t *testing.T) {
+	line := `{"results":{"http/requests":10},"report":{"start":"2026-01-02T03:04:05.5Z","elapsed":2.25,"rps":997.5,"options":{"rate":1000}},"histogram":"HISTw"}` + "\n"
+	rep, err := builtin.Parser{}.LoadReport(strings.NewReader("summary\n" + line))
+	if err != nil || rep == nil {
+		t.Fatalf("%v, %v", rep, err)
+	}
+	if rep.Start.Format(time.RFC3339Nano) != "2026-01-02T03:04:05.5Z" || rep.End.Sub(rep.Start) != 2250*time.Millisecond ||
+		rep.AskedRate != 1000 || rep.AchievedRate != 997.5 || rep.Histogram != "HISTw" {
+		t.Errorf("report %+v", rep)
+	}
+	if rep, err := (builtin.Parser{}).LoadReport(strings.NewReader("crank load: error: x\n")); rep != nil || err != nil {
+		t.Errorf("no JSON: %+v, %v", rep, err)
 	}
 }

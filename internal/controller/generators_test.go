@@ -1,0 +1,123 @@
+package controller
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/results"
+)
+
+func encoded(t *testing.T, us ...int64) (string, float64) {
+	t.Helper()
+	h := hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)
+	for _, v := range us {
+		_ = h.RecordValue(v)
+	}
+	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b), float64(h.ValueAtQuantile(99)) / 1000
+}
+
+func loadInstance(url string, off time.Duration, start time.Time, asked, achieved, p99 float64, hist string) *instance {
+	end := start.Add(2 * time.Second)
+	c := measure.Default()
+	rps, _ := c.Lookup(measure.RPS)
+	lat, _ := c.Lookup(measure.Latency99)
+	return &instance{service: "load", url: url, clockOffset: off, job: api.Job{WaitForExit: true},
+		share: &Share{Weight: 1, Variables: map[string]int{"rate": int(asked)}},
+		measured: api.Measurements{
+			Metadata: []api.Metadata{rps, lat},
+			Measurements: []api.Measurement{
+				{Name: measure.RPS, Timestamp: end, Value: achieved},
+				{Name: measure.Latency99, Timestamp: end, Value: p99},
+			},
+			Load: &api.LoadReport{Start: start.Add(off), End: end.Add(off), AskedRate: asked, AchievedRate: achieved, Histogram: hist},
+		}}
+}
+
+// TestGenerators: two generators, one fast and one slow, whose windows (each on its agent's
+// clock) began 20 ms apart on the controller's: the load's p99 is the merged histogram's, not the
+// larger p99; each keeps its own; the one short of its rate by more than 5 % fell behind.
+func TestGenerators(t *testing.T) {
+	fast := make([]int64, 1000)
+	slow := make([]int64, 1000)
+	all := make([]int64, 0, 2000)
+	for i := range fast {
+		fast[i], slow[i] = int64(100+i%50), int64(1000+i)
+	}
+	all = append(append(all, fast...), slow...)
+	hf, p99f := encoded(t, fast...)
+	hs, p99s := encoded(t, slow...)
+	_, want := encoded(t, all...)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ins := []*instance{
+		loadInstance("http://a", time.Second, t0, 1000, 999, p99f, hf),
+		loadInstance("http://b", -time.Second, t0.Add(20*time.Millisecond), 1000, 900, p99s, hs),
+	}
+	if at := oneStart(ins, t0.Add(-startLead)); !at.Equal(t0) || !ins[0].job.StartAt.Equal(t0.Add(time.Second)) || !ins[1].job.StartAt.Equal(t0.Add(-time.Second)) {
+		t.Fatalf("one start %s; on the agents' clocks %s, %s", at, ins[0].job.StartAt, ins[1].job.StartAt)
+	}
+	jobs, err := assemble([]Service{{Name: "load", Job: api.Job{WaitForExit: true}}}, ins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jr := jobs["load"]
+	if got := jr.Results[measure.Latency99]; got != want || got == p99s {
+		t.Errorf("p99 %v, want the merged %v (the larger is %v)", got, want, p99s)
+	}
+	if jr.Results[measure.LoadStartSpread] != 20 || jr.Results[measure.LoadAskedRate] != 2000 || jr.Results[measure.LoadStartLate] != 20 {
+		t.Errorf("spread %v ms, asked %v, late %v ms", jr.Results[measure.LoadStartSpread], jr.Results[measure.LoadAskedRate], jr.Results[measure.LoadStartLate])
+	}
+	g := jr.Generators
+	if len(g) != 2 || g[0].Results[measure.Latency99] != p99f || g[0].FellBehind || !g[1].FellBehind || !g[0].Start.Equal(t0) ||
+		g[0].Results[measure.LoadStartLate] != 0 || g[1].Results[measure.LoadAskedRate] != 1000 {
+		t.Fatalf("generators %+v", g)
+	}
+	behind := results.FellBehind(jobs)
+	if len(behind) != 1 || !strings.Contains(behind[0], "load: the generator on http://b fell behind: 900 of the 1,000 req/s asked (90.0 %") {
+		t.Errorf("fell behind: %q", behind)
+	}
+	// without histograms (wrk), the reduction's max stays, said to be approximate
+	for _, in := range ins {
+		in.measured.Load = nil
+	}
+	jobs, err = assemble([]Service{{Name: "load", Job: api.Job{WaitForExit: true}}}, ins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jr := jobs["load"]; jr.Results[measure.Latency99] != p99s || !strings.Contains(jr.Approximate[measure.Latency99], "no latency histogram") {
+		t.Errorf("without histograms: p99 %v, approximate %v", jr.Results[measure.Latency99], jr.Approximate)
+	}
+	var tbl strings.Builder
+	res := &results.Result{JobResults: results.JobResults{Jobs: jobs}}
+	if err := results.WriteTables(&tbl, res, []string{"load"}); err != nil || !strings.Contains(tbl.String(), "(approximation: the highest of the 2 generators' values") {
+		t.Errorf("table (%v):\n%s", err, tbl.String())
+	}
+}
+
+func TestWarmupOf(t *testing.T) {
+	cases := []struct {
+		args string
+		job  time.Duration
+		vars map[string]any
+		want time.Duration
+	}{
+		{"", time.Second, map[string]any{"warmup": 5}, time.Second},
+		{"load -d 5s", 0, map[string]any{"warmup": 5}, 5 * time.Second},
+		{"load -d 5s", 0, map[string]any{"warmup": 1.5}, 1500 * time.Millisecond},
+		{"load", 0, map[string]any{"warmup": "3s"}, 3 * time.Second},
+		{"load", 0, nil, 0},
+	}
+	for _, c := range cases {
+		if got := warmupOf(c.args, c.job, c.vars); got != c.want {
+			t.Errorf("warmupOf(%q, %s, %v) = %s, want %s", c.args, c.job, c.vars, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,57 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/results"
+)
+
+// DefaultGeneratorSilence is how long a generator of a split load may go unheard before the run
+// fails naming it (Options.GeneratorSilence): short, so that the run fails within 5 s of losing
+// one (docs/DISTRIBUTED.md).
+const DefaultGeneratorSilence = 3 * time.Second
+
+// GeneratorLost is the error of a run that lost one generator of a load split across endpoints:
+// its job failed (the generator died) or its agent stopped answering. The run fails naming it;
+// the other generators' figures are kept.
+type GeneratorLost struct {
+	Service, Endpoint string
+	Why               string
+	in                *instance
+}
+
+func (e *GeneratorLost) Error() string {
+	return fmt.Sprintf("service %q: the generator on %s was lost: %s", e.Service, e.Endpoint, e.Why)
+}
+
+// lost wraps the failure of a split load's generator as GeneratorLost; any other instance's
+// failure is returned as it is.
+func lost(in *instance, err error) error {
+	if err == nil || in.share == nil {
+		return err
+	}
+	return &GeneratorLost{Service: in.service, Endpoint: in.url, Why: err.Error(), in: in}
+}
+
+// silenceOf is how long the instance's agent may go unheard.
+func (c *Controller) silenceOf(in *instance) time.Duration {
+	if in.share != nil {
+		return min(c.opts.AgentSilence, c.opts.GeneratorSilence)
+	}
+	return c.opts.AgentSilence
+}
+
+// withoutLost stops the other jobs of a run that lost a generator and collects what they
+// measured, as an interrupted run does (their figures are partial), then records the lost one
+// among the load's generators with why it has no figures.
+func (c *Controller) withoutLost(ctx context.Context, services []Service, all []*instance, gl *GeneratorLost) map[string]*results.JobResult {
+	rest := slices.DeleteFunc(slices.Clone(all), func(in *instance) bool { return in == gl.in })
+	jobs := c.salvage(ctx, services, rest)
+	if jr := jobs[gl.Service]; jr != nil {
+		jr.Generators = append(jr.Generators, results.Generator{Endpoint: gl.Endpoint, Failed: gl.Why})
+	}
+	return jobs
+}
