@@ -168,7 +168,7 @@ func (c *Controller) client(ctx context.Context, url string) (agentConn, error) 
 	hctx, cancel := context.WithTimeout(ctx, c.opts.AgentSilence)
 	defer cancel()
 	if err := cl.Health(hctx); err != nil {
-		return agentConn{}, fmt.Errorf("agent %s is unreachable: %w", url, err)
+		return agentConn{}, fmt.Errorf("agent %s is unreachable: %w%s", url, err, unreachableHint(url, err))
 	}
 	sent := time.Now()
 	info, err := cl.Info(hctx)

@@ -196,6 +196,9 @@ func (c *Controller) failure(ctx context.Context, in *instance) error {
 	if in.job.BuildCommand != "" && in.status.BuildLogBytes == 0 {
 		cmd = "build command: " + in.job.BuildCommand + "\n" + cmd
 	}
+	if hint := portInUseHint(in.job, msg); hint != "" {
+		cmd += "\n" + hint
+	}
 	return fmt.Errorf("service %q: job %q failed on %s: %s\n%s", in.service, in.job.Name, in.url, strings.TrimRight(msg, "\n"), cmd)
 }
 
