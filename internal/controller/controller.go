@@ -15,6 +15,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/progress"
+	"github.com/crankshaft/crankshaft/internal/source"
 )
 
 // Service is one service of a resolved scenario.
@@ -44,6 +45,9 @@ type Options struct {
 	HTTPClient    *http.Client
 	// StartEmbedded is called at most once, when a service has no endpoint.
 	StartEmbedded EmbeddedStarter
+	// Exclude names the result files (this run's outputs, earlier runs' as recorded) that are
+	// never uploaded as source nor part of a build's cache key.
+	Exclude source.Exclude
 	// OutputDir, when set, receives each job's build log and output before the job is deleted.
 	OutputDir string
 	// PollInterval between status reads (default 250 ms).
