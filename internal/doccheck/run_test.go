@@ -19,12 +19,14 @@ import (
 )
 
 // The docs' runs, made short: each crank scenario run measures 1 s without a warm-up, a sweep
-// runs each variant once, a capacity search runs 3 steps of 1 s, crank load runs 1 s. The doc's
-// own duration and warm-up values are replaced; where it sets none, these come first on its
-// command line. Nothing else of a command changes.
+// runs each variant 3 times, a capacity search runs 3 steps of 1 s, crank load runs 1 s. The
+// doc's own duration and warm-up values are replaced; where it sets none, these come first on its
+// command line. Nothing else of a command changes. A sweep's 3 iterations are the fewest with
+// which `crank compare` of its variants (docs/SWEEP.md) tests significance instead of judging
+// 1-second runs by the threshold alone, where noise reads as a regression (exit 1).
 const (
 	shortRun      = "--variable duration=1 --variable warmup=0"
-	shortSweep    = shortRun + " --iterations 1"
+	shortSweep    = shortRun + " --iterations 3"
 	shortCapacity = "--step-duration 1 --step-warmup 0 --max-steps 3"
 )
 
