@@ -56,6 +56,9 @@ type Options struct {
 	AgentSilence time.Duration
 	// StopTimeout bounds the wait for stopped jobs (default 15 s).
 	StopTimeout time.Duration
+	// BuildNoteEvery is how often a build in progress is said in the progress lines when there is
+	// no Status (default 5 s).
+	BuildNoteEvery time.Duration
 }
 
 // Default timings.
@@ -63,6 +66,7 @@ const (
 	DefaultPollInterval = 250 * time.Millisecond
 	DefaultAgentSilence = 10 * time.Second
 	DefaultStopTimeout  = 15 * time.Second
+	DefaultBuildNote    = 5 * time.Second
 )
 
 // Controller drives agents. It keeps one client per agent URL and the embedded agent, if started.
@@ -93,6 +97,9 @@ func New(opts Options) *Controller {
 	}
 	if opts.StopTimeout <= 0 {
 		opts.StopTimeout = DefaultStopTimeout
+	}
+	if opts.BuildNoteEvery <= 0 {
+		opts.BuildNoteEvery = DefaultBuildNote
 	}
 	return &Controller{opts: opts, log: opts.Logger, agents: map[string]agentConn{}}
 }

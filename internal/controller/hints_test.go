@@ -2,10 +2,12 @@ package controller
 
 import (
 	"context"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 	"net"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
 )
@@ -70,5 +72,30 @@ func TestPortInUseNamesTheVariable(t *testing.T) {
 	}
 	if got := portInUseHint(job, "panic: nil map"); got != "" {
 		t.Errorf("no bind error: hint = %q, want none", got)
+	}
+}
+
+// TestBuildIsNotSilent: without a status line (a sweep, a capacity search) a build in progress
+// is said every BuildNoteEvery, with its elapsed time.
+func TestBuildIsNotSilent(t *testing.T) {
+	a := startAgent(t, 0, nil)
+	server := api.Job{Name: "slow-build", BuildCommand: "sleep 1.2", Executable: "/bin/sh",
+		Arguments: `-c "echo ready; exec sleep 60"`, ReadyStateText: "ready"}
+	load := api.Job{Name: "lines", Executable: "/bin/sh", WaitForExit: true, Parser: "lines", Arguments: `-c "echo http/rps/mean=1"`}
+	var progress testutil.SyncBuffer
+	c := New(Options{Progress: &progress, PollInterval: 50 * time.Millisecond, BuildNoteEvery: 300 * time.Millisecond})
+	defer c.Close(context.Background())
+	if _, err := c.RunOnce(context.Background(), []Service{
+		{Name: "application", Job: server, Endpoints: []string{a}},
+		{Name: "load", Job: load, Endpoints: []string{a}},
+	}); err != nil {
+		t.Fatalf("%v\nprogress:\n%s", err, progress.String())
+	}
+	notes := strings.Count(progress.String(), "[application] still building on "+a+" (")
+	if notes < 2 || notes > 5 {
+		t.Errorf("%d build notes over a 1.2 s build every 300 ms, want 2 to 5:\n%s", notes, progress.String())
+	}
+	if strings.Contains(progress.String(), "[load] still building") {
+		t.Errorf("a job without a build command is said to build:\n%s", progress.String())
 	}
 }
