@@ -1,17 +1,24 @@
-# Crankshaft. `make build` builds the CLI, the agent and the Go load tools; `make test` installs
-# what the tests need (Debian packages, influxd) and runs every test.
+# Crankshaft. `make build` builds the CLI and the agent (what the README's first scenario needs);
+# `make tools` the Go load tools bombardier and ghz (for --load.job bombardier and scenarios/grpc.yml's
+# grpc-unary); `make test` installs what the tests need (Debian packages, influxd, the Go load
+# tools) and runs every test.
 GO        ?= go
 BIN       := bin
 CACHE     := .cache
 GOFLAGS   ?= -buildvcs=false
 export GOFLAGS
 
-.PHONY: build agents test check test-deps test-fresh fuzz fuzz-smoke bench clean
+.PHONY: build tools agents test check test-deps test-fresh fuzz fuzz-smoke bench clean
 
+# One `go build` for both: they share most packages. scripts/building.sh says what is built and,
+# every 5 s, that it still is (a first build with empty Go caches takes a minute or two).
 build:
-	$(GO) build -o $(BIN)/crank ./cmd/crank
-	$(GO) build -o $(BIN)/crank-agent ./cmd/crank-agent
-	$(GO) build -o $(BIN)/ github.com/codesenberg/bombardier github.com/bojand/ghz/cmd/ghz
+	@sh scripts/building.sh "bin/crank and bin/crank-agent" $(GO) build -o $(BIN)/ ./cmd/crank ./cmd/crank-agent
+
+# The Go load tools, found next to the agent: bin/bombardier (--load.job bombardier) and bin/ghz
+# (scenarios/grpc.yml's grpc-unary). `make test-deps` builds them too.
+tools:
+	@sh scripts/building.sh "bin/bombardier and bin/ghz" $(GO) build -o $(BIN)/ github.com/codesenberg/bombardier github.com/bojand/ghz/cmd/ghz
 
 # Agents for x64 and ARM benchmark machines, with the Go load tools beside them.
 agents:
@@ -19,13 +26,13 @@ agents:
 	  CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -o $(BIN)/crank-agent-linux-$$arch ./cmd/crank-agent || exit 1; \
 	done
 
-# Debian packages (wrk, h2load, nginx, qemu for the arm64 agent test, shellcheck for actionlint, git,
+# The Go load tools (make tools), Debian packages (wrk, h2load, nginx, qemu for the arm64 agent test, shellcheck for actionlint, git,
 # ip for the network-namespace tests, systemd-analyze for the agent's unit, chromium for the crank
 # report test, script from util-linux for the terminal progress test, the Docker engine for Docker
 # jobs, the PostgreSQL server for fortunes), actionlint into bin/, and influxd 1.8.10, built from
 # the Go module proxy once and cached in .cache/bin. PostgreSQL's programs (in
 # /usr/lib/postgresql/<version>/bin) are linked into .cache/bin, which `make test` puts on PATH.
-test-deps:
+test-deps: tools
 	@missing=""; \
 	for t in wrk:wrk h2load:nghttp2-client nginx:nginx-light qemu-aarch64-static:qemu-user-static shellcheck:shellcheck \
 	         git:git ip:iproute2 systemd-analyze:systemd chromium:chromium script:util-linux docker:docker.io; do \

@@ -56,6 +56,7 @@ func renderComparison(p printer, c comparison) {
 	if len(c.Commands) > 0 {
 		p("Commands (`$TMP` is the bench's temporary folder):")
 		p("")
+		p("<!-- doccheck: skip: a record of what make bench ran; $TMP and the ports were that run's -->")
 		p("```")
 		for _, cmd := range c.Commands {
 			p("%s", cmd)

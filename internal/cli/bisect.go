@@ -121,7 +121,7 @@ func runBisect(ctx context.Context, st State, args []string) int {
 		fmt.Fprintf(st.Stderr, "crank bisect: %v\n", err)
 		return ExitBadInput
 	}
-	ctl, err := newController(bf.run, logger(st.Stderr, bf.run.verbose), st.Stderr, nil)
+	ctl, err := newController(st, bf.run, logger(st.Stderr, bf.run.verbose), st.Stderr, nil)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank bisect: %v\n", err)
 		return ExitBadInput

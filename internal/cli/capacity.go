@@ -199,7 +199,7 @@ func runCapacity(ctx context.Context, st State, args []string) int {
 		return writeDryRun(st, f.dryRun, first)
 	}
 	log := logger(st.Stderr, f.verbose)
-	ctl, err := newController(f, log, st.Stderr, nil)
+	ctl, err := newController(st, f, log, st.Stderr, nil)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank capacity: %v\n", err)
 		return ExitBadInput

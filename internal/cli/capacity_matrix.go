@@ -58,7 +58,7 @@ func (cf *capacityFlags) runMatrix(ctx context.Context, st State) int {
 		}
 		return ExitOK
 	}
-	ctl, err := newController(f, logger(st.Stderr, f.verbose), st.Stderr, nil)
+	ctl, err := newController(st, f, logger(st.Stderr, f.verbose), st.Stderr, nil)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank capacity: %v\n", err)
 		return ExitBadInput

@@ -129,7 +129,7 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
 		return ExitBadInput
 	}
-	ctl, err := newController(f, log, pr, statusOf(pr, mode))
+	ctl, err := newController(st, f, log, pr, statusOf(pr, mode))
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
 		return ExitBadInput
@@ -210,7 +210,7 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 // progressTo and the live status to status (nil: none), each job's output kept in --output-dir,
 // and the embedded agent (with a token of its own, kept in this process's memory) for services
 // without endpoints.
-func newController(f *runFlags, log *slog.Logger, progressTo io.Writer, status func(progress.Status)) (*controller.Controller, error) {
+func newController(st State, f *runFlags, log *slog.Logger, progressTo io.Writer, status func(progress.Status)) (*controller.Controller, error) {
 	httpClient, err := controller.HTTPClient(f.agentCA)
 	if err != nil {
 		return nil, fmt.Errorf("--agent-ca: %w", err)
@@ -220,12 +220,16 @@ func newController(f *runFlags, log *slog.Logger, progressTo io.Writer, status f
 			return nil, fmt.Errorf("--agent-token-file: %w", err)
 		}
 	}
+	if f.display.outputDir != "" {
+		recordWritten(st, f.display.outputDir)
+	}
 	embeddedToken := agent.NewToken()
 	return controller.New(controller.Options{
 		Logger:        log,
 		Progress:      progressTo,
 		Status:        status,
 		OutputDir:     f.display.outputDir,
+		Exclude:       exclude(st, f),
 		AgentToken:    f.agentToken,
 		EmbeddedToken: embeddedToken,
 		HTTPClient:    httpClient,
@@ -351,6 +355,8 @@ func finish(ctx context.Context, st State, f *runFlags, run controller.Run, res 
 		if err := writeCSV(f.output.csv, res, time.Now()); err != nil {
 			fmt.Fprintf(st.Stderr, "crank: writing %s: %v\n", f.output.csv, err)
 			written = false
+		} else {
+			recordWritten(st, f.output.csv)
 		}
 	}
 	written = (f.jsonOut == "" || writeJSON(st, f.jsonOut, res)) && written

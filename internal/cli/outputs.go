@@ -72,8 +72,8 @@ func writeJSON(st State, path string, res *results.Result) bool {
 		if b, err = results.Marshal(res); err == nil {
 			_, err = st.Stdout.Write(b)
 		}
-	} else {
-		err = results.WriteFile(path, res)
+	} else if err = results.WriteFile(path, res); err == nil {
+		recordWritten(st, path)
 	}
 	if err == nil {
 		return true

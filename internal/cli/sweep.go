@@ -183,7 +183,7 @@ func runSweep(ctx context.Context, st State, args []string) int {
 		return writeSweepDryRun(st, f.dryRun, file, services)
 	}
 	log := logger(st.Stderr, f.verbose)
-	ctl, err := newController(f, log, st.Stderr, nil)
+	ctl, err := newController(st, f, log, st.Stderr, nil)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank sweep: %v\n", err)
 		return ExitBadInput
@@ -217,6 +217,7 @@ func runSweep(ctx context.Context, st State, args []string) int {
 		}
 	}
 	runErr := sweep.Run(ctx, file, opts)
+	recordWritten(st, f.jsonOut)
 	if err := file.WriteReport(st.Stdout, gate.CompareOptions{}); err != nil {
 		return ExitFailed
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/progress"
+	"github.com/crankshaft/crankshaft/internal/source"
 )
 
 // Service is one service of a resolved scenario.
@@ -54,6 +55,9 @@ type Options struct {
 	HTTPClient    *http.Client
 	// StartEmbedded is called at most once, when a service has no endpoint.
 	StartEmbedded EmbeddedStarter
+	// Exclude names the result files (this run's outputs, earlier runs' as recorded) that are
+	// never uploaded as source nor part of a build's cache key.
+	Exclude source.Exclude
 	// OutputDir, when set, receives each job's build log and output before the job is deleted.
 	OutputDir string
 	// PollInterval between status reads (default 250 ms).
@@ -65,6 +69,9 @@ type Options struct {
 	GeneratorSilence time.Duration
 	// StopTimeout bounds the wait for stopped jobs (default 15 s).
 	StopTimeout time.Duration
+	// BuildNoteEvery is how often a build in progress is said in the progress lines when there is
+	// no Status (default 5 s).
+	BuildNoteEvery time.Duration
 }
 
 // Default timings.
@@ -72,6 +79,7 @@ const (
 	DefaultPollInterval = 250 * time.Millisecond
 	DefaultAgentSilence = 10 * time.Second
 	DefaultStopTimeout  = 15 * time.Second
+	DefaultBuildNote    = 5 * time.Second
 )
 
 // Controller drives agents. It keeps one client per agent URL and the embedded agent, if started.
@@ -105,6 +113,9 @@ func New(opts Options) *Controller {
 	}
 	if opts.StopTimeout <= 0 {
 		opts.StopTimeout = DefaultStopTimeout
+	}
+	if opts.BuildNoteEvery <= 0 {
+		opts.BuildNoteEvery = DefaultBuildNote
 	}
 	return &Controller{opts: opts, log: opts.Logger, agents: map[string]agentConn{}}
 }
@@ -184,7 +195,7 @@ func (c *Controller) client(ctx context.Context, url string) (agentConn, error) 
 	hctx, cancel := context.WithTimeout(ctx, c.opts.AgentSilence)
 	defer cancel()
 	if err := cl.Health(hctx); err != nil {
-		return agentConn{}, fmt.Errorf("agent %s is unreachable: %w", url, err)
+		return agentConn{}, fmt.Errorf("agent %s is unreachable: %w%s", url, err, unreachableHint(url, err))
 	}
 	sent := time.Now()
 	info, err := cl.Info(hctx)

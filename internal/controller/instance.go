@@ -60,13 +60,13 @@ func (p *packs) buildFiles(ctx context.Context, entries []string) (*source.Packe
 	return pk, nil
 }
 
-func (p *packs) get(dir string) (*source.Packed, error) {
+func (p *packs) get(dir string, ex source.Exclude) (*source.Packed, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if pk, ok := p.m[dir]; ok {
 		return pk, nil
 	}
-	pk, err := source.Pack(dir)
+	pk, err := source.Pack(dir, ex)
 	if err != nil {
 		return nil, err
 	}
@@ -83,12 +83,12 @@ type upload struct {
 	packed       *source.Packed
 }
 
-// packSources packs the job's local folders (its own source's and its named sources') and sets
-// their hashes in job.
-func packSources(job *api.Job, pk *packs) ([]upload, error) {
+// packSources packs the job's local folders (its own source's and its named sources'), less the
+// result files ex names, and sets their hashes in job.
+func packSources(job *api.Job, pk *packs, ex source.Exclude) ([]upload, error) {
 	var ups []upload
 	if job.Source != nil && job.Source.LocalFolder != "" {
-		packed, err := pk.get(job.Source.LocalFolder)
+		packed, err := pk.get(job.Source.LocalFolder, ex)
 		if err != nil {
 			return nil, err
 		}
@@ -102,7 +102,7 @@ func packSources(job *api.Job, pk *packs) ([]upload, error) {
 		if s.LocalFolder == "" {
 			continue
 		}
-		packed, err := pk.get(s.LocalFolder)
+		packed, err := pk.get(s.LocalFolder, ex)
 		if err != nil {
 			return nil, fmt.Errorf("sources.%s: %w", s.Name, err)
 		}
@@ -116,7 +116,7 @@ func packSources(job *api.Job, pk *packs) ([]upload, error) {
 // launch submits the job, uploads its sources and starts it. It does not wait for readiness.
 func (c *Controller) launch(ctx context.Context, in *instance, pk *packs) error {
 	job := in.job
-	ups, err := packSources(&job, pk)
+	ups, err := packSources(&job, pk, c.opts.Exclude)
 	if err != nil {
 		return fmt.Errorf("service %q: %w", in.service, err)
 	}
@@ -197,6 +197,9 @@ func (c *Controller) failure(ctx context.Context, in *instance) error {
 	cmd := "command: " + CommandLine(in.job)
 	if in.job.BuildCommand != "" && in.status.BuildLogBytes == 0 {
 		cmd = "build command: " + in.job.BuildCommand + "\n" + cmd
+	}
+	if hint := portInUseHint(in.job, msg); hint != "" {
+		cmd += "\n" + hint
 	}
 	return fmt.Errorf("service %q: job %q failed on %s: %s\n%s", in.service, in.job.Name, in.url, strings.TrimRight(msg, "\n"), cmd)
 }

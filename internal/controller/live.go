@@ -30,6 +30,7 @@ const liveFresh = 3 * time.Second
 // requests/s and CPU read from the agents.
 type live struct {
 	c       *Controller
+	noted   time.Duration // the build time last noted in the progress lines (no Status)
 	since   map[*instance]phaseMark
 	fetched time.Time
 	rps     float64
@@ -55,6 +56,7 @@ func (l *live) end() {
 // show reports the status of the first target not yet done, with live figures while it runs.
 func (l *live) show(ctx context.Context, targets, others []*instance, done func(*instance) bool) {
 	if l.c.opts.Status == nil {
+		l.noteBuild(targets, done)
 		return
 	}
 	now := time.Now()
@@ -97,6 +99,24 @@ func (l *live) show(ctx context.Context, targets, others []*instance, done func(
 		st.RPS, st.CPU = l.rps, l.cpu
 	}
 	l.c.opts.Status(st)
+}
+
+// noteBuild is the status without a status line (a sweep, a capacity search, a bisection): a
+// progress line every BuildNoteEvery while a job builds, so a first build (an empty build cache:
+// a minute or more) is not silent.
+func (l *live) noteBuild(targets []*instance, done func(*instance) bool) {
+	for _, in := range targets {
+		if in.status.Skipped != "" || done(in) || in.job.BuildCommand == "" ||
+			(in.status.State != api.StateNew && in.status.State != api.StateInitializing) {
+			continue
+		}
+		every := l.c.opts.BuildNoteEvery
+		if took := time.Since(in.started); took-l.noted >= every {
+			l.noted = took.Truncate(every)
+			l.c.progress(in.service, "still building on %s (%s; a first build takes longer, later runs reuse it)", in.url, l.noted)
+		}
+		return
+	}
 }
 
 // measuring fills a running load's phase: warm-up until its measured run starts, then measuring

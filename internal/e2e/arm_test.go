@@ -83,7 +83,7 @@ func TestArm64AgentUnderQemu(t *testing.T) {
 		src := t.TempDir()
 		writeFile(t, src, "go.mod", "module goarch\n\ngo 1.22\n")
 		writeFile(t, src, "main.go", "package main\n\nimport (\n\t\"fmt\"\n\t\"runtime\"\n)\n\nfunc main() { fmt.Println(\"goarch=\" + runtime.GOARCH) }\n")
-		packed, err := source.Pack(src)
+		packed, err := source.Pack(src, source.Exclude{})
 		if err != nil {
 			t.Fatal(err)
 		}

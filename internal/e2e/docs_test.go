@@ -21,11 +21,6 @@ type docCommand struct {
 	text  string
 }
 
-// notRun are the docs whose commands are records or synopses, not commands to run as printed.
-var notRun = map[string]string{
-	"docs/PERFORMANCE.md": "written by make bench: the commands it ran, with that run's temporary folder and ports",
-}
-
 // commandStart tells a line that starts a command: a program of this repository or one the
 // docs use, maybe after environment assignments.
 var commandStart = regexp.MustCompile(`^([A-Z_]+=\S+ )*(bin/crank|crank |make |sudo |go |curl |docker |taskset )`)
@@ -130,15 +125,15 @@ func writeShims(t *testing.T, dir string) {
 	}
 }
 
-// TestDocsCommandsRun runs every command shown in README.md, docs/, profiles/, agents/ and
-// scenarios/ (see docShims for the dry-run forms).
+// TestDocsCommandsRun runs every command shown in profiles/, agents/ and scenarios/ (see
+// docShims for the dry-run forms). README.md's and docs/'s run as printed in internal/doccheck.
 func TestDocsCommandsRun(t *testing.T) {
 	realGo, err := exec.LookPath("go")
 	if err != nil {
 		testutil.Missing(t, "go is not on PATH")
 	}
 	var files []string
-	for _, pat := range []string{"README.md", "docs/*.md", "profiles/*.md", "profiles/*.yml", "agents/*.md", "scenarios/*.md", "scenarios/*.yml"} {
+	for _, pat := range []string{"profiles/*.md", "profiles/*.yml", "agents/*.md", "scenarios/*.md", "scenarios/*.yml"} {
 		m, _ := filepath.Glob(filepath.Join(testEnv.root, pat))
 		for _, f := range m {
 			rel, _ := filepath.Rel(testEnv.root, f)
@@ -150,10 +145,6 @@ func TestDocsCommandsRun(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "not-run.log")
 	n := 0
 	for _, f := range files {
-		if why, ok := notRun[f]; ok {
-			t.Logf("%s: not run: %s", f, why)
-			continue
-		}
 		for _, c := range docCommands(t, f) {
 			n++
 			script := strings.NewReplacer("bin/crank-agent", "crank-agent", "bin/crank", "crank").Replace(c.text)

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -58,10 +59,27 @@ profiles:
 	if r.code == 0 {
 		t.Fatal("run succeeded against an agent that is not there")
 	}
-	mustContain(t, "stderr", r.stderr, url)
+	mustContain(t, "stderr", r.stderr, url, "start an agent on that machine", "`bin/crank-agent --url "+url+"`")
 	if took > 10*time.Second {
 		t.Errorf("took %s to fail, want under 10 s", took)
 	}
+}
+
+// TestPortInUseNamesTheVariable: the app cannot bind the port another program holds; the error
+// quotes the app's bind error and names the variable that moves the port.
+func TestPortInUseNamesTheVariable(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	port := strconv.Itoa(held.Addr().(*net.TCPAddr).Port)
+	r := crank(t, 2*time.Minute, "--config", "scenarios/plaintext.yml", "--scenario", "plaintext", "--load.job", "builtin",
+		"--variable", "serverPort="+port, "--variable", "duration=1", "--variable", "warmup=0")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1 (the app failed)\n%s", r.code, r.stderr)
+	}
+	mustContain(t, "stderr", r.stderr, "address already in use", "port "+port+" is in use", "pass --variable serverPort=NNNN")
 }
 
 func TestDryRunWritesResolvedScenario(t *testing.T) {

@@ -1,5 +1,6 @@
 // Package source packs a local folder for upload to an agent: a tar.gz of the files git would
-// track (the folder's .gitignore files are honoured, .git is left out) and a hash of their content,
+// track (the folder's .gitignore files are honoured, .git is left out), less crank's own result
+// files (Exclude: this run's outputs and those recorded in the Ledger), and a hash of their content,
 // so an agent can reuse a build whose source did not change; and crank's buildFiles gathered into
 // one archive (PackBuildFiles).
 package source
@@ -66,11 +67,15 @@ func (m *matcher) ignored(rel string, isDir bool) bool {
 	return false
 }
 
-// Pack walks dir (files in lexical order) and returns its tar.gz and content hash.
-// Symbolic links are packed as links; other special files are skipped.
-func Pack(dir string) (*Packed, error) {
+// Pack walks dir (files in lexical order) and returns its tar.gz and content hash, leaving out
+// what .gitignore files ignore and what ex names. Symbolic links are packed as links; other
+// special files are skipped.
+func Pack(dir string, ex Exclude) (*Packed, error) {
 	root, err := filepath.Abs(dir)
 	if err != nil {
+		return nil, err
+	}
+	if ex, err = ex.absolute(); err != nil {
 		return nil, err
 	}
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
@@ -94,7 +99,7 @@ func Pack(dir string) (*Packed, error) {
 		if rel == "." {
 			return m.load(root, "")
 		}
-		if d.Name() == ".git" || m.ignored(rel, d.IsDir()) {
+		if d.Name() == ".git" || m.ignored(rel, d.IsDir()) || ex.excluded(path, d) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}

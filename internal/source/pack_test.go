@@ -52,7 +52,7 @@ func TestPackHonoursGitignoreAndHashesContent(t *testing.T) {
 	write(t, root, "sub/secret.txt", "x")
 	write(t, root, "sub/keep.txt", "y")
 	write(t, root, ".git/HEAD", "ref")
-	p, err := Pack(root)
+	p, err := Pack(root, Exclude{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,22 +61,22 @@ func TestPackHonoursGitignoreAndHashesContent(t *testing.T) {
 	if !slices.Equal(got, want) || p.Files != len(want) {
 		t.Fatalf("packed %v (%d files), want %v", got, p.Files, want)
 	}
-	again, _ := Pack(root)
+	again, _ := Pack(root, Exclude{})
 	if again.Hash != p.Hash {
 		t.Error("hash not stable across packs of the same tree")
 	}
 	write(t, root, "run.log", "more noise")
-	if ignored, _ := Pack(root); ignored.Hash != p.Hash {
+	if ignored, _ := Pack(root, Exclude{}); ignored.Hash != p.Hash {
 		t.Error("hash changed when only an ignored file changed")
 	}
 	write(t, root, "main.go", "package main // changed")
-	if changed, _ := Pack(root); changed.Hash == p.Hash {
+	if changed, _ := Pack(root, Exclude{}); changed.Hash == p.Hash {
 		t.Error("hash did not change with the content")
 	}
 }
 
 func TestPackRejectsMissingFolder(t *testing.T) {
-	if _, err := Pack(filepath.Join(t.TempDir(), "nope")); err == nil {
+	if _, err := Pack(filepath.Join(t.TempDir(), "nope"), Exclude{}); err == nil {
 		t.Fatal("want an error for a missing folder")
 	}
 }

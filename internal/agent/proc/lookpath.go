@@ -11,7 +11,7 @@ import (
 
 // LookPath resolves a job's executable. A name holding "/" is absolute, or relative to dir and
 // then must stay inside it (symbolic links included). A bare name is looked for in each of dirs
-// (the agent's own folder: `make build` puts load tools there), then on PATH.
+// (the agent's own folder: `make tools` puts the Go load tools there), then on PATH.
 func LookPath(name, dir string, dirs ...string) (string, error) {
 	if name == "" {
 		return "", errors.New("executable: empty name")
@@ -27,9 +27,15 @@ func LookPath(name, dir string, dirs ...string) (string, error) {
 	}
 	p, err := exec.LookPath(name)
 	if err != nil {
-		return "", fmt.Errorf("executable %q: not found next to the agent (%s) nor on PATH", name, strings.Join(dirs, ", "))
+		return "", fmt.Errorf("executable %q: not found next to the agent (%s) nor on PATH%s", name, strings.Join(dirs, ", "), goTools[name])
 	}
 	return p, nil
+}
+
+// goTools are the load tools the Makefile builds, with how to get them.
+var goTools = map[string]string{
+	"bombardier": ": `make tools` builds bombardier and ghz into bin/, next to crank and crank-agent",
+	"ghz":        ": `make tools` builds bombardier and ghz into bin/, next to crank and crank-agent",
 }
 
 func lookInside(name, dir string) (string, error) {

@@ -151,6 +151,21 @@ func TestLookPath(t *testing.T) {
 	}
 }
 
+// TestLookPathSaysHowToBuildGoTools: a missing bombardier or ghz names `make tools`, which builds
+// them (`make build` no longer does).
+func TestLookPathSaysHowToBuildGoTools(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	for _, name := range []string{"bombardier", "ghz"} {
+		_, err := LookPath(name, t.TempDir(), t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), "`make tools` builds bombardier and ghz") {
+			t.Errorf("LookPath(%q) = %v, want an error naming make tools", name, err)
+		}
+	}
+	if _, err := LookPath("wrk-xyz", t.TempDir()); err == nil || strings.Contains(err.Error(), "make tools") {
+		t.Errorf("LookPath(wrk-xyz) = %v, want an error without make tools", err)
+	}
+}
+
 // TestCombinedOutputKeepsOrder: one writer for both streams shares one pipe.
 func TestCombinedOutputKeepsOrder(t *testing.T) {
 	for range 20 {

@@ -1,0 +1,100 @@
+package doccheck
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+const sample = "# Title\n" +
+	"\n" +
+	"    make build && bin/crank --config a.yml --scenario a\n" + // 3
+	"\n" +
+	"```sh\n" +
+	"bin/crank sweep --config a.yml \\\n" + // 6
+	"  --matrix x=1,2\n" +
+	"```\n" +
+	"\n" +
+	"```yaml\n" +
+	"jobs: {}\n" +
+	"```\n" +
+	"\n" +
+	"```\n" +
+	"crank sweep: note: load runs on the same agent\n" + // 15: crank's output
+	"```\n" +
+	"\n" +
+	"    usage: bin/crank load URL [flags]\n" + // 18: a synopsis
+	"\n" +
+	"<!-- doccheck: skip: needs 80 cores -->\n" +
+	"\n" +
+	"```text\n" +
+	"CRANK_AGENT_TOKEN=... bin/crank --profile ampere-80\n" + // 23
+	"```\n" +
+	"\n" +
+	"    crank load http://127.0.0.1:5000 -d 5\n" + // 26: bare
+	"\n" +
+	"Prose.\n" +
+	"\n" +
+	"    output of a command\n" +
+	"    bin/crank is not at its start\n"
+
+func TestBlocks(t *testing.T) {
+	bs, err := Blocks("s.md", sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, b := range bs {
+		got = append(got, b.String()+" skip="+b.Skip+" "+strings.ReplaceAll(b.Text, "\n", "|"))
+	}
+	want := []string{
+		"s.md:3 skip= make build && bin/crank --config a.yml --scenario a",
+		"s.md:6 skip= bin/crank sweep --config a.yml \\|  --matrix x=1,2",
+		"s.md:23 skip=needs 80 cores CRANK_AGENT_TOKEN=... bin/crank --profile ampere-80",
+		"s.md:26 skip= crank load http://127.0.0.1:5000 -d 5",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("blocks:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var bare []string
+	for _, b := range bs {
+		bare = append(bare, b.BareCrank()...)
+	}
+	if want := []string{"s.md:26: crank load http://127.0.0.1:5000 -d 5"}; !slices.Equal(bare, want) {
+		t.Errorf("bare crank: %q, want %q", bare, want)
+	}
+	if b := (Block{File: "x.md", Line: 7, Text: "make build && crank --config a.yml"}); len(b.BareCrank()) != 1 {
+		t.Errorf("a bare crank after && is not found")
+	}
+}
+
+func TestSkipNoteErrors(t *testing.T) {
+	for name, md := range map[string]string{
+		"no reason":          "<!-- doccheck: skip -->\n\n    bin/crank --config a.yml\n",
+		"before text":        "<!-- doccheck: skip: x -->\nSome prose.\n\n    bin/crank --config a.yml\n",
+		"before yaml":        "<!-- doccheck: skip: x -->\n```yaml\na: 1\n```\n",
+		"at the end":         "text\n<!-- doccheck: skip: x -->\n",
+		"misspelt directive": "<!-- doccheck: skipp: x -->\n\n    bin/crank\n",
+	} {
+		if _, err := Blocks("e.md", md); err == nil || !strings.Contains(err.Error(), "e.md:") {
+			t.Errorf("%s: err = %v, want one naming e.md:LINE", name, err)
+		}
+	}
+}
+
+func TestShorten(t *testing.T) {
+	for in, want := range map[string]string{
+		"bin/crank --config a.yml --scenario a":                               "bin/crank " + shortRun + " --config a.yml --scenario a",
+		"bin/crank --config a.yml --variable duration=30 --variable warmup=5": "bin/crank " + shortRun + " --config a.yml --variable duration=1 --variable warmup=0",
+		"make build && bin/crank sweep --config p.yml":                        "make build && bin/crank sweep " + shortSweep + " --config p.yml",
+		"bin/crank capacity --config p.yml":                                   "bin/crank capacity " + shortCapacity + " --config p.yml",
+		"bin/crank load http://127.0.0.1:8080/plaintext -c 64 -d 5":           "bin/crank load http://127.0.0.1:8080/plaintext -c 64 -d 1",
+		"bin/crank report a.json -o r.html":                                   "bin/crank report a.json -o r.html",
+		"bin/crank-agent --url http://127.0.0.1:5010":                         "bin/crank-agent --url http://127.0.0.1:5010",
+		"bin/crank compare a.json \\\n  b.json\nls":                           "bin/crank compare a.json \\\n  b.json || [ $? -eq 1 ]\nls",
+	} {
+		if got := shorten(in); got != want {
+			t.Errorf("shorten(%q)\n = %q\nwant %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,256 @@
+package doccheck
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/testutil"
+)
+
+// The docs' runs, made short: each crank scenario run measures 1 s without a warm-up, a sweep
+// runs each variant 3 times, a capacity search runs 3 steps of 1 s, crank load runs 1 s. The
+// doc's own duration and warm-up values are replaced; where it sets none, these come first on its
+// command line. Nothing else of a command changes. A sweep's 3 iterations are the fewest with
+// which `crank compare` of its variants (docs/SWEEP.md) tests significance instead of judging
+// 1-second runs by the threshold alone, where noise reads as a regression (exit 1).
+const (
+	shortRun      = "--variable duration=1 --variable warmup=0"
+	shortSweep    = shortRun + " --iterations 3"
+	shortCapacity = "--step-duration 1 --step-warmup 0 --max-steps 3"
+)
+
+var (
+	runStart      = regexp.MustCompile(`(^|[\s;&|(])bin/crank(\s+-)`)
+	sweepStart    = regexp.MustCompile(`(^|[\s;&|(])bin/crank sweep(\s)`)
+	capacityStart = regexp.MustCompile(`(^|[\s;&|(])bin/crank capacity(\s)`)
+	docDuration   = regexp.MustCompile(`(--variable[ =]duration=)\d+`)
+	docWarmup     = regexp.MustCompile(`(--variable[ =]warmup=)\d+`)
+	loadDuration  = regexp.MustCompile(`(bin/crank load\b.*\s)(-d|--duration)\s+\S+`)
+)
+
+func shorten(cmd string) string {
+	cmd = gatesAnswer(cmd)
+	cmd = docDuration.ReplaceAllString(cmd, "${1}1")
+	cmd = docWarmup.ReplaceAllString(cmd, "${1}0")
+	cmd = loadDuration.ReplaceAllString(cmd, "${1}${2} 1")
+	cmd = runStart.ReplaceAllString(cmd, "${1}bin/crank "+shortRun+"${2}")
+	cmd = sweepStart.ReplaceAllString(cmd, "${1}bin/crank sweep "+shortSweep+"${2}")
+	return capacityStart.ReplaceAllString(cmd, "${1}bin/crank capacity "+shortCapacity+"${2}")
+}
+
+// gateStart is a command whose exit status 1 is an answer (a regression found), not a failure.
+var gateStart = regexp.MustCompile(`^\s*bin/crank (compare|regressions)\s`)
+
+// gatesAnswer lets each crank compare or crank regressions command of a block exit 1: with
+// 1-second runs a 5 % change can be noise found significant, and a gate saying so ran as printed.
+// Exit 2 (bad input) and any other status still fail the block.
+func gatesAnswer(cmd string) string {
+	lines := strings.Split(cmd, "\n")
+	in := false
+	for i, l := range lines {
+		in = in || gateStart.MatchString(l)
+		if in && !strings.HasSuffix(strings.TrimSpace(l), "\\") {
+			lines[i] = l + " || [ $? -eq 1 ]"
+			in = false
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// root is the repository's root, where the docs' commands run.
+func root(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		t.Fatalf("no go.mod at %s: %v", dir, err)
+	}
+	return dir
+}
+
+// docs are README.md and docs/*.md, relative to the root.
+func docs(t *testing.T, root string) []string {
+	t.Helper()
+	files := []string{"README.md"}
+	m, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil || len(m) == 0 {
+		t.Fatalf("no docs/*.md under %s: %v", root, err)
+	}
+	for _, f := range m {
+		files = append(files, "docs/"+filepath.Base(f))
+	}
+	return files
+}
+
+// TestDocsShowNoBareCrank: after `make build` crank is bin/crank; a command starting with a bare
+// crank fails as printed.
+func TestDocsShowNoBareCrank(t *testing.T) {
+	r := root(t)
+	n := 0
+	for _, f := range docs(t, r) {
+		for _, b := range blocksOf(t, r, f) {
+			n++
+			for _, l := range b.BareCrank() {
+				t.Errorf("%s: a bare crank: write bin/crank", l)
+			}
+		}
+	}
+	if n < 30 {
+		t.Errorf("%d command blocks in the docs: the extraction is broken", n)
+	}
+}
+
+func blocksOf(t *testing.T, root, file string) []Block {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, err := Blocks(file, string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bs
+}
+
+// TestDocsRunAsPrinted runs every command block of README.md and docs/*.md in the repository's
+// root, as a reader would after cloning it (shorten only makes the runs short), each block as one
+// bash script, in order: a later block may use what an earlier one wrote. The files the blocks
+// write are removed afterwards, and background servers a block started are stopped with it.
+func TestDocsRunAsPrinted(t *testing.T) {
+	for _, tool := range []string{"bash", "make", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			testutil.Missing(t, "%s is not on PATH", tool)
+		}
+	}
+	r := root(t)
+	before := files(t, r)
+	t.Cleanup(func() { removeNew(t, r, before) })
+	ran, skipped := map[string]string{}, 0
+	for _, f := range docs(t, r) {
+		for _, b := range blocksOf(t, r, f) {
+			switch {
+			case b.Skip != "":
+				skipped++
+				t.Logf("%s: skipped: %s", b, b.Skip)
+				continue
+			case ran[b.Text] != "":
+				t.Logf("%s: the same commands as %s, run there", b, ran[b.Text])
+				continue
+			}
+			ran[b.Text] = b.String()
+			run(t, r, b)
+		}
+	}
+	t.Logf("%d command blocks run, %d skipped (each with its reason above)", len(ran), skipped)
+	if len(ran) < 15 {
+		t.Errorf("only %d command blocks run: the extraction is broken", len(ran))
+	}
+}
+
+// blockTimeout bounds one block: the longest is a sweep of 16 one-second runs.
+const blockTimeout = 3 * time.Minute
+
+func run(t *testing.T, root string, b Block) {
+	t.Helper()
+	script := shorten(b.Text)
+	ctx, cancel := context.WithTimeout(context.Background(), blockTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-e", "-o", "pipefail", "-c", script)
+	cmd.Dir = root
+	cmd.Env = append(withoutEnv(os.Environ(), "CRANK_AGENT_TOKEN", "CRANK_INFLUX_URL"), "TERM=dumb")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// The block's background servers are in its process group: stop them all with it.
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	took := time.Since(start).Round(100 * time.Millisecond)
+	shown := ""
+	if script != b.Text {
+		shown = "\nrun as: " + script
+	}
+	switch {
+	case ctx.Err() != nil:
+		t.Errorf("%s: did not finish within %s:\n%s%s\n%s", b, blockTimeout, b.Text, shown, out)
+	case err != nil:
+		t.Errorf("%s: %v:\n%s%s\n%s", b, err, b.Text, shown, out)
+	default:
+		t.Logf("%s: ok in %s", b, took)
+	}
+}
+
+func withoutEnv(env []string, names ...string) []string {
+	var out []string
+	for _, e := range env {
+		k, _, _ := strings.Cut(e, "=")
+		keep := true
+		for _, n := range names {
+			keep = keep && k != n
+		}
+		if keep {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// files lists the files under root, leaving out the build outputs and git's folder.
+func files(t *testing.T, root string) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if d.IsDir() && (rel == ".git" || rel == "bin" || rel == ".cache") {
+			return filepath.SkipDir
+		}
+		out[rel] = true
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// removeNew removes what the blocks wrote (files and folders not there before), deepest first.
+func removeNew(t *testing.T, root string, before map[string]bool) {
+	t.Helper()
+	var added []string
+	for rel := range files(t, root) {
+		if !before[rel] {
+			added = append(added, rel)
+		}
+	}
+	// deepest first: a folder's files before the folder
+	slices.SortFunc(added, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	for _, rel := range added {
+		if err := os.Remove(filepath.Join(root, rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("removing %s, written by the docs' commands: %v", rel, err)
+		}
+	}
+	if len(added) > 0 {
+		t.Logf("removed what the docs' commands wrote: %s", strings.Join(added, ", "))
+	}
+}
