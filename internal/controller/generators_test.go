@@ -30,7 +30,7 @@ func loadInstance(url string, off time.Duration, start time.Time, asked, achieve
 	c := measure.Default()
 	rps, _ := c.Lookup(measure.RPS)
 	lat, _ := c.Lookup(measure.Latency99)
-	return &instance{service: "load", url: url, clockOffset: off, job: api.Job{WaitForExit: true},
+	return &instance{service: "load", url: url, clockOffset: off, job: api.Job{WaitForExit: true, Parser: startAtParser},
 		share: &Share{Weight: 1, Variables: map[string]int{"rate": int(asked)}},
 		measured: api.Measurements{
 			Metadata: []api.Metadata{rps, lat},
@@ -63,6 +63,12 @@ func TestGenerators(t *testing.T) {
 	}
 	if at := oneStart(ins, t0.Add(-startLead)); !at.Equal(t0) || !ins[0].job.StartAt.Equal(t0.Add(time.Second)) || !ins[1].job.StartAt.Equal(t0.Add(-time.Second)) {
 		t.Fatalf("one start %s; on the agents' clocks %s, %s", at, ins[0].job.StartAt, ins[1].job.StartAt)
+	}
+	// wrk starts when started: given a start, its whole window would fall before it.
+	wrk := loadInstance("http://c", 0, t0, 1000, 1000, p99f, hf)
+	wrk.job.Parser = "wrk"
+	if at := oneStart([]*instance{wrk}, t0); !at.IsZero() || wrk.job.StartAt != nil {
+		t.Errorf("wrk given the one start %s (%v): it does not wait for one", at, wrk.job.StartAt)
 	}
 	jobs, err := assemble([]Service{{Name: "load", Job: api.Job{WaitForExit: true}}}, ins)
 	if err != nil {

@@ -10,15 +10,21 @@ import (
 // longest warm-up: time for every agent to take its job, start the generator and let it connect.
 const startLead = 2 * time.Second
 
+// startAtParser is the parser of the one load tool that waits for a start it is given (crank
+// load's --start-at, CRANK_LOAD_START_AT): wrk, bombardier and h2load start when started.
+const startAtParser = "builtin"
+
 // oneStart gives the generators of every load split across endpoints one start for their
 // measured windows: now plus startLead plus the longest warm-up among them, on the controller's
 // clock, told to each agent on its own clock (the offset measured when it was first read). It
-// returns that start (zero when no load is split).
+// returns that start (zero when no load is split). Only generators that wait for it are given one:
+// a tool that starts at once would otherwise have its whole window counted before the start, and
+// the servers' samples of that window taken for warm-up.
 func oneStart(loads []*instance, now time.Time) time.Time {
 	var split []*instance
 	lead := time.Duration(0)
 	for _, in := range loads {
-		if in.share != nil {
+		if in.share != nil && in.job.Parser == startAtParser {
 			split = append(split, in)
 			lead = max(lead, warmupOf(in.job.WarmupArguments, in.job.Warmup.Std(), in.job.Variables))
 		}
