@@ -29,7 +29,7 @@ func Derive(jobs map[string]*JobResult) {
 		if jr == nil || has(jr, measure.CPUPerRequest) {
 			continue
 		}
-		if cpu, ok := MeasuredMean(jr, measure.CPURaw); ok {
+		if cpu, ok := TotalMeasuredMean(jr, measure.CPURaw); ok {
 			setDerived(jr, measure.CPUPerRequest, CPUPerRequest(cpu, rps))
 		}
 	}
@@ -89,6 +89,41 @@ func MeasuredMean(jr *JobResult, name string) (float64, bool) {
 	}
 	v, ok := jr.Results[name]
 	return v, ok
+}
+
+// endpointMeans is the mean of name's measured samples in each endpoint's timeline that has some.
+func endpointMeans(jr *JobResult, name string) []float64 {
+	var out []float64
+	for _, tl := range jr.Measurements {
+		var sum float64
+		var n int
+		for _, m := range tl {
+			if m.Name == name && m.Measured() {
+				sum += m.Value
+				n++
+			}
+		}
+		if n > 0 {
+			out = append(out, sum/float64(n))
+		}
+	}
+	return out
+}
+
+// TotalMeasuredMean is the job's whole figure over its endpoints: the sum of each endpoint's mean
+// of name's measured samples (a load on three agents uses the CPU of the three), or its summary
+// value when the result has no samples of it. For one endpoint it is MeasuredMean.
+func TotalMeasuredMean(jr *JobResult, name string) (float64, bool) {
+	means := endpointMeans(jr, name)
+	if len(means) == 0 {
+		v, ok := jr.Results[name]
+		return v, ok
+	}
+	var sum float64
+	for _, m := range means {
+		sum += m
+	}
+	return sum, true
 }
 
 // CPUPerRequest is the CPU time per request, in µs, of a job using cpuRaw % of one core (its mean)

@@ -124,22 +124,41 @@ func rows(jr *JobResult) [][3]string {
 
 // withSampled says which sample a sampled figure's value is, when it is not their mean (crank's
 // benchmarks/cpu is the highest sample): "53 max, mean 50.9", the mean over the measured samples.
+// A figure is sampled when some endpoint has two measured samples of it or more (a tool's one
+// summary per endpoint is not); over several endpoints, their means are reduced as the catalog
+// reduces the figure (the sum of RPS, the highest CPU).
 func withSampled(jr *JobResult, md api.Metadata, value string) string {
 	if md.Aggregate != api.OpMax && md.Aggregate != api.OpMin {
 		return value
 	}
-	n := 0
+	sampled := false
 	for _, tl := range jr.Measurements {
+		n := 0
 		for _, m := range tl {
 			if m.Name == md.Name && m.Measured() {
 				n++
 			}
 		}
+		sampled = sampled || n >= 2
 	}
-	if n < 2 {
+	means := endpointMeans(jr, md.Name)
+	if !sampled || len(means) == 0 {
 		return value
 	}
-	mean, _ := MeasuredMean(jr, md.Name)
+	mean := means[0]
+	for _, m := range means[1:] {
+		switch md.Reduce {
+		case api.OpSum, api.OpAvg:
+			mean += m
+		case api.OpMin:
+			mean = min(mean, m)
+		default:
+			mean = max(mean, m)
+		}
+	}
+	if md.Reduce == api.OpAvg {
+		mean /= float64(len(means))
+	}
 	return fmt.Sprintf("%s %s, mean %s", value, md.Aggregate, Format(mean, md.Format))
 }
 
