@@ -59,8 +59,10 @@ test-deps: tools
 	  GOBIN=$(CURDIR)/$(CACHE)/bin $(GO) install github.com/influxdata/influxdb/cmd/influxd@v1.8.10 || exit 1; \
 	fi
 
+# The packages `make check` has just tested under the race detector are not tested again.
 test: test-deps build check
-	PATH="$(CURDIR)/$(BIN):$(CURDIR)/$(CACHE)/bin:$$PATH" $(GO) test -count=1 -timeout 30m ./...
+	PATH="$(CURDIR)/$(BIN):$(CURDIR)/$(CACHE)/bin:$$PATH" $(GO) test -count=1 -timeout 30m \
+	  $$($(GO) list ./... | grep -v -E '/internal/(agent|controller|loadgen|app|progress)(/|$$)')
 
 # The checks `make test` runs before the tests: gofmt, go vet, staticcheck (pinned), go.mod tidy, and the
 # packages with the most concurrency (agent, controller, load generator, apps, progress) under the
