@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -114,17 +112,7 @@ func (cf *capacityFlags) matrixVariants(ctx context.Context, st State) ([]capaci
 	var out []capacityVariant
 	for _, v := range sweep.Product(cf.axes) {
 		vcf := *cf
-		rf := *cf.run
-		rf.variables = maps.Clone(cf.run.variables)
-		rf.overrides = slices.Clone(cf.run.overrides)
-		for i, a := range cf.axes {
-			if a.Service() == "" {
-				rf.variables[a.Key] = v.Settings[i].Value
-			} else {
-				rf.overrides = append(rf.overrides, [2]string{a.Key, v.Settings[i].Value})
-			}
-		}
-		vcf.run, vcf.axes = &rf, nil
+		vcf.run, vcf.axes = variantFlags(cf.run, cf.axes, v), nil
 		resolved, err := vcf.check(ctx, st)
 		if err != nil {
 			return nil, fmt.Errorf("variant %s: %w", v.Name, err)

@@ -261,6 +261,17 @@ func openSweep(sf *sweepFlags) (*sweep.File, error) {
 
 // resolveVariant resolves the scenario with the variant's settings over the command line's.
 func resolveVariant(ctx context.Context, st State, f *runFlags, axes []sweep.Axis, v sweep.Variant) ([]controller.Service, error) {
+	vf := variantFlags(f, axes, v)
+	res, _, err := resolve(ctx, st, vf)
+	if err != nil {
+		return nil, err
+	}
+	return servicesOf(res, vf.interval), nil
+}
+
+// variantFlags are the command line's flags with the variant's settings over them: an axis of a
+// variable sets that variable, an axis of a <service>.<path> adds that override.
+func variantFlags(f *runFlags, axes []sweep.Axis, v sweep.Variant) *runFlags {
 	vf := *f
 	vf.variables = maps.Clone(f.variables)
 	vf.overrides = slices.Clone(f.overrides)
@@ -271,11 +282,7 @@ func resolveVariant(ctx context.Context, st State, f *runFlags, axes []sweep.Axi
 			vf.overrides = append(vf.overrides, [2]string{a.Key, v.Settings[i].Value})
 		}
 	}
-	res, _, err := resolve(ctx, st, &vf)
-	if err != nil {
-		return nil, err
-	}
-	return servicesOf(res, vf.interval), nil
+	return &vf
 }
 
 // writeSweepDryRun writes every variant's resolved jobs, in run order, as JSON (path "-":

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
@@ -114,16 +115,11 @@ func endpointMeans(jr *JobResult, name string) []float64 {
 // of name's measured samples (a load on three agents uses the CPU of the three), or its summary
 // value when the result has no samples of it. For one endpoint it is MeasuredMean.
 func TotalMeasuredMean(jr *JobResult, name string) (float64, bool) {
-	means := endpointMeans(jr, name)
-	if len(means) == 0 {
-		v, ok := jr.Results[name]
-		return v, ok
+	if sum, ok := Apply(api.OpSum, endpointMeans(jr, name)); ok {
+		return sum, true
 	}
-	var sum float64
-	for _, m := range means {
-		sum += m
-	}
-	return sum, true
+	v, ok := jr.Results[name]
+	return v, ok
 }
 
 // CPUPerRequest is the CPU time per request, in µs, of a job using cpuRaw % of one core (its mean)

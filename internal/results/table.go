@@ -145,19 +145,9 @@ func withSampled(jr *JobResult, md api.Metadata, value string) string {
 	if !sampled || len(means) == 0 {
 		return value
 	}
-	mean := means[0]
-	for _, m := range means[1:] {
-		switch md.Reduce {
-		case api.OpSum, api.OpAvg:
-			mean += m
-		case api.OpMin:
-			mean = min(mean, m)
-		default:
-			mean = max(mean, m)
-		}
-	}
-	if md.Reduce == api.OpAvg {
-		mean /= float64(len(means))
+	mean, ok := Apply(md.Reduce, means)
+	if !ok { // a reduction the results refuse too
+		return value
 	}
 	return fmt.Sprintf("%s %s, mean %s", value, md.Aggregate, Format(mean, md.Format))
 }
