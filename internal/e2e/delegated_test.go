@@ -115,38 +115,23 @@ func TestNonRootAgentInDelegatedCgroup(t *testing.T) {
 	if want := "cgroup v2 at " + filepath.Join(deleg, "jobs") + " (delegated to the agent's service)"; !strings.HasPrefix(info.Containment, want) {
 		t.Fatalf("containment %q, want %q...\n%s", info.Containment, want, ap.log())
 	}
-	const marker = "313.25"
-	id, err := c.Submit(ctx, api.Job{Executable: "sh", Arguments: "-c 'setsid sleep " + marker + " & echo started; sleep 300'", ReadyStateText: "started"})
+	// The daemon's command line is "sleep 313.25"; the shell's holds "$d" instead, so only the
+	// daemon matches.
+	const daemon = "sleep 313.25"
+	id, err := c.Submit(ctx, api.Job{Executable: "sh", Arguments: "-c 'd=313.25; setsid sleep $d & echo started; sleep 300'", ReadyStateText: "started"})
 	if err == nil {
 		err = c.Start(ctx, id)
 	}
 	if err != nil {
 		t.Fatalf("submit: %v\n%s", err, ap.log())
 	}
-	waitFor(t, 15*time.Second, func() bool { return len(pidsWith(marker)) > 0 }, "the job's setsid daemon to start")
+	waitFor(t, 15*time.Second, func() bool { return len(processesWith(daemon)) > 0 }, "the job's setsid daemon to start")
 	if err := c.Delete(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	if left := pidsWith(marker); len(left) > 0 {
+	if left := processesWith(daemon); len(left) > 0 {
 		t.Errorf("processes %v (the job's setsid daemon) outlived its deletion\n%s", left, ap.log())
 	}
-}
-
-// pidsWith lists the processes whose command line holds text.
-func pidsWith(text string) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if strings.Contains(string(b), text) && !strings.Contains(string(b), "-c") {
-			out = append(out, pid)
-		}
-	}
-	return out
 }
 
 // waitFor polls cond until it holds, failing the test after d.
