@@ -83,9 +83,9 @@ check:
 # replays every seed and every crasher kept in testdata/fuzz; a crasher found here is kept there and
 # fixed. The scheduled workflow .github/workflows/fuzz.yml runs it nightly. Longer: FUZZTIME=5m
 FUZZTIME ?= 30s
-FUZZ_TARGETS := internal/drivers/wrk:FuzzParse internal/drivers/h2load:FuzzParse \
-	internal/drivers/bombardier:FuzzParse internal/drivers/ghz:FuzzParse internal/drivers/builtin:FuzzParse \
-	internal/loadgen:FuzzRespParser internal/agent/counters:FuzzExposition internal/agent/source:FuzzExtract \
+FUZZ_TARGETS := internal/parsers/wrk:FuzzParse internal/parsers/h2load:FuzzParse \
+	internal/parsers/bombardier:FuzzParse internal/parsers/ghz:FuzzParse internal/parsers/builtin:FuzzParse \
+	internal/loadgen:FuzzRespParser internal/agent/counters:FuzzExposition internal/agent/extract:FuzzExtract \
 	internal/gate:FuzzCompareResults internal/config:FuzzLoad internal/config:FuzzOverrides
 fuzz fuzz-smoke:
 	@for t in $(FUZZ_TARGETS); do \

@@ -80,7 +80,7 @@ func (e *env) findTools(ctx context.Context) error {
 	t.nginx = look("nginx", e.cfg.nginx)
 	t.wrk = look("wrk", e.cfg.wrk)
 	t.h2load = look("h2load", "h2load")
-	abs, err := filepath.Abs(filepath.Join(e.cfg.repo, "internal/drivers/wrk/scripts/pipeline.lua"))
+	abs, err := filepath.Abs(filepath.Join(e.cfg.repo, "internal/parsers/wrk/scripts/pipeline.lua"))
 	if err != nil {
 		return fmt.Errorf("wrk's pipeline script: %w", err)
 	}

@@ -17,9 +17,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/crankshaft/crankshaft/internal/drivers/ghz"
-	"github.com/crankshaft/crankshaft/internal/drivers/h2load"
 	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/parsers/ghz"
+	"github.com/crankshaft/crankshaft/internal/parsers/h2load"
 )
 
 // The HTTP/2 shape of the grpc scenarios: connections x streams.

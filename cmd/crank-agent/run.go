@@ -18,7 +18,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/agent"
 	"github.com/crankshaft/crankshaft/internal/api"
-	"github.com/crankshaft/crankshaft/internal/drivers/registry"
+	"github.com/crankshaft/crankshaft/internal/parsers/registry"
 )
 
 // Flag defaults.

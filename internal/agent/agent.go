@@ -39,8 +39,8 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/agent/cgroup"
-	"github.com/crankshaft/crankshaft/internal/drivers"
 	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/parsers"
 	"github.com/crankshaft/crankshaft/internal/privdir"
 	"golang.org/x/net/netutil"
 )
@@ -84,7 +84,7 @@ type Options struct {
 	// agent holds. Job folders left in Dir by an agent that was killed are removed by New, and
 	// what still runs in them killed. New refuses a Dir another running agent holds (a lock file).
 	Dir string
-	// CacheDir keeps builds by source hash across jobs and restarts (see source.Cache). Default:
+	// CacheDir keeps builds by source hash across jobs and restarts (see buildcache.Cache). Default:
 	// Dir/.build-cache; StartEmbedded defaults it to DefaultCacheDir(), so that successive crank
 	// runs reuse their builds. Several agents may share one CacheDir.
 	CacheDir string
@@ -132,8 +132,8 @@ type Options struct {
 	DotnetRoot string
 	// Interval between samples, unless a job sets its own.
 	Interval time.Duration
-	// Parsers by name (drivers/registry builds the table); nil: none.
-	Parsers map[string]drivers.Parser
+	// Parsers by name (parsers/registry builds the table); nil: none.
+	Parsers map[string]parsers.Parser
 	// Catalog gives the metadata of the measurements a job returns; nil: measure.Default().
 	Catalog measure.Catalog
 	Logger  *slog.Logger

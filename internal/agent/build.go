@@ -7,8 +7,8 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/agent/buildcache"
 	"github.com/crankshaft/crankshaft/internal/agent/proc"
-	"github.com/crankshaft/crankshaft/internal/agent/source"
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
 )
@@ -27,7 +27,7 @@ func (a *Agent) prepare(ctx context.Context, j *job) error {
 	}
 	key := ""
 	if identity != "" {
-		key = source.Build{Identity: identity, Command: j.spec.BuildCommand + toolchainSuffix(j.toolchain), Env: j.spec.Environment,
+		key = buildcache.Build{Identity: identity, Command: j.spec.BuildCommand + toolchainSuffix(j.toolchain), Env: j.spec.Environment,
 			GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}.Key()
 		reused, err := a.cache().Restore(key, j.dir)
 		if err != nil {

@@ -7,7 +7,7 @@ import (
 	"path"
 	"path/filepath"
 
-	"github.com/crankshaft/crankshaft/internal/agent/source"
+	"github.com/crankshaft/crankshaft/internal/agent/extract"
 )
 
 // buildFilesKey is the uploads entry of a job's build files (no source name holds a control
@@ -63,7 +63,7 @@ func placeBuildFiles(dir string) error {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
-		if err := source.MkdirInside(root, path.Dir(rel)); err != nil {
+		if err := extract.MkdirInside(root, path.Dir(rel)); err != nil {
 			return fmt.Errorf("%s: %w", rel, err)
 		}
 		if fi, err := root.Lstat(rel); err == nil && fi.IsDir() {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/agent/buildcache"
 	"github.com/crankshaft/crankshaft/internal/agent/proc"
-	"github.com/crankshaft/crankshaft/internal/agent/source"
 	"github.com/crankshaft/crankshaft/internal/privdir"
 )
 
@@ -28,7 +28,7 @@ func DefaultCacheDir() string {
 }
 
 // cache is the agent's build cache.
-func (a *Agent) cache() source.Cache { return source.Cache{Dir: a.opts.CacheDir} }
+func (a *Agent) cache() buildcache.Cache { return buildcache.Cache{Dir: a.opts.CacheDir} }
 
 // pruneCache applies the cache's size and age bounds; a failure is only logged.
 func (a *Agent) pruneCache() {

@@ -8,25 +8,25 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/agent/proc"
 	"github.com/crankshaft/crankshaft/internal/api"
-	"github.com/crankshaft/crankshaft/internal/drivers"
-	"github.com/crankshaft/crankshaft/internal/drivers/firstrequest"
 	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/parsers"
+	"github.com/crankshaft/crankshaft/internal/parsers/firstrequest"
 )
 
 // firstRequest times one request to an HTTP load job's URL before its warm-up and its load, as
 // crank's load wrappers do, and records it as http/firstrequest. A request that gets no answer
 // is a warning on the job, never a value; the load runs either way, as in crank.
 func (a *Agent) firstRequest(ctx context.Context, j *job) {
-	fr, ok := j.parser.(drivers.FirstRequester)
+	fr, ok := j.parser.(parsers.FirstRequester)
 	if !ok || !j.spec.WaitForExit {
 		return
 	}
 	args, err := proc.Split(j.spec.Arguments)
-	var t drivers.Target
+	var t parsers.Target
 	if err == nil {
 		t, err = fr.FirstRequest(args)
 	}
-	if errors.Is(err, drivers.ErrNotHTTP) {
+	if errors.Is(err, parsers.ErrNotHTTP) {
 		j.log.Debug("no first request", "why", err)
 		return
 	}

@@ -9,21 +9,21 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
-	"github.com/crankshaft/crankshaft/internal/drivers"
-	"github.com/crankshaft/crankshaft/internal/drivers/registry"
 	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/parsers"
+	"github.com/crankshaft/crankshaft/internal/parsers/registry"
 	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 // firstFake is fakeParser whose tool loads the URL in its arguments.
 type firstFake struct{ fakeParser }
 
-func (firstFake) FirstRequest(args []string) (drivers.Target, error) {
-	if drivers.HasFlag(args, "--grpc") {
-		return drivers.Target{}, drivers.ErrNotHTTP
+func (firstFake) FirstRequest(args []string) (parsers.Target, error) {
+	if parsers.HasFlag(args, "--grpc") {
+		return parsers.Target{}, parsers.ErrNotHTTP
 	}
-	u, err := drivers.FirstURL(args)
-	return drivers.Target{URL: u}, err
+	u, err := parsers.FirstURL(args)
+	return parsers.Target{URL: u}, err
 }
 
 // firstRequests returns the job's http/firstrequest samples and its metadata entry.
@@ -80,7 +80,7 @@ func TestFirstRequestWrk(t *testing.T) {
 // in a warning and records no http/firstrequest; the tool still runs. A gRPC run has none, quietly.
 func TestFirstRequestNoAnswer(t *testing.T) {
 	t.Parallel()
-	ta := newTestAgent(t, Options{Parsers: map[string]drivers.Parser{"fake": firstFake{}}})
+	ta := newTestAgent(t, Options{Parsers: map[string]parsers.Parser{"fake": firstFake{}}})
 	url := fmt.Sprintf("http://127.0.0.1:%d/", testutil.FreePorts(t, 1)[0])
 	id := ta.submit(t, api.Job{Service: "load", Executable: "sh", Parser: "fake", WaitForExit: true,
 		Arguments: "-c 'echo rps=5' " + url})

@@ -17,7 +17,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/agent/output"
 	"github.com/crankshaft/crankshaft/internal/api"
-	"github.com/crankshaft/crankshaft/internal/drivers"
+	"github.com/crankshaft/crankshaft/internal/parsers"
 )
 
 // job is one job on this agent. Its run goroutine owns the processes; everything the HTTP side
@@ -28,7 +28,7 @@ type job struct {
 	dir    string
 	log    *slog.Logger
 	out    *output.Buffer
-	parser drivers.Parser // nil when the job names none
+	parser parsers.Parser // nil when the job names none
 	user   *jobUser       // nil: the agent's own user
 	rt     jobRuntime     // runs its programs: processes or containers
 	// toolchain names what builds the job beyond its build command (the .NET SDK chosen): part
@@ -57,7 +57,7 @@ type job struct {
 	buildLog int64
 	// measuredStart is when the measured run's process started (after any warm-up run).
 	measuredStart time.Time
-	// uploads holds each completed upload's digest of what it extracted (source.Extract), its
+	// uploads holds each completed upload's digest of what it extracted (extract.ExtractRoot), its
 	// build cache identity, by source name ("" the job's own source).
 	uploads       map[string]string
 	busy          bool                    // an upload is being extracted
@@ -80,7 +80,7 @@ func newID() string {
 }
 
 // validate checks what a job needs before it is accepted.
-func (a *Agent) validate(j api.Job) (drivers.Parser, error) {
+func (a *Agent) validate(j api.Job) (parsers.Parser, error) {
 	problems := a.runtimeFor(j).check(j)
 	if src := j.Source; src != nil && src.Repository != "" {
 		for _, err := range []error{checkRepository(src.Repository), checkRevision(src.BranchOrCommit)} {
@@ -93,7 +93,7 @@ func (a *Agent) validate(j api.Job) (drivers.Parser, error) {
 	if err := checkCPUSet(j.CpuSet); err != nil {
 		problems = append(problems, err.Error())
 	}
-	var p drivers.Parser
+	var p parsers.Parser
 	if j.Parser != "" {
 		var ok bool
 		if p, ok = a.opts.Parsers[j.Parser]; !ok {

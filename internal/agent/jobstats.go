@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
-	"github.com/crankshaft/crankshaft/internal/drivers/jobstats"
+	"github.com/crankshaft/crankshaft/internal/parsers/jobstats"
 )
 
 // jobStatistics reads crank's #StartJobStatistics blocks from the measured run's output (any

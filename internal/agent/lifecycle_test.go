@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
-	"github.com/crankshaft/crankshaft/internal/drivers"
-	"github.com/crankshaft/crankshaft/internal/drivers/bombardier"
 	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/parsers"
+	"github.com/crankshaft/crankshaft/internal/parsers/bombardier"
 )
 
 func TestJobLifecycle(t *testing.T) {
@@ -69,7 +69,7 @@ func TestJobLifecycle(t *testing.T) {
 
 func TestWaitForExitParsesMeasuredRun(t *testing.T) {
 	t.Parallel()
-	ta := newTestAgent(t, Options{Parsers: map[string]drivers.Parser{"fake": fakeParser{}}})
+	ta := newTestAgent(t, Options{Parsers: map[string]parsers.Parser{"fake": fakeParser{}}})
 	ctx := context.Background()
 	id := ta.submit(t, api.Job{Executable: "sh", WaitForExit: true, Parser: "fake",
 		WarmupArguments: `-c 'echo rps=999'`,
@@ -112,7 +112,7 @@ func TestWaitForExitParsesMeasuredRun(t *testing.T) {
 
 func TestWaitForExitFailures(t *testing.T) {
 	t.Parallel()
-	ta := newTestAgent(t, Options{Parsers: map[string]drivers.Parser{"fake": fakeParser{}}})
+	ta := newTestAgent(t, Options{Parsers: map[string]parsers.Parser{"fake": fakeParser{}}})
 	cases := []struct {
 		name string
 		job  api.Job
@@ -238,7 +238,7 @@ func TestWarmupSamplesMarked(t *testing.T) {
 // of a number no run can give.
 func TestImplausibleFiguresNotMeasured(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile("../drivers/bombardier/testdata/plaintext/output.txt")
+	b, err := os.ReadFile("../parsers/bombardier/testdata/plaintext/output.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func TestImplausibleFiguresNotMeasured(t *testing.T) {
 	if err := os.WriteFile(out, []byte(lying), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ta := newTestAgent(t, Options{Parsers: map[string]drivers.Parser{"bombardier": bombardier.Parser{}}})
+	ta := newTestAgent(t, Options{Parsers: map[string]parsers.Parser{"bombardier": bombardier.Parser{}}})
 	id := ta.submit(t, api.Job{Executable: "cat", Arguments: out, WaitForExit: true, Parser: "bombardier"})
 	if st := ta.waitState(t, id, api.StateStopped, api.StateFailed); st.State != api.StateStopped {
 		t.Fatalf("status %+v", st)

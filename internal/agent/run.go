@@ -15,8 +15,8 @@ import (
 	"github.com/crankshaft/crankshaft/internal/agent/output"
 	"github.com/crankshaft/crankshaft/internal/agent/proc"
 	"github.com/crankshaft/crankshaft/internal/api"
-	"github.com/crankshaft/crankshaft/internal/drivers"
 	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/parsers"
 )
 
 // tailLines is how many lines of output an error quotes.
@@ -164,7 +164,7 @@ func (a *Agent) parse(j *job, stdout *output.Buffer, at time.Time) error {
 	if err != nil {
 		return fmt.Errorf("job %s: parser %q: %w; last output:\n%s", j.id, j.parser.Name(), err, stdout.Tail(0, tailLines))
 	}
-	j.notMeasure(drivers.Implausible(values)) // any tool's impossible figure: not measured, with why
+	j.notMeasure(parsers.Implausible(values)) // any tool's impossible figure: not measured, with why
 	names := make([]string, 0, len(values))
 	for n := range values {
 		names = append(names, n)
@@ -173,17 +173,17 @@ func (a *Agent) parse(j *job, stdout *output.Buffer, at time.Time) error {
 	for _, n := range names {
 		j.record(api.Measurement{Name: n, Timestamp: at, Value: values[n]})
 	}
-	if nm, ok := j.parser.(drivers.NotMeasuredParser); ok {
+	if nm, ok := j.parser.(parsers.NotMeasuredParser); ok {
 		j.notMeasure(nm.NotMeasured(strings.NewReader(string(stdout.Since(0)))))
 	}
-	if tp, ok := j.parser.(drivers.TimelineParser); ok {
+	if tp, ok := j.parser.(parsers.TimelineParser); ok {
 		ms, err := tp.Timeline(strings.NewReader(string(stdout.Since(0))))
 		if err != nil {
 			j.warn(fmt.Sprintf("parser %q: the per-second timeline is not recorded: %v", j.parser.Name(), err))
 		}
 		j.record(ms...)
 	}
-	if lr, ok := j.parser.(drivers.LoadReporter); ok {
+	if lr, ok := j.parser.(parsers.LoadReporter); ok {
 		rep, err := lr.LoadReport(strings.NewReader(string(stdout.Since(0))))
 		if err != nil {
 			j.warn(fmt.Sprintf("parser %q: the load's window and histogram are not recorded: %v", j.parser.Name(), err))

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/crankshaft/crankshaft/internal/agent/source"
+	"github.com/crankshaft/crankshaft/internal/agent/extract"
 	"github.com/crankshaft/crankshaft/internal/api"
 )
 
@@ -85,7 +85,7 @@ func (j *job) uploadTarget(name string) (*os.Root, error) {
 	case s.LocalFolder == "":
 		return nil, badRequest("job %s: sources.%s is a repository: the agent clones it, nothing is uploaded", j.id, name)
 	}
-	if err := source.MkdirInside(root, s.Dest()); err != nil {
+	if err := extract.MkdirInside(root, s.Dest()); err != nil {
 		return nil, badRequest("job %s: sources.%s: destinationFolder %q: %v", j.id, name, s.Dest(), err)
 	}
 	return root.OpenRoot(s.Dest())
@@ -140,7 +140,7 @@ func placeClone(dir, staging, dest string) error {
 		return err
 	}
 	defer root.Close()
-	if err := source.MkdirInside(root, path.Dir(dest)); err != nil {
+	if err := extract.MkdirInside(root, path.Dir(dest)); err != nil {
 		return err
 	}
 	if fi, err := root.Lstat(dest); err == nil {

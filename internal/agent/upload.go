@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/crankshaft/crankshaft/internal/agent/source"
+	"github.com/crankshaft/crankshaft/internal/agent/extract"
 	"github.com/crankshaft/crankshaft/internal/api"
 )
 
@@ -43,7 +43,7 @@ func (a *Agent) handleSource(w http.ResponseWriter, r *http.Request, name string
 	body := &stallReader{r: http.MaxBytesReader(nil, r.Body, a.opts.MaxUpload), rc: rc, idle: a.opts.Lease}
 	// A read waiting on a silent client is cut when the job goes; the connection is then closed.
 	unblock := context.AfterFunc(ctx, func() { _ = rc.SetReadDeadline(time.Now()) })
-	digest, err := source.ExtractRoot(ctx, body, root, source.Limits{MaxBytes: 8 * a.opts.MaxUpload, MaxEntries: a.opts.MaxUploadEntries})
+	digest, err := extract.ExtractRoot(ctx, body, root, extract.Limits{MaxBytes: 8 * a.opts.MaxUpload, MaxEntries: a.opts.MaxUploadEntries})
 	if !unblock() { // before endUpload ends ctx: the deadline must not fall on the connection's next request
 		w.Header().Set("Connection", "close")
 	}
@@ -73,13 +73,13 @@ func (a *Agent) uploadError(j *job, ctx context.Context, err error) error {
 		return &httpError{http.StatusConflict, deleted.Error()}
 	case errors.As(err, &tooBig):
 		return &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("job %s: source upload larger than %d bytes (the agent's --max-upload)", j.id, a.opts.MaxUpload)}
-	case errors.Is(err, source.ErrTooManyEntries):
+	case errors.Is(err, extract.ErrTooManyEntries):
 		return &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("job %s: source: %v (the agent's --max-upload-entries)", j.id, err)}
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return &httpError{http.StatusRequestTimeout, fmt.Sprintf("job %s: source upload: nothing received for %s (the agent's lease)", j.id, a.opts.Lease)}
 	case ctx.Err() != nil:
 		return &httpError{http.StatusBadRequest, fmt.Sprintf("job %s: source upload cancelled by the client (%v)", j.id, err)}
-	case errors.Is(err, source.ErrBadArchive):
+	case errors.Is(err, extract.ErrBadArchive):
 		return badRequest("job %s: source: %v", j.id, err)
 	}
 	return err

@@ -62,7 +62,7 @@ type Measurements struct {
 	// NotMeasured are figures the job's tool printed but not as a value to trust, with why.
 	NotMeasured map[string]string `json:"notMeasured,omitempty"`
 	// Load is what a load generator reported of its measured window beyond its figures, when
-	// its parser reads it (drivers.LoadReporter): the controller merges these across generators.
+	// its parser reads it (parsers.LoadReporter): the controller merges these across generators.
 	Load *LoadReport `json:"load,omitempty"`
 }
 

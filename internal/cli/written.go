@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/crankshaft/crankshaft/internal/source"
+	"github.com/crankshaft/crankshaft/internal/pack"
 )
 
 // Result files never become source: what a run writes (--json, --csv, --output-dir, a sweep
-// file) is left out of the folders it uploads, and recorded in the ledger (source.Ledger) so that
+// file) is left out of the folders it uploads, and recorded in the ledger (pack.Ledger) so that
 // later runs leave it out too. Without it, `--json out.json` inside the checkout changed the
 // source's hash on every run and every run rebuilt the app.
 
@@ -29,9 +29,9 @@ func (f *runFlags) writes() []string {
 
 // exclude is what the run's uploads leave out: its own outputs and those the ledger records.
 // An unreadable ledger is said and then only this run's outputs are left out.
-func exclude(st State, f *runFlags) source.Exclude {
-	ex := source.Exclude{Paths: f.writes()}
-	l, err := source.DefaultLedger()
+func exclude(st State, f *runFlags) pack.Exclude {
+	ex := pack.Exclude{Paths: f.writes()}
+	l, err := pack.DefaultLedger()
 	if err == nil {
 		ex.Written, err = l.Read()
 	}
@@ -44,7 +44,7 @@ func exclude(st State, f *runFlags) source.Exclude {
 // recordWritten adds files crank just wrote to the ledger. A failure is said, not fatal: the
 // results are written, only a later run may upload them.
 func recordWritten(st State, paths ...string) {
-	l, err := source.DefaultLedger()
+	l, err := pack.DefaultLedger()
 	if err == nil {
 		err = l.Record(paths...)
 	}

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/pack"
 	"github.com/crankshaft/crankshaft/internal/progress"
-	"github.com/crankshaft/crankshaft/internal/source"
 )
 
 // Service is one service of a resolved scenario.
@@ -57,7 +57,7 @@ type Options struct {
 	StartEmbedded EmbeddedStarter
 	// Exclude names the result files (this run's outputs, earlier runs' as recorded) that are
 	// never uploaded as source nor part of a build's cache key.
-	Exclude source.Exclude
+	Exclude pack.Exclude
 	// OutputDir, when set, receives each job's build log and output before the job is deleted.
 	OutputDir string
 	// PollInterval between status reads (default 250 ms).

@@ -18,7 +18,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/agent"
 	"github.com/crankshaft/crankshaft/internal/api"
-	"github.com/crankshaft/crankshaft/internal/drivers"
+	"github.com/crankshaft/crankshaft/internal/parsers"
 )
 
 // linesParser reads "name=value" lines: a load generator the test controls.
@@ -53,7 +53,7 @@ func startAgent(t *testing.T, skew time.Duration, files map[string]string) strin
 		}
 	}
 	a, err := agent.New(agent.Options{Dir: dir, Interval: 100 * time.Millisecond, NoToken: true, // the token is tested in internal/agent and cmd/crank-agent
-		Parsers: map[string]drivers.Parser{"lines": linesParser{}}, Logger: slog.New(slog.DiscardHandler)})
+		Parsers: map[string]parsers.Parser{"lines": linesParser{}}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

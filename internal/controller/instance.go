@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
-	"github.com/crankshaft/crankshaft/internal/source"
+	"github.com/crankshaft/crankshaft/internal/pack"
 )
 
 // instance is one service's job on one agent.
@@ -38,40 +38,40 @@ func (in *instance) String() string { return fmt.Sprintf("%s on %s", in.service,
 // packs caches packed source folders (and build files) for one run.
 type packs struct {
 	mu sync.Mutex
-	m  map[string]*source.Packed
+	m  map[string]*pack.Packed
 }
 
 // buildFiles packs a job's build files once per run (by their list).
-func (p *packs) buildFiles(ctx context.Context, entries []string) (*source.Packed, error) {
+func (p *packs) buildFiles(ctx context.Context, entries []string) (*pack.Packed, error) {
 	key := "\x00buildFiles\x00" + strings.Join(entries, "\x00")
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if pk, ok := p.m[key]; ok {
 		return pk, nil
 	}
-	pk, err := source.PackBuildFiles(ctx, entries, http.DefaultClient)
+	pk, err := pack.PackBuildFiles(ctx, entries, http.DefaultClient)
 	if err != nil {
 		return nil, err
 	}
 	if p.m == nil {
-		p.m = map[string]*source.Packed{}
+		p.m = map[string]*pack.Packed{}
 	}
 	p.m[key] = pk
 	return pk, nil
 }
 
-func (p *packs) get(dir string, ex source.Exclude) (*source.Packed, error) {
+func (p *packs) get(dir string, ex pack.Exclude) (*pack.Packed, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if pk, ok := p.m[dir]; ok {
 		return pk, nil
 	}
-	pk, err := source.Pack(dir, ex)
+	pk, err := pack.Pack(dir, ex)
 	if err != nil {
 		return nil, err
 	}
 	if p.m == nil {
-		p.m = map[string]*source.Packed{}
+		p.m = map[string]*pack.Packed{}
 	}
 	p.m[dir] = pk
 	return pk, nil
@@ -80,12 +80,12 @@ func (p *packs) get(dir string, ex source.Exclude) (*source.Packed, error) {
 // upload is one packed source to send: the job's own (name "") or a named one.
 type upload struct {
 	name, folder string
-	packed       *source.Packed
+	packed       *pack.Packed
 }
 
 // packSources packs the job's local folders (its own source's and its named sources'), less the
 // result files ex names, and sets their hashes in job.
-func packSources(job *api.Job, pk *packs, ex source.Exclude) ([]upload, error) {
+func packSources(job *api.Job, pk *packs, ex pack.Exclude) ([]upload, error) {
 	var ups []upload
 	if job.Source != nil && job.Source.LocalFolder != "" {
 		packed, err := pk.get(job.Source.LocalFolder, ex)
@@ -120,7 +120,7 @@ func (c *Controller) launch(ctx context.Context, in *instance, pk *packs) error 
 	if err != nil {
 		return fmt.Errorf("service %q: %w", in.service, err)
 	}
-	var files *source.Packed
+	var files *pack.Packed
 	if len(job.BuildFiles) > 0 {
 		if files, err = pk.buildFiles(ctx, job.BuildFiles); err != nil {
 			return fmt.Errorf("service %q: %w", in.service, err)

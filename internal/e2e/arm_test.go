@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
-	"github.com/crankshaft/crankshaft/internal/source"
+	"github.com/crankshaft/crankshaft/internal/pack"
 
 	"github.com/crankshaft/crankshaft/internal/testutil"
 )
@@ -83,7 +83,7 @@ func TestArm64AgentUnderQemu(t *testing.T) {
 		src := t.TempDir()
 		writeFile(t, src, "go.mod", "module goarch\n\ngo 1.22\n")
 		writeFile(t, src, "main.go", "package main\n\nimport (\n\t\"fmt\"\n\t\"runtime\"\n)\n\nfunc main() { fmt.Println(\"goarch=\" + runtime.GOARCH) }\n")
-		packed, err := source.Pack(src, source.Exclude{})
+		packed, err := pack.Pack(src, pack.Exclude{})
 		if err != nil {
 			t.Fatal(err)
 		}

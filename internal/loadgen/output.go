@@ -17,13 +17,13 @@ import (
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
-// jsonOutput is what --output json prints on stdout: one line, parsed by drivers/builtin.
+// jsonOutput is what --output json prints on stdout: one line, parsed by parsers/builtin.
 type jsonOutput struct {
 	Results map[string]float64 `json:"results,omitempty"`
 	Report  *Report            `json:"report,omitempty"`
 	Error   string             `json:"error,omitempty"`
 	// Interrupted says the run was stopped early (Ctrl-C, SIGTERM): the results cover the time
-	// it ran, and drivers/builtin keeps them as partial figures.
+	// it ran, and parsers/builtin keeps them as partial figures.
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Histogram is Report.Histogram (every measured latency, microseconds) in HdrHistogram's V2
 	// compressed encoding, base64: what a controller merges across generators.

@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/crankshaft/crankshaft/internal/api"
-	"github.com/crankshaft/crankshaft/internal/drivers/registry"
 	"github.com/crankshaft/crankshaft/internal/loadgen"
 	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/parsers/registry"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
@@ -89,7 +89,7 @@ func TestDriversProduceCatalogNames(t *testing.T) {
 	parsers := registry.Builtin()
 	checked := 0
 	for name, p := range parsers {
-		files, err := filepath.Glob(filepath.Join("..", "drivers", name, "testdata", "*", "output.txt"))
+		files, err := filepath.Glob(filepath.Join("..", "parsers", name, "testdata", "*", "output.txt"))
 		if err != nil || len(files) == 0 {
 			t.Errorf("driver %s: no captured outputs (%v)", name, err)
 			continue

@@ -1,0 +1,109 @@
+package buildcache
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Build is what a build's outputs depend on: the same extracted content (or repository commit),
+// built by the same command with the same environment for the same platform, gives the same
+// outputs.
+type Build struct {
+	// Identity is the content: the digest Extract returned, or a repository and commit. Never a
+	// hash the client sent: a client could then run another upload's build.
+	Identity     string
+	Command      string
+	Env          map[string]string // the job's variables (CGO_ENABLED, GOAMD64, FLAVOR...)
+	GOOS, GOARCH string
+}
+
+// Key names the build in a Cache.
+func (b Build) Key() string {
+	h := sha256.New()
+	field := func(s string) {
+		h.Write([]byte(strconv.Itoa(len(s)))) // length-prefixed: no two field lists collide
+		h.Write([]byte{':'})
+		h.Write([]byte(s))
+	}
+	for _, s := range []string{b.Identity, b.Command, b.GOOS, b.GOARCH} {
+		field(s)
+	}
+	for _, k := range slices.Sorted(maps.Keys(b.Env)) {
+		field(k)
+		field(b.Env[k])
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// Cache keeps built job folders under one directory, one folder per key. A folder's modification
+// time is when it was last saved or restored, which is what Prune bounds by age and size. Several
+// agents (or crank processes) may share one Cache: saves are atomic renames, and a restore that
+// loses a race with a prune fails cleanly (the job then builds).
+type Cache struct{ Dir string }
+
+// tmpPrefix starts the folders a save stages its copy in.
+const tmpPrefix = "tmp-"
+
+// Restore copies the cached folder for key into dir, replacing dir, and reports whether there was
+// one. The copy is staged beside dir and swapped in, so a failed restore leaves dir as it was.
+func (c Cache) Restore(key, dir string) (bool, error) {
+	src := filepath.Join(c.Dir, key)
+	if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	staged := dir + ".restore"
+	_ = os.RemoveAll(staged)
+	if err := os.CopyFS(staged, os.DirFS(src)); err != nil {
+		_ = os.RemoveAll(staged)
+		return false, fmt.Errorf("build cache %s: restore: %w", key, err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		_ = os.RemoveAll(staged)
+		return false, fmt.Errorf("build cache %s: %w", key, err)
+	}
+	if err := os.Rename(staged, dir); err != nil {
+		return false, fmt.Errorf("build cache %s: restore: %w", key, err)
+	}
+	now := time.Now()
+	_ = os.Chtimes(src, now, now) // marks it used; a failure only makes it look older
+	return true, nil
+}
+
+// Save copies dir into the cache under key. It copies into a temporary folder first and renames
+// it, so a reader never sees half a build; when another job saved the same key first, that copy
+// stays.
+func (c Cache) Save(key, dir string) error {
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+		return fmt.Errorf("build cache: %w", err)
+	}
+	tmp, err := os.MkdirTemp(c.Dir, tmpPrefix+key+"-")
+	if err != nil {
+		return fmt.Errorf("build cache: %w", err)
+	}
+	staged := filepath.Join(tmp, "build")
+	if err := os.CopyFS(staged, os.DirFS(dir)); err != nil {
+		os.RemoveAll(tmp)
+		return fmt.Errorf("build cache %s: save: %w", key, err)
+	}
+	final := filepath.Join(c.Dir, key)
+	err = os.Rename(staged, final)
+	os.RemoveAll(tmp)
+	if err != nil {
+		if _, serr := os.Stat(final); serr == nil {
+			return nil // saved by another job meanwhile
+		}
+		return fmt.Errorf("build cache %s: save: %w", key, err)
+	}
+	now := time.Now()
+	_ = os.Chtimes(final, now, now)
+	return nil
+}

@@ -1,0 +1,55 @@
+package extract
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// FuzzExtract: any tar stream (gzipped here, so the fuzzer works on the tar) is extracted without
+// a panic, writes nothing beside the folder, and leaves no link that resolves out of it.
+func FuzzExtract(f *testing.F) {
+	raw := func(es ...entry) []byte {
+		var b bytes.Buffer
+		zr, _ := gzip.NewReader(tgz(f, es...))
+		_, _ = b.ReadFrom(zr)
+		return b.Bytes()
+	}
+	f.Add(raw(entry{name: "a/b", body: "x"}, entry{name: "l", typ: tar.TypeSymlink, link: "a/b"}))
+	f.Add(raw(entry{name: "a", typ: tar.TypeSymlink, link: "."}, entry{name: "a/a/b", typ: tar.TypeSymlink, link: "../.."}))
+	f.Add(raw(entry{name: "h", typ: tar.TypeLink, link: "x"}, entry{name: "x", body: "1"}))
+	f.Fuzz(func(t *testing.T, tarBytes []byte) {
+		parent := t.TempDir()
+		dir := filepath.Join(parent, "job")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var gz bytes.Buffer
+		zw := gzip.NewWriter(&gz)
+		_, _ = zw.Write(tarBytes)
+		_ = zw.Close()
+		_, err := Extract(context.Background(), &gz, dir, Limits{MaxBytes: 1 << 20, MaxEntries: 1000})
+		if ents, _ := os.ReadDir(parent); len(ents) != 1 {
+			t.Fatalf("%d entries beside the job folder", len(ents))
+		}
+		if err != nil {
+			return
+		}
+		real, _ := filepath.EvalSymlinks(dir)
+		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.Type()&fs.ModeSymlink == 0 {
+				return nil
+			}
+			if to, err := filepath.EvalSymlinks(p); err == nil && to != real && !strings.HasPrefix(to, real+"/") {
+				t.Fatalf("link %s resolves to %s, outside the folder", p, to)
+			}
+			return nil
+		})
+	})
+}

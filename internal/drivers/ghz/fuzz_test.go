@@ -1,9 +1,0 @@
-package ghz
-
-import (
-	"testing"
-
-	"github.com/crankshaft/crankshaft/internal/drivers/drivertest"
-)
-
-func FuzzParse(f *testing.F) { drivertest.Fuzz(f, Parser{}) }

@@ -1,0 +1,163 @@
+// Package source packs a local folder for upload to an agent: a tar.gz of the files git would
+// track (the folder's .gitignore files are honoured, .git is left out), less crank's own result
+// files (Exclude: this run's outputs and those recorded in the Ledger), and a hash of their content,
+// so an agent can reuse a build whose source did not change; and crank's buildFiles gathered into
+// one archive (PackBuildFiles).
+package pack
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	ignore "github.com/sabhiram/go-gitignore"
+)
+
+// Packed is a folder ready to upload.
+type Packed struct {
+	TarGz []byte
+	// Hash is the SHA-256 of every packed file's path, mode and content, in path order.
+	Hash  string
+	Files int
+}
+
+// matcher holds the .gitignore rules found so far, each applying below its own folder.
+type matcher struct {
+	rules []rule
+}
+
+type rule struct {
+	dir string // slash path relative to the root, "" for the root
+	gi  *ignore.GitIgnore
+}
+
+func (m *matcher) load(root, rel string) error {
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel), ".gitignore"))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	m.rules = append(m.rules, rule{dir: rel, gi: ignore.CompileIgnoreLines(strings.Split(string(b), "\n")...)})
+	return nil
+}
+
+func (m *matcher) ignored(rel string, isDir bool) bool {
+	for _, r := range m.rules {
+		sub := rel
+		if r.dir != "" {
+			var ok bool
+			if sub, ok = strings.CutPrefix(rel, r.dir+"/"); !ok {
+				continue
+			}
+		}
+		if r.gi.MatchesPath(sub) || (isDir && r.gi.MatchesPath(sub+"/")) {
+			return true
+		}
+	}
+	return false
+}
+
+// Pack walks dir (files in lexical order) and returns its tar.gz and content hash, leaving out
+// what .gitignore files ignore and what ex names. Symbolic links are packed as links; other
+// special files are skipped.
+func Pack(dir string, ex Exclude) (*Packed, error) {
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if ex, err = ex.absolute(); err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("source folder %s: not a folder", dir)
+	}
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	h := sha256.New()
+	m := &matcher{}
+	files := 0
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			return m.load(root, "")
+		}
+		if d.Name() == ".git" || m.ignored(rel, d.IsDir()) || ex.excluded(path, d) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return m.load(root, rel)
+		}
+		n, err := addEntry(tw, h, path, rel, d)
+		files += n
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("packing %s: %w", dir, err)
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	if err := gz.Close(); err != nil {
+		return nil, err
+	}
+	return &Packed{TarGz: buf.Bytes(), Hash: hex.EncodeToString(h.Sum(nil)), Files: files}, nil
+}
+
+func addEntry(tw *tar.Writer, h io.Writer, path, rel string, d fs.DirEntry) (int, error) {
+	info, err := d.Info()
+	if err != nil {
+		return 0, err
+	}
+	link := ""
+	switch {
+	case info.Mode()&fs.ModeSymlink != 0:
+		if link, err = os.Readlink(path); err != nil {
+			return 0, err
+		}
+	case !info.Mode().IsRegular():
+		return 0, nil
+	}
+	hdr, err := tar.FileInfoHeader(info, link)
+	if err != nil {
+		return 0, err
+	}
+	hdr.Name = rel
+	hdr.Uid, hdr.Gid, hdr.Uname, hdr.Gname = 0, 0, "", ""
+	if err := tw.WriteHeader(hdr); err != nil {
+		return 0, err
+	}
+	fmt.Fprintf(h, "%s\x00%o\x00%s\x00", rel, info.Mode().Perm(), link)
+	if link != "" {
+		return 1, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	if _, err := io.Copy(io.MultiWriter(tw, h), f); err != nil {
+		return 0, err
+	}
+	return 1, nil
+}

@@ -1,0 +1,82 @@
+package pack
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func write(t *testing.T, root, rel, content string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func names(t *testing.T, tgz []byte) []string {
+	t.Helper()
+	gz, err := gzip.NewReader(bytes.NewReader(tgz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	var out []string
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, h.Name)
+	}
+}
+
+func TestPackHonoursGitignoreAndHashesContent(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, ".gitignore", "/bin/\n*.log\n")
+	write(t, root, "main.go", "package main")
+	write(t, root, "bin/app", "binary")
+	write(t, root, "run.log", "noise")
+	write(t, root, "sub/.gitignore", "secret.txt\n")
+	write(t, root, "sub/secret.txt", "x")
+	write(t, root, "sub/keep.txt", "y")
+	write(t, root, ".git/HEAD", "ref")
+	p, err := Pack(root, Exclude{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := names(t, p.TarGz)
+	want := []string{".gitignore", "main.go", "sub/.gitignore", "sub/keep.txt"}
+	if !slices.Equal(got, want) || p.Files != len(want) {
+		t.Fatalf("packed %v (%d files), want %v", got, p.Files, want)
+	}
+	again, _ := Pack(root, Exclude{})
+	if again.Hash != p.Hash {
+		t.Error("hash not stable across packs of the same tree")
+	}
+	write(t, root, "run.log", "more noise")
+	if ignored, _ := Pack(root, Exclude{}); ignored.Hash != p.Hash {
+		t.Error("hash changed when only an ignored file changed")
+	}
+	write(t, root, "main.go", "package main // changed")
+	if changed, _ := Pack(root, Exclude{}); changed.Hash == p.Hash {
+		t.Error("hash did not change with the content")
+	}
+}
+
+func TestPackRejectsMissingFolder(t *testing.T) {
+	if _, err := Pack(filepath.Join(t.TempDir(), "nope"), Exclude{}); err == nil {
+		t.Fatal("want an error for a missing folder")
+	}
+}

@@ -1,0 +1,9 @@
+package builtin
+
+import (
+	"testing"
+
+	"github.com/crankshaft/crankshaft/internal/parsers/parsertest"
+)
+
+func FuzzParse(f *testing.F) { parsertest.Fuzz(f, Parser{}) }
