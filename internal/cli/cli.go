@@ -268,6 +268,9 @@ func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, *con
 		if cfg, err = config.Load(ctx, f.configs, config.LoadOptions{Strict: f.strict}); err != nil {
 			return nil, nil, err
 		}
+		if cfg, err = withOwnApps(ctx, st, cfg, f); err != nil {
+			return nil, nil, err
+		}
 	}
 	scripts, err := checkScripts(cfg, f.scripts)
 	if err != nil {

@@ -21,7 +21,7 @@ func checkBuildable(ins []*instance) error {
 		if lacks := in.info.Dotnet.Lacks(*in.job.Dotnet); lacks != "" {
 			errs = append(errs, fmt.Errorf("%w: service %q: job %q: the agent %s lacks %s; "+
 				"an agent with the .NET SDK builds it (dotnet on its PATH, or crank-agent --dotnet-root DIR), "+
-				"or run the scenario on Crankshaft's own apps: --config scenarios/jobs/apps.yml --%s.job plaintext (or json, fortunes, grpc)",
+				"or run the scenario on Crankshaft's own apps: --%s.job plaintext (or json, fortunes, grpc)",
 				ErrCannotRun, in.service, in.job.Name, in.url, lacks, in.service))
 		}
 	}

@@ -147,7 +147,7 @@ func TestBenchmarksPlaintextLocal(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "out.json")
 	_, ports := appPorts(t)
-	r = crank(t, 3*time.Minute, append([]string{"--config", cfg, "--config", "scenarios/jobs/apps.yml", "--config", "profiles/local.yml",
+	r = crank(t, 3*time.Minute, append([]string{"--config", cfg, "--config", "profiles/local.yml",
 		"--scenario", "plaintext", "--profile", "local", "--application.job", "plaintext", "--variable", "duration=2",
 		"--variable", "warmup=1", "--variable", "threads=1", "--variable", "connections=16", "--json", out}, ports...)...)
 	if r.code != 0 {
@@ -219,7 +219,8 @@ func TestBenchmarksDotnetStandin(t *testing.T) {
 }
 
 // TestBenchmarksOnOurApps: aspnet/Benchmarks' json scenario and its grpc h2load scenario, as
-// written, run on our own apps with one option (--application.job, with scenarios/jobs/apps.yml),
+// written, run on our own apps with one option (--application.job: the job, not in Benchmarks'
+// files, is taken from scenarios/jobs/apps.yml, and crank says so),
 // the grpc one with the request path and body aspnet/Benchmarks' pipeline passes
 // (build/grpc-scenarios.yml): every response good, RPS and latency measured.
 func TestBenchmarksOnOurApps(t *testing.T) {
@@ -234,12 +235,14 @@ func TestBenchmarksOnOurApps(t *testing.T) {
 		t.Run(c.scenario, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.json")
 			_, ports := appPorts(t)
-			args := append([]string{"--config", "internal/e2e/testdata/benchmarks/" + c.file, "--config", "scenarios/jobs/apps.yml",
-				"--config", "profiles/local.yml", "--scenario", c.scenario, "--profile", "local", "--application.job", c.job,
+			args := append([]string{"--config", "internal/e2e/testdata/benchmarks/" + c.file, "--config", "profiles/local.yml", "--scenario", c.scenario, "--profile", "local", "--application.job", c.job,
 				"--variable", "duration=2", "--variable", "warmup=0", "--variable", "threads=1", "--variable", "connections=4", "--json", out}, ports...)
 			r := crank(t, 3*time.Minute, append(args, c.extra...)...)
 			if r.code != 0 {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			if want := "crank: note: job " + c.job + " is not in the files given: taken from Crankshaft's own apps"; !strings.Contains(r.stderr, want) {
+				t.Errorf("stderr does not say %q:\n%s", want, r.stderr)
 			}
 			load := readResult(t, out).JobResults.Jobs["load"].Results
 			if load["http/rps/mean"] <= 0 || load["http/latency/mean"] <= 0 || load["http/requests"] <= 0 {
