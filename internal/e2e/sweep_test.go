@@ -187,11 +187,13 @@ func TestSweepInlineScalesWithCores(t *testing.T) {
 	if two.RPS > one.RPS {
 		return
 	}
-	// With the two cores oversubscribed by other work (the sweep's own diagnosis says so), the
-	// app's second P mostly waits for a core and costs more per request than it brings: the
-	// comparison needs a machine that is not saturated by others.
+	// With the two cores oversubscribed by other work, the app's second P mostly waits for a core
+	// and costs more per request than it brings. Then the sweep must say so itself (a machine-busy
+	// verdict): two cores not scaling is a pass only when the platform did not present it as the
+	// app's own result.
 	if busy := machineBusy(f); busy != "" {
-		t.Skipf("RPS %.0f on 1 core, %.0f on 2, on a machine the sweep found too busy to compare cores: %s", one.RPS, two.RPS, busy)
+		t.Logf("RPS %.0f on 1 core, %.0f on 2, and the sweep said the machine was too busy to compare cores: %s", one.RPS, two.RPS, busy)
+		return
 	}
 	t.Errorf("RPS %.0f on 1 core, %.0f on 2 (diagnosis on 0-1: %s): want more on two", one.RPS, two.RPS, diagnosisOf(f, 1))
 }
