@@ -3,19 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/testutil"
 
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/parsers/ghz"
@@ -175,7 +170,7 @@ func startNginxProtocols(ctx context.Context, e *env, nginx string) (tlsSrv, h2c
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("nginx: %w", err)
 	}
-	if err := writeSelfSigned(dir); err != nil {
+	if _, err := testutil.WriteCerts(dir); err != nil {
 		return nil, nil, fmt.Errorf("nginx: %w", err)
 	}
 	tlsPort, err := freePort()
@@ -198,29 +193,4 @@ func startNginxProtocols(ctx context.Context, e *env, nginx string) (tlsSrv, h2c
 	tlsSrv.Scheme, tlsSrv.Command = "https", e.show(argv)
 	h2cSrv = &server{Name: "nginx", Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(h2cPort)), port: h2cPort, p: tlsSrv.p}
 	return tlsSrv, h2cSrv, nil
-}
-
-// writeSelfSigned writes cert.pem and key.pem for 127.0.0.1 into dir.
-func writeSelfSigned(dir string) error {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, NotBefore: time.Now().Add(-time.Hour),
-		NotAfter: time.Now().Add(24 * time.Hour), KeyUsage: x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return err
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return err
-	}
-	cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	if err := os.WriteFile(filepath.Join(dir, "cert.pem"), cert, 0o644); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "key.pem"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600)
 }

@@ -3,17 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"github.com/crankshaft/crankshaft/internal/testutil"
 	"io"
 	"log/slog"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -21,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/testutil"
 
 	"github.com/crankshaft/crankshaft/internal/agent"
 	"github.com/crankshaft/crankshaft/internal/api"
@@ -160,8 +154,9 @@ func TestParseFlags(t *testing.T) {
 
 // TestServeHTTPSWithToken serves on a free port over TLS and stops when the context ends.
 func TestServeHTTPSWithToken(t *testing.T) {
-	certFile, keyFile, pool := selfSigned(t)
-	cfg, err := parseFlags([]string{"--url", "https://127.0.0.1:0", "--cert", certFile, "--key", keyFile,
+	certs := testutil.TestCerts(t)
+	pool := certs.Pool
+	cfg, err := parseFlags([]string{"--url", "https://127.0.0.1:0", "--cert", certs.CertFile, "--key", certs.KeyFile,
 		"--token", "tok", "--dir", t.TempDir()}, noEnv, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
@@ -212,39 +207,6 @@ func withLogger(cfg config, w io.Writer) config {
 	cfg.opts.Logger = slog.New(slog.NewTextHandler(w, nil))
 	return cfg
 }
-
-func selfSigned(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "crank-agent test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kb, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	pool = x509.NewCertPool()
-	pool.AddCert(cert)
-	return certFile, keyFile, pool
-}
-
 func TestCacheFlags(t *testing.T) {
 	cfg, err := parseFlags([]string{"--cache-dir", "/var/cache/crank-agent", "--cache-max-size", "2GiB", "--cache-max-age", "48h"}, noEnv, &bytes.Buffer{})
 	if err != nil {

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/testutil"
+
 	"github.com/crankshaft/crankshaft/internal/api"
 )
 
@@ -121,31 +123,6 @@ func TestEndpointsNeedToken(t *testing.T) {
 	}
 }
 
-// escapingTarGz is an upload whose entries try to leave the job folder.
-func escapingTarGz(t *testing.T, entries ...*tar.Header) *bytes.Buffer {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	for _, h := range entries {
-		if err := tw.WriteHeader(h); err != nil {
-			t.Fatal(err)
-		}
-		if h.Size > 0 {
-			if _, err := tw.Write(bytes.Repeat([]byte("x"), int(h.Size))); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return &buf
-}
-
 // TestUploadEscapesRejected: an upload holding ../escape (or a link out) is refused with 400 and
 // nothing is written outside the job folder; an upload over --max-upload is refused with 413.
 func TestUploadEscapesRejected(t *testing.T) {
@@ -153,11 +130,11 @@ func TestUploadEscapesRejected(t *testing.T) {
 	ap.waitHealthy(t, nil, 15*time.Second)
 	c := ap.client(t, testToken, nil)
 	ctx := context.Background()
-	cases := map[string][]*tar.Header{
-		"dot-dot":       {{Name: "../escape", Typeflag: tar.TypeReg, Mode: 0o644, Size: 5}},
-		"deep dot-dot":  {{Name: "a/../../../escape", Typeflag: tar.TypeReg, Mode: 0o644, Size: 5}},
-		"symlink out":   {{Name: "link", Typeflag: tar.TypeSymlink, Linkname: "../.."}, {Name: "link/escape", Typeflag: tar.TypeReg, Mode: 0o644, Size: 5}},
-		"absolute link": {{Name: "abs", Typeflag: tar.TypeSymlink, Linkname: ap.dir}},
+	cases := map[string][]testutil.TarEntry{
+		"dot-dot":       {{Name: "../escape", Size: 5}},
+		"deep dot-dot":  {{Name: "a/../../../escape", Size: 5}},
+		"symlink out":   {testutil.TarSymlink("link", "../.."), {Name: "link/escape", Size: 5}},
+		"absolute link": {testutil.TarSymlink("abs", ap.dir)},
 	}
 	for name, entries := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -165,7 +142,7 @@ func TestUploadEscapesRejected(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = c.Upload(ctx, id, escapingTarGz(t, entries...))
+			err = c.Upload(ctx, id, testutil.TarGz(t, entries...))
 			var ae *api.AgentError
 			if !errors.As(err, &ae) || ae.StatusCode != http.StatusBadRequest {
 				t.Fatalf("upload: %v, want 400", err)

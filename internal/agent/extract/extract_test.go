@@ -3,62 +3,22 @@ package extract
 import (
 	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-type entry struct {
-	name, body, link string
-	typ              byte
-	mode             int64
-}
-
-func tgz(t testing.TB, entries ...entry) *bytes.Buffer {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	for _, e := range entries {
-		if e.typ == 0 {
-			e.typ = tar.TypeReg
-		}
-		if e.mode == 0 {
-			e.mode = 0o644
-		}
-		h := &tar.Header{Name: e.name, Typeflag: e.typ, Mode: e.mode, Size: int64(len(e.body)), Linkname: e.link}
-		if e.typ != tar.TypeReg {
-			h.Size = 0
-		}
-		if err := tw.WriteHeader(h); err != nil {
-			t.Fatal(err)
-		}
-		if h.Size > 0 {
-			if _, err := tw.Write([]byte(e.body)); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return &buf
-}
-
 func TestExtract(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Extract(context.Background(), tgz(t,
-		entry{name: "app/", typ: tar.TypeDir, mode: 0o755},
-		entry{name: "app/run.sh", body: "#!/bin/sh\necho hi\n", mode: 0o755},
-		entry{name: "./app/data/x.txt", body: "x"},
-		entry{name: "app/link", typ: tar.TypeSymlink, link: "data/x.txt"},
-		entry{name: "app/hard", typ: tar.TypeLink, link: "app/run.sh"},
+	_, err := Extract(context.Background(), testutil.TarGz(t,
+		testutil.TarEntry{Name: "app/", Type: tar.TypeDir, Mode: 0o755},
+		testutil.TarEntry{Name: "app/run.sh", Body: "#!/bin/sh\necho hi\n", Mode: 0o755},
+		testutil.TarEntry{Name: "./app/data/x.txt", Body: "x"},
+		testutil.TarEntry{Name: "app/link", Type: tar.TypeSymlink, Link: "data/x.txt"},
+		testutil.TarEntry{Name: "app/hard", Type: tar.TypeLink, Link: "app/run.sh"},
 	), dir, Limits{})
 	if err != nil {
 		t.Fatal(err)
@@ -76,19 +36,19 @@ func TestExtract(t *testing.T) {
 }
 
 func TestExtractRejectsEscapes(t *testing.T) {
-	cases := map[string][]entry{
-		"dot-dot":          {{name: "../escape", body: "owned"}},
-		"nested dot-dot":   {{name: "a/../../escape", body: "owned"}},
-		"absolute":         {{name: "/ESCAPE_ABS", body: "owned"}},
-		"symlink escape":   {{name: "l", typ: tar.TypeSymlink, link: "../escape"}},
-		"symlink absolute": {{name: "l", typ: tar.TypeSymlink, link: "/"}},
+	cases := map[string][]testutil.TarEntry{
+		"dot-dot":          {{Name: "../escape", Body: "owned"}},
+		"nested dot-dot":   {{Name: "a/../../escape", Body: "owned"}},
+		"absolute":         {{Name: "/ESCAPE_ABS", Body: "owned"}},
+		"symlink escape":   {{Name: "l", Type: tar.TypeSymlink, Link: "../escape"}},
+		"symlink absolute": {{Name: "l", Type: tar.TypeSymlink, Link: "/"}},
 		"write through symlink": {
-			{name: "d", typ: tar.TypeSymlink, link: "."},
-			{name: "d/../../escape", body: "owned"},
+			{Name: "d", Type: tar.TypeSymlink, Link: "."},
+			{Name: "d/../../escape", Body: "owned"},
 		},
-		"hardlink escape": {{name: "h", typ: tar.TypeLink, link: "../escape"}},
-		"device":          {{name: "null", typ: tar.TypeChar}},
-		"fifo":            {{name: "pipe", typ: tar.TypeFifo}},
+		"hardlink escape": {{Name: "h", Type: tar.TypeLink, Link: "../escape"}},
+		"device":          {{Name: "null", Type: tar.TypeChar}},
+		"fifo":            {{Name: "pipe", Type: tar.TypeFifo}},
 	}
 	for name, entries := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -97,7 +57,7 @@ func TestExtractRejectsEscapes(t *testing.T) {
 			if err := os.Mkdir(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			_, err := Extract(context.Background(), tgz(t, entries...), dir, Limits{})
+			_, err := Extract(context.Background(), testutil.TarGz(t, entries...), dir, Limits{})
 			if !errors.Is(err, ErrBadArchive) {
 				t.Fatalf("err = %v, want ErrBadArchive", err)
 			}
@@ -113,7 +73,7 @@ func TestExtractRejectsEscapes(t *testing.T) {
 
 func TestExtractLimits(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Extract(context.Background(), tgz(t, entry{name: "a", body: "12345"}, entry{name: "b", body: "67890"}), dir, Limits{MaxBytes: 8})
+	_, err := Extract(context.Background(), testutil.TarGz(t, testutil.TarEntry{Name: "a", Body: "12345"}, testutil.TarEntry{Name: "b", Body: "67890"}), dir, Limits{MaxBytes: 8})
 	if !errors.Is(err, ErrBadArchive) {
 		t.Fatalf("err = %v, want ErrBadArchive over the limit", err)
 	}

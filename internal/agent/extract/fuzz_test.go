@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,15 +16,15 @@ import (
 // FuzzExtract: any tar stream (gzipped here, so the fuzzer works on the tar) is extracted without
 // a panic, writes nothing beside the folder, and leaves no link that resolves out of it.
 func FuzzExtract(f *testing.F) {
-	raw := func(es ...entry) []byte {
+	raw := func(es ...testutil.TarEntry) []byte {
 		var b bytes.Buffer
-		zr, _ := gzip.NewReader(tgz(f, es...))
+		zr, _ := gzip.NewReader(testutil.TarGz(f, es...))
 		_, _ = b.ReadFrom(zr)
 		return b.Bytes()
 	}
-	f.Add(raw(entry{name: "a/b", body: "x"}, entry{name: "l", typ: tar.TypeSymlink, link: "a/b"}))
-	f.Add(raw(entry{name: "a", typ: tar.TypeSymlink, link: "."}, entry{name: "a/a/b", typ: tar.TypeSymlink, link: "../.."}))
-	f.Add(raw(entry{name: "h", typ: tar.TypeLink, link: "x"}, entry{name: "x", body: "1"}))
+	f.Add(raw(testutil.TarEntry{Name: "a/b", Body: "x"}, testutil.TarEntry{Name: "l", Type: tar.TypeSymlink, Link: "a/b"}))
+	f.Add(raw(testutil.TarEntry{Name: "a", Type: tar.TypeSymlink, Link: "."}, testutil.TarEntry{Name: "a/a/b", Type: tar.TypeSymlink, Link: "../.."}))
+	f.Add(raw(testutil.TarEntry{Name: "h", Type: tar.TypeLink, Link: "x"}, testutil.TarEntry{Name: "x", Body: "1"}))
 	f.Fuzz(func(t *testing.T, tarBytes []byte) {
 		parent := t.TempDir()
 		dir := filepath.Join(parent, "job")
