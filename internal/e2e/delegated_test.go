@@ -125,24 +125,12 @@ func TestNonRootAgentInDelegatedCgroup(t *testing.T) {
 	if err != nil {
 		t.Fatalf("submit: %v\n%s", err, ap.log())
 	}
-	waitFor(t, 15*time.Second, func() bool { return len(processesWith(daemon)) > 0 }, "the job's setsid daemon to start")
+	testutil.Eventually(t, 15*time.Second, "the job's setsid daemon to start", func() bool { return len(processesWith(daemon)) > 0 })
 	if err := c.Delete(ctx, id); err != nil {
 		t.Fatal(err)
 	}
 	if left := processesWith(daemon); len(left) > 0 {
 		t.Errorf("processes %v (the job's setsid daemon) outlived its deletion\n%s", left, ap.log())
-	}
-}
-
-// waitFor polls cond until it holds, failing the test after d.
-func waitFor(t *testing.T, d time.Duration, cond func() bool, what string) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond) // polling with a deadline
 	}
 }
 
@@ -157,10 +145,8 @@ func removeTree(t *testing.T, dir string) {
 	})
 	for i := len(dirs) - 1; i >= 0; i-- {
 		_ = os.WriteFile(filepath.Join(dirs[i], "cgroup.kill"), []byte("1"), 0)
-		deadline := time.Now().Add(5 * time.Second)
-		for os.Remove(dirs[i]) != nil && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond) // the kernel empties a killed group asynchronously
-		}
+		// the kernel empties a killed group asynchronously
+		testutil.Within(5*time.Second, func() bool { return os.Remove(dirs[i]) == nil })
 		if _, err := os.Stat(dirs[i]); err == nil {
 			t.Errorf("cgroup %s not removed", dirs[i])
 		}

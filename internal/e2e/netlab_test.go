@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"github.com/crankshaft/crankshaft/internal/testutil"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 // netLab is two network namespaces made by the test, joined by a veth pair whose ends (and

@@ -1,12 +1,13 @@
 package e2e
 
 import (
-	"github.com/crankshaft/crankshaft/internal/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 // TestPlaintextEmbedded is the README's first command, shortened: the plaintext scenario on the

@@ -1,12 +1,13 @@
 package e2e
 
 import (
-	"github.com/crankshaft/crankshaft/internal/testutil"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 // snapshot extracts the repository's last commit (git archive HEAD) into a folder: a source that

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"github.com/crankshaft/crankshaft/internal/testutil"
 	"os"
 	"os/exec"
 	"os/user"
@@ -15,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/testutil"
 
 	testpb "google.golang.org/grpc/interop/grpc_testing"
 	"google.golang.org/protobuf/proto"
@@ -235,16 +236,13 @@ func waitPostgres(t *testing.T, dir string, stop <-chan struct{}, d time.Duratio
 // waitNoPostgres polls until no PostgreSQL process is left under dir nor on port, or fails after d.
 func waitNoPostgres(t *testing.T, dir, port string, d time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		left, onPort := postgresUnder(dir), processesWith("postgres", "-p "+port)
-		if len(left) == 0 && len(onPort) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("PostgreSQL processes left after %s: under %s %v, on port %s %v", d, dir, left, port, onPort)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var left []pgProc
+	var onPort []int
+	if !testutil.Within(d, func() bool {
+		left, onPort = postgresUnder(dir), processesWith("postgres", "-p "+port)
+		return len(left) == 0 && len(onPort) == 0
+	}) {
+		t.Fatalf("PostgreSQL processes left after %s: under %s %v, on port %s %v", d, dir, left, port, onPort)
 	}
 }
 

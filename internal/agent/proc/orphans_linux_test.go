@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 // TestKillGroupsIn kills a group found by its working directory, and only that one.
@@ -26,12 +28,11 @@ func TestKillGroupsIn(t *testing.T) {
 		return p
 	}
 	victim, bystander := start(job), start(other)
-	deadline := time.Now().Add(5 * time.Second)
 	var groups []int
-	for len(groups) == 0 && time.Now().Before(deadline) {
-		groups = KillGroupsIn(job) // the shell may not have started its children yet
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Within(5*time.Second, func() bool { // the shell may not have started its children yet
+		groups = KillGroupsIn(job)
+		return len(groups) > 0
+	})
 	if !slices.Equal(groups, []int{victim.Pid()}) {
 		t.Fatalf("groups %v, want [%d]", groups, victim.Pid())
 	}

@@ -2,6 +2,7 @@ package proc
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 // lockedBuffer is a bytes.Buffer safe for the two output copiers.
@@ -31,13 +34,7 @@ func (l *lockedBuffer) String() string {
 
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for Alive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d still alive", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, fmt.Sprintf("process %d gone", pid), func() bool { return !Alive(pid) })
 }
 
 func TestExitAndOutput(t *testing.T) {
@@ -63,10 +60,7 @@ func TestStopKillsGrandchildren(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(out.String(), "\n") && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, "the child's pid", func() bool { return strings.Contains(out.String(), "\n") })
 	child, err := strconv.Atoi(strings.TrimSpace(out.String()))
 	if err != nil {
 		t.Fatalf("child pid from %q: %v", out.String(), err)
@@ -86,10 +80,7 @@ func TestStopEscalates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(out.String(), "armed") && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, "the shell's trap armed", func() bool { return strings.Contains(out.String(), "armed") })
 	start := time.Now()
 	e := p.Stop(200 * time.Millisecond)
 	if e.Signal != "SIGKILL" || time.Since(start) < 200*time.Millisecond {

@@ -5,6 +5,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 func TestCPUDeltaKeepsVanishedProcessTime(t *testing.T) {
@@ -36,13 +38,12 @@ func TestSampleTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	var st Stats
-	deadline := time.Now().Add(5 * time.Second)
-	for st.Processes != 3 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+	testutil.Within(5*time.Second, func() bool {
 		if st, err = s.Sample(); err != nil {
 			t.Fatal(err)
 		}
-	}
+		return st.Processes == 3
+	})
 	if st.Processes != 3 {
 		t.Fatalf("processes = %d, want 3 (sh and two sleeps)", st.Processes)
 	}

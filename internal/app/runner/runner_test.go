@@ -2,12 +2,13 @@ package runner
 
 import (
 	"context"
-	"github.com/crankshaft/crankshaft/internal/testutil"
 	"log/slog"
 	"net"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 func TestRunPrintsReadyAndStops(t *testing.T) {
@@ -28,10 +29,7 @@ func TestRunPrintsReadyAndStops(t *testing.T) {
 	if !<-gotPool {
 		t.Errorf("partitioned dispatch gave no pool")
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for out.String() == "" && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond) // poll for the ready line
-	}
+	testutil.Eventually(t, 5*time.Second, "the ready line", func() bool { return out.String() != "" })
 	cancel()
 	select {
 	case err := <-done:
