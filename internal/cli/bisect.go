@@ -150,7 +150,11 @@ func runBisect(ctx context.Context, st State, args []string) int {
 	}
 	res.BadEnd = b.step(bad, worst, base, nil)
 	fmt.Fprintln(st.Stderr, "bisect: "+stepLine(-1, 0, res.BadEnd))
-	if res.BadEnd.Verdict != bisect.Bad {
+	switch res.BadEnd.Verdict {
+	case bisect.CannotTell: // imprecise and not significantly worse: not "none is worse" either
+		return b.finish(res, fmt.Errorf("%w: the bad end %s is %+.1f %% from good, within the noise after %d iterations; ask a finer --precision or more --max-iterations",
+			bisect.ErrCannotTell, bad.Short(), 100*res.BadEnd.Change, res.BadEnd.Iterations))
+	case bisect.Good:
 		res.NoneWorse = true
 		return b.finish(res, nil)
 	}

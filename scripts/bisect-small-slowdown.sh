@@ -1,0 +1,101 @@
+#!/bin/bash
+# Issue 31's measurement: crank bisect on a repository of COMMITS commits of a small Go HTTP app, the
+# one numbered CULPRIT adding SPIN nanoseconds of CPU to every request (a few percent), searched once
+# with --iterations auto at PRECISION, then TRIES times with a single iteration per commit.
+# usage: [SPIN=600] [COMMITS=8] [CULPRIT=5] [PRECISION=1%] [MAXIT=20] [TRIES=5] [EXTRA="..."] \
+#        scripts/bisect-small-slowdown.sh OUTDIR
+# EXTRA is added to every crank bisect (default: the app on CPU 0, wrk on CPU 1).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+out=${1:?usage: scripts/bisect-small-slowdown.sh OUTDIR}
+spin=${SPIN:-600}
+commits=${COMMITS:-8}
+culprit=${CULPRIT:-5}
+precision=${PRECISION:-1%}
+maxit=${MAXIT:-20}
+tries=${TRIES:-5}
+read -r -a extra <<< "${EXTRA:---application.cpuSet 0 --load.cpuSet 1}"
+mkdir -p "$out"
+repo=$(mktemp -d)
+trap 'rm -rf "$repo"' EXIT
+
+app() { # $1: nanoseconds of CPU each request spins (0: none)
+  cat <<EOF
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+)
+
+func spin(d time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end); {
+	}
+}
+
+func main() {
+	port := flag.String("port", "5000", "")
+	flag.Parse()
+	ln, err := net.Listen("tcp", "127.0.0.1:"+*port)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("Application started.")
+	_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		spin($1 * time.Nanosecond)
+		_, _ = w.Write([]byte("Hello, World!"))
+	}))
+}
+EOF
+}
+
+git -C "$repo" init -q
+printf 'module app\n\ngo 1.26\n' > "$repo/go.mod"
+shas=()
+for ((i = 1; i <= commits; i++)); do
+  ns=0
+  subject="change $i"
+  if ((i >= culprit)); then ns=$spin; fi
+  if ((i == culprit)); then subject="spin ${spin} ns on every request"; fi
+  app "$ns" > "$repo/main.go"
+  echo "$i" > "$repo/VERSION"
+  git -C "$repo" add -A
+  git -C "$repo" -c user.name=t -c user.email=t@example.com commit -q -m "$subject"
+  shas+=("$(git -C "$repo" rev-parse HEAD)")
+done
+
+cat > "$out/app.yml" <<EOF
+imports:
+  - $root/scenarios/jobs/wrk.yml
+jobs:
+  app:
+    source:
+      localFolder: $repo
+    buildCommand: go build -o app .
+    executable: ./app
+    arguments: --port {{serverPort}}
+    readyStateText: Application started.
+    variables: {serverPort: 5000}
+scenarios:
+  app:
+    application:
+      job: app
+    load:
+      job: wrk
+EOF
+common=(bisect --config "$out/app.yml" --scenario app --good "${shas[0]}" --bad "${shas[$((commits - 1))]}"
+  --variable duration=2 --variable warmup=1 --variable connections=32 "${extra[@]}")
+echo "culprit: ${shas[$((culprit - 1))]} (commit $culprit of $commits, ${spin} ns per request)" | tee "$out/summary.txt"
+uptime | tee -a "$out/summary.txt"
+start=$(date +%s)
+bin/crank "${common[@]}" --precision "$precision" --max-iterations "$maxit" --json "$out/auto.json" > "$out/auto.txt" 2>&1 || true
+echo "auto ($precision, at most $maxit iterations, $(( $(date +%s) - start )) s): $(grep -E 'first bad commit|no commit is worse|cannot tell' "$out/auto.txt" | head -1)" | tee -a "$out/summary.txt"
+for ((k = 1; k <= tries; k++)); do
+  bin/crank "${common[@]}" --precision "$precision" --max-iterations 1 > "$out/single$k.txt" 2>&1 || true
+  echo "one iteration, try $k: $(grep -E 'first bad commit|no commit is worse|cannot tell' "$out/single$k.txt" | head -1)" | tee -a "$out/summary.txt"
+done
+uptime | tee -a "$out/summary.txt"
