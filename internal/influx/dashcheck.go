@@ -117,11 +117,16 @@ func runErrors(ctx context.Context, url, db string, d board, vars []resolvedVar,
 	var errs []error
 	all := settings(vars)
 	for _, a := range d.Annotations.List {
-		if a.Query == "" {
+		if a.BuiltIn != 0 {
+			continue // Grafana's own annotations and alerts
+		}
+		q := a.influxQL()
+		if q.Query == "" {
+			errs = append(errs, fmt.Errorf("annotation %q: no InfluxQL query", a.Name))
 			continue
 		}
 		for i, s := range all {
-			if err := checkAnnotation(ctx, url, db, a, substitutions(vars, s, builtin), i == 0); err != nil {
+			if err := checkAnnotation(ctx, url, db, q, substitutions(vars, s, builtin), i == 0); err != nil {
 				errs = append(errs, fmt.Errorf("annotation %q (%s): %w", a.Name, s, err))
 				break
 			}

@@ -10,7 +10,7 @@ import (
 
 // checkAnnotation runs an annotation query; at the default setting (want) it must return rows
 // holding every column the annotation names.
-func checkAnnotation(ctx context.Context, url, db string, a boardAnnotation, subs map[string]string, want bool) error {
+func checkAnnotation(ctx context.Context, url, db string, a annotationQuery, subs map[string]string, want bool) error {
 	series, err := Query(ctx, url, "", db, substitute(a.Query, subs))
 	if err != nil || !want {
 		return err
@@ -123,12 +123,29 @@ func namedColumns(p boardPanel) []string {
 			}
 		}
 	}
-	if dims, ok := p.Options["dims"].(map[string]any); ok {
+	if dims, ok := p.Options["dims"].(map[string]any); ok { // xychart before Grafana 11.1
 		if x, ok := dims["x"].(string); ok {
 			out = append(out, x)
 		}
 	}
+	series, _ := p.Options["series"].([]any) // xychart since Grafana 11.1: field matchers
+	for _, s := range series {
+		for _, axis := range []string{"x", "y", "color", "size"} {
+			if name, ok := byName(s, axis); ok {
+				out = append(out, name)
+			}
+		}
+	}
 	return out
+}
+
+// byName is the field an xychart series' axis (x, y, ...) names with a byName matcher.
+func byName(series any, axis string) (string, bool) {
+	s, _ := series.(map[string]any)
+	a, _ := s[axis].(map[string]any)
+	m, _ := a["matcher"].(map[string]any)
+	name, ok := m["options"].(string)
+	return name, ok && m["id"] == "byName"
 }
 
 // calculated tells whether a column is made by one of the panel's calculateField transformations.

@@ -79,7 +79,7 @@ func TestDashboardCheckFindsPlantedMistakes(t *testing.T) {
 			target(d)["query"] = strings.Replace(target(d)["query"].(string), `"variant" =~ /^$variant$/`, `"variant" = '$variant'`, 1)
 		}, `panel "Requests/sec": no data for`},
 		{"annotation column", func(d map[string]any) {
-			d["annotations"].(map[string]any)["list"].([]any)[1].(map[string]any)["textColumn"] = "txt"
+			d["annotations"].(map[string]any)["list"].([]any)[1].(map[string]any)["target"].(map[string]any)["textColumn"] = "txt"
 		}, `annotation "Change points" (arch=$__all branch=$__all machine=$__all profile=$__all scenario=$__all variant=$__all): no column "txt"`},
 		{"unwritten field", func(d map[string]any) {
 			target(d)["query"] = strings.Replace(target(d)["query"].(string), "http/rps/mean", "http/rps", 1)
