@@ -1,4 +1,4 @@
-package influx
+package dashcheck
 
 import (
 	"encoding/json"
