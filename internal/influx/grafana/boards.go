@@ -37,7 +37,7 @@ func Nightly() *dashboard.DashboardBuilder {
 	const alias = "$tag_scenario $tag_machine $tag_variant $tag_branch $tag_service"
 	line := func(id int, m metric) *timeseries.PanelBuilder {
 		q := fmt.Sprintf(`SELECT %q FROM "crank_summary" WHERE %s AND $timeFilter %s`, m.field, where, by)
-		return panel(lines(), id, m.title, m.unit, half, target("A", "time_series", q, alias))
+		return panel(lines(), id, m.title, m.unit, half(), target("A", "time_series", q, alias))
 	}
 	id := 0
 	for _, m := range trends() {
@@ -80,7 +80,7 @@ func RunTimeline() *dashboard.DashboardBuilder {
 	perSecond := func(field, as string) string {
 		return fmt.Sprintf(`SELECT %q AS %q FROM "crank_timeline" WHERE %s`, field, as, bySample)
 	}
-	d = d.WithPanel(panel(lines(), 1, "Requests/sec (per second)", unitRPS, half,
+	d = d.WithPanel(panel(lines(), 1, "Requests/sec (per second)", unitRPS, half(),
 		target("A", "time_series", perSecond(measure.RequestsPerSecond, "server"), alias),
 		target("B", "time_series", perSecond(measure.BuiltinRPSPerSecond, "client"), alias)).
 		Description("Server side: the application's request counter, sampled every second. " +
@@ -94,7 +94,7 @@ func RunTimeline() *dashboard.DashboardBuilder {
 	}
 	for i, m := range panels {
 		q := fmt.Sprintf(`SELECT %s FROM "crank_timeline" WHERE %s`, m.field, bySample)
-		d = d.WithPanel(panel(lines(), i+2, m.title, m.unit, half, target("A", "time_series", q, alias)))
+		d = d.WithPanel(panel(lines(), i+2, m.title, m.unit, half(), target("A", "time_series", q, alias)))
 	}
 	id := len(panels) + 1
 	summary := func(columns string) Query {
@@ -132,7 +132,7 @@ func Compare() *dashboard.DashboardBuilder {
 	for i, m := range trends()[:4] {
 		q := fmt.Sprintf(`SELECT mean(%q) FROM "crank_summary" WHERE %s AND ("variant" = '$a' OR "variant" = '$b') AND $timeFilter `+
 			`GROUP BY time($__interval), "scenario", "variant", "machine", "service" fill(none)`, m.field, same)
-		d = d.WithPanel(panel(lines(), i+2, m.title+", A and B", m.unit, half,
+		d = d.WithPanel(panel(lines(), i+2, m.title+", A and B", m.unit, half(),
 			target("A", "time_series", q, "$tag_variant $tag_machine $tag_service")))
 	}
 	// One series per query (session): x the seconds since the session's start, y the rest. The

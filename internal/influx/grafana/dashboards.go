@@ -67,7 +67,7 @@ func tagValues(from, key, filter string) string {
 // tagVar is a variable listing the values query lists (SHOW TAG VALUES), refreshed when the
 // dashboard loads, sorted; a multi-value one has All (".*") and selects it by default.
 func tagVar(name, label, query string, multi bool) *dashboard.QueryVariableBuilder {
-	v := dashboard.NewQueryVariableBuilder(name).Label(label).Datasource(influx).
+	v := dashboard.NewQueryVariableBuilder(name).Label(label).Datasource(influx()).
 		Query(dashboard.StringOrMap{String: &query}).Definition(query).
 		Refresh(dashboard.VariableRefreshOnDashboardLoad).Sort(dashboard.VariableSortAlphabeticalAsc).
 		Multi(multi).IncludeAll(multi)
@@ -90,10 +90,9 @@ func base(uid, title, description, from string) *dashboard.DashboardBuilder {
 // then top to bottom, in the order they are added.
 type size struct{ w, h uint32 }
 
-var (
-	half = size{12, 8}
-	full = func(h uint32) size { return size{24, h} }
-)
+// half is a half-width panel of the usual height; full a full-width one of height h.
+func half() size         { return size{12, 8} }
+func full(h uint32) size { return size{24, h} }
 
 // panelBuilder is what the SDK's panel builders (timeseries, table, xychart) have in common.
 type panelBuilder[B any] interface {
@@ -109,7 +108,7 @@ type panelBuilder[B any] interface {
 
 // panel sets what every panel has: id, title, the InfluxDB datasource, size, unit and queries.
 func panel[B panelBuilder[B]](b B, id int, title, unit string, s size, targets ...Query) B {
-	b = b.Id(uint32(id)).Title(title).Datasource(influx).Span(s.w).Height(s.h)
+	b = b.Id(uint32(id)).Title(title).Datasource(influx()).Span(s.w).Height(s.h)
 	if unit != "" {
 		b = b.Unit(unit)
 	}
@@ -193,8 +192,8 @@ func errorMetrics() []metric {
 
 // annotation is an InfluxQL annotation: each row of query is a mark, textColumn its text.
 func annotation(name, color string, q Query) *dashboard.AnnotationQueryBuilder {
-	q.RefID, q.Datasource, q.RawQuery, q.FromAnnotations = "Anno", influx, true, true
-	return dashboard.NewAnnotationQueryBuilder().Name(name).Datasource(influx).Enable(true).IconColor(color).Target(q)
+	q.RefID, q.Datasource, q.RawQuery, q.FromAnnotations = "Anno", influx(), true, true
+	return dashboard.NewAnnotationQueryBuilder().Name(name).Datasource(influx()).Enable(true).IconColor(color).Target(q)
 }
 
 func runAnnotation(filter string) *dashboard.AnnotationQueryBuilder {

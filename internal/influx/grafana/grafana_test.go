@@ -111,7 +111,7 @@ func TestQueryValidates(t *testing.T) {
 		{Query{RefID: "B", Query: "SELECT 1", ResultFormat: "table"}, "influxql[B]: not a raw InfluxQL query"},
 		{Query{RefID: "Anno", Query: "SELECT 1", RawQuery: true, FromAnnotations: true}, "influxql[Anno]: annotation query without a text column"},
 	} {
-		_, err := Marshal(base("x", "x", "x", "now-1h").WithPanel(panel(lines(), 1, "p", "", half, c.q)))
+		_, err := Marshal(base("x", "x", "x", "now-1h").WithPanel(panel(lines(), 1, "p", "", half(), c.q)))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want %q", c.q, err, c.want)
 		}

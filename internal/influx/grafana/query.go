@@ -17,8 +17,11 @@ import (
 // DatasourceUID is the uid of the InfluxDB datasource that dashboards/provisioning declares.
 const DatasourceUID = "crank-influxdb"
 
-// influx references the provisioned InfluxDB datasource.
-var influx = common.DataSourceRef{Type: cog.ToPtr("influxdb"), Uid: cog.ToPtr(DatasourceUID)}
+// influx references the provisioned InfluxDB datasource (a new reference each time: the SDK's
+// model holds pointers).
+func influx() common.DataSourceRef {
+	return common.DataSourceRef{Type: cog.ToPtr("influxdb"), Uid: cog.ToPtr(DatasourceUID)}
+}
 
 // resultFormats are the InfluxQL target's result formats.
 var resultFormats = []string{"time_series", "table", "logs"}
@@ -83,5 +86,5 @@ func (q Query) Build() (variants.Dataquery, error) {
 
 // target is a raw InfluxQL panel target.
 func target(ref, format, query, alias string) Query {
-	return Query{RefID: ref, Datasource: influx, Query: query, RawQuery: true, ResultFormat: format, Alias: alias}
+	return Query{RefID: ref, Datasource: influx(), Query: query, RawQuery: true, ResultFormat: format, Alias: alias}
 }
