@@ -82,8 +82,24 @@ func tagVar(name, label, query string, multi bool) *dashboard.QueryVariableBuild
 func base(uid, title, description, from string) *dashboard.DashboardBuilder {
 	return dashboard.NewDashboardBuilder(title).Uid(uid).Description(description).Tags([]string{"crank"}).
 		Editable().Timezone("browser").Time(from, "now").Version(1).
-		Link(dashboard.NewDashboardLinkBuilder("Crank").Type(dashboard.DashboardLinkTypeDashboards).
-			Tags([]string{"crank"}).AsDropdown(true).KeepTime(true))
+		Link(onTop(dashboard.NewDashboardLinkBuilder("Crank").Type(dashboard.DashboardLinkTypeDashboards).
+			Tags([]string{"crank"}).AsDropdown(true).KeepTime(true), func(l *dashboard.DashboardLink) { l.Placement = nil }))
+}
+
+// onTop builds a dashboard link or annotation toggle that Grafana shows above the panels, its
+// usual place: unplace clears the placement the SDK sets by default ("inControlsMenu", the
+// dashboard controls menu of Grafana 12).
+func onTop[T any](b cog.Builder[T], unplace func(*T)) cog.Builder[T] { return placed[T]{b, unplace} }
+
+type placed[T any] struct {
+	b       cog.Builder[T]
+	unplace func(*T)
+}
+
+func (p placed[T]) Build() (T, error) {
+	v, err := p.b.Build()
+	p.unplace(&v)
+	return v, err
 }
 
 // size is a panel's width (of 24 columns) and height; the SDK lays panels out left to right,
@@ -191,12 +207,13 @@ func errorMetrics() []metric {
 }
 
 // annotation is an InfluxQL annotation: each row of query is a mark, textColumn its text.
-func annotation(name, color string, q Query) *dashboard.AnnotationQueryBuilder {
+func annotation(name, color string, q Query) cog.Builder[dashboard.AnnotationQuery] {
 	q.RefID, q.Datasource, q.RawQuery, q.FromAnnotations = "Anno", influx(), true, true
-	return dashboard.NewAnnotationQueryBuilder().Name(name).Datasource(influx()).Enable(true).IconColor(color).Target(q)
+	return onTop(dashboard.NewAnnotationQueryBuilder().Name(name).Datasource(influx()).Enable(true).IconColor(color).Target(q),
+		func(a *dashboard.AnnotationQuery) { a.Placement = nil })
 }
 
-func runAnnotation(filter string) *dashboard.AnnotationQueryBuilder {
+func runAnnotation(filter string) cog.Builder[dashboard.AnnotationQuery] {
 	return annotation("Runs", "rgba(0, 211, 255, 1)", Query{
 		Query:      `SELECT "text", "session", "description" FROM "crank_run" WHERE ` + filter + ` AND $timeFilter`,
 		TextColumn: "text", TitleColumn: "session"})
