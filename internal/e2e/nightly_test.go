@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/dashcheck"
 	"github.com/crankshaft/crankshaft/internal/influx"
 	"github.com/crankshaft/crankshaft/internal/influxtest"
 	"github.com/crankshaft/crankshaft/internal/measure"
@@ -86,7 +87,7 @@ func TestNightlyPerMachineAndVariant(t *testing.T) {
 	if err != nil || len(cp) != 1 || cp[0].Tags["machine"] != "lab-b" || cp[0].Tags["variant"] != "dispatch=partitioned,duration=2,warmup=1" {
 		t.Errorf("crank_changepoint: %v %+v", err, cp)
 	}
-	if err := influx.CheckDashboards(context.Background(), db.URL, db.DB, filepath.Join(testEnv.root, "dashboards")); err != nil {
+	if err := dashcheck.Check(context.Background(), db.URL, db.DB, filepath.Join(testEnv.root, "dashboards")); err != nil {
 		t.Errorf("dashboards:\n%v", err)
 	}
 }

@@ -25,7 +25,7 @@ func TestPartialWriteSpoolsTheRest(t *testing.T) {
 		http.Error(w, `{"error":"overloaded"}`, http.StatusServiceUnavailable)
 	}))
 	defer flaky.Close()
-	res := run{start: t0, session: "big", arch: "x64", partitions: "1", rps: 1, seconds: 3000}.result()
+	res := influxtest.Run{Start: t0, Session: "big", Arch: "x64", Partitions: "1", RPS: 1, Seconds: 3000}.Result()
 	cfg := testConfig(t, flaky.URL, "crank")
 	sum, err := Publish(context.Background(), cfg, res, nil)
 	if err != nil || sum.Written != BatchSize || sum.Spooled != 6007-BatchSize || sum.PendingPoints != 6007-BatchSize {
@@ -76,7 +76,7 @@ func TestTimeoutSpools(t *testing.T) {
 	cfg := testConfig(t, hang.URL, "crank")
 	cfg.Timeout = 300 * time.Millisecond
 	begin := time.Now()
-	sum, err := Publish(context.Background(), cfg, run{start: t0, session: "s", arch: "x64", partitions: "1", rps: 1}.result(), nil)
+	sum, err := Publish(context.Background(), cfg, influxtest.Run{Start: t0, Session: "s", Arch: "x64", Partitions: "1", RPS: 1}.Result(), nil)
 	if took := time.Since(begin); took > 3*time.Second {
 		t.Errorf("Publish took %s with a 300ms timeout", took)
 	}
@@ -85,7 +85,7 @@ func TestTimeoutSpools(t *testing.T) {
 	}
 	// A second run while it still hangs: the spooled run is tried once, the new one not at all.
 	calls.Store(0)
-	sum, err = Publish(context.Background(), cfg, run{start: t0.Add(time.Hour), session: "t", arch: "x64", partitions: "1", rps: 1}.result(), nil)
+	sum, err = Publish(context.Background(), cfg, influxtest.Run{Start: t0.Add(time.Hour), Session: "t", Arch: "x64", Partitions: "1", RPS: 1}.Result(), nil)
 	if err != nil || sum.PendingRuns != 2 || sum.PendingPoints != 94 || calls.Load() != 1 {
 		t.Fatalf("second Publish: %v, %+v, %d calls", err, sum, calls.Load())
 	}

@@ -16,9 +16,9 @@ func publishNights(t *testing.T, cfg Config, n int) {
 	t.Helper()
 	cfg.Tags = Tags{Branch: "main", Commit: "c0ffee"}
 	for night := range n {
-		r := run{start: t0.Add(time.Duration(night) * 24 * time.Hour), session: fmt.Sprintf("n%02d", night),
-			arch: "x64", partitions: "1", rps: 1000 + float64(night), seconds: 1}
-		if sum, err := Publish(context.Background(), cfg, r.result(), nil); err != nil || sum.Err != nil {
+		r := influxtest.Run{Start: t0.Add(time.Duration(night) * 24 * time.Hour), Session: fmt.Sprintf("n%02d", night),
+			Arch: "x64", Partitions: "1", RPS: 1000 + float64(night), Seconds: 1}
+		if sum, err := Publish(context.Background(), cfg, r.Result(), nil); err != nil || sum.Err != nil {
 			t.Fatalf("publish night %d: %v %v", night, err, sum.Err)
 		}
 	}

@@ -52,7 +52,7 @@ func counts(t *testing.T, url, db string) string {
 func TestPublishWritesExactValues(t *testing.T) {
 	srv := influxtest.Start(t)
 	cfg := testConfig(t, srv.URL, srv.DB)
-	res := run{start: t0, session: "s1", arch: "x64", partitions: "4", rps: 123456.5}.result()
+	res := influxtest.Run{Start: t0, Session: "s1", Arch: "x64", Partitions: "4", RPS: 123456.5}.Result()
 	sum, err := Publish(context.Background(), cfg, res, nil)
 	if err != nil || sum.Err != nil {
 		t.Fatalf("Publish: %v, %v", err, sum.Err)
@@ -86,7 +86,7 @@ func TestPublishWritesExactValues(t *testing.T) {
 func TestPublishTwiceIsIdempotent(t *testing.T) {
 	srv := influxtest.Start(t)
 	cfg := testConfig(t, srv.URL, srv.DB)
-	res := run{start: t0, session: "s1", arch: "x64", partitions: "1", rps: 1000}.result()
+	res := influxtest.Run{Start: t0, Session: "s1", Arch: "x64", Partitions: "1", RPS: 1000}.Result()
 	if _, err := Publish(context.Background(), cfg, res, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -115,20 +115,20 @@ func TestSpoolWhileDownThenPush(t *testing.T) {
 	if err := srv.Exec(ctx, "CREATE DATABASE ref"); err != nil {
 		t.Fatal(err)
 	}
-	runs := []run{
-		{start: t0, session: "a", arch: "x64", partitions: "1", rps: 1000},
-		{start: t0.Add(time.Hour), session: "b", arch: "arm64", partitions: "4", rps: 2000},
+	runs := []influxtest.Run{
+		{Start: t0, Session: "a", Arch: "x64", Partitions: "1", RPS: 1000},
+		{Start: t0.Add(time.Hour), Session: "b", Arch: "arm64", Partitions: "4", RPS: 2000},
 	}
 	ref := testConfig(t, srv.URL, "ref")
 	for _, r := range runs {
-		if sum, err := Publish(ctx, ref, r.result(), nil); err != nil || sum.Written == 0 {
+		if sum, err := Publish(ctx, ref, r.Result(), nil); err != nil || sum.Written == 0 {
 			t.Fatalf("reference publish: %v %+v", err, sum)
 		}
 	}
 	srv.Stop()
 	cfg := testConfig(t, srv.URL, srv.DB)
 	for i, r := range runs {
-		sum, err := Publish(ctx, cfg, r.result(), nil)
+		sum, err := Publish(ctx, cfg, r.Result(), nil)
 		if err != nil || sum.Err == nil || sum.Written != 0 || sum.Spooled != 47 || sum.PendingRuns != i+1 {
 			t.Fatalf("publish while down: %v, %+v", err, sum)
 		}
@@ -160,7 +160,7 @@ func TestRejectedSpoolFileDoesNotBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := Publish(context.Background(), cfg, run{start: t0, session: "s", arch: "x64", partitions: "1", rps: 1}.result(), nil)
+	sum, err := Publish(context.Background(), cfg, influxtest.Run{Start: t0, Session: "s", Arch: "x64", Partitions: "1", RPS: 1}.Result(), nil)
 	if err != nil || sum.Written != 47 || sum.FlushErr == nil || sum.PendingRuns != 1 || sum.PendingPoints != 1 {
 		t.Fatalf("Publish: %v, %+v", err, sum)
 	}

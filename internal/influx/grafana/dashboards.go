@@ -1,13 +1,22 @@
 package grafana
 
+//lint:file-ignore SA1019 the SDK marks its v1 dashboard model deprecated in favour of dashboardv2, which Grafana provisions from files only behind feature toggles; dashboards/ holds the v1 JSON model Grafana's file provisioning loads.
+
 import (
 	"fmt"
 	"strings"
+
+	"github.com/grafana/grafana-foundation-sdk/go/cog"
+	"github.com/grafana/grafana-foundation-sdk/go/cog/variants"
+	"github.com/grafana/grafana-foundation-sdk/go/common"
+	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+	"github.com/grafana/grafana-foundation-sdk/go/table"
+	"github.com/grafana/grafana-foundation-sdk/go/timeseries"
 )
 
-// Files maps each committed dashboard file name (in dashboards/) to its dashboard.
-func Files() map[string]Dashboard {
-	return map[string]Dashboard{
+// Files maps each committed dashboard file name (in dashboards/) to its dashboard's builder.
+func Files() map[string]*dashboard.DashboardBuilder {
+	return map[string]*dashboard.DashboardBuilder{
 		"crank-nightly.json": Nightly(),
 		"crank-run.json":     RunTimeline(),
 		"crank-compare.json": Compare(),
@@ -32,72 +41,132 @@ func filter(tags []string) string {
 
 // identityVars are the variables of seriesTags listed from measurement from, each multi-valued
 // with All (".*"); profile is filtered by the scenario.
-func identityVars(from string) []Variable {
+func identityVars(from string) []cog.Builder[dashboard.VariableModel] {
 	labels := map[string]string{"scenario": "Scenario", "profile": "Profile", "machine": "Machine",
 		"arch": "Arch", "variant": "Variant", "branch": "Branch"}
-	var out []Variable
+	var out []cog.Builder[dashboard.VariableModel]
 	for _, t := range seriesTags {
 		f := ""
 		if t == "profile" {
 			f = `"scenario" =~ /^$scenario$/`
 		}
-		out = append(out, tagVar(t, labels[t], from, f, true))
+		out = append(out, tagVar(t, labels[t], tagValues(from, t, f), true))
 	}
 	return out
 }
 
-// tagVar is a variable listing a tag's values (SHOW TAG VALUES), optionally filtered.
-func tagVar(name, label, from, filter string, multi bool) Variable {
-	q := fmt.Sprintf(`SHOW TAG VALUES FROM %q WITH KEY = %q`, from, name)
+// tagValues is the InfluxQL listing a tag's values, optionally filtered.
+func tagValues(from, key, filter string) string {
+	q := fmt.Sprintf(`SHOW TAG VALUES FROM %q WITH KEY = %q`, from, key)
 	if filter != "" {
 		q += " WHERE " + filter
 	}
-	v := Variable{Name: name, Label: label, Type: "query", Datasource: influx, Query: q, Definition: q,
-		Refresh: 1, Sort: 1, Multi: multi, IncludeAll: multi}
+	return q
+}
+
+// tagVar is a variable listing the values query lists (SHOW TAG VALUES), refreshed when the
+// dashboard loads, sorted; a multi-value one has All (".*") and selects it by default.
+func tagVar(name, label, query string, multi bool) *dashboard.QueryVariableBuilder {
+	v := dashboard.NewQueryVariableBuilder(name).Label(label).Datasource(influx()).
+		Query(dashboard.StringOrMap{String: &query}).Definition(query).
+		Refresh(dashboard.VariableRefreshOnDashboardLoad).Sort(dashboard.VariableSortAlphabeticalAsc).
+		Multi(multi).IncludeAll(multi)
 	if multi {
-		v.AllValue = ".*"
-		v.Current = &Current{Text: "All", Value: "$__all"}
+		v = v.AllValue(".*").Current(dashboard.VariableOption{
+			Text: dashboard.StringOrArrayOfString{String: cog.ToPtr("All")}, Value: dashboard.StringOrArrayOfString{String: cog.ToPtr("$__all")}})
 	}
 	return v
 }
 
-func base(uid, title, description, from string) Dashboard {
-	return Dashboard{UID: uid, Title: title, Description: description, Tags: []string{"crank"},
-		Editable: true, SchemaVersion: 39, Version: 1, Timezone: "browser",
-		Time: TimeRange{From: from, To: "now"}, Annotations: Annotations{List: []Annotation{}},
-		Links: []Link{{Title: "Crank", Type: "dashboards", Tags: []string{"crank"}, AsDropdown: true, KeepTime: true}}}
+// base is a dashboard tagged crank, linking to the other crank dashboards (keeping the time range).
+func base(uid, title, description, from string) *dashboard.DashboardBuilder {
+	return dashboard.NewDashboardBuilder(title).Uid(uid).Description(description).Tags([]string{"crank"}).
+		Editable().Timezone("browser").Time(from, "now").Version(1).
+		Link(onTop(dashboard.NewDashboardLinkBuilder("Crank").Type(dashboard.DashboardLinkTypeDashboards).
+			Tags([]string{"crank"}).AsDropdown(true).KeepTime(true), func(l *dashboard.DashboardLink) { l.Placement = nil }))
 }
 
-// panel is a panel with one raw InfluxQL query.
-func panel(id int, kind, title, unit string, pos GridPos, format, query, alias string) Panel {
-	ds := influx
-	return Panel{ID: id, Type: kind, Title: title, Datasource: &ds, GridPos: pos,
-		Targets:     []Target{target("A", format, query, alias)},
-		FieldConfig: &FieldConfig{Defaults: FieldDefaults{Unit: unit}, Overrides: []Override{}}}
+// onTop builds a dashboard link or annotation toggle that Grafana shows above the panels, its
+// usual place: unplace clears the placement the SDK sets by default ("inControlsMenu", the
+// dashboard controls menu of Grafana 12).
+func onTop[T any](b cog.Builder[T], unplace func(*T)) cog.Builder[T] { return placed[T]{b, unplace} }
+
+type placed[T any] struct {
+	b       cog.Builder[T]
+	unplace func(*T)
 }
 
-func target(ref, format, query, alias string) Target {
-	return Target{RefID: ref, Datasource: influx, Query: query, RawQuery: true, ResultFormat: format, Alias: alias}
+func (p placed[T]) Build() (T, error) {
+	v, err := p.b.Build()
+	p.unplace(&v)
+	return v, err
 }
 
-// row is a row header at height y.
-func row(id int, title string, y int) Panel {
-	collapsed := false
-	return Panel{ID: id, Type: "row", Title: title, GridPos: GridPos{H: 1, W: 24, X: 0, Y: y}, Collapsed: &collapsed}
+// size is a panel's width (of 24 columns) and height; the SDK lays panels out left to right,
+// then top to bottom, in the order they are added.
+type size struct{ w, h uint32 }
+
+// half is a half-width panel of the usual height; full a full-width one of height h.
+func half() size         { return size{12, 8} }
+func full(h uint32) size { return size{24, h} }
+
+// panelBuilder is what the SDK's panel builders (timeseries, table, xychart) have in common.
+type panelBuilder[B any] interface {
+	Id(id uint32) B
+	Title(title string) B
+	Datasource(ds common.DataSourceRef) B
+	Span(w uint32) B
+	Height(h uint32) B
+	Unit(unit string) B
+	WithTarget(t cog.Builder[variants.Dataquery]) B
+	OverrideByName(name string, properties []dashboard.DynamicConfigValue) B
+}
+
+// panel sets what every panel has: id, title, the InfluxDB datasource, size, unit and queries.
+func panel[B panelBuilder[B]](b B, id int, title, unit string, s size, targets ...Query) B {
+	b = b.Id(uint32(id)).Title(title).Datasource(influx()).Span(s.w).Height(s.h)
+	if unit != "" {
+		b = b.Unit(unit)
+	}
+	for _, t := range targets {
+		b = b.WithTarget(t)
+	}
+	return b
+}
+
+// legend and tooltip are Grafana's defaults for a chart (a legend listed below it; the hovered
+// series in the tooltip): the SDK's panel builders leave the legend hidden and the tooltip mode empty.
+func legend() *common.VizLegendOptionsBuilder {
+	return common.NewVizLegendOptionsBuilder().ShowLegend(true).DisplayMode(common.LegendDisplayModeList).
+		Placement(common.LegendPlacementBottom).Calcs([]string{})
+}
+
+func tooltip() *common.VizTooltipOptionsBuilder {
+	return common.NewVizTooltipOptionsBuilder().Mode(common.TooltipDisplayModeSingle).Sort(common.SortOrderNone)
+}
+
+// lines is a time series panel with Grafana's legend and tooltip.
+func lines() *timeseries.PanelBuilder {
+	return timeseries.NewPanelBuilder().Legend(legend()).Tooltip(tooltip())
+}
+
+// grid is a table panel with Grafana's footer default (hidden, no reducer; the SDK writes null).
+func grid() *table.PanelBuilder {
+	return table.NewPanelBuilder().Footer(common.NewTableFooterOptionsBuilder().Reducer([]string{}))
 }
 
 // unitOf sets the unit of the named columns of a table.
-func unitOf(unit string, columns ...string) []Override {
-	var out []Override
+func unitOf[B panelBuilder[B]](b B, unit string, columns ...string) B {
 	for _, c := range columns {
-		out = append(out, Override{Matcher: Matcher{ID: "byName", Options: c}, Properties: []Property{{ID: "unit", Value: unit}}})
+		b = b.OverrideByName(c, []dashboard.DynamicConfigValue{{Id: "unit", Value: unit}})
 	}
-	return out
+	return b
 }
 
-// grid places the i-th of a list of half-width panels.
-func grid(i, y0 int) GridPos {
-	return GridPos{H: 8, W: 12, X: (i % 2) * 12, Y: y0 + (i/2)*8}
+// DataLink is a link from a table cell (the SDK has no data link type of its own).
+type DataLink struct {
+	Title string `json:"title"`
+	URL   string `json:"url"`
 }
 
 // metric is one measurement a dashboard plots.
@@ -137,8 +206,15 @@ func errorMetrics() []metric {
 	}
 }
 
-func runAnnotation(filter string) Annotation {
-	return Annotation{Name: "Runs", Datasource: influx, Enable: true, IconColor: "rgba(0, 211, 255, 1)",
+// annotation is an InfluxQL annotation: each row of query is a mark, textColumn its text.
+func annotation(name, color string, q Query) cog.Builder[dashboard.AnnotationQuery] {
+	q.RefID, q.Datasource, q.RawQuery, q.FromAnnotations = "Anno", influx(), true, true
+	return onTop(dashboard.NewAnnotationQueryBuilder().Name(name).Datasource(influx()).Enable(true).IconColor(color).Target(q),
+		func(a *dashboard.AnnotationQuery) { a.Placement = nil })
+}
+
+func runAnnotation(filter string) cog.Builder[dashboard.AnnotationQuery] {
+	return annotation("Runs", "rgba(0, 211, 255, 1)", Query{
 		Query:      `SELECT "text", "session", "description" FROM "crank_run" WHERE ` + filter + ` AND $timeFilter`,
-		TextColumn: "text", TitleColumn: "session"}
+		TextColumn: "text", TitleColumn: "session"})
 }

@@ -42,11 +42,16 @@ func TestCommittedDashboardsAreGenerated(t *testing.T) {
 
 func TestDashboardsShape(t *testing.T) {
 	uids := map[string]bool{}
-	for name, d := range Files() {
-		if uids[d.UID] {
-			t.Errorf("%s: uid %q used twice", name, d.UID)
+	for name, b := range Files() {
+		d, err := b.Build()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
 		}
-		uids[d.UID] = true
+		if d.Uid == nil || uids[*d.Uid] {
+			t.Errorf("%s: no uid, or uid used twice", name)
+		} else {
+			uids[*d.Uid] = true
+		}
 		var vars []string
 		for _, v := range d.Templating.List {
 			vars = append(vars, v.Name)
@@ -56,23 +61,59 @@ func TestDashboardsShape(t *testing.T) {
 				t.Errorf("%s: no %s variable (has %v)", name, want, vars)
 			}
 		}
-		ids := map[int]bool{}
-		for _, p := range d.Panels {
-			if p.Type == "row" {
-				ids[p.ID] = true
+		ids := map[uint32]bool{}
+		for _, pr := range d.Panels {
+			if r := pr.RowPanel; r != nil {
+				ids[r.Id] = true
 				continue
 			}
-			if ids[p.ID] || len(p.Targets) == 0 || p.Datasource == nil || p.Datasource.UID != DatasourceUID {
-				t.Errorf("%s: panel %d %q: duplicate id, no query or wrong datasource", name, p.ID, p.Title)
+			p := pr.Panel
+			if p.Id == nil || ids[*p.Id] || len(p.Targets) == 0 || p.Datasource == nil || *p.Datasource.Uid != DatasourceUID {
+				t.Errorf("%s: panel %v %v: no or duplicate id, no query or wrong datasource", name, p.Id, p.Title)
+				continue
 			}
-			ids[p.ID] = true
+			ids[*p.Id] = true
 		}
 	}
-	if v := RunTimeline().Templating.List; len(v) != 3 || v[2].Name != "session" || v[2].Multi {
-		t.Error("the run timeline has no session variable")
+	run, err := RunTimeline().Build()
+	if v := run.Templating.List; err != nil || len(v) != 3 || v[2].Name != "session" || *v[2].Multi {
+		t.Errorf("the run timeline has no session variable (%v)", err)
 	}
 	prov, err := os.ReadFile(filepath.Join(dir, "provisioning", "datasources", "influxdb.yaml"))
 	if err != nil || !strings.Contains(string(prov), "uid: "+DatasourceUID) {
 		t.Errorf("the provisioned datasource does not have uid %s: %v", DatasourceUID, err)
+	}
+}
+
+// TestUnescapeHTML: the escapes encoding/json writes for &, < and > become the characters again;
+// an escaped backslash followed by "u0026" text stays as it is.
+func TestUnescapeHTML(t *testing.T) {
+	for in, want := range map[string]string{
+		`"a\u0026b \u003cc\u003e"`: `"a&b <c>"`,
+		`"\\u0026"`:                `"\\u0026"`,
+		`"\\\u0026\n\u00e9"`:       `"\\&\n\u00e9"`,
+		`"trailing \`:              `"trailing \`,
+	} {
+		if got := string(unescapeHTML([]byte(in))); got != want {
+			t.Errorf("unescapeHTML(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// TestQueryValidates: a target that is not raw InfluxQL, or has an unknown result format, or an
+// annotation without a text column, fails the dashboard's build, naming the query.
+func TestQueryValidates(t *testing.T) {
+	for _, c := range []struct {
+		q    Query
+		want string
+	}{
+		{target("A", "tabel", "SELECT 1", ""), `influxql[A]: resultFormat "tabel"`},
+		{Query{RefID: "B", Query: "SELECT 1", ResultFormat: "table"}, "influxql[B]: not a raw InfluxQL query"},
+		{Query{RefID: "Anno", Query: "SELECT 1", RawQuery: true, FromAnnotations: true}, "influxql[Anno]: annotation query without a text column"},
+	} {
+		_, err := Marshal(base("x", "x", "x", "now-1h").WithPanel(panel(lines(), 1, "p", "", half(), c.q)))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want %q", c.q, err, c.want)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package influx
+package dashcheck
 
 import (
 	"context"
@@ -11,11 +11,11 @@ import (
 	"github.com/crankshaft/crankshaft/internal/influxtest"
 )
 
-// plantedBoard writes the committed nightly dashboard, changed by plant, with the provisioned
+// plantedBoard writes the committed dashboard file, changed by plant, with the provisioned
 // datasources, into a folder of its own.
-func plantedBoard(t *testing.T, plant func(d map[string]any)) string {
+func plantedBoard(t *testing.T, file string, plant func(d map[string]any)) string {
 	t.Helper()
-	b, err := os.ReadFile("../../dashboards/crank-nightly.json")
+	b, err := os.ReadFile(filepath.Join("../../dashboards", file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func plantedBoard(t *testing.T, plant func(d map[string]any)) string {
 	if err := os.WriteFile(filepath.Join(prov, "influxdb.yaml"), ds, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "crank-nightly.json"), out, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, file), out, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -48,11 +48,12 @@ func firstPanel(d map[string]any) map[string]any { return d["panels"].([]any)[0]
 
 // TestDashboardCheckFindsPlantedMistakes: the nightly dashboard passes the check; each planted
 // mistake (the issue's five, a regex variable compared with =, an annotation naming a column its
-// query lacks, a field nobody writes) fails it, naming the mistake.
+// query lacks, an annotation without a query or with a foreign datasource, a field nobody writes,
+// an x/y chart's x field that no query returns) fails it, naming the mistake.
 func TestDashboardCheckFindsPlantedMistakes(t *testing.T) {
 	srv := influxtest.Start(t)
 	fillNightly(t, srv.URL, srv.DB)
-	if err := CheckDashboards(context.Background(), srv.URL, srv.DB, plantedBoard(t, func(map[string]any) {})); err != nil {
+	if err := Check(context.Background(), srv.URL, srv.DB, plantedBoard(t, "crank-nightly.json", func(map[string]any) {})); err != nil {
 		t.Fatalf("the committed nightly dashboard fails: %v", err)
 	}
 	target := func(d map[string]any) map[string]any { return firstPanel(d)["targets"].([]any)[0].(map[string]any) }
@@ -79,16 +80,53 @@ func TestDashboardCheckFindsPlantedMistakes(t *testing.T) {
 			target(d)["query"] = strings.Replace(target(d)["query"].(string), `"variant" =~ /^$variant$/`, `"variant" = '$variant'`, 1)
 		}, `panel "Requests/sec": no data for`},
 		{"annotation column", func(d map[string]any) {
-			d["annotations"].(map[string]any)["list"].([]any)[1].(map[string]any)["textColumn"] = "txt"
+			annotationTarget(d, 1)["textColumn"] = "txt"
 		}, `annotation "Change points" (arch=$__all branch=$__all machine=$__all profile=$__all scenario=$__all variant=$__all): no column "txt"`},
 		{"unwritten field", func(d map[string]any) {
 			target(d)["query"] = strings.Replace(target(d)["query"].(string), "http/rps/mean", "http/rps", 1)
 		}, `panel "Requests/sec": no data for SELECT "http/rps" FROM`},
+		{"annotation without a query", func(d map[string]any) { delete(annotationTarget(d, 0), "query") },
+			`annotation "Runs": no InfluxQL query`},
+		{"annotation target datasource", func(d map[string]any) {
+			annotationTarget(d, 0)["datasource"].(map[string]any)["uid"] = "influx-old"
+		}, `annotation "Runs": target: datasource uid "influx-old" is not a provisioned InfluxDB datasource`},
 	} {
-		err := CheckDashboards(context.Background(), srv.URL, srv.DB, plantedBoard(t, c.plant))
+		err := Check(context.Background(), srv.URL, srv.DB, plantedBoard(t, "crank-nightly.json", c.plant))
 		if err == nil || !strings.Contains(err.Error(), "crank-nightly.json: "+c.want) {
 			t.Errorf("%s: error %v\nwant it to contain %q", c.name, err, c.want)
 		}
+	}
+}
+
+// annotationTarget is the target (query and columns) of the dashboard's i-th annotation as JSON.
+func annotationTarget(d map[string]any, i int) map[string]any {
+	return d["annotations"].(map[string]any)["list"].([]any)[i].(map[string]any)["target"].(map[string]any)
+}
+
+// TestDashboardCheckFindsUnreturnedXField: the compare dashboard passes the check; with its x/y
+// chart's x field (a byName matcher of the SDK's xychart options) renamed to one no query
+// returns, it fails, naming the field.
+func TestDashboardCheckFindsUnreturnedXField(t *testing.T) {
+	srv := influxtest.Start(t)
+	fillNightly(t, srv.URL, srv.DB)
+	var x map[string]any
+	overlay := func(d map[string]any) {
+		for _, p := range d["panels"].([]any) {
+			if p := p.(map[string]any); p["type"] == "xychart" {
+				x = p["options"].(map[string]any)["series"].([]any)[0].(map[string]any)["x"].(map[string]any)["matcher"].(map[string]any)
+			}
+		}
+	}
+	if err := Check(context.Background(), srv.URL, srv.DB, plantedBoard(t, "crank-compare.json", overlay)); err != nil || x["options"] != "elapsed_s" {
+		t.Fatalf("the committed compare dashboard fails (x field %v): %v", x, err)
+	}
+	err := Check(context.Background(), srv.URL, srv.DB, plantedBoard(t, "crank-compare.json", func(d map[string]any) {
+		overlay(d)
+		x["options"] = "elapsed"
+	}))
+	want := `crank-compare.json: panel "Requests/sec from run start, before and after": no column "elapsed" in the answers`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v\nwant it to contain %q", err, want)
 	}
 }
 

@@ -1,4 +1,4 @@
-package influx
+package dashcheck
 
 import (
 	"cmp"
@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/influx"
 )
 
 // allValue stands for a variable's "All" selection.
@@ -28,7 +30,7 @@ func resolveVars(ctx context.Context, url, db string, vars []boardVar, builtin m
 		switch {
 		case v.Type == "query":
 			subs := substitutions(out, defaultSetting(out), builtin)
-			series, err := Query(ctx, url, "", db, substitute(v.query(), subs))
+			series, err := influx.Query(ctx, url, "", db, substitute(v.query(), subs))
 			if err != nil {
 				return nil, fmt.Errorf("variable %s: %w", v.Name, err)
 			}
@@ -48,7 +50,7 @@ func resolveVars(ctx context.Context, url, db string, vars []boardVar, builtin m
 	return out, nil
 }
 
-func tagValues(series []Series) []string {
+func tagValues(series []influx.Series) []string {
 	var values []string
 	for _, s := range series {
 		col := s.Column("value")

@@ -1,4 +1,4 @@
-package influx
+package dashcheck
 
 import (
 	"fmt"
@@ -72,9 +72,15 @@ func staticErrors(b board, uids []string) []error {
 		}
 	}
 	for _, a := range b.Annotations.List {
-		if a.BuiltIn == 0 {
-			if err := checkDatasource(a.Datasource, uids); err != nil {
-				errs = append(errs, fmt.Errorf("annotation %q: %w", a.Name, err))
+		if a.BuiltIn != 0 {
+			continue
+		}
+		if err := checkDatasource(a.Datasource, uids); err != nil {
+			errs = append(errs, fmt.Errorf("annotation %q: %w", a.Name, err))
+		}
+		if a.Target != nil && a.Target.Datasource != nil {
+			if err := checkDatasource(a.Target.Datasource, uids); err != nil {
+				errs = append(errs, fmt.Errorf("annotation %q: target: %w", a.Name, err))
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package influx
+package dashcheck
 
 import (
 	"encoding/json"
@@ -82,14 +82,35 @@ func (v boardVar) defaults() []string {
 }
 
 type boardAnnotation struct {
-	Name          string `json:"name"`
-	Datasource    *dsRef `json:"datasource"`
-	BuiltIn       int    `json:"builtIn"`
+	Name       string `json:"name"`
+	Datasource *dsRef `json:"datasource"`
+	BuiltIn    int    `json:"builtIn"`
+	// annotationQuery holds the legacy form: the query and its columns beside the name.
+	annotationQuery
+	// Target is the current form (Grafana 10 and later, and Grafana's SDK): the query and its
+	// columns in the annotation's target.
+	Target *struct {
+		Datasource *dsRef `json:"datasource"`
+		annotationQuery
+	} `json:"target"`
+}
+
+// annotationQuery is an InfluxQL annotation query: each row is a mark, TextColumn its text.
+type annotationQuery struct {
 	Query         string `json:"query"`
 	TextColumn    string `json:"textColumn"`
 	TagsColumn    string `json:"tagsColumn"`
 	TitleColumn   string `json:"titleColumn"`
 	TimeEndColumn string `json:"timeEndColumn"`
+}
+
+// influxQL is the annotation's query as Grafana's InfluxDB datasource reads it: its target's when
+// the target holds a query, else the legacy fields.
+func (a boardAnnotation) influxQL() annotationQuery {
+	if a.Target != nil && a.Target.Query != "" {
+		return a.Target.annotationQuery
+	}
+	return a.annotationQuery
 }
 
 type boardPanel struct {

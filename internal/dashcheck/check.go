@@ -1,4 +1,9 @@
-package influx
+// Package dashcheck checks Grafana dashboards against a real InfluxDB 1.x, as Grafana would run
+// them: statically (datasources, panel types, units, grid, raw queries) and by running every
+// query with the template variables substituted as Grafana's InfluxDB datasource does. It is
+// used from tests only (internal/dashcheck's own, on the committed dashboards/, and the nightly
+// end-to-end test); Grafana itself does not run here.
+package dashcheck
 
 import (
 	"context"
@@ -10,9 +15,11 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/crankshaft/crankshaft/internal/influx"
 )
 
-// CheckDashboards validates the Grafana dashboards (*.json) in dir and runs their queries
+// Check validates the Grafana dashboards (*.json) in dir and runs their queries
 // against the InfluxDB 1.x database db at influxURL, as Grafana would. Statically: every
 // datasource (panels, targets, query variables, annotations) is an InfluxDB one of a uid that
 // dir/provisioning/datasources provisions, panel types are Grafana's, units are in Grafana's unit
@@ -20,8 +27,9 @@ import (
 // every query runs with each template variable at its default, at All and at two values (the
 // others at their defaults), substituted as Grafana's InfluxDB datasource does, over the span
 // of the runs in crank_run; each panel's data must fit its type (shape.go) and each annotation
-// must return rows with the columns it names. It returns every problem found.
-func CheckDashboards(ctx context.Context, influxURL, db string, dir string) error {
+// must return rows with the columns it names. It returns every problem found, each naming its
+// file and the panel, annotation or variable.
+func Check(ctx context.Context, influxURL, db string, dir string) error {
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil || len(files) == 0 {
 		return fmt.Errorf("dashboards in %s: none found (%v)", dir, err)
@@ -68,15 +76,15 @@ func provisionedUIDs(dir string) ([]string, error) {
 	return uids, nil
 }
 
-// runSpan is the time range CheckDashboards queries: around the runs in crank_run.
+// runSpan is the time range Check queries: around the runs in crank_run.
 func runSpan(ctx context.Context, url, db string) (from, to time.Time, err error) {
 	edge := func(fn string) (time.Time, error) {
-		s, err := Query(ctx, url, "", db, fmt.Sprintf(`SELECT %s("text") FROM %q`, fn, MeasurementRun))
+		s, err := influx.Query(ctx, url, "", db, fmt.Sprintf(`SELECT %s("text") FROM %q`, fn, influx.MeasurementRun))
 		if err != nil {
 			return time.Time{}, err
 		}
 		if len(s) == 0 || len(s[0].Values) == 0 {
-			return time.Time{}, fmt.Errorf("database %q has no %s point", db, MeasurementRun)
+			return time.Time{}, fmt.Errorf("database %q has no %s point", db, influx.MeasurementRun)
 		}
 		ms, _ := s[0].Values[0][0].(float64)
 		return time.UnixMilli(int64(ms)), nil
@@ -117,11 +125,16 @@ func runErrors(ctx context.Context, url, db string, d board, vars []resolvedVar,
 	var errs []error
 	all := settings(vars)
 	for _, a := range d.Annotations.List {
-		if a.Query == "" {
+		if a.BuiltIn != 0 {
+			continue // Grafana's own annotations and alerts
+		}
+		q := a.influxQL()
+		if q.Query == "" {
+			errs = append(errs, fmt.Errorf("annotation %q: no InfluxQL query", a.Name))
 			continue
 		}
 		for i, s := range all {
-			if err := checkAnnotation(ctx, url, db, a, substitutions(vars, s, builtin), i == 0); err != nil {
+			if err := checkAnnotation(ctx, url, db, q, substitutions(vars, s, builtin), i == 0); err != nil {
 				errs = append(errs, fmt.Errorf("annotation %q (%s): %w", a.Name, s, err))
 				break
 			}

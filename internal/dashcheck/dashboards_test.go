@@ -1,18 +1,27 @@
-package influx
+package dashcheck
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/influxdata/influxdb-client-go/v2/api/write"
-
+	"github.com/crankshaft/crankshaft/internal/influx"
 	"github.com/crankshaft/crankshaft/internal/influxtest"
 )
+
+// t0 is the first night's start.
+var t0 = time.Date(2024, 5, 1, 2, 0, 0, 0, time.UTC)
+
+// testConfig publishes to db of the influxd at url, spooling into the test's folder.
+func testConfig(t *testing.T, url, db string) influx.Config {
+	return influx.Config{URL: url, Bucket: db + "/autogen", SpoolDir: filepath.Join(t.TempDir(), "spool"),
+		Timeout: 5 * time.Second}
+}
 
 // fillNightly writes three nights of plaintext runs on two machines (bench-x64, bench-arm64)
 // in two variants (partitions 1 and 4), and a change point of one of those series, as the nightly
@@ -20,36 +29,33 @@ import (
 func fillNightly(t *testing.T, url, db string) {
 	t.Helper()
 	cfg := testConfig(t, url, db)
-	cfg.Tags = Tags{Branch: "main", Commit: "abc123"}
+	cfg.Tags = influx.Tags{Branch: "main", Commit: "abc123"}
 	for night := range 3 {
 		i := 0
 		for _, arch := range []string{"x64", "arm64"} {
 			for _, part := range []string{"1", "4"} {
-				v := run{arch: arch, partitions: part, rps: 100000}
+				v := influxtest.Run{Arch: arch, Partitions: part, RPS: 100000}
 				if arch == "arm64" {
-					v.rps = 80000
+					v.RPS = 80000
 				}
 				if part == "4" {
-					v.rps *= 1.5
+					v.RPS *= 1.5
 				}
-				v.start = t0.Add(time.Duration(night)*24*time.Hour + time.Duration(i)*time.Hour)
-				v.session = fmt.Sprintf("%s-%s-p%s", v.start.Format("20060102"), arch, part)
-				v.rps += float64(night) * 1000
-				if sum, err := Publish(context.Background(), cfg, v.result(), nil); err != nil || sum.Err != nil {
+				v.Start = t0.Add(time.Duration(night)*24*time.Hour + time.Duration(i)*time.Hour)
+				v.Session = fmt.Sprintf("%s-%s-p%s", v.Start.Format("20060102"), arch, part)
+				v.RPS += float64(night) * 1000
+				if sum, err := influx.Publish(context.Background(), cfg, v.Result(), nil); err != nil || sum.Err != nil {
 					t.Fatalf("publish: %v %v", err, sum.Err)
 				}
 				i++
 			}
 		}
 	}
-	cp := ChangePoint{Time: t0.Add(48 * time.Hour), Scenario: "plaintext", Profile: "local", Service: "load",
+	cp := influx.ChangePoint{Time: t0.Add(48 * time.Hour), Scenario: "plaintext", Profile: "local", Service: "load",
 		Metric: "http/rps/mean", Arch: "x64", Machine: "bench-x64", Variant: "partitions=4", Branch: "main",
 		Direction: "improvement", Before: 151000, After: 152000, Session: "20240503-x64-p4", Text: "http/rps/mean +1%"}
-	w, closeClient, _ := cfg.writer()
-	defer closeClient()
-	lines, _ := Lines([]*write.Point{cp.Point()})
-	if n, err := writeLines(context.Background(), w, lines, time.Minute); err != nil || n != 1 {
-		t.Fatal(n, err)
+	if sum, err := influx.WriteChangePoints(context.Background(), cfg, []influx.ChangePoint{cp}); err != nil || sum.Err != nil || sum.Written != 1 {
+		t.Fatalf("change point: %v %v, %d written", err, sum.Err, sum.Written)
 	}
 }
 
@@ -85,10 +91,13 @@ var seriesTagNames = []string{"scenario", "profile", "machine", "arch", "variant
 func TestDashboardQueriesReturnData(t *testing.T) {
 	srv := influxtest.Start(t)
 	fillNightly(t, srv.URL, srv.DB)
-	if err := CheckDashboards(context.Background(), srv.URL, srv.DB, "../../dashboards"); err != nil {
+	if err := Check(context.Background(), srv.URL, srv.DB, "../../dashboards"); err != nil {
 		t.Fatal(err)
 	}
-	s := query(t, srv.URL, srv.DB, nightlyQuery(t, "Requests/sec"))
+	s, err := influx.Query(context.Background(), srv.URL, "", srv.DB, nightlyQuery(t, "Requests/sec"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	lines := map[string]int{}
 	for _, x := range s {
 		lines[x.Tags["scenario"]+" "+x.Tags["machine"]+" "+x.Tags["variant"]] = len(x.Values)
@@ -106,13 +115,13 @@ func TestDashboardQueriesReturnData(t *testing.T) {
 func TestDashboardsWithoutCounters(t *testing.T) {
 	srv := influxtest.Start(t)
 	for night := range 2 {
-		r := run{start: t0.Add(time.Duration(night) * 24 * time.Hour), session: fmt.Sprint("bare", night), arch: "x64",
-			partitions: "1", rps: 5000, noCounters: true}
-		if _, err := Publish(context.Background(), testConfig(t, srv.URL, srv.DB), r.result(), nil); err != nil {
+		r := influxtest.Run{Start: t0.Add(time.Duration(night) * 24 * time.Hour), Session: fmt.Sprint("bare", night), Arch: "x64",
+			Partitions: "1", RPS: 5000, NoCounters: true}
+		if _, err := influx.Publish(context.Background(), testConfig(t, srv.URL, srv.DB), r.Result(), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	err := CheckDashboards(context.Background(), srv.URL, srv.DB, "../../dashboards")
+	err := Check(context.Background(), srv.URL, srv.DB, "../../dashboards")
 	if err == nil {
 		t.Fatal("no error")
 	}

@@ -1,4 +1,4 @@
-package influx
+package dashcheck
 
 import (
 	"context"
@@ -6,12 +6,14 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/influx"
 )
 
 // checkAnnotation runs an annotation query; at the default setting (want) it must return rows
 // holding every column the annotation names.
-func checkAnnotation(ctx context.Context, url, db string, a boardAnnotation, subs map[string]string, want bool) error {
-	series, err := Query(ctx, url, "", db, substitute(a.Query, subs))
+func checkAnnotation(ctx context.Context, url, db string, a annotationQuery, subs map[string]string, want bool) error {
+	series, err := influx.Query(ctx, url, "", db, substitute(a.Query, subs))
 	if err != nil || !want {
 		return err
 	}
@@ -33,7 +35,7 @@ func checkAnnotation(ctx context.Context, url, db string, a boardAnnotation, sub
 }
 
 // columns are a series' columns as Grafana shows them: its own and its GROUP BY tags.
-func columns(s Series) []string {
+func columns(s influx.Series) []string {
 	out := slices.Clone(s.Columns)
 	for k := range s.Tags {
 		out = append(out, k)
@@ -54,7 +56,7 @@ func checkPanelData(ctx context.Context, url, db string, p boardPanel, subs map[
 		}
 		q := substitute(t.Query, subs)
 		queries = append(queries, q)
-		series, err := Query(ctx, url, "", db, q)
+		series, err := influx.Query(ctx, url, "", db, q)
 		if err != nil {
 			return err
 		}
@@ -79,7 +81,7 @@ func checkPanelData(ctx context.Context, url, db string, p boardPanel, subs map[
 }
 
 // valuedRows counts a series' rows holding a value besides the time.
-func valuedRows(s Series) int {
+func valuedRows(s influx.Series) int {
 	n := 0
 	for _, row := range s.Values {
 		for i, v := range row {
@@ -123,12 +125,29 @@ func namedColumns(p boardPanel) []string {
 			}
 		}
 	}
-	if dims, ok := p.Options["dims"].(map[string]any); ok {
+	if dims, ok := p.Options["dims"].(map[string]any); ok { // xychart before Grafana 11.1
 		if x, ok := dims["x"].(string); ok {
 			out = append(out, x)
 		}
 	}
+	series, _ := p.Options["series"].([]any) // xychart since Grafana 11.1: field matchers
+	for _, s := range series {
+		for _, axis := range []string{"x", "y", "color", "size"} {
+			if name, ok := byName(s, axis); ok {
+				out = append(out, name)
+			}
+		}
+	}
 	return out
+}
+
+// byName is the field an xychart series' axis (x, y, ...) names with a byName matcher.
+func byName(series any, axis string) (string, bool) {
+	s, _ := series.(map[string]any)
+	a, _ := s[axis].(map[string]any)
+	m, _ := a["matcher"].(map[string]any)
+	name, ok := m["options"].(string)
+	return name, ok && m["id"] == "byName"
 }
 
 // calculated tells whether a column is made by one of the panel's calculateField transformations.
