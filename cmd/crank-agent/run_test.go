@@ -133,21 +133,24 @@ func TestParseFlags(t *testing.T) {
 	if err != nil || cfg.listen.String() != DefaultURL || cfg.opts.Token != "" {
 		t.Errorf("defaults = %+v, %v", cfg, err)
 	}
-	for _, bad := range [][]string{
-		{"--url", "https://127.0.0.1:5010"},
-		{"--url", "http://127.0.0.1:5010", "--cert", "c.pem", "--key", "k.pem"},
-		{"--url", "127.0.0.1:5010"},
-		{"--url", "http://127.0.0.1"},
-		{"--max-upload", "lots"},
-		{"--max-jobs", "0"},
-		{"--token", "a", "--token-file", "/dev/null"},
-		{"--token-file", "/no/such/file"},
-		{"--insecure", "--token", "a"},
-		{"extra"},
-		{"--no-such-flag"},
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--url", "https://127.0.0.1:5010"}, "is https: give --cert and --key"},
+		{[]string{"--url", "http://127.0.0.1:5010", "--cert", "c.pem", "--key", "k.pem"}, "--cert/--key need an https --url"},
+		{[]string{"--url", "127.0.0.1:5010"}, "want http(s)://host:port"},
+		{[]string{"--url", "http://127.0.0.1"}, "give the port"},
+		{[]string{"--max-upload", "lots"}, `--max-upload: "lots": want a positive size`},
+		{[]string{"--max-jobs", "0"}, "--max-jobs must be at least 1"},
+		{[]string{"--token", "a", "--token-file", "/dev/null"}, "give --token or --token-file, not both"},
+		{[]string{"--token-file", "/no/such/file"}, "--token-file: token file: open /no/such/file"},
+		{[]string{"--insecure", "--token", "a"}, "--insecure means no token"},
+		{[]string{"extra"}, `unexpected arguments ["extra"]`},
+		{[]string{"--no-such-flag"}, "flag provided but not defined: -no-such-flag"},
 	} {
-		if _, err := parseFlags(bad, noEnv, &bytes.Buffer{}); err == nil {
-			t.Errorf("parseFlags(%q): want an error", bad)
+		if _, err := parseFlags(c.args, noEnv, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("parseFlags(%q) = %v, want an error saying %q", c.args, err, c.want)
 		}
 	}
 }
@@ -221,7 +224,7 @@ func TestCacheFlags(t *testing.T) {
 	if cfg, _ := parseFlags([]string{"--dir", "/srv/jobs"}, noEnv, &bytes.Buffer{}); cfg.opts.CacheDir != "" {
 		t.Errorf("with --dir: cache %q, want the agent's default (<dir>/.build-cache)", cfg.opts.CacheDir)
 	}
-	if _, err := parseFlags([]string{"--cache-max-size", "big"}, noEnv, &bytes.Buffer{}); err == nil {
-		t.Error("--cache-max-size big: want an error")
+	if _, err := parseFlags([]string{"--cache-max-size", "big"}, noEnv, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), `--cache-max-size: "big": want a positive size`) {
+		t.Errorf("--cache-max-size big: %v, want the size refused", err)
 	}
 }

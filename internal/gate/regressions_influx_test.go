@@ -90,15 +90,17 @@ func annotationQuery(t *testing.T) string {
 	}
 	var d struct {
 		Annotations struct {
-			List []struct{ Query string } `json:"list"`
+			List []struct {
+				Target struct{ Query string } `json:"target"` // Grafana's InfluxDB annotation query
+			} `json:"list"`
 		} `json:"annotations"`
 	}
 	if err := json.Unmarshal(b, &d); err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range d.Annotations.List {
-		if strings.Contains(a.Query, influx.MeasurementChangePoint) {
-			return a.Query
+		if strings.Contains(a.Target.Query, influx.MeasurementChangePoint) {
+			return a.Target.Query
 		}
 	}
 	t.Fatal("crank-nightly.json has no crank_changepoint annotation")

@@ -128,10 +128,10 @@ func TestParseInterleaved(t *testing.T) {
 			t.Errorf("fraction %q = %v (%v), want %v", in, f, err, want)
 		}
 	}
-	for _, in := range []string{"5", "-1%", "abc"} {
+	for in, want := range map[string]string{"5": `"5" is ambiguous: write 5%`, "-1%": `"-1%" is negative`, "abc": `"abc" is not a number`} {
 		var f fraction
-		if err := f.Set(in); err == nil {
-			t.Errorf("fraction %q accepted", in)
+		if err := f.Set(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("fraction %q: %v, want %q", in, err, want)
 		}
 	}
 }

@@ -2,6 +2,8 @@ package stats
 
 import (
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -30,13 +32,17 @@ func TestBootstrapRatioCI(t *testing.T) {
 }
 
 func TestBootstrapRatioCIRejectsBadInput(t *testing.T) {
-	if _, err := BootstrapRatioCI(nil, []float64{1}, 0.95, 10, 1); err == nil {
-		t.Error("empty base accepted")
-	}
-	if _, err := BootstrapRatioCI([]float64{1}, []float64{1}, 1.5, 10, 1); err == nil {
-		t.Error("level 1.5 accepted")
-	}
-	if _, err := BootstrapRatioCI([]float64{0, 0}, []float64{1}, 0.95, 10, 1); err == nil {
-		t.Error("all-zero base accepted")
+	for _, c := range []struct {
+		base, head  []float64
+		level, want string
+	}{
+		{nil, []float64{1}, "0.95", "empty sample"},
+		{[]float64{1}, []float64{1}, "1.5", "confidence level 1.5 not in (0, 1)"},
+		{[]float64{0, 0}, []float64{1}, "0.95", "base mean is zero in every resample"},
+	} {
+		level, _ := strconv.ParseFloat(c.level, 64)
+		if _, err := BootstrapRatioCI(c.base, c.head, level, 10, 1); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("BootstrapRatioCI(%v, %v, %s) = %v, want %q", c.base, c.head, c.level, err, c.want)
+		}
 	}
 }

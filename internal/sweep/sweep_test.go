@@ -44,11 +44,11 @@ func TestParseAxis(t *testing.T) {
 			t.Errorf("ParseAxis(%q) error %v, want %q", in, err, want)
 		}
 	}
-	if err := CheckAxes([]Axis{{Key: "application.cpuSet"}, {Key: "load.cpuSet"}}); err == nil {
-		t.Error("two cpuSet axes: no error")
+	if err := CheckAxes([]Axis{{Key: "application.cpuSet"}, {Key: "load.cpuSet"}}); err == nil || !strings.Contains(err.Error(), `two axes named "cpuSet"`) {
+		t.Errorf("two cpuSet axes: %v", err)
 	}
-	if err := CheckAxes(nil); err == nil {
-		t.Error("no axis: no error")
+	if err := CheckAxes(nil); err == nil || !strings.Contains(err.Error(), "no --matrix given") {
+		t.Errorf("no axis: %v", err)
 	}
 }
 
@@ -164,8 +164,8 @@ func TestInterruptedSweepResumes(t *testing.T) {
 	if f.Done != 5 || f.Runs(3) != 2 || f.Runs(2) != 1 {
 		t.Fatalf("after the interruption: done %d, runs %d %d", f.Done, f.Runs(3), f.Runs(2))
 	}
-	if err := f.Resume(axes(t, "dispatch=shared,partitioned", "application.cpuSet=0,0-1,0-3"), 0); err == nil {
-		t.Error("resume with another matrix: no error")
+	if err := f.Resume(axes(t, "dispatch=shared,partitioned", "application.cpuSet=0,0-1,0-3"), 0); err == nil || !strings.Contains(err.Error(), "--resume: the file's matrix") {
+		t.Errorf("resume with another matrix: %v", err)
 	}
 	if err := f.Resume(nil, 3); err != nil {
 		t.Fatal(err)
