@@ -12,29 +12,21 @@ import (
 // against the rate asked, the rates in increasing order.
 func WriteTable(w io.Writer, r Result) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "step\tasked req/s\tdone req/s\tp50 ms\tp90 ms\tp99 ms\terrors %\tserver CPU %\tcontention ms/s\texceptions/s\t\t")
+	cols := Columns()
+	fmt.Fprint(tw, "step\t")
+	for _, c := range cols {
+		fmt.Fprint(tw, c.Heading+"\t")
+	}
+	fmt.Fprintln(tw, "\t")
 	for i, s := range r.Steps {
-		fmt.Fprintf(tw, "%d\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%.0f\t%.2f\t%.2f\t%s\t\n", i+1, s.Asked, s.Achieved,
-			s.Latency50, s.Latency90, s.Latency99, s.ErrorRate, s.ServerCPU, s.LockContention, s.Exceptions, verdictWord(s))
+		fmt.Fprintf(tw, "%d\t", i+1)
+		for _, c := range cols {
+			fmt.Fprint(tw, c.Cell(s)+"\t")
+		}
+		fmt.Fprintln(tw, s.Outcome()+"\t")
 	}
 	_ = tw.Flush()
 	writeChart(w, r.Steps)
-}
-
-func verdictWord(s Step) string {
-	switch {
-	case s.Repeated:
-		return "FAIL (measured again)"
-	case s.Repeat && s.Pass:
-		return "pass (repeat)"
-	case s.Repeat:
-		return "FAIL (confirmed)"
-	case s.Pass:
-		return "pass"
-	case s.FellBehind:
-		return "FAIL (fell behind)"
-	}
-	return "FAIL"
 }
 
 // chartWidth is the width of the longest bar.

@@ -120,9 +120,9 @@ func (r Result) Summary() string {
 	case r.Rate == 0:
 		fmt.Fprintf(&b, "capacity: none: every rate tried failed (%s)", strings.Join(r.FailedSLO, "; "))
 	case r.FailedAt == 0:
-		fmt.Fprintf(&b, "capacity: at least %.0f req/s (no rate tried failed)", r.Rate)
+		fmt.Fprintf(&b, "capacity: at least %s (no rate tried failed)", Rate(r.Rate))
 	default:
-		fmt.Fprintf(&b, "capacity: %.0f req/s within %s (%.0f req/s failed: %s)", r.Rate, strings.Join(r.SLOs, ", "), r.FailedAt, strings.Join(r.FailedSLO, "; "))
+		fmt.Fprintf(&b, "capacity: %s within %s (%s failed: %s)", Rate(r.Rate), strings.Join(r.SLOs, ", "), Rate(r.FailedAt), strings.Join(r.FailedSLO, "; "))
 	}
 	if r.Verdict != "" {
 		b.WriteString("\nat the knee: " + r.Verdict)

@@ -44,16 +44,17 @@ Exit: 0 with a capacity, 1 when even the lowest rate fails, 2 for bad input.
 
 // capacityFlags are crank capacity's own flags; the rest are run flags.
 type capacityFlags struct {
-	slos                     []threshold.Threshold
-	opts                     capacity.Options
-	stepDuration, stepWarmup float64
-	run                      *runFlags
-	set                      map[string]bool // the flags given: they win over the scenario's capacity section
-	axes                     []sweep.Axis    // --matrix: a search per variant
+	slos []threshold.Threshold
+	// settings are the defaults, then the scenario's section, then the flags (fromScenario).
+	settings capacity.Settings
+	given    [][2]string // the settings' flags given, in order (name, text): they win over the section
+	run      *runFlags
+	set      map[string]bool // the flags given
+	axes     []sweep.Axis    // --matrix: a search per variant
 }
 
 func parseCapacityFlags(args []string, getenv func(string) string) (*capacityFlags, error) {
-	cf := &capacityFlags{opts: capacity.DefaultOptions(), stepDuration: 4, stepWarmup: 1, set: map[string]bool{}}
+	cf := &capacityFlags{settings: capacity.DefaultSettings(), set: map[string]bool{}}
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
@@ -82,52 +83,27 @@ func parseCapacityFlags(args []string, getenv func(string) string) (*capacityFla
 }
 
 func (cf *capacityFlags) setFlag(name, value string) error {
-	number := func(min float64) (float64, error) {
-		v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(value), "%"), 64)
-		if err != nil || v < min {
-			return 0, usagef("--%s %q: want a number of at least %g", name, value, min)
-		}
-		return v, nil
-	}
-	var err error
 	switch name {
 	case "slo":
-		t, perr := threshold.Parse(value)
-		if perr != nil {
-			return usagef("--slo: %v", perr)
+		t, err := threshold.Parse(value)
+		if err != nil {
+			return usagef("--slo: %v", err)
 		}
 		t.Source = "--slo"
 		cf.slos = append(cf.slos, t)
-	case "precision":
-		var p float64
-		if p, err = number(0.1); err == nil {
-			cf.opts.Precision = p / 100
-		}
-	case "start-rate":
-		cf.opts.Start, err = number(1)
 	case "matrix":
-		a, perr := sweep.ParseAxis(value)
-		if perr != nil {
-			return usagef("%v", perr)
+		a, err := sweep.ParseAxis(value)
+		if err != nil {
+			return usagef("%v", err)
 		}
 		cf.axes = append(cf.axes, a)
-	case "max-steps":
-		var n float64
-		if n, err = number(1); err == nil {
-			cf.opts.MaxSteps = int(n)
+	default: // checked now, applied over the scenario's section in fromScenario
+		if err := cf.settings.Set(name, value); err != nil {
+			return usagef("--%s %q: %v", name, value, err)
 		}
-	case "max-time":
-		d, perr := time.ParseDuration(value)
-		if perr != nil || d <= 0 {
-			return usagef("--max-time %q: want a duration such as 5m", value)
-		}
-		cf.opts.MaxTime = d
-	case "step-duration":
-		cf.stepDuration, err = number(1)
-	case "step-warmup":
-		cf.stepWarmup, err = number(0)
+		cf.given = append(cf.given, [2]string{name, value})
 	}
-	return err
+	return nil
 }
 
 // fromScenario completes the flags with the scenario's `capacity:` section: each key a flag did
@@ -148,16 +124,10 @@ func (cf *capacityFlags) fromScenario(ctx context.Context) error {
 		if !cf.set["slo"] {
 			cf.slos = sec.SLOs
 		}
-		for name, apply := range map[string]func(){
-			"precision":     func() { cf.opts.Precision = sec.Precision },
-			"start-rate":    func() { cf.opts.Start = sec.StartRate },
-			"max-steps":     func() { cf.opts.MaxSteps = sec.MaxSteps },
-			"max-time":      func() { cf.opts.MaxTime = sec.MaxTime },
-			"step-duration": func() { cf.stepDuration = sec.StepDuration },
-			"step-warmup":   func() { cf.stepWarmup = sec.StepWarmup },
-		} {
-			if !cf.set[name] && sec.Has(name) {
-				apply()
+		cf.settings = sec.Settings
+		for _, g := range cf.given { // the flags over the section's keys
+			if err := cf.settings.Set(g[0], g[1]); err != nil {
+				return usagef("--%s %q: %v", g[0], g[1], err)
 			}
 		}
 	}
@@ -191,7 +161,7 @@ func runCapacity(ctx context.Context, st State, args []string) int {
 		return ExitBadInput
 	}
 	if f.dryRun != "" { // the inputs checked, the jobs of the first step written; nothing runs
-		first, err := cf.stepResolved(ctx, st, cf.opts.Start)
+		first, err := cf.stepResolved(ctx, st, cf.settings.Start)
 		if err != nil {
 			fmt.Fprintf(st.Stderr, "crank capacity: %v\n", err)
 			return ExitBadInput
@@ -257,7 +227,7 @@ func (cf *capacityFlags) search(ctx context.Context, st State, ctl *controller.C
 			again = ", again: it failed on the SLOs alone while the generator kept up, which one noisy second can cause"
 		}
 		last = rate
-		fmt.Fprintf(st.Stderr, "capacity: step %d of at most %d: %.0f req/s (%s%s)\n", n, cf.opts.MaxSteps, rate, time.Since(started).Round(time.Second), again)
+		fmt.Fprintf(st.Stderr, "capacity: step %d of at most %d: %.0f req/s (%s%s)\n", n, cf.settings.MaxSteps, rate, time.Since(started).Round(time.Second), again)
 		services, err := cf.stepServices(ctx, st, rate)
 		if err != nil {
 			return capacity.Step{}, err
@@ -270,7 +240,7 @@ func (cf *capacityFlags) search(ctx context.Context, st State, ctl *controller.C
 		s := capacity.Judge(rate, jobs, loadsOf(resolved), cf.slos)
 		fmt.Fprintf(st.Stderr, "capacity: %.0f req/s asked, %.0f done, p99 %.2f ms, server CPU %.0f %%: %s\n",
 			rate, s.Achieved, s.Latency99, s.ServerCPU, passText(s))
-		if d := capacity.Drain(s, cf.stepDuration); d > 0 {
+		if d := capacity.Drain(s, cf.settings.StepDuration); d > 0 {
 			fmt.Fprintf(st.Stderr, "capacity: waiting %s for the server to work off this step's queue\n", d.Round(100*time.Millisecond))
 			select {
 			case <-ctx.Done():
@@ -279,7 +249,7 @@ func (cf *capacityFlags) search(ctx context.Context, st State, ctl *controller.C
 		}
 		return s, nil
 	}
-	res, searchErr := capacity.Search(ctx, cf.opts, measure)
+	res, searchErr := capacity.Search(ctx, cf.settings.Options, measure)
 	for _, t := range cf.slos {
 		res.SLOs = append(res.SLOs, t.String())
 	}
@@ -305,8 +275,8 @@ func (cf *capacityFlags) stepResolved(ctx context.Context, st State, rate float6
 	f := *cf.run
 	f.variables = maps.Clone(cf.run.variables)
 	f.variables["rate"] = strconv.FormatFloat(rate, 'f', 0, 64)
-	f.variables["duration"] = strconv.FormatFloat(cf.stepDuration, 'f', -1, 64)
-	f.variables["warmup"] = strconv.FormatFloat(cf.stepWarmup, 'f', -1, 64)
+	f.variables["duration"] = strconv.FormatFloat(cf.settings.StepDuration, 'f', -1, 64)
+	f.variables["warmup"] = strconv.FormatFloat(cf.settings.StepWarmup, 'f', -1, 64)
 	r, _, err := resolve(ctx, State{Stderr: io.Discard, Getenv: st.Getenv, LookPath: st.LookPath}, &f)
 	return r, err
 }

@@ -45,7 +45,7 @@ func (cf *capacityFlags) runMatrix(ctx context.Context, st State) int {
 			return ExitBadInput
 		}
 		for _, cv := range variants {
-			first, err := cv.cf.stepResolved(ctx, st, cv.cf.opts.Start)
+			first, err := cv.cf.stepResolved(ctx, st, cv.cf.settings.Start)
 			if err != nil {
 				fmt.Fprintf(st.Stderr, "crank capacity: variant %s: %v\n", cv.v.Name, err)
 				return ExitBadInput

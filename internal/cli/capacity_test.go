@@ -42,7 +42,13 @@ func TestCapacitySection(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "777") || strings.Contains(out, "1234") {
 		t.Errorf("--start-rate over the section: exit %d, want 777 alone\n%s", code, out)
 	}
+	// One parser: the flag and the key refuse the same text with the same words.
+	code, _, errOut = run("--config", cfg, "--scenario", "capped", "--start-rate", "fast", "--dry-run", "-")
+	if code != ExitBadInput || !strings.Contains(errOut, `--start-rate "fast": want a number of at least 1`) {
+		t.Errorf("--start-rate fast: exit %d, %q", code, errOut)
+	}
 	for _, c := range []struct{ section, want string }{
+		{"    capacity:\n      slo: [load:http/latency/99 < 10]\n      startRate: fast\n", `cap.yml:12: scenario "capped": capacity: startRate "fast": want a number of at least 1`},
 		{"    capacity:\n      slo: [load:http/latency/p99 < 10]\n", "http/latency/p99 is not a figure crank knows; did you mean http/latency/99?"},
 		{"    capacity:\n      slo: [latency is low]\n", `cap.yml:11: scenario "capped": capacity: slo: threshold "latency is low": want [service:]metric OP number`},
 		{"    capacity:\n      slo: [load:http/latency/99 < 10]\n      startrate: 5\n", `cap.yml:12: scenario "capped": capacity: unknown key "startrate"`},

@@ -3,10 +3,10 @@ package config
 import (
 	"errors"
 	"fmt"
-	"strconv"
+	"slices"
 	"strings"
-	"time"
 
+	"github.com/crankshaft/crankshaft/internal/capacity"
 	"github.com/crankshaft/crankshaft/internal/threshold"
 )
 
@@ -30,17 +30,10 @@ func isScenarioSection(key string) bool { return key == keySweep || key == keyCa
 //	  stepWarmup: 1
 type Capacity struct {
 	SLOs []threshold.Threshold
-	// Precision is a share (0.05 for 5 %).
-	Precision, StartRate     float64
-	MaxSteps                 int
-	MaxTime                  time.Duration
-	StepDuration, StepWarmup float64
-	// given holds the keys the section sets, by crank capacity's flag names (start-rate...).
-	given map[string]bool
+	// Settings are crank capacity's defaults with the section's keys applied, each parsed by
+	// capacity.Settings.Set as the flags are.
+	Settings capacity.Settings
 }
-
-// Has tells whether the section sets the key of crank capacity's flag name (start-rate, max-time...).
-func (c *Capacity) Has(flag string) bool { return c.given[flag] }
 
 // Capacity returns the scenario's capacity section, nil when it has none.
 func (c *Config) Capacity(scenario string) (*Capacity, error) {
@@ -55,24 +48,15 @@ func (c *Config) Capacity(scenario string) (*Capacity, error) {
 func decodeCapacity(scenario string, p pair) (*Capacity, []error) {
 	where := fmt.Sprintf("scenario %q: capacity", scenario)
 	if !p.value.isMap() {
-		return nil, []error{fmt.Errorf("%s: %s must be a mapping (slo, precision, startRate, maxSteps, maxTime, stepDuration, stepWarmup)", p.keyPos, where)}
+		return nil, []error{fmt.Errorf("%s: %s must be a mapping (%s)", p.keyPos, where, capacityKeys())}
 	}
-	s := &Capacity{given: map[string]bool{}}
+	s := &Capacity{Settings: capacity.DefaultSettings()}
 	var errs []error
 	fail := func(pos Pos, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s: %s", pos, where, fmt.Sprintf(format, args...)))
 	}
-	number := func(e pair, min float64) float64 {
-		text, _ := e.value.str()
-		v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(text, "%")), 64)
-		if err != nil || v < min {
-			fail(e.keyPos, "%s %q: want a number of at least %g", e.key, text, min)
-		}
-		return v
-	}
 	for _, e := range p.value.pairs {
-		switch e.key {
-		case "slo":
+		if e.key == "slo" {
 			items := []*node{e.value}
 			if e.value.isList() {
 				items = e.value.items
@@ -87,30 +71,42 @@ func decodeCapacity(scenario string, p pair) (*Capacity, []error) {
 				t.Source = it.pos.String()
 				s.SLOs = append(s.SLOs, t)
 			}
-		case "precision":
-			s.Precision = number(e, 0.1) / 100
-		case "startRate":
-			s.StartRate = number(e, 1)
-		case "maxSteps":
-			s.MaxSteps = int(number(e, 1))
-		case "maxTime":
-			text, _ := e.value.str()
-			d, err := time.ParseDuration(text)
-			if err != nil || d <= 0 {
-				fail(e.keyPos, "maxTime %q: want a duration such as 5m", text)
-			}
-			s.MaxTime = d
-		case "stepDuration":
-			s.StepDuration = number(e, 1)
-		case "stepWarmup":
-			s.StepWarmup = number(e, 0)
-		default:
-			fail(e.keyPos, "unknown key %q (want slo, precision, startRate, maxSteps, maxTime, stepDuration, stepWarmup)", e.key)
 			continue
 		}
-		s.given[flagOf(e.key)] = true
+		name := flagOf(e.key)
+		if !slices.Contains(capacity.SettingNames, name) || e.key != camelOf(name) {
+			fail(e.keyPos, "unknown key %q (want %s)", e.key, capacityKeys())
+			continue
+		}
+		text, ok := e.value.str()
+		if !ok {
+			fail(e.keyPos, "%s: want one value (a number, or a duration for maxTime)", e.key)
+			continue
+		}
+		if err := s.Settings.Set(name, text); err != nil {
+			fail(e.value.pos, "%s %q: %v", e.key, text, err)
+			continue
+		}
 	}
 	return s, errs
+}
+
+// capacityKeys lists the section's keys.
+func capacityKeys() string {
+	keys := []string{"slo"}
+	for _, n := range capacity.SettingNames {
+		keys = append(keys, camelOf(n))
+	}
+	return strings.Join(keys, ", ")
+}
+
+// camelOf is a section's key for crank capacity's flag: start-rate -> startRate.
+func camelOf(flag string) string {
+	parts := strings.Split(flag, "-")
+	for i := 1; i < len(parts); i++ {
+		parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+	}
+	return strings.Join(parts, "")
 }
 
 // flagOf is crank capacity's flag for a key of the section: startRate -> start-rate.

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,6 +65,25 @@ func TestCapacityOfAMutex(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, "capacity: ") || !strings.Contains(r.stdout, "at the knee: server CPU") || len(c.Steps) < 3 {
 		t.Errorf("stdout lacks the answer or the steps:\n%s", r.stdout)
+	}
+	// crank report shows the search: the answer, and each step with the terminal table's cells.
+	page := filepath.Join(t.TempDir(), "capacity.html")
+	if rr := crank(t, time.Minute, "report", out, "-o", page); rr.code != 0 || !strings.Contains(rr.stdout, "1 capacity search(es), ") {
+		t.Fatalf("crank report: exit %d\n%s\n%s", rr.code, rr.stdout, rr.stderr)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := capacity.Columns()
+	for i, s := range c.Steps {
+		row := fmt.Sprintf(`data-step="%d"><td class="v">%d</td><td class="v">%s</td><td class="v">%s</td>`, i+1, i+1, cols[0].Cell(s), cols[1].Cell(s))
+		if !strings.Contains(string(html), row) || !strings.Contains(r.stdout, cols[4].Cell(s)) {
+			t.Errorf("step %d: the report lacks %q (or the terminal its p99 %s)", i+1, row, cols[4].Cell(s))
+		}
+	}
+	if !strings.Contains(string(html), capacity.Rate(c.Rate)) || !strings.Contains(string(html), c.VerdictKind) {
+		t.Errorf("the report lacks the capacity %s or the knee's %s", capacity.Rate(c.Rate), c.VerdictKind)
 	}
 }
 

@@ -119,8 +119,11 @@ func (w *worker) armDeadline(now int64) {
 		want = min(w.fl.front().sent+w.cfg.timeout, now+probe)
 	}
 	if w.cfg.rate > 0 && w.fl.len() < w.cfg.depth {
-		if t := w.cfg.intended(w.id, w.next) - sendEarly; t < w.cfg.end && t < want {
-			if t = max(t, now); t != w.deadline {
+		// Only a request that will be sent sets the wake-up: one due in the last sendEarly before
+		// the end once did, and its connection then spun on an expired deadline (a RawConn read
+		// past its deadline fails before trying the socket) until its last response timed out.
+		if next := w.cfg.intended(w.id, w.next); next < w.cfg.end && next-sendEarly < want {
+			if t := max(next-sendEarly, now); t != w.deadline {
 				w.setDeadline(t)
 			}
 			return

@@ -13,7 +13,7 @@ const maxStreamID = 1<<31 - 1
 
 // fill starts the requests that are due, credits the received bytes back, and flushes what it
 // wrote (with mu held). Without a rate every free stream gets a request; with one, the requests
-// whose intended time has come (or comes within sendEarly), as the HTTP/1.1 worker's takeDue.
+// whose intended time has come (or comes within sendAhead), as the HTTP/1.1 worker's takeDue.
 func (c *h2client) fill(s *h2session, now int64) error {
 	if s.ready && !s.goaway && !s.failed && c.refill(s) {
 		idle := s.inflight == 0
@@ -66,7 +66,7 @@ func (c *h2client) due(now int64) (origin int64, ok bool) {
 		return now, true
 	}
 	t := c.cfg.intended(c.id, c.next)
-	if t > now+sendEarly || t >= c.cfg.end {
+	if t > now+sendAhead || t >= c.cfg.end {
 		return 0, false
 	}
 	return min(t, now), true

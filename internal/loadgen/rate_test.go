@@ -54,3 +54,18 @@ func TestRateModeCountsQueueingDelay(t *testing.T) {
 		t.Errorf("p50 %.1f ms; only the requests around the stall should be slow", rep.Latency.P50)
 	}
 }
+
+// TestRateModeEndsOnTime: at a rate where every connection has a request due just after the end
+// and requests in flight, the run still ends with its last responses: a connection once woke for
+// such a request (never sent), then spun on its expired deadline without reading until its last
+// response timed out, which stretched the window by the timeout and made it the maximum latency.
+func TestRateModeEndsOnTime(t *testing.T) {
+	s := startServer(t, okReply)
+	rep := run(t, Options{URL: s.url(), Connections: 8, Pipeline: 4, Rate: 40000, Duration: 500 * time.Millisecond, Timeout: 3 * time.Second})
+	if rep.Errors.Total() != 0 || rep.Requests != rep.Sent {
+		t.Fatalf("requests %d, sent %d, errors %+v; want every request answered", rep.Requests, rep.Sent, rep.Errors)
+	}
+	if rep.Elapsed > 2*time.Second || rep.Latency.Max > 2000 {
+		t.Errorf("window %s, max latency %.1f ms; want the run to end with its last responses, far from the 3 s timeout", rep.Elapsed, rep.Latency.Max)
+	}
+}

@@ -30,10 +30,18 @@ type runConfig struct {
 	gate *wakeGate
 }
 
-// sendEarly is how long before its intended time rate mode may send a request. The runtime's
-// timers wake an idle thread up to a millisecond late; waking a millisecond early and sending then
-// keeps that slack out of the latencies (an early request is measured from when it left).
+// sendEarly is how long before a request's intended time rate mode wakes its connection. The
+// runtime's timers wake an idle thread up to a millisecond late; waking a millisecond early keeps
+// that slack out of the latencies (a request that leaves early is measured from when it left).
 const sendEarly = int64(time.Millisecond)
+
+// sendAhead is how far ahead of now a woken connection sends the requests due: every request due
+// within it leaves at once. So a connection wakes at most once per sendAhead-sendEarly (1 ms) and
+// writes all its requests of that millisecond in one system call, as the closed loop writes its
+// pipeline. Waking for each request on its own (sendAhead = sendEarly) cost a timer, a wake-up, a
+// deadline and a write per request, several times the closed loop's CPU per request: the
+// generator, not the server, then set the capacity (docs/CAPACITY.md).
+const sendAhead = 2 * sendEarly
 
 // lateGrace is how long after the end rate mode still sends requests that were due before it:
 // the runtime's timers wake up to a millisecond late.

@@ -105,7 +105,7 @@ func (w *worker) writePending(now int64) bool {
 
 // takeDue returns the bytes of the requests to send now and records them as in flight. Without a
 // rate, a connection sends Pipeline requests when it has none in flight; with one, it sends those
-// whose intended time has come (or comes within sendEarly), keeping at most Pipeline in flight. A
+// whose intended time has come (or comes within sendAhead), keeping at most Pipeline in flight. A
 // request's latency counts from its intended time, or from when it left if that was earlier.
 func (w *worker) takeDue(now int64) []byte {
 	if now >= w.cfg.sendUntil {
@@ -124,7 +124,7 @@ func (w *worker) takeDue(now int64) []byte {
 	} else {
 		for w.fl.len() < w.cfg.depth {
 			t := w.cfg.intended(w.id, w.next)
-			if t > now+sendEarly || t >= w.cfg.end {
+			if t > now+sendAhead || t >= w.cfg.end {
 				break
 			}
 			w.fl.push(flight{origin: min(t, now), sent: now})

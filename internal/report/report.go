@@ -58,6 +58,8 @@ type Page struct {
 	Tables      []Table
 	Comparisons []Comparison // crank compare's, the first run against each other
 	Diagnoses   []Diagnosis
+	// Capacity holds each crank capacity search of the files (a matrix's: each variant's).
+	Capacity []CapacityView
 }
 
 // Diagnosis is one run's (or sweep variant's) diagnosis: the verdict first.
@@ -103,6 +105,13 @@ func Build(paths []string) (*Page, error) {
 		pg.Runs = append(pg.Runs, run)
 		pg.Summaries = append(pg.Summaries, summarize(run.Label, r))
 		pg.Diagnoses = append(pg.Diagnoses, Diagnosis{Label: run.Label, Findings: r.JobResults.Diagnostics})
+		if len(r.Capacity) > 0 {
+			views, err := capacityViews(run.Label, r.Capacity)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", p, err)
+			}
+			pg.Capacity = append(pg.Capacity, views...)
+		}
 		for _, s := range run.Services {
 			pg.Tables = append(pg.Tables, Table{Run: run.Label, Service: s, Rows: results.Rows(r.JobResults.Jobs[s])})
 		}
@@ -240,7 +249,14 @@ func Main(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		what = "a sweep"
 	}
 	collapsed, missing := pg.Collapsed()
-	fmt.Fprintf(stdout, "report written to %s (%s, %d chart(s))\n", *out, what, len(pg.Charts)-len(collapsed))
+	drawn := len(pg.Charts) - len(collapsed)
+	for _, c := range pg.Capacity {
+		drawn += len(c.Charts)
+	}
+	if len(pg.Capacity) > 0 {
+		what += fmt.Sprintf(", %d capacity search(es)", len(pg.Capacity))
+	}
+	fmt.Fprintf(stdout, "report written to %s (%s, %d chart(s))\n", *out, what, drawn)
 	for _, m := range missing {
 		fmt.Fprintf(stderr, "crank report: %s\n", m)
 	}
@@ -253,7 +269,9 @@ Writes one self-contained HTML page (no network needed to open it; it prints to 
 of each run (scenario, machine, verdict, requests/s, p99, CPU), its timelines (requests/s, CPU,
 latency where the load reports it over time, lock contention, exceptions/s), results tables and
 diagnosis; with two or more files the runs are overlaid, aligned at their measured start, and
-compared with the first as in crank compare, as tables coloured by verdict. A sweep file (crank sweep --json) gets its own page: RPS over core
+compared with the first as in crank compare, as tables coloured by verdict. A crank capacity
+result adds its search: the answer, every step as crank capacity prints it, and p99 and server CPU
+against the rate asked. A sweep file (crank sweep --json) gets its own page: RPS over core
 counts for each cpuSet axis beside linear scaling (else each variant's mean RPS), and the
 sweep's tables, contrasts, scaling and diagnoses; FILE#VARIANT reports one variant as a run.
 
