@@ -183,7 +183,7 @@ func runCapacity(ctx context.Context, st State, args []string) int {
 	}
 	capacity.WriteTable(st.Stdout, res)
 	fmt.Fprintln(st.Stdout, res.Summary())
-	code := searchCode(ctx, st, searchErr)
+	code := searchCode(ctx, st, res, searchErr)
 	out := cf.answer(res, knee, code, started, variant(f.properties, resolved.Variant))
 	if f.jsonOut != "" && !writeJSON(st, f.jsonOut, out) && code == ExitOK {
 		code = ExitFailed

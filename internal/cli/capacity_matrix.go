@@ -77,7 +77,7 @@ func (cf *capacityFlags) runMatrix(ctx context.Context, st State) int {
 		capacity.WriteTable(st.Stdout, res)
 		fmt.Fprintf(st.Stdout, "%s\n\n", res.Summary())
 		done = append(done, VariantCapacity{Variant: cv.v.Name, Settings: cv.v.Settings, Result: res})
-		c := searchCode(ctx, st, serr)
+		c := searchCode(ctx, st, res, serr)
 		if c == ExitInterrupted {
 			code = c
 			break

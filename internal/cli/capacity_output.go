@@ -13,8 +13,11 @@ import (
 )
 
 // searchCode is the exit status of a search that ended with err, said on stderr.
-func searchCode(ctx context.Context, st State, err error) int {
+func searchCode(ctx context.Context, st State, res capacity.Result, err error) int {
 	switch {
+	case err == nil && res.Rate == 0: // stopped (--max-steps, --max-time) before any rate passed
+		fmt.Fprintf(st.Stderr, "crank capacity: no rate tried met the service level objectives before the search stopped (%s)\n", res.Stopped)
+		return ExitFailed
 	case err == nil:
 		return ExitOK
 	case errors.Is(err, capacity.ErrUnmet):

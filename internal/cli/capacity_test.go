@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/crankshaft/crankshaft/internal/capacity"
 )
 
 // capacityScenario is the plaintext scenario with the built-in load and a capacity section.
@@ -76,5 +78,20 @@ func TestCapacityMatrixDryRun(t *testing.T) {
 		"--matrix", "nosuch.cpuSet=0,1", "--dry-run", "-"}, Stdout: &out, Stderr: &errb})
 	if code != ExitBadInput || !strings.Contains(errb.String(), `variant cpuSet=0: `) {
 		t.Errorf("bad variant: exit %d, %q", code, errb.String())
+	}
+}
+
+// TestSearchStoppedWithoutACapacity: a search stopped by --max-steps or --max-time before any rate
+// passed has no capacity: exit 1, saying why, not 0 beside "capacity: none".
+func TestSearchStoppedWithoutACapacity(t *testing.T) {
+	var errOut bytes.Buffer
+	st := State{Stderr: &errOut}
+	if code := searchCode(context.Background(), st, capacity.Result{Stopped: "--max-steps 2 reached"}, nil); code != ExitFailed ||
+		!strings.Contains(errOut.String(), "no rate tried met the service level objectives before the search stopped (--max-steps 2 reached)") {
+		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	}
+	errOut.Reset()
+	if code := searchCode(context.Background(), st, capacity.Result{Rate: 900}, nil); code != ExitOK || errOut.Len() != 0 {
+		t.Errorf("with a capacity: exit %d, stderr %q", code, errOut.String())
 	}
 }
