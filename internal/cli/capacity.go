@@ -39,7 +39,7 @@ of the rate asked. The knee is explained with the run's verdict (contention-boun
   --json FILE          the result, with the steps under "capacity" at its root
   --dry-run FILE       check the inputs and write the first step's resolved jobs ("-": stdout)
   and every run option of crank (--config, --scenario, --profile, --variable, --<service>.<path>...).
-Exit: 0 with a capacity, 1 when even the lowest rate fails, 2 for bad input.
+Exit: 0 with a capacity, 1 when even the lowest rate fails (or the search stopped before any passed), 2 for bad input.
 `
 
 // capacityFlags are crank capacity's own flags; the rest are run flags.
