@@ -58,8 +58,8 @@ func TestPointsAreDeterministic(t *testing.T) {
 	if p := Points(&results.Result{}, Tags{}); p != nil {
 		t.Errorf("empty result: %d points", len(p))
 	}
-	if _, err := Publish(context.Background(), Config{URL: "http://127.0.0.1:1"}, &results.Result{}, nil); err == nil {
-		t.Error("Publish of an empty result: no error")
+	if _, err := Publish(context.Background(), Config{URL: "http://127.0.0.1:1"}, &results.Result{}, nil); err == nil || !strings.Contains(err.Error(), "the result has no points") {
+		t.Errorf("Publish of an empty result: %v", err)
 	}
 }
 

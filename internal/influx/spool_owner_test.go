@@ -30,8 +30,8 @@ func TestSpoolOfAnotherUser(t *testing.T) {
 	if _, err := (Spool{Dir: dir}).List(); err == nil || !strings.Contains(err.Error(), "belongs to another user") {
 		t.Errorf("List: %v, want a refusal", err)
 	}
-	if _, err := (Spool{Dir: dir}).Save("run", nil, []string{"m v=1"}); err == nil {
-		t.Error("Save into another user's spool succeeded")
+	if _, err := (Spool{Dir: dir}).Save("run", nil, []string{"m v=1"}); err == nil || !strings.Contains(err.Error(), "belongs to another user") {
+		t.Errorf("Save into another user's spool: %v, want a refusal", err)
 	}
 }
 

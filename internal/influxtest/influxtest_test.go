@@ -31,7 +31,7 @@ func TestStartCreatesDatabaseAndRestarts(t *testing.T) {
 	if !strings.Contains(string(b), `["crank"]`) {
 		t.Fatalf("SHOW DATABASES after restart = %s, want crank kept", b)
 	}
-	if err := s.Exec(ctx, "NOT INFLUXQL"); err == nil {
-		t.Fatal("Exec of a bad statement: no error")
+	if err := s.Exec(ctx, "NOT INFLUXQL"); err == nil || !strings.Contains(err.Error(), "NOT INFLUXQL: status 400") {
+		t.Fatalf("Exec of a bad statement: %v, want InfluxDB's 400", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -76,7 +77,7 @@ func TestPackHonoursGitignoreAndHashesContent(t *testing.T) {
 }
 
 func TestPackRejectsMissingFolder(t *testing.T) {
-	if _, err := Pack(filepath.Join(t.TempDir(), "nope"), Exclude{}); err == nil {
-		t.Fatal("want an error for a missing folder")
+	if _, err := Pack(filepath.Join(t.TempDir(), "nope"), Exclude{}); err == nil || !strings.Contains(err.Error(), "nope: not a folder") {
+		t.Fatalf("a missing folder: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -96,14 +97,17 @@ func TestCounterResetGivesNoRate(t *testing.T) {
 }
 
 func TestBadSpecs(t *testing.T) {
-	for _, c := range []api.CounterSpec{
-		{Metric: "x", Read: "average"},
-		{Metric: "", Read: ReadGauge},
-		{Metric: `x{kind="a"`, Read: ReadGauge},
-		{Metric: `x{kind}`, Read: ReadGauge},
+	for _, c := range []struct {
+		spec api.CounterSpec
+		want string
+	}{
+		{api.CounterSpec{Metric: "x", Read: "average"}, `read "average": want rate, gauge or quantile`},
+		{api.CounterSpec{Metric: "", Read: ReadGauge}, "no metric name"},
+		{api.CounterSpec{Metric: `x{kind="a"`, Read: ReadGauge}, "unclosed {"},
+		{api.CounterSpec{Metric: `x{kind}`, Read: ReadGauge}, `label matcher "kind": want name="value"`},
 	} {
-		if _, err := New("http://127.0.0.1:1/metrics", []api.CounterSpec{c}, nil); err == nil {
-			t.Errorf("New(%+v): want an error", c)
+		if _, err := New("http://127.0.0.1:1/metrics", []api.CounterSpec{c.spec}, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("New(%+v) = %v, want an error saying %q", c.spec, err, c.want)
 		}
 	}
 }

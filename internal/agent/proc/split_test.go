@@ -2,6 +2,7 @@ package proc
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -35,9 +36,9 @@ func TestSplit(t *testing.T) {
 }
 
 func TestSplitErrors(t *testing.T) {
-	for _, in := range []string{`"open`, `'open`, `trailing\`} {
-		if got, err := Split(in); err == nil {
-			t.Errorf("Split(%q) = %q, want an error", in, got)
+	for in, want := range map[string]string{`"open`: `unterminated " quote`, `'open`: "unterminated ' quote", `trailing\`: "ends with a backslash"} {
+		if got, err := Split(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Split(%q) = %q, %v, want an error saying %q", in, got, err, want)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package sample
 
 import (
+	"errors"
+	"io/fs"
 	"os/exec"
 	"syscall"
 	"testing"
@@ -53,7 +55,7 @@ func TestSampleTree(t *testing.T) {
 	if st.CPURaw < 0 || st.CPURaw > 50 || st.CPU > st.CPURaw || st.CPUGlobal < 0 || st.CPUGlobal > 100 {
 		t.Errorf("cpu of sleeping tree: %+v", st)
 	}
-	if _, err := New(1 << 30); err == nil {
-		t.Error("New on a missing pid: want an error")
+	if _, err := New(1 << 30); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("New on a missing pid: %v, want its /proc entry not found", err)
 	}
 }

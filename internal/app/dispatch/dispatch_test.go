@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"runtime/metrics"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -46,14 +47,14 @@ func TestParseMode(t *testing.T) {
 			t.Errorf("ParseMode(%q) = %q, %v", s, m, err)
 		}
 	}
-	if _, err := ParseMode("global"); err == nil {
-		t.Errorf("ParseMode(global) accepted")
+	if _, err := ParseMode("global"); err == nil || !strings.Contains(err.Error(), `dispatch mode "global": want inline, shared or partitioned`) {
+		t.Errorf("ParseMode(global): %v", err)
 	}
 	if p, err := New(Options{Mode: Inline}); p != nil || err != nil {
 		t.Errorf("New(inline) = %v, %v; want nil pool", p, err)
 	}
-	if _, err := New(Options{Mode: Shared, Workers: -1}); err == nil {
-		t.Errorf("negative workers accepted")
+	if _, err := New(Options{Mode: Shared, Workers: -1}); err == nil || !strings.Contains(err.Error(), "partitions 0 and workers -1 must not be negative") {
+		t.Errorf("negative workers: %v", err)
 	}
 }
 

@@ -2,6 +2,7 @@ package firstrequest_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -68,8 +69,8 @@ func TestMeasureCancelled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	if _, err := firstrequest.Measure(ctx, parsers.Target{URL: "http://" + addr + "/"}); err == nil {
-		t.Fatal("no error from a cancelled first request")
+	if _, err := firstrequest.Measure(ctx, parsers.Target{URL: "http://" + addr + "/"}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("first request past its context's deadline: %v, want context.DeadlineExceeded", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("cancelled request returned after %s", d)
