@@ -1,12 +1,10 @@
-package agent
+package docker
 
 import (
 	"archive/tar"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -16,8 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/moby/moby/api/types/jsonstream"
 	"github.com/moby/moby/client"
+
+	"github.com/crankshaft/crankshaft/internal/agent/runtime"
 )
 
 // Labels the agent puts on what it makes in the engine.
@@ -27,46 +26,43 @@ const (
 	labelDir   = "crankshaft.agent-dir"
 )
 
-// prepare gets the job's source and its image: reused from the image cache when the same source,
-// Dockerfile, context and build arguments were built before, else built (or loaded, or pulled).
-func (r *dockerRuntime) prepare(ctx context.Context, j *job) error {
-	identity, err := r.a.fetch(ctx, j)
-	if err != nil {
-		return err
-	}
+// Prepare gets the job's image: reused from the image cache when the same source, Dockerfile,
+// context and build arguments were built before, else built (or loaded, or pulled).
+func (r *Runtime) Prepare(ctx context.Context, j *runtime.Job) error {
+	identity := j.Identity
 	cli, err := r.engine(ctx)
 	if err != nil {
-		return fmt.Errorf("job %s: %w", j.id, err)
+		return fmt.Errorf("job %s: %w", j.ID, err)
 	}
-	src := j.spec.Source
+	src := j.Spec.Source
 	switch {
 	case src.DockerPull != "":
-		j.image = imageName(src)
+		j.Program = ImageName(src)
 		return r.pull(ctx, cli, j)
 	case src.DockerLoad != "":
-		j.image = imageName(src)
+		j.Program = ImageName(src)
 		return r.load(ctx, cli, j)
 	}
 	key := ""
 	if identity != "" {
 		h := sha256.New()
-		for _, s := range append([]string{identity, src.DockerFile, src.DockerContextDirectory}, j.spec.BuildArguments...) {
+		for _, s := range append([]string{identity, src.DockerFile, src.DockerContextDirectory}, j.Spec.BuildArguments...) {
 			h.Write([]byte(s + "\x00"))
 		}
 		key = hex.EncodeToString(h.Sum(nil))[:16]
 	}
-	name := imageName(src)
-	j.image = name + ":latest"
+	name := ImageName(src)
+	j.Program = name + ":latest"
 	if key != "" {
-		j.image = name + ":k" + key
+		j.Program = name + ":k" + key
 		// Reused only when the image is the one this key's build made (its label says so), not an
 		// image another job put under the tag.
-		if in, err := cli.ImageInspect(ctx, j.image); err == nil && in.Config != nil && in.Config.Labels[labelImage] == key {
+		if in, err := cli.ImageInspect(ctx, j.Program); err == nil && in.Config != nil && in.Config.Labels[labelImage] == key {
 			// Tagging again marks it used (LastTagTime), which the cache's pruning goes by.
-			_, _ = cli.ImageTag(ctx, client.ImageTagOptions{Source: j.image, Target: name + ":latest"})
-			j.out.WriteString("image reused from the cache: " + j.image + "\n")
-			j.log.Info("image reused", "image", j.image)
-			j.setBuild(0, true)
+			_, _ = cli.ImageTag(ctx, client.ImageTagOptions{Source: j.Program, Target: name + ":latest"})
+			j.Out.WriteString("image reused from the cache: " + j.Program + "\n")
+			j.Log.Info("image reused", "image", j.Program)
+			j.SetBuild(0, true)
 			return nil
 		}
 	}
@@ -76,18 +72,18 @@ func (r *dockerRuntime) prepare(ctx context.Context, j *job) error {
 // build runs docker build (the classic builder: no BuildKit is assumed) with the job's context
 // and Dockerfile, and tags the image name:latest and name:k<key>. Intermediate containers are
 // removed whatever the outcome.
-func (r *dockerRuntime) build(ctx context.Context, cli *client.Client, j *job, name, key string) error {
-	src := j.spec.Source
-	from := j.out.Len()
+func (r *Runtime) build(ctx context.Context, cli *client.Client, j *runtime.Job, name, key string) error {
+	src := j.Spec.Source
+	from := j.Out.Len()
 	fail := func(format string, args ...any) error {
-		return fmt.Errorf("job %s: docker build of %s: %s; last output:\n%s", j.id, src.DockerFile,
-			fmt.Sprintf(format, args...), j.out.Tail(from, tailLines))
+		return fmt.Errorf("job %s: docker build of %s: %s; last output:\n%s", j.ID, src.DockerFile,
+			fmt.Sprintf(format, args...), j.Out.Tail(from, runtime.TailLines))
 	}
 	ctxDir := src.DockerContextDirectory
 	if ctxDir == "" {
 		ctxDir = path.Dir(filepath.ToSlash(src.DockerFile))
 	}
-	root, err := os.OpenRoot(j.dir)
+	root, err := os.OpenRoot(j.Dir)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -108,7 +104,7 @@ func (r *dockerRuntime) build(ctx context.Context, cli *client.Client, j *job, n
 	}()
 	defer pr.Close()
 	args := map[string]*string{}
-	for _, a := range j.spec.BuildArguments {
+	for _, a := range j.Spec.BuildArguments {
 		k, v, ok := strings.Cut(a, "=")
 		if !ok {
 			args[k] = nil // docker build --build-arg NAME takes it from the environment: none here
@@ -120,22 +116,22 @@ func (r *dockerRuntime) build(ctx context.Context, cli *client.Client, j *job, n
 	if key != "" {
 		tags = append(tags, name+":k"+key)
 	}
-	j.out.WriteString(fmt.Sprintf("$ docker build -t %s -f %s %s (%d build arguments)\n", strings.Join(tags, " -t "), src.DockerFile, ctxDir, len(args)))
+	j.Out.WriteString(fmt.Sprintf("$ docker build -t %s -f %s %s (%d build arguments)\n", strings.Join(tags, " -t "), src.DockerFile, ctxDir, len(args)))
 	start := time.Now()
 	res, err := cli.ImageBuild(ctx, pr, client.ImageBuildOptions{Tags: tags, Dockerfile: dockerfile, BuildArgs: args,
-		Remove: true, ForceRemove: true, Labels: map[string]string{labelImage: key, labelDir: r.a.opts.Dir}})
+		Remove: true, ForceRemove: true, Labels: map[string]string{labelImage: key, labelDir: r.opts.Dir}})
 	if err != nil {
 		return fail("%v", err)
 	}
 	defer res.Body.Close()
-	if err := readMessages(res.Body, j.out); err != nil {
+	if err := readMessages(res.Body, j.Out); err != nil {
 		if ctx.Err() != nil {
-			return errStopping
+			return runtime.ErrStopping
 		}
 		return fail("%v", err)
 	}
-	j.setBuild(float64(time.Since(start).Microseconds())/1000, false)
-	r.prune(context.WithoutCancel(ctx), j.image)
+	j.SetBuild(float64(time.Since(start).Microseconds())/1000, false)
+	r.prune(context.WithoutCancel(ctx), j.Program)
 	return nil
 }
 
@@ -200,78 +196,6 @@ func addFile(tw *tar.Writer, root *os.Root, p, name string) error {
 	defer f.Close()
 	_, err = io.Copy(tw, f)
 	return err
-}
-
-// load runs docker load with the tarball dockerLoad of the job's source.
-func (r *dockerRuntime) load(ctx context.Context, cli *client.Client, j *job) error {
-	from := j.out.Len()
-	root, err := os.OpenRoot(j.dir)
-	if err != nil {
-		return fmt.Errorf("job %s: %w", j.id, err)
-	}
-	defer root.Close()
-	f, err := root.Open(j.spec.Source.DockerLoad)
-	if err != nil {
-		return fmt.Errorf("job %s: dockerLoad: %w", j.id, err)
-	}
-	defer f.Close()
-	if err := checkLoadTags(f, j.image); err != nil {
-		return fmt.Errorf("job %s: %w", j.id, err)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return fmt.Errorf("job %s: dockerLoad: %w", j.id, err)
-	}
-	j.out.WriteString("$ docker load -i " + j.spec.Source.DockerLoad + "\n")
-	start := time.Now()
-	res, err := cli.ImageLoad(ctx, f)
-	if err == nil {
-		err = readMessages(res, j.out)
-		res.Close()
-	}
-	if err != nil {
-		return fmt.Errorf("job %s: docker load %s: %v; last output:\n%s", j.id, j.spec.Source.DockerLoad, err, j.out.Tail(from, tailLines))
-	}
-	j.setBuild(float64(time.Since(start).Microseconds())/1000, false)
-	return nil
-}
-
-// pull runs docker pull of dockerPull.
-func (r *dockerRuntime) pull(ctx context.Context, cli *client.Client, j *job) error {
-	from := j.out.Len()
-	j.out.WriteString("$ docker pull " + j.image + "\n")
-	res, err := cli.ImagePull(ctx, j.image, client.ImagePullOptions{})
-	if err == nil {
-		err = readMessages(res, j.out)
-		res.Close()
-	}
-	if err != nil {
-		return fmt.Errorf("job %s: docker pull %s: %v; last output:\n%s", j.id, j.image, err, j.out.Tail(from, tailLines))
-	}
-	return nil
-}
-
-// readMessages copies a Docker JSON message stream (build, load, pull) into out and returns the
-// error the engine reported in it, if any.
-func readMessages(r io.Reader, out io.Writer) error {
-	dec := json.NewDecoder(r)
-	for {
-		var m jsonstream.Message
-		if err := dec.Decode(&m); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
-		}
-		switch {
-		case m.Error != nil:
-			io.WriteString(out, m.Error.Message+"\n")
-			return errors.New(m.Error.Message)
-		case m.Stream != "":
-			io.WriteString(out, m.Stream)
-		case m.Status != "":
-			io.WriteString(out, strings.TrimSpace(m.ID+" "+m.Status)+"\n")
-		}
-	}
 }
 
 // localPath reports whether p is a relative path that stays inside the job folder.
