@@ -35,8 +35,9 @@ type Handle interface {
 	Wait() <-chan struct{}
 	// Exit is how the program ended; valid once Wait is closed.
 	Exit() proc.Exit
-	// Stop asks the program to end, forces it after grace, and returns once it is cleaned up (or,
-	// for an engine that stopped answering, once the runtime's bound beyond grace has passed).
+	// Stop asks the program to end, forces it after grace, and returns once it is cleaned up. A
+	// runtime whose engine stopped answering returns once its bound beyond grace has passed, with
+	// why in the exit's Signal, having warned the job that its program "may be left running".
 	Stop(grace time.Duration) proc.Exit
 	// Interrupt is Stop with Ctrl-C's signal (SIGINT), on which a load tool stops early and still
 	// prints what it counted.
