@@ -2,6 +2,7 @@ package docker
 
 import (
 	"archive/tar"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -40,33 +41,48 @@ func (r *Runtime) Prepare(ctx context.Context, j *runtime.Job) error {
 		j.Program = ImageName(src)
 		return r.pull(ctx, cli, j)
 	case src.DockerLoad != "":
-		j.Program = ImageName(src)
 		return r.load(ctx, cli, j)
 	}
 	key := ""
 	if identity != "" {
-		h := sha256.New()
-		for _, s := range append([]string{identity, src.DockerFile, src.DockerContextDirectory}, j.Spec.BuildArguments...) {
-			h.Write([]byte(s + "\x00"))
-		}
-		key = hex.EncodeToString(h.Sum(nil))[:16]
+		key = cacheKey(append([]string{identity, src.DockerFile, src.DockerContextDirectory}, j.Spec.BuildArguments...)...)
 	}
 	name := ImageName(src)
 	j.Program = name + ":latest"
 	if key != "" {
 		j.Program = name + ":k" + key
-		// Reused only when the image is the one this key's build made (its label says so), not an
-		// image another job put under the tag.
-		if in, err := cli.ImageInspect(ctx, j.Program); err == nil && in.Config != nil && in.Config.Labels[labelImage] == key {
-			// Tagging again marks it used (LastTagTime), which the cache's pruning goes by.
-			_, _ = cli.ImageTag(ctx, client.ImageTagOptions{Source: j.Program, Target: name + ":latest"})
-			j.Out.WriteString("image reused from the cache: " + j.Program + "\n")
-			j.Log.Info("image reused", "image", j.Program)
-			j.SetBuild(0, true)
+		if r.reused(ctx, cli, j, key, name+":latest") {
 			return nil
 		}
 	}
 	return r.build(ctx, cli, j, name, key)
+}
+
+// cacheKey is the key of an image in the cache: a digest of what made it.
+func cacheKey(parts ...string) string {
+	h := sha256.New()
+	for _, s := range parts {
+		h.Write([]byte(s + "\x00"))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// reused reports whether the image j.Program is the one key's build or load made (its label says
+// so), not an image another job put under the tag, and if so takes it: tagged again as latest
+// (or as itself), which marks it used (LastTagTime) for the cache's pruning.
+func (r *Runtime) reused(ctx context.Context, cli *client.Client, j *runtime.Job, key, latest string) bool {
+	in, err := cli.ImageInspect(ctx, j.Program)
+	if err != nil || in.Config == nil || in.Config.Labels[labelImage] != key {
+		if err == nil {
+			j.Log.Warn("cached image not reused: its label is not its key", "image", j.Program, "key", key)
+		}
+		return false
+	}
+	_, _ = cli.ImageTag(ctx, client.ImageTagOptions{Source: j.Program, Target: cmp.Or(latest, j.Program)})
+	j.Out.WriteString("image reused from the cache: " + j.Program + "\n")
+	j.Log.Info("image reused", "image", j.Program)
+	j.SetBuild(0, true)
+	return true
 }
 
 // build runs docker build (the classic builder: no BuildKit is assumed) with the job's context

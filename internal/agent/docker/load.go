@@ -1,6 +1,8 @@
 package docker
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,26 +18,39 @@ import (
 	"github.com/crankshaft/crankshaft/internal/agent/runtime"
 )
 
-// load runs docker load with the tarball dockerLoad of the job's source.
+// load gets a dockerLoad job's image, as a build's: under name:k<key> (key: the sources' identity
+// and the tarball's path), reused when its label says it is that key's. Else the tarball is loaded
+// (refused when it would tag another image, checkLoadTags), then labelled with the key and the
+// agent's Dir by a build FROM it, which alone keeps a tag: the tarball's own tags are removed, so
+// the loaded image is pruned with its labelled one, as built images are.
 func (r *Runtime) load(ctx context.Context, cli *client.Client, j *runtime.Job) error {
+	src := j.Spec.Source
+	image := ImageName(src)
+	repo, _, _ := strings.Cut(strings.ToLower(image), ":")
+	key := cacheKey("dockerLoad", j.Identity, src.DockerLoad, image) // "dockerLoad" is no identity: never a build's key
+	j.Program = repo + ":k" + key
+	if j.Identity != "" && r.reused(ctx, cli, j, key, "") {
+		return nil
+	}
 	from := j.Out.Len()
 	root, err := os.OpenRoot(j.Dir)
 	if err != nil {
 		return fmt.Errorf("job %s: %w", j.ID, err)
 	}
 	defer root.Close()
-	f, err := root.Open(j.Spec.Source.DockerLoad)
+	f, err := root.Open(src.DockerLoad)
 	if err != nil {
 		return fmt.Errorf("job %s: dockerLoad: %w", j.ID, err)
 	}
 	defer f.Close()
-	if err := checkLoadTags(f, j.Program); err != nil {
+	tags, err := checkLoadTags(f, image)
+	if err != nil {
 		return fmt.Errorf("job %s: %w", j.ID, err)
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("job %s: dockerLoad: %w", j.ID, err)
 	}
-	j.Out.WriteString("$ docker load -i " + j.Spec.Source.DockerLoad + "\n")
+	j.Out.WriteString("$ docker load -i " + src.DockerLoad + "\n")
 	start := time.Now()
 	res, err := cli.ImageLoad(ctx, f)
 	if err == nil {
@@ -43,10 +58,47 @@ func (r *Runtime) load(ctx context.Context, cli *client.Client, j *runtime.Job) 
 		res.Close()
 	}
 	if err != nil {
-		return fmt.Errorf("job %s: docker load %s: %v; last output:\n%s", j.ID, j.Spec.Source.DockerLoad, err, j.Out.Tail(from, runtime.TailLines))
+		return fmt.Errorf("job %s: docker load %s: %v; last output:\n%s", j.ID, src.DockerLoad, err, j.Out.Tail(from, runtime.TailLines))
+	}
+	loaded, err := cli.ImageInspect(ctx, image)
+	if err != nil {
+		return fmt.Errorf("job %s: dockerLoad %s: no image %s once loaded (the tarball tags %v): %w", j.ID, src.DockerLoad, image, tags, err)
+	}
+	if err := r.label(ctx, cli, j, loaded.ID, key); err != nil {
+		return fmt.Errorf("job %s: dockerLoad %s: labelling %s: %w", j.ID, src.DockerLoad, image, err)
+	}
+	for _, t := range tags { // the labelled image holds the loaded one
+		if _, err := cli.ImageRemove(ctx, t, client.ImageRemoveOptions{}); err != nil {
+			j.Log.Warn("loaded image's tag not removed", "tag", t, "err", err)
+		}
 	}
 	j.SetBuild(float64(time.Since(start).Microseconds())/1000, false)
+	r.prune(context.WithoutCancel(ctx), j.Program)
 	return nil
+}
+
+// label makes the image j.Program: the image id with the cache's labels (key and the agent's Dir),
+// built FROM it with nothing else.
+func (r *Runtime) label(ctx context.Context, cli *client.Client, j *runtime.Job, id, key string) error {
+	var b bytes.Buffer
+	tw := tar.NewWriter(&b)
+	dockerfile := "FROM " + id + "\n"
+	if err := tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(dockerfile))}); err != nil {
+		return err
+	}
+	if _, err := tw.Write([]byte(dockerfile)); err != nil {
+		return err
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	res, err := cli.ImageBuild(ctx, &b, client.ImageBuildOptions{Tags: []string{j.Program}, Remove: true, ForceRemove: true,
+		Labels: map[string]string{labelImage: key, labelDir: r.opts.Dir}})
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	return readMessages(res.Body, io.Discard)
 }
 
 // pull runs docker pull of dockerPull.
