@@ -49,7 +49,9 @@ func buildImage(t *testing.T, cli *client.Client, tag, marker string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = cli.ImageRemove(context.Background(), in.ID, client.ImageRemoveOptions{Force: true, PruneChildren: true}) })
+	t.Cleanup(func() {
+		_, _ = cli.ImageRemove(context.Background(), in.ID, client.ImageRemoveOptions{Force: true, PruneChildren: true})
+	})
 	return in.ID
 }
 
