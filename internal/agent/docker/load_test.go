@@ -49,7 +49,7 @@ func buildImage(t *testing.T, cli *client.Client, tag, marker string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
+	t.Cleanup(func() { // an error is expected: already gone, or held by a child a later cleanup removes
 		_, _ = cli.ImageRemove(context.Background(), in.ID, client.ImageRemoveOptions{Force: true, PruneChildren: true})
 	})
 	return in.ID
