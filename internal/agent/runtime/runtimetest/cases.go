@@ -52,16 +52,7 @@ func readyThenStop(t *testing.T, _ Subject, r *running) {
 		t.Fatalf("ready, but port %s: %v", r.port, err)
 	}
 	c.Close()
-	e, took := stopTimed(r.h.Stop)
-	if e.Code != 3 || e.Signal != "" {
-		t.Errorf("stop: %s (%+v), want exit code 3 (SIGTERM honoured)", e, e)
-	}
-	if took >= grace+5*time.Second {
-		t.Errorf("stop took %s for a program that honours SIGTERM at once", took)
-	}
-	if !strings.Contains(string(r.stdout.Since(0)), "terminated") {
-		t.Errorf("stdout %q: want the program's words on SIGTERM", r.stdout.Since(0))
-	}
+	honoured(t, r, r.h.Stop, 3, "terminated")
 	select {
 	case <-r.h.Wait():
 	default:
@@ -109,16 +100,7 @@ func stopForced(t *testing.T, s Subject, r *running) {
 // interrupt: Interrupt sends SIGINT, on which the program prints and exits with its own code.
 func interrupt(t *testing.T, _ Subject, r *running) {
 	waitText(t, r, r.stdout, "ready")
-	e, took := stopTimed(r.h.Interrupt)
-	if e.Code != 4 || e.Signal != "" {
-		t.Errorf("interrupt: %s (%+v), want exit code 4 (SIGINT honoured)", e, e)
-	}
-	if took >= grace+5*time.Second {
-		t.Errorf("interrupt took %s for a program that honours SIGINT at once", took)
-	}
-	if !strings.Contains(string(r.stdout.Since(0)), "interrupted") {
-		t.Errorf("stdout %q: want the program's words on SIGINT", r.stdout.Since(0))
-	}
+	honoured(t, r, r.h.Interrupt, 4, "interrupted")
 }
 
 // stats: a busy program's CPU and memory are sampled above 0.
@@ -168,5 +150,21 @@ func engineHangs(t *testing.T, s Subject, r *running) {
 	}
 	if e2, took := stopTimed(r.h.Stop); took > time.Second || e2.Signal != e.Signal {
 		t.Errorf("a second stop took %s and said %s: want the first answer at once", took, e2)
+	}
+}
+
+// honoured stops the program with stop (its signal, then the grace) and checks that it ended at
+// once with its own exit code, having printed word.
+func honoured(t *testing.T, r *running, stop func(time.Duration) proc.Exit, code int, word string) {
+	t.Helper()
+	e, took := stopTimed(stop)
+	if e.Code != code || e.Signal != "" {
+		t.Errorf("%s: %s (%+v), want exit code %d (the signal honoured)", word, e, e, code)
+	}
+	if took >= grace+5*time.Second {
+		t.Errorf("%s took %s for a program that honours the signal at once", word, took)
+	}
+	if !strings.Contains(string(r.stdout.Since(0)), word) {
+		t.Errorf("stdout %q: want the program's %q", r.stdout.Since(0), word)
 	}
 }
