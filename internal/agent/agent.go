@@ -39,6 +39,8 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/agent/cgroup"
+	"github.com/crankshaft/crankshaft/internal/agent/docker"
+	"github.com/crankshaft/crankshaft/internal/agent/process"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/parsers"
 	"github.com/crankshaft/crankshaft/internal/privdir"
@@ -58,6 +60,8 @@ const (
 	MaxHeaderBytes = 16 << 10
 	// StopGrace is how long a process group has to exit after SIGTERM before SIGKILL.
 	StopGrace = 5 * time.Second
+	// DefaultImageCacheMaxBytes bounds the images the agent keeps (Options.ImageCacheMaxBytes).
+	DefaultImageCacheMaxBytes = docker.DefaultImageCacheMaxBytes
 	// DefaultCacheMaxBytes and DefaultCacheMaxAge bound the build cache.
 	DefaultCacheMaxBytes = 4 << 30
 	DefaultCacheMaxAge   = 7 * 24 * time.Hour
@@ -143,13 +147,12 @@ type Options struct {
 
 // Agent runs jobs. Build it with New.
 type Agent struct {
-	opts     Options
-	log      *slog.Logger
-	dirLock  *os.File // held while the agent runs: one agent per Dir
-	toolDirs []string // looked in for bare executable names before PATH
-	handler  http.Handler
-	process  *processRuntime
-	docker   *dockerRuntime
+	opts    Options
+	log     *slog.Logger
+	dirLock *os.File // held while the agent runs: one agent per Dir
+	handler http.Handler
+	process *process.Runtime
+	docker  *docker.Runtime
 
 	mu     sync.Mutex
 	jobs   map[string]*job
@@ -172,15 +175,18 @@ func New(opts Options) (*Agent, error) {
 		return nil, err
 	}
 	a.opts, a.log, a.dirLock = opts, opts.Logger, lock
-	a.process = &processRuntime{a: a, groups: cgroup.Open()}
-	a.docker = &dockerRuntime{a: a}
-	a.log.Info("job containment", "cgroups", a.process.groups.Describe())
-	a.removeLeftovers()
-	a.docker.removeLeftovers()
-	a.pruneCache()
+	var toolDirs []string // looked in for bare executable names before PATH
 	if exe, err := os.Executable(); err == nil {
-		a.toolDirs = []string{filepath.Dir(exe)}
+		toolDirs = []string{filepath.Dir(exe)}
 	}
+	a.process = process.New(cgroup.Open(), toolDirs...)
+	a.docker = docker.New(docker.Options{Dir: opts.Dir, Host: opts.DockerHost, EngineTimeout: opts.EngineTimeout,
+		AllowPrivileged: opts.AllowPrivilegedDocker, ImageCacheMaxBytes: opts.ImageCacheMaxBytes,
+		CacheMaxAge: opts.CacheMaxAge, Logger: opts.Logger})
+	a.log.Info("job containment", "cgroups", a.process.Groups().Describe())
+	a.removeLeftovers()
+	a.docker.RemoveLeftovers()
+	a.pruneCache()
 	a.handler = a.routes()
 	ctx, cancel := context.WithCancel(context.Background())
 	a.stopLease, a.leaseDone = cancel, make(chan struct{})

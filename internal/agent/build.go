@@ -16,14 +16,14 @@ import (
 // prepare gets the job's source (a repository is cloned when nothing was uploaded) and builds it,
 // or reuses the build of the same source, build command, environment and platform. An upload is
 // identified by the digest of what the agent extracted (never the hash the client sent); a clone
-// by its repository and checked-out commit.
-func (a *Agent) prepare(ctx context.Context, j *job) error {
+// by its repository and checked-out commit. It returns that identity of the job's sources.
+func (a *Agent) prepare(ctx context.Context, j *job) (string, error) {
 	identity, err := a.fetch(ctx, j)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if j.spec.BuildCommand == "" {
-		return nil
+		return identity, nil
 	}
 	key := ""
 	if identity != "" {
@@ -37,10 +37,10 @@ func (a *Agent) prepare(ctx context.Context, j *job) error {
 			j.log.Info("build reused", "key", key)
 			j.out.WriteString("build reused from the cache (" + key + ")\n")
 			j.setBuild(0, true)
-			return nil
+			return identity, nil
 		}
 	}
-	return a.build(ctx, j, key)
+	return identity, a.build(ctx, j, key)
 }
 
 // fetch clones the job's repositories (its own, when nothing was uploaded, then its named

@@ -58,7 +58,7 @@ func (a *Agent) removeLeftovers() {
 		if groups := proc.KillGroupsIn(p); len(groups) > 0 {
 			a.log.Warn("killed processes left by an earlier agent", "dir", p, "groups", groups)
 		}
-		a.process.groups.RemoveJob(id)
+		a.process.Groups().RemoveJob(id)
 		if err := os.RemoveAll(p); err != nil {
 			a.log.Warn("leftover job folder not removed", "dir", p, "err", err)
 			continue

@@ -26,9 +26,3 @@ func checkCPUSet(s string) error {
 	}
 	return nil
 }
-
-// cpus is the job's cpuSet as CPU numbers (checked when the job was accepted).
-func (j *job) cpus() []int {
-	cpus, _ := api.ParseCPUSet(j.spec.CpuSet)
-	return cpus
-}

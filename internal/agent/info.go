@@ -16,8 +16,8 @@ func (a *Agent) handleInfo(r *http.Request) (any, error) {
 	}
 	info.Hostname, _ = os.Hostname()
 	machineInfo(r.Context(), &info)
-	info.Containment = a.process.groups.Describe()
-	info.Docker = a.docker.describe(r.Context())
+	info.Containment = a.process.Groups().Describe()
+	info.Docker = a.docker.Describe(r.Context())
 	_, info.Dotnet = a.dotnetInfo(r.Context())
 	info.Time = time.Now()
 	return info, nil

@@ -10,12 +10,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/agent/output"
+	"github.com/crankshaft/crankshaft/internal/agent/runtime"
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/parsers"
 )
@@ -28,9 +29,10 @@ type job struct {
 	dir    string
 	log    *slog.Logger
 	out    *output.Buffer
-	parser parsers.Parser // nil when the job names none
-	user   *jobUser       // nil: the agent's own user
-	rt     jobRuntime     // runs its programs: processes or containers
+	parser parsers.Parser  // nil when the job names none
+	user   *jobUser        // nil: the agent's own user
+	rt     runtime.Runtime // runs its programs: processes or containers
+	rj     *runtime.Job    // what its runtime sees of it
 	// toolchain names what builds the job beyond its build command (the .NET SDK chosen): part
 	// of the build cache's key.
 	toolchain string
@@ -41,8 +43,6 @@ type job struct {
 	// addedEnv is what the agent adds to the job's environment (a .NET job's ASPNETCORE_URLS),
 	// outside the build cache's key.
 	addedEnv map[string]string
-	exe      string // a process job's resolved executable (set by prepare)
-	image    string // a Docker job's image (set by prepare)
 
 	mu       sync.Mutex
 	state    api.JobState
@@ -81,7 +81,7 @@ func newID() string {
 
 // validate checks what a job needs before it is accepted.
 func (a *Agent) validate(j api.Job) (parsers.Parser, error) {
-	problems := a.runtimeFor(j).check(j)
+	problems := a.runtimeFor(j).Check(j)
 	if src := j.Source; src != nil && src.Repository != "" {
 		for _, err := range []error{checkRepository(src.Repository), checkRevision(src.BranchOrCommit)} {
 			if err != nil {
@@ -127,6 +127,8 @@ func (a *Agent) createJob(spec api.Job) (*job, error) {
 		log: a.log.With("job", id, "service", spec.Service), out: output.New(0),
 		state: api.StateNew, leaseAt: time.Now(),
 	}
+	j.rj = &runtime.Job{ID: id, Spec: spec, Dir: j.dir, Log: j.log, Out: j.out, Warn: j.warn, SetBuild: j.setBuild,
+		Credential: usr.credential()}
 	if err := os.Mkdir(j.dir, 0o700); err != nil { // another local user must not read a job's files (its secrets)
 		return nil, fmt.Errorf("job %s: folder: %w", id, err)
 	}
@@ -164,11 +166,11 @@ func platformMismatch(o api.Options) string {
 		return s
 	}
 	var why []string
-	if a := norm(o.RequiredArchitecture); a != "" && a != runtime.GOARCH {
-		why = append(why, fmt.Sprintf("requires architecture %s, this agent is %s", o.RequiredArchitecture, runtime.GOARCH))
+	if a := norm(o.RequiredArchitecture); a != "" && a != goruntime.GOARCH {
+		why = append(why, fmt.Sprintf("requires architecture %s, this agent is %s", o.RequiredArchitecture, goruntime.GOARCH))
 	}
-	if s := norm(o.RequiredOperatingSystem); s != "" && s != runtime.GOOS {
-		why = append(why, fmt.Sprintf("requires operating system %s, this agent is %s", o.RequiredOperatingSystem, runtime.GOOS))
+	if s := norm(o.RequiredOperatingSystem); s != "" && s != goruntime.GOOS {
+		why = append(why, fmt.Sprintf("requires operating system %s, this agent is %s", o.RequiredOperatingSystem, goruntime.GOOS))
 	}
 	return strings.Join(why, "; ")
 }

@@ -2,15 +2,15 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"os"
 	"strings"
 
+	"github.com/crankshaft/crankshaft/internal/agent/runtime"
 	"github.com/crankshaft/crankshaft/internal/api"
 )
 
 // errStopping says a step was cut short because the job is being stopped.
-var errStopping = errors.New("job is stopping")
+var errStopping = runtime.ErrStopping
 
 // startJob moves a New (or uploaded Waiting) job to Initializing and starts its run goroutine. A
 // skipped job is left as it is.

@@ -6,6 +6,8 @@ import (
 	"net"
 	"strconv"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/agent/runtime"
 )
 
 // portPoll is how often a job's port is tried while waiting for it to be ready.
@@ -14,7 +16,7 @@ const portPoll = 50 * time.Millisecond
 // waitReady returns once the job is ready: its readyStateText shows in the output written since
 // offset from, else its port accepts a TCP connection on 127.0.0.1, else at once. It fails when
 // the process exits first or startTimeout passes, quoting the output's last lines.
-func (a *Agent) waitReady(ctx context.Context, j *job, p handle, from int64) error {
+func (a *Agent) waitReady(ctx context.Context, j *job, p runtime.Handle, from int64) error {
 	timeout := j.spec.StartTimeout.Std()
 	if timeout <= 0 {
 		timeout = DefaultStartTimeout
@@ -52,7 +54,7 @@ func (a *Agent) waitReady(ctx context.Context, j *job, p handle, from int64) err
 // errExited: the process ended while readiness was awaited.
 var errExited = fmt.Errorf("process exited")
 
-func waitText(ctx context.Context, j *job, p handle, from int64) error {
+func waitText(ctx context.Context, j *job, p runtime.Handle, from int64) error {
 	text := j.spec.ReadyStateText
 	for {
 		changed := j.out.Changed() // taken before the look, so no write is missed
@@ -72,7 +74,7 @@ func waitText(ctx context.Context, j *job, p handle, from int64) error {
 	}
 }
 
-func waitPort(ctx context.Context, p handle, port int) error {
+func waitPort(ctx context.Context, p runtime.Handle, port int) error {
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	t := time.NewTicker(portPoll)
 	defer t.Stop()

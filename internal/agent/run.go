@@ -14,13 +14,14 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/agent/output"
 	"github.com/crankshaft/crankshaft/internal/agent/proc"
+	"github.com/crankshaft/crankshaft/internal/agent/runtime"
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/parsers"
 )
 
 // tailLines is how many lines of output an error quotes.
-const tailLines = 20
+const tailLines = runtime.TailLines
 
 // run is the job's goroutine from Initializing to its end.
 func (a *Agent) run(ctx context.Context, j *job) {
@@ -41,7 +42,7 @@ func (a *Agent) interval(j *job) time.Duration {
 }
 
 func (a *Agent) execute(ctx context.Context, j *job) error {
-	if err := j.rt.prepare(ctx, j); err != nil {
+	if err := a.prepareRun(ctx, j); err != nil {
 		return err
 	}
 	j.mu.Lock()
@@ -78,7 +79,7 @@ func (a *Agent) runMeasured(ctx context.Context, j *job) error {
 	}
 	from := j.out.Len()
 	started := time.Now()
-	h, err := j.rt.start(ctx, j, j.spec.Arguments, out)
+	h, err := a.start(ctx, j, j.spec.Arguments, out)
 	if err != nil {
 		return err
 	}
@@ -104,7 +105,7 @@ func (a *Agent) runMeasured(ctx context.Context, j *job) error {
 }
 
 // supervise waits for the running process's end: a stop, a waitForExit timeout, or its exit.
-func (a *Agent) supervise(ctx context.Context, j *job, p handle, from int64, stdout *output.Buffer) error {
+func (a *Agent) supervise(ctx context.Context, j *job, p runtime.Handle, from int64, stdout *output.Buffer) error {
 	var timeout <-chan time.Time
 	if j.spec.WaitForExit && j.spec.Timeout > 0 {
 		t := time.NewTimer(j.spec.Timeout.Std())
@@ -143,7 +144,7 @@ func (a *Agent) supervise(ctx context.Context, j *job, p handle, from int64, std
 // it counted until then (wrk, bombardier, ghz and crank load do; h2load does not), and parses that:
 // a stopped run keeps the load's figures, which the controller marks partial. A tool that printed
 // nothing readable is said so in a job warning.
-func (a *Agent) interrupted(j *job, p handle, from int64, stdout *output.Buffer) error {
+func (a *Agent) interrupted(j *job, p runtime.Handle, from int64, stdout *output.Buffer) error {
 	e := p.Interrupt(StopGrace)
 	j.setExit(e.Code)
 	a.jobStatistics(j, from)
@@ -197,7 +198,7 @@ func (a *Agent) parse(j *job, stdout *output.Buffer, at time.Time) error {
 // warmup runs the program with the warm-up arguments and waits for it; its samples are marked.
 func (a *Agent) warmup(ctx context.Context, j *job) error {
 	from := j.out.Len()
-	h, err := j.rt.start(ctx, j, j.spec.WarmupArguments, j.out)
+	h, err := a.start(ctx, j, j.spec.WarmupArguments, j.out)
 	if err != nil {
 		return fmt.Errorf("job %s: warm-up: %w", j.id, err)
 	}

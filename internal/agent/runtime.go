@@ -2,43 +2,16 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"io"
-	"time"
 
-	"github.com/crankshaft/crankshaft/internal/agent/proc"
-	"github.com/crankshaft/crankshaft/internal/agent/sample"
+	"github.com/crankshaft/crankshaft/internal/agent/docker"
+	"github.com/crankshaft/crankshaft/internal/agent/runtime"
 	"github.com/crankshaft/crankshaft/internal/api"
 )
 
-// jobRuntime runs a job's programs: as processes on this machine (processRuntime) or as Docker
-// containers (dockerRuntime). The state machine (run.go) sees only this interface and handle.
-type jobRuntime interface {
-	// check refuses, at submission, a job this runtime cannot run here.
-	check(spec api.Job) []string
-	// prepare makes a started job ready to run once its source is in place: a build, an image.
-	prepare(ctx context.Context, j *job) error
-	// start runs the job's program with these arguments (the measured run, or a warm-up run);
-	// its standard output goes to stdout and its standard error to the job's output.
-	start(ctx context.Context, j *job, args string, stdout io.Writer) (handle, error)
-}
-
-// handle is one running program of a job.
-type handle interface {
-	// Wait is closed once the program and everything it started have ended and been cleaned up.
-	Wait() <-chan struct{}
-	// Exit is how the program ended; valid once Wait is closed.
-	Exit() proc.Exit
-	// Stop asks the program to end, forces it after grace, and returns once it is cleaned up.
-	Stop(grace time.Duration) proc.Exit
-	// Interrupt is Stop with Ctrl-C's signal (SIGINT), on which a load tool stops early and still
-	// prints what it counted.
-	Interrupt(grace time.Duration) proc.Exit
-	// Stats samples the program's CPU and memory since the previous call (the first call only
-	// starts the counting and may return an error until it can).
-	Stats() (sample.Stats, error)
-	// String names the program for logs ("process 1234", "container 0abc...").
-	String() string
-}
+// A job's programs run through one runtime.Runtime: processes on this machine (agent/process) or
+// Docker containers (agent/docker). The state machine (run.go) sees only that contract.
 
 // isDocker reports whether a job runs in a container: it names a Dockerfile, an image or an
 // image to pull or load (crank's rule).
@@ -48,7 +21,7 @@ func isDocker(spec api.Job) bool {
 }
 
 // runtimeFor is the runtime of a job.
-func (a *Agent) runtimeFor(spec api.Job) jobRuntime {
+func (a *Agent) runtimeFor(spec api.Job) runtime.Runtime {
 	if isDocker(spec) {
 		return a.docker
 	}
@@ -58,7 +31,34 @@ func (a *Agent) runtimeFor(spec api.Job) jobRuntime {
 // program names what the job runs, for messages: its executable or its image.
 func (j *job) program() string {
 	if isDocker(j.spec) {
-		return "container " + imageName(j.spec.Source)
+		return "container " + docker.ImageName(j.spec.Source)
 	}
 	return j.spec.Executable
+}
+
+// prepareRun gets the job's source and, for a process job, builds it (or reuses the build), gives
+// its folder to the job's user and writes the parser's files there; then the job's runtime makes
+// it ready to run (the executable resolved; the image reused, built, loaded or pulled).
+func (a *Agent) prepareRun(ctx context.Context, j *job) error {
+	identity, err := a.prepare(ctx, j)
+	if err != nil {
+		return err
+	}
+	if !isDocker(j.spec) { // a container sees none of the job folder but its image
+		j.recordPublished()
+		if err := j.user.own(j.dir); err != nil { // also what a reused build restored
+			return fmt.Errorf("job %s: %w", j.id, err)
+		}
+		if err := j.writeParserFiles(); err != nil {
+			return err
+		}
+	}
+	j.rj.Identity = identity
+	return j.rt.Prepare(ctx, j.rj)
+}
+
+// start runs the job's program once with these arguments; its standard output goes to stdout and
+// its standard error to the job's output.
+func (a *Agent) start(ctx context.Context, j *job, args string, stdout io.Writer) (runtime.Handle, error) {
+	return j.rt.Start(ctx, j.rj, runtime.Run{Args: args, Env: j.env(), Stdout: stdout})
 }

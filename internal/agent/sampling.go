@@ -4,13 +4,14 @@ import (
 	"context"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/agent/runtime"
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
 // sampleLoop samples p's process tree every interval until p exits or the job is stopped. Samples
 // are marked Warmup during a warm-up run and during the job's `warmup` span after runStart.
-func (a *Agent) sampleLoop(ctx context.Context, j *job, p handle, warmup bool, runStart time.Time) {
+func (a *Agent) sampleLoop(ctx context.Context, j *job, p runtime.Handle, warmup bool, runStart time.Time) {
 	interval := a.interval(j)
 	if _, err := p.Stats(); err != nil { // starts the counting
 		j.log.Debug("no sampling", "what", p.String(), "err", err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/agent/counters"
+	"github.com/crankshaft/crankshaft/internal/agent/runtime"
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
 )
@@ -38,7 +39,7 @@ const scrapeWarnAfter = 3
 // counters when it names none (crank's config already merges the defaults into a job's own). A
 // failed scrape is skipped: the next one may work (the endpoint may come up after the job's ready
 // text). Metrics that cannot be read at all become a job warning, which crank prints.
-func (a *Agent) scrapeLoop(ctx context.Context, j *job, p handle, runStart time.Time) {
+func (a *Agent) scrapeLoop(ctx context.Context, j *job, p runtime.Handle, runStart time.Time) {
 	url := j.metricsURL()
 	if url == "" {
 		return

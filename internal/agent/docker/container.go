@@ -1,4 +1,4 @@
-package agent
+package docker
 
 import (
 	"context"
@@ -15,30 +15,31 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/agent/cgroup"
 	"github.com/crankshaft/crankshaft/internal/agent/proc"
+	"github.com/crankshaft/crankshaft/internal/agent/runtime"
 	"github.com/crankshaft/crankshaft/internal/agent/sample"
 )
 
 // defaultEngineTimeout bounds each engine call made to clean up, whatever the job's context says.
 const defaultEngineTimeout = 30 * time.Second
 
-// start creates and starts the job's container, as crank's agent does: on the host's network,
+// Start creates and starts the job's container, as crank's agent does: on the host's network,
 // with the job's environment variables, its arguments' docker run options, dockerCommand as the
 // command, and cpuSet, memoryLimitInBytes and cpuLimitRatio as the container's limits.
-func (r *dockerRuntime) start(ctx context.Context, j *job, _ string, stdout io.Writer) (handle, error) {
+func (r *Runtime) Start(ctx context.Context, j *runtime.Job, run runtime.Run) (runtime.Handle, error) {
 	cli, err := r.engine(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("job %s: %w", j.id, err)
+		return nil, fmt.Errorf("job %s: %w", j.ID, err)
 	}
-	ra, err := parseRunArgs(j.spec.Arguments)
+	ra, err := parseRunArgs(j.Spec.Arguments)
 	if err != nil {
-		return nil, fmt.Errorf("job %s: %w", j.id, err)
+		return nil, fmt.Errorf("job %s: %w", j.ID, err)
 	}
-	cmd, err := proc.Split(j.spec.Source.DockerCommand)
+	cmd, err := proc.Split(j.Spec.Source.DockerCommand)
 	if err != nil {
-		return nil, fmt.Errorf("job %s: dockerCommand: %w", j.id, err)
+		return nil, fmt.Errorf("job %s: dockerCommand: %w", j.ID, err)
 	}
-	env := make([]string, 0, len(j.spec.Environment)+len(ra.env))
-	for k, v := range j.spec.Environment {
+	env := make([]string, 0, len(j.Spec.Environment)+len(ra.env))
+	for k, v := range j.Spec.Environment {
 		env = append(env, k+"="+v)
 	}
 	sort.Strings(env)
@@ -49,43 +50,43 @@ func (r *dockerRuntime) start(ctx context.Context, j *job, _ string, stdout io.W
 	}
 	hc := &container.HostConfig{NetworkMode: container.NetworkMode(network), ExtraHosts: ra.extraHosts,
 		Privileged: ra.privileged, CapAdd: ra.capAdd, IpcMode: container.IpcMode(ra.ipc)}
-	hc.CpusetCpus = j.spec.CpuSet
-	hc.Memory = int64(j.spec.MemoryLimitInBytes)
-	if j.spec.CPULimitRatio > 0 {
-		hc.CPUPeriod, hc.CPUQuota = 100000, int64(j.spec.CPULimitRatio*100000)
+	hc.CpusetCpus = j.Spec.CpuSet
+	hc.Memory = int64(j.Spec.MemoryLimitInBytes)
+	if j.Spec.CPULimitRatio > 0 {
+		hc.CPUPeriod, hc.CPUQuota = 100000, int64(j.Spec.CPULimitRatio*100000)
 	}
-	cfg := &container.Config{Image: j.image, Env: env, Cmd: cmd,
-		Labels: map[string]string{labelJob: j.id, labelDir: r.a.opts.Dir}}
-	name := containerName(imageName(j.spec.Source), j.id)
+	cfg := &container.Config{Image: j.Program, Env: env, Cmd: cmd,
+		Labels: map[string]string{labelJob: j.ID, labelDir: r.opts.Dir}}
+	name := containerName(ImageName(j.Spec.Source), j.ID)
 	// Not cut short by a stop: a container the engine made must be known, to be removed.
 	timeout := r.engineTimeout()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
 	created, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{Config: cfg, HostConfig: hc, Name: name})
 	if err != nil {
-		return nil, fmt.Errorf("job %s: docker create %s: %w", j.id, j.image, err)
+		return nil, fmt.Errorf("job %s: docker create %s: %w", j.ID, j.Program, err)
 	}
 	for _, w := range created.Warnings {
-		j.warn("docker: " + w)
+		j.Warn("docker: " + w)
 	}
 	// The container's output and exit are followed until it exits or its handle gives up on an
 	// engine that stopped answering (stop's bound), whichever comes first.
 	follow, unfollow := context.WithCancel(context.Background())
-	h := &containerHandle{cli: cli, id: created.ID, name: name, done: make(chan struct{}), timeout: timeout, log: j.log,
-		warn: j.warn, unfollow: unfollow}
-	j.out.WriteString("$ docker start " + name + "\n")
+	h := &containerHandle{cli: cli, id: created.ID, name: name, done: make(chan struct{}), timeout: timeout, log: j.Log,
+		warn: j.Warn, unfollow: unfollow}
+	j.Out.WriteString("$ docker start " + name + "\n")
 	if _, err := cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
 		unfollow()
 		h.remove()
-		return nil, fmt.Errorf("job %s: docker start %s: %w", j.id, name, err)
+		return nil, fmt.Errorf("job %s: docker start %s: %w", j.ID, name, err)
 	}
 	logs, err := cli.ContainerLogs(follow, created.ID, client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true, Follow: true})
 	if err != nil {
 		unfollow()
 		h.remove()
-		return nil, fmt.Errorf("job %s: docker logs %s: %w", j.id, name, err)
+		return nil, fmt.Errorf("job %s: docker logs %s: %w", j.ID, name, err)
 	}
-	go h.run(follow, j, logs, stdout)
+	go h.run(follow, j, logs, run.Stdout)
 	return h, nil
 }
 
@@ -111,10 +112,10 @@ type containerHandle struct {
 }
 
 // run copies the container's output until it exits, records the exit, and removes it.
-func (h *containerHandle) run(follow context.Context, j *job, logs io.ReadCloser, stdout io.Writer) {
+func (h *containerHandle) run(follow context.Context, j *runtime.Job, logs io.ReadCloser, stdout io.Writer) {
 	copied := make(chan struct{})
 	go func() {
-		_, _ = stdcopy.StdCopy(stdout, j.out, logs)
+		_, _ = stdcopy.StdCopy(stdout, j.Out, logs)
 		close(copied)
 	}()
 	w := h.cli.ContainerWait(follow, h.id, client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})

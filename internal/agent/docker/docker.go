@@ -1,8 +1,14 @@
-package agent
+// Package docker is the job runtime that runs a job as a Docker container, through the engine's
+// API: the image is built from the job's Dockerfile (or loaded, or pulled) and kept in a bounded
+// cache, the container runs on the host's network as crank's agent does, its output is the job's
+// output, and it is removed (with its anonymous volumes) when the job ends.
+package docker
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"regexp"
 	"strings"
@@ -11,26 +17,50 @@ import (
 
 	"github.com/moby/moby/client"
 
+	"github.com/crankshaft/crankshaft/internal/agent/runtime"
 	"github.com/crankshaft/crankshaft/internal/api"
 )
 
-// dockerRuntime runs a job as a Docker container, through the engine's API: the image is built
-// from the job's Dockerfile (or loaded, or pulled) and kept in a bounded cache, the container runs
-// on the host's network as crank's agent does, its output is the job's output, and it is removed
-// (with its anonymous volumes) when the job ends.
-type dockerRuntime struct {
-	a *Agent
+// Options configure the Docker runtime.
+type Options struct {
+	// Dir is the agent's job root: the containers and images the runtime makes carry it as a
+	// label, so that an agent on the same Dir finds what a killed one left, and prunes only its own.
+	Dir string
+	// Host is the engine's address (unix:///run/docker.sock, tcp://...); default: DOCKER_HOST,
+	// else the local socket.
+	Host string
+	// EngineTimeout bounds each engine call made to stop or clean up (default 30 s).
+	EngineTimeout time.Duration
+	// AllowPrivileged lets jobs ask for the docker run options that give a container the host.
+	AllowPrivileged bool
+	// ImageCacheMaxBytes and CacheMaxAge bound the images kept (negative, zero: no bound).
+	ImageCacheMaxBytes int64
+	CacheMaxAge        time.Duration
+	Logger             *slog.Logger
+}
+
+// Runtime runs jobs as Docker containers.
+type Runtime struct {
+	opts Options
+	log  *slog.Logger
 
 	mu  sync.Mutex
 	cli *client.Client // nil until an engine answered
 }
+
+// New is a Docker runtime; it connects to the engine when a job first needs it.
+func New(opts Options) *Runtime {
+	return &Runtime{opts: opts, log: cmp.Or(opts.Logger, slog.Default())}
+}
+
+var _ runtime.Runtime = (*Runtime)(nil)
 
 // pingTimeout bounds the engine check at submission.
 const pingTimeout = 5 * time.Second
 
 // engine connects to the Docker engine (DOCKER_HOST or the local socket) and negotiates the API
 // version; it fails with why no engine can be used.
-func (r *dockerRuntime) engine(ctx context.Context) (*client.Client, error) {
+func (r *Runtime) engine(ctx context.Context) (*client.Client, error) {
 	cli, err := r.client()
 	if err != nil {
 		return nil, err
@@ -45,14 +75,14 @@ func (r *dockerRuntime) engine(ctx context.Context) (*client.Client, error) {
 }
 
 // client is the engine's client, made once.
-func (r *dockerRuntime) client() (*client.Client, error) {
+func (r *Runtime) client() (*client.Client, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.cli != nil {
 		return r.cli, nil
 	}
 	opts := []client.Opt{client.FromEnv} // the API version is negotiated by default
-	if h := r.a.opts.DockerHost; h != "" {
+	if h := r.opts.Host; h != "" {
 		opts = append(opts, client.WithHost(h))
 	}
 	cli, err := client.New(opts...)
@@ -64,15 +94,15 @@ func (r *dockerRuntime) client() (*client.Client, error) {
 }
 
 // engineTimeout bounds each engine call made to stop or clean up (Options.EngineTimeout).
-func (r *dockerRuntime) engineTimeout() time.Duration {
-	if t := r.a.opts.EngineTimeout; t > 0 {
+func (r *Runtime) engineTimeout() time.Duration {
+	if t := r.opts.EngineTimeout; t > 0 {
 		return t
 	}
 	return defaultEngineTimeout
 }
 
-// describe is the engine's version for /info, or why there is none.
-func (r *dockerRuntime) describe(ctx context.Context) string {
+// Describe is the engine's version for /info, or why there is none.
+func (r *Runtime) Describe(ctx context.Context) string {
 	cli, err := r.engine(ctx)
 	if err != nil {
 		return "none: " + err.Error()
@@ -84,8 +114,8 @@ func (r *dockerRuntime) describe(ctx context.Context) string {
 	return fmt.Sprintf("%s (API %s)", v.Version, cli.ClientVersion())
 }
 
-// check refuses what a Docker job cannot do here, and a job an agent with no engine cannot run.
-func (r *dockerRuntime) check(spec api.Job) []string {
+// Check refuses what a Docker job cannot do here, and a job an agent with no engine cannot run.
+func (r *Runtime) Check(spec api.Job) []string {
 	var problems []string
 	src := spec.Source
 	for key, set := range map[string]bool{"executable": spec.Executable != "", "buildCommand": spec.BuildCommand != "",
@@ -111,7 +141,7 @@ func (r *dockerRuntime) check(spec api.Job) []string {
 	}
 	if ra, err := parseRunArgs(spec.Arguments); err != nil {
 		problems = append(problems, err.Error())
-	} else if err := ra.hostAccess(r.a.opts.AllowPrivilegedDocker); err != nil {
+	} else if err := ra.hostAccess(r.opts.AllowPrivileged); err != nil {
 		problems = append(problems, err.Error())
 	}
 	if _, err := r.engine(context.Background()); err != nil {
@@ -120,10 +150,10 @@ func (r *dockerRuntime) check(spec api.Job) []string {
 	return problems
 }
 
-// imageName is the image a job runs, named as crank names it: dockerPull as given, dockerLoad's
+// ImageName is the image a job runs, named as crank names it: dockerPull as given, dockerLoad's
 // dockerImageName as given, else benchmarks_<dockerImageName or the Dockerfile's base name>,
 // lower-cased.
-func imageName(src *api.Source) string {
+func ImageName(src *api.Source) string {
 	switch {
 	case src.DockerPull != "":
 		return strings.ToLower(src.DockerPull)
@@ -152,9 +182,9 @@ func containerName(image, id string) string {
 // leftoverTimeout bounds the search for containers an earlier agent left.
 const leftoverTimeout = 10 * time.Second
 
-// removeLeftovers removes the containers an agent killed on the same Dir left behind (they carry
+// RemoveLeftovers removes the containers an agent killed on the same Dir left behind (they carry
 // its Dir as a label). An agent with no engine has none; nothing is waited for then.
-func (r *dockerRuntime) removeLeftovers() {
+func (r *Runtime) RemoveLeftovers() {
 	if os.Getenv("DOCKER_HOST") == "" {
 		if _, err := os.Stat("/var/run/docker.sock"); err != nil {
 			return
@@ -167,15 +197,15 @@ func (r *dockerRuntime) removeLeftovers() {
 		return
 	}
 	list, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true,
-		Filters: make(client.Filters).Add("label", labelDir+"="+r.a.opts.Dir)})
+		Filters: make(client.Filters).Add("label", labelDir+"="+r.opts.Dir)})
 	if err != nil {
 		return
 	}
 	for _, c := range list.Items {
 		if _, err := cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil {
-			r.a.log.Warn("leftover container not removed", "container", c.Names, "err", err)
+			r.log.Warn("leftover container not removed", "container", c.Names, "err", err)
 			continue
 		}
-		r.a.log.Info("removed a container left by an earlier agent", "container", c.Names)
+		r.log.Info("removed a container left by an earlier agent", "container", c.Names)
 	}
 }

@@ -1,4 +1,4 @@
-package agent
+package docker
 
 import (
 	"context"
@@ -16,15 +16,15 @@ const DefaultImageCacheMaxBytes = 16 << 30
 // tagged) for CacheMaxAge go, then the least recently used beyond ImageCacheMaxBytes. The image
 // keep (the one a job is about to run) and an image a container still uses (the engine refuses
 // to remove it) are kept. A failure is only logged.
-func (r *dockerRuntime) prune(ctx context.Context, keep string) {
+func (r *Runtime) prune(ctx context.Context, keep string) {
 	cli, err := r.engine(ctx)
 	if err != nil {
 		return
 	}
 	list, err := cli.ImageList(ctx, client.ImageListOptions{Filters: make(client.Filters).
-		Add("label", labelImage).Add("label", labelDir+"="+r.a.opts.Dir)})
+		Add("label", labelImage).Add("label", labelDir+"="+r.opts.Dir)})
 	if err != nil {
-		r.a.log.Warn("image cache not pruned", "err", err)
+		r.log.Warn("image cache not pruned", "err", err)
 		return
 	}
 	type entry struct {
@@ -41,7 +41,7 @@ func (r *dockerRuntime) prune(ctx context.Context, keep string) {
 		images = append(images, e)
 	}
 	slices.SortFunc(images, func(a, b entry) int { return b.used.Compare(a.used) }) // newest first
-	maxBytes, maxAge := r.a.opts.ImageCacheMaxBytes, r.a.opts.CacheMaxAge
+	maxBytes, maxAge := r.opts.ImageCacheMaxBytes, r.opts.CacheMaxAge
 	var kept int64
 	for _, e := range images {
 		old := maxAge > 0 && time.Since(e.used) > maxAge
@@ -51,10 +51,10 @@ func (r *dockerRuntime) prune(ctx context.Context, keep string) {
 		}
 		for _, t := range e.tags {
 			if _, err := cli.ImageRemove(ctx, t, client.ImageRemoveOptions{PruneChildren: true}); err != nil {
-				r.a.log.Info("cached image kept", "image", t, "err", err)
+				r.log.Info("cached image kept", "image", t, "err", err)
 				continue
 			}
-			r.a.log.Info("cached image removed", "image", t, "bytes", e.size, "lastUsed", e.used)
+			r.log.Info("cached image removed", "image", t, "bytes", e.size, "lastUsed", e.used)
 		}
 	}
 }

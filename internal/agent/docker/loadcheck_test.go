@@ -1,4 +1,4 @@
-package agent
+package docker
 
 import (
 	"archive/tar"
@@ -49,12 +49,12 @@ func TestLoadTagsChecked(t *testing.T) {
 		{`["benchmarks_mine:k0123456789abcdef"]`, true, "not this job's image"},
 		{`["benchmarks_victim:latest"]`, false, "not this job's image"},
 	} {
-		err := checkLoadTags(saveTarball(t, `[{"Config":"c.json","RepoTags":`+c.tags+`,"Layers":["layer.tar"]}]`, c.gz), "benchmarks_mine")
+		_, err := checkLoadTags(saveTarball(t, `[{"Config":"c.json","RepoTags":`+c.tags+`,"Layers":["layer.tar"]}]`, c.gz), "benchmarks_mine")
 		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%s (gzip %v): %v, want %q", c.tags, c.gz, err, c.want)
 		}
 	}
-	if err := checkLoadTags(strings.NewReader("not a tarball"), "benchmarks_mine"); err == nil {
+	if _, err := checkLoadTags(strings.NewReader("not a tarball"), "benchmarks_mine"); err == nil {
 		t.Error("a file that is no tarball was accepted")
 	}
 }

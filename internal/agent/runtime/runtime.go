@@ -1,0 +1,89 @@
+// Package runtime is the contract between the agent's job state machine and the runtimes that run
+// a job's programs: processes on this machine (agent/process) and Docker containers
+// (agent/docker). The state machine sees only Runtime, Handle and Job; runtimetest is the
+// conformance suite every runtime passes.
+package runtime
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"syscall"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/agent/output"
+	"github.com/crankshaft/crankshaft/internal/agent/proc"
+	"github.com/crankshaft/crankshaft/internal/agent/sample"
+	"github.com/crankshaft/crankshaft/internal/api"
+)
+
+// Runtime runs a job's programs.
+type Runtime interface {
+	// Check refuses, at submission, a job this runtime cannot run here: each problem a sentence.
+	Check(spec api.Job) []string
+	// Prepare makes a job ready to run once its source is in place (and built, for a process job):
+	// it sets j.Program.
+	Prepare(ctx context.Context, j *Job) error
+	// Start runs the job's program once (the measured run, or a warm-up run).
+	Start(ctx context.Context, j *Job, run Run) (Handle, error)
+}
+
+// Handle is one running program of a job.
+type Handle interface {
+	// Wait is closed once the program and everything it started have ended and been cleaned up.
+	Wait() <-chan struct{}
+	// Exit is how the program ended; valid once Wait is closed.
+	Exit() proc.Exit
+	// Stop asks the program to end, forces it after grace, and returns once it is cleaned up. A
+	// runtime whose engine stopped answering returns once its bound beyond grace has passed, with
+	// why in the exit's Signal, having warned the job that its program "may be left running".
+	Stop(grace time.Duration) proc.Exit
+	// Interrupt is Stop with Ctrl-C's signal (SIGINT), on which a load tool stops early and still
+	// prints what it counted.
+	Interrupt(grace time.Duration) proc.Exit
+	// Stats samples the program's CPU and memory since the previous call (the first call only
+	// starts the counting and may return an error until it can).
+	Stats() (sample.Stats, error)
+	// String names the program for logs ("process 1234", "container 0abc...").
+	String() string
+}
+
+// Job is what a runtime sees of a job: the agent's job holds one.
+type Job struct {
+	ID   string
+	Spec api.Job
+	// Dir is the job's folder, holding its source.
+	Dir string
+	// Identity is the identity of the job's sources for the caches (an upload's digest as the agent
+	// extracted it, a repository and its commit; "" for none). The agent sets it before Prepare.
+	Identity string
+	Log      *slog.Logger
+	// Out is the job's output: its programs' standard error, and what the runtime says it does.
+	Out *output.Buffer
+	// Warn records something the job asked for and does not get; the controller prints it.
+	Warn func(msg string)
+	// SetBuild records the build's (or the image's) time, 0 and reused when it came from a cache.
+	SetBuild func(ms float64, reused bool)
+	// Credential is the user a process job runs as (nil: the agent's own).
+	Credential *syscall.Credential
+	// Program is what Prepare made ready: a process job's executable, a Docker job's image.
+	Program string
+}
+
+// Run is one start of a job's program.
+type Run struct {
+	// Args are the program's arguments as one string, quoted as in a shell (a Docker job's are
+	// its docker run options, already in Spec).
+	Args string
+	// Env is a process's whole environment (a container gets the job's variables from Spec).
+	Env []string
+	// Stdout receives the program's standard output; its standard error goes to Job.Out.
+	Stdout io.Writer
+}
+
+// ErrStopping says a step was cut short because the job is being stopped.
+var ErrStopping = errors.New("job is stopping")
+
+// TailLines is how many lines of output an error quotes.
+const TailLines = 20
