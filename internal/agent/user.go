@@ -73,7 +73,9 @@ func (u *jobUser) environ(env []string) []string {
 }
 
 // own gives the job folder and everything in it to the user, after checking the user can reach
-// it (every folder above it must be searchable by the user).
+// it (every folder above it must be searchable by the user). The walk goes through an os.Root: the
+// job's processes (a build's leftovers) may swap a folder for a link while it runs, and a path
+// walk would then give a file outside the folder to the user (TestOwnIgnoresSwappedFolders).
 func (u *jobUser) own(dir string) error {
 	if u == nil {
 		return nil
@@ -81,12 +83,17 @@ func (u *jobUser) own(dir string) error {
 	if err := u.reach(filepath.Dir(dir)); err != nil {
 		return err
 	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("user %q: job folder: %w", u.name, err)
+	}
+	defer root.Close()
 	uid, gid := int(u.cred.Uid), int(u.cred.Gid)
-	err := filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+	err = fs.WalkDir(root.FS(), ".", func(p string, _ fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		return os.Lchown(p, uid, gid)
+		return root.Lchown(p, uid, gid)
 	})
 	if err != nil {
 		return fmt.Errorf("user %q: job folder: %w", u.name, err)
