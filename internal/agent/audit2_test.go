@@ -1,12 +1,15 @@
 package agent
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/crankshaft/crankshaft/internal/api"
 )
 
 // TestOwnIgnoresSwappedFolders: giving the job folder to the job's user (after its build ran, whose
@@ -69,5 +72,53 @@ func TestOwnIgnoresSwappedFolders(t *testing.T) {
 	}
 	if uid := fi.Sys().(*syscall.Stat_t).Uid; uid != 0 {
 		t.Errorf("a file outside the job folder was given to uid %d through a swapped folder (%d of 300 walks failed)", uid, failed)
+	}
+}
+
+// TestBuildNotReusedAcrossUsers: a build made as one user is not reused by a job of another user
+// with the same source, command and environment: the build read its user's home (a Go module
+// cache, ~/.config/go/env), which anyone able to run jobs as that user may have prepared, and the
+// second job (root's) ran what came out (second audit of issue 25).
+func TestBuildNotReusedAcrossUsers(t *testing.T) {
+	u := otherUser(t)
+	ta := newTestAgent(t, Options{Dir: searchableDir(t)})
+	for i, name := range []string{u.Username, "", u.Username} {
+		job := api.Job{Executable: "sh", Arguments: "-c true", User: name, WaitForExit: true,
+			Source: &api.Source{LocalFolder: "app"}, BuildCommand: "echo built > out"}
+		id, err := ta.c.Submit(t.Context(), job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ta.c.Upload(t.Context(), id, tarGz(t, file("main.go", "package main\n", 0o644))); err != nil {
+			t.Fatal(err)
+		}
+		if err := ta.c.Start(t.Context(), id); err != nil {
+			t.Fatal(err)
+		}
+		st := ta.waitState(t, id, api.StateStopped, api.StateFailed)
+		if want := i == 2; st.State != api.StateStopped || st.BuildReused != want {
+			t.Errorf("job %d (user %q): %+v, want Stopped with build reused %v", i, name, st, want)
+		}
+	}
+}
+
+// TestJobFolderPrivateAfterFailedUpload: a failed upload empties the job folder for a retry; the
+// folder made again is 0700 like the first (it was 0755: another local user read the retried
+// upload's files).
+func TestJobFolderPrivateAfterFailedUpload(t *testing.T) {
+	ta := newTestAgent(t, Options{})
+	id, err := ta.c.Submit(t.Context(), api.Job{Name: "x", Executable: "/bin/true", Source: &api.Source{LocalFolder: "src"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ta.c.Upload(t.Context(), id, tarGz(t, file("../escape", "x", 0o644))); statusCode(err) != http.StatusBadRequest {
+		t.Fatalf("upload of an escaping entry: %v, want 400", err)
+	}
+	fi, err := os.Stat(filepath.Join(ta.opts.Dir, id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o700 {
+		t.Errorf("job folder after a failed upload: mode %s, want 0700", fi.Mode().Perm())
 	}
 }

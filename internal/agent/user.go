@@ -64,6 +64,14 @@ func (u *jobUser) credential() *syscall.Credential {
 	return u.cred
 }
 
+// keyName is the user in a build's cache key: its uid ("" the agent's own).
+func (u *jobUser) keyName() string {
+	if u == nil {
+		return ""
+	}
+	return strconv.FormatUint(uint64(u.cred.Uid), 10)
+}
+
 // environ sets HOME, USER and LOGNAME to the user's, as su and runuser do.
 func (u *jobUser) environ(env []string) []string {
 	if u == nil {
