@@ -14,7 +14,7 @@ import (
 )
 
 // prepare gets the job's source (a repository is cloned when nothing was uploaded) and builds it,
-// or reuses the build of the same source, build command, environment and platform. An upload is
+// or reuses the build of the same source, build command, environment, platform and user. An upload is
 // identified by the digest of what the agent extracted (never the hash the client sent); a clone
 // by its repository and checked-out commit. It returns that identity of the job's sources.
 func (a *Agent) prepare(ctx context.Context, j *job) (string, error) {
@@ -28,7 +28,7 @@ func (a *Agent) prepare(ctx context.Context, j *job) (string, error) {
 	key := ""
 	if identity != "" {
 		key = buildcache.Build{Identity: identity, Command: j.spec.BuildCommand + toolchainSuffix(j.toolchain), Env: j.spec.Environment,
-			GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}.Key()
+			GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, User: j.user.keyName()}.Key()
 		reused, err := a.cache().Restore(key, j.dir)
 		if err != nil {
 			j.log.Warn("build cache not used", "err", err)

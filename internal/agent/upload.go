@@ -165,5 +165,5 @@ func (j *job) resetDir() error {
 	j.mu.Lock()
 	j.uploads = nil
 	j.mu.Unlock()
-	return os.Mkdir(j.dir, 0o755)
+	return os.Mkdir(j.dir, 0o700) // private, as newJob makes it
 }

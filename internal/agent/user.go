@@ -64,6 +64,14 @@ func (u *jobUser) credential() *syscall.Credential {
 	return u.cred
 }
 
+// keyName is the user in a build's cache key: its uid ("" the agent's own).
+func (u *jobUser) keyName() string {
+	if u == nil {
+		return ""
+	}
+	return strconv.FormatUint(uint64(u.cred.Uid), 10)
+}
+
 // environ sets HOME, USER and LOGNAME to the user's, as su and runuser do.
 func (u *jobUser) environ(env []string) []string {
 	if u == nil {
@@ -73,7 +81,9 @@ func (u *jobUser) environ(env []string) []string {
 }
 
 // own gives the job folder and everything in it to the user, after checking the user can reach
-// it (every folder above it must be searchable by the user).
+// it (every folder above it must be searchable by the user). The walk goes through an os.Root: the
+// job's processes (a build's leftovers) may swap a folder for a link while it runs, and a path
+// walk would then give a file outside the folder to the user (TestOwnIgnoresSwappedFolders).
 func (u *jobUser) own(dir string) error {
 	if u == nil {
 		return nil
@@ -81,12 +91,17 @@ func (u *jobUser) own(dir string) error {
 	if err := u.reach(filepath.Dir(dir)); err != nil {
 		return err
 	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("user %q: job folder: %w", u.name, err)
+	}
+	defer root.Close()
 	uid, gid := int(u.cred.Uid), int(u.cred.Gid)
-	err := filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+	err = fs.WalkDir(root.FS(), ".", func(p string, _ fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		return os.Lchown(p, uid, gid)
+		return root.Lchown(p, uid, gid)
 	})
 	if err != nil {
 		return fmt.Errorf("user %q: job folder: %w", u.name, err)

@@ -16,7 +16,10 @@ func TestConfigurationBombs(t *testing.T) {
 	for name, job := range map[string]string{
 		"doubling": `arguments: '{% assign s = "xx" %}{% for i in (1..40) %}{% assign s = s | append: s %}{% endfor %}{{ s }}'`,
 		"nested":   `arguments: '{% for a in (1..1000) %}{% for b in (1..1000) %}{% for c in (1..1000) %}xxxxxxxx{% endfor %}{% endfor %}{% endfor %}'`,
-		"script":   `onConfigure: 'var s = "x"; for (var i = 0; i < 40; i++) { s = s + s; } job.arguments = s;'`,
+		// A second audit of issue 25: capture and concat doubled around the bounded filters.
+		"capture": `arguments: '{% assign s = "x" %}{% for i in (1..40) %}{% capture s %}{{ s }}{{ s }}{% endcapture %}{% endfor %}{{ s | size }}'`,
+		"concat":  `arguments: '{% assign a = "x,x" | split: "," %}{% for i in (1..40) %}{% assign a = a | concat: a %}{% endfor %}{{ a | size }}'`,
+		"script":  `onConfigure: 'var s = "x"; for (var i = 0; i < 40; i++) { s = s + s; } job.arguments = s;'`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "bomb.yml")
@@ -36,5 +39,19 @@ func TestConfigurationBombs(t *testing.T) {
 				t.Errorf("took %s", took)
 			}
 		})
+	}
+}
+
+// TestBoundedCaptureAndConcat: the bounded capture (renamed by the pre-pass) and concat render as
+// Liquid's own, whitespace control included.
+func TestBoundedCaptureAndConcat(t *testing.T) {
+	for src, want := range map[string]string{
+		`{%- capture x -%} a{{b}} {%- endcapture -%}[{{x}}]{% capture y %}{{ x | append: "!" }}{% endcapture %}{{ y }}`: "[aB]aB!",
+		`{% assign a = "1,2" | split: "," %}{{ a | concat: a | join: "-" }}`:                                            "1-2-1-2",
+	} {
+		got, err := render(newEngine(), src, map[string]any{"b": "B"})
+		if err != nil || got != want {
+			t.Errorf("%s: %q, %v; want %q", src, got, err, want)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/osteele/liquid"
+	liquidrender "github.com/osteele/liquid/render"
 )
 
 // Filters this package adds to osteele/liquid so crank's templates render as crank's Fluid
@@ -33,8 +34,33 @@ func newEngine() *liquid.Engine {
 	e.RegisterFilter("replace", func(s, old, repl any) (string, error) {
 		return bounded(strings.ReplaceAll(str(s), str(old), str(repl)))
 	})
+	// So are capture (its content renders into a string of its own, not the bounded output: the
+	// pre-pass renames it, as the engine keeps its own definition) and
+	// concat (a list doubled in a loop): a second audit of issue 25 doubled both 40 times.
+	e.RegisterBlock(tagCapture, func(ctx liquidrender.Context) (string, error) {
+		s, err := ctx.InnerString()
+		if err != nil {
+			return "", err
+		}
+		if _, err := bounded(s); err != nil {
+			return "", err
+		}
+		ctx.Set(strings.TrimSpace(ctx.TagArgs()), s)
+		return "", nil
+	})
+	e.RegisterFilter("concat", func(a, b []any) ([]any, error) {
+		if len(a)+len(b) > MaxRender {
+			return nil, errTooLarge
+		}
+		return append(append(make([]any, 0, len(a)+len(b)), a...), b...), nil
+	})
 	return e
 }
+
+// tagCapture is the bounded capture block; the pre-pass renames `capture` to it.
+const tagCapture = "crank_capture"
+
+var captureRe = regexp.MustCompile(`^(\{%-?\s*)(end)?capture\b`)
 
 // MaxRender bounds what one template may render, and any string a filter makes while rendering.
 const MaxRender = 1 << 20
@@ -114,6 +140,7 @@ var (
 // space before its colon. Text outside {% %} and {{ }} is left alone.
 func prepareTemplate(src string) string {
 	return markupRe.ReplaceAllStringFunc(src, func(m string) string {
+		m = captureRe.ReplaceAllString(m, "${1}${2}"+tagCapture)
 		m = filterColonRe.ReplaceAllString(m, "| $1:")
 		m = blankRightRe.ReplaceAllStringFunc(m, func(s string) string {
 			g := blankRightRe.FindStringSubmatch(s)

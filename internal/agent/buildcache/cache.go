@@ -24,6 +24,9 @@ type Build struct {
 	Command      string
 	Env          map[string]string // the job's variables (CGO_ENABLED, GOAMD64, FLAVOR...)
 	GOOS, GOARCH string
+	// User is the account the build ran as ("" the agent's own): a build reads its user's home
+	// (a Go module cache, ~/.config/go/env), which whoever runs jobs as that user may have prepared.
+	User string
 }
 
 // Key names the build in a Cache.
@@ -34,7 +37,7 @@ func (b Build) Key() string {
 		h.Write([]byte{':'})
 		h.Write([]byte(s))
 	}
-	for _, s := range []string{b.Identity, b.Command, b.GOOS, b.GOARCH} {
+	for _, s := range []string{b.Identity, b.Command, b.GOOS, b.GOARCH, b.User} {
 		field(s)
 	}
 	for _, k := range slices.Sorted(maps.Keys(b.Env)) {
@@ -66,6 +69,10 @@ func (c Cache) Restore(key, dir string) (bool, error) {
 		_ = os.RemoveAll(staged)
 		return false, fmt.Errorf("build cache %s: restore: %w", key, err)
 	}
+	if err := os.Chmod(staged, 0o700); err != nil { // a job folder is private, restored or not
+		_ = os.RemoveAll(staged)
+		return false, fmt.Errorf("build cache %s: restore: %w", key, err)
+	}
 	if err := os.RemoveAll(dir); err != nil {
 		_ = os.RemoveAll(staged)
 		return false, fmt.Errorf("build cache %s: %w", key, err)
@@ -80,17 +87,31 @@ func (c Cache) Restore(key, dir string) (bool, error) {
 
 // Save copies dir into the cache under key. It copies into a temporary folder first and renames
 // it, so a reader never sees half a build; when another job saved the same key first, that copy
-// stays.
+// stays. The cache is private (0700: builds hold the jobs' files), and dir is read through an
+// os.Root: the build's processes may still run and swap a folder for a link to one outside
+// (TestSaveIgnoresSwappedFolders).
 func (c Cache) Save(key, dir string) error {
-	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
 		return fmt.Errorf("build cache: %w", err)
 	}
+	if err := os.Chmod(c.Dir, 0o700); err != nil { // one an older agent made 0755
+		return fmt.Errorf("build cache: %w", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("build cache %s: save: %w", key, err)
+	}
+	defer root.Close()
 	tmp, err := os.MkdirTemp(c.Dir, tmpPrefix+key+"-")
 	if err != nil {
 		return fmt.Errorf("build cache: %w", err)
 	}
 	staged := filepath.Join(tmp, "build")
-	if err := os.CopyFS(staged, os.DirFS(dir)); err != nil {
+	if err := os.CopyFS(staged, root.FS()); err != nil {
+		os.RemoveAll(tmp)
+		return fmt.Errorf("build cache %s: save: %w", key, err)
+	}
+	if err := os.Chmod(staged, 0o700); err != nil {
 		os.RemoveAll(tmp)
 		return fmt.Errorf("build cache %s: save: %w", key, err)
 	}

@@ -2,6 +2,7 @@ package docker
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/crankshaft/crankshaft/internal/agent/proc"
@@ -33,7 +34,14 @@ func parseRunArgs(s string) (runArgs, error) {
 	for i := 0; i < len(words); i++ {
 		name, value, hasValue := strings.Cut(words[i], "=")
 		if name == "--privileged" {
-			ra.privileged = !hasValue || value == "true"
+			on, err := strconv.ParseBool(value) // docker's own reading of --privileged=VALUE
+			if !hasValue {
+				on, err = true, nil
+			}
+			if err != nil {
+				return ra, fmt.Errorf("arguments: %q: want --privileged, --privileged=true or --privileged=false", words[i])
+			}
+			ra.privileged = on
 			continue
 		}
 		switch name {
@@ -79,10 +87,13 @@ func (ra runArgs) hostAccess(allowed bool) error {
 	for _, c := range ra.capAdd {
 		asked = append(asked, "--cap-add="+c)
 	}
-	if ra.ipc == "host" || strings.HasPrefix(ra.ipc, "container:") {
+	// Compared ignoring case, and any namespace path (ns:/proc/1/ns/net) counts: what the engine
+	// would refuse as a spelling it does not know is refused here before it is asked.
+	ipc, network := strings.ToLower(ra.ipc), strings.ToLower(ra.network)
+	if ipc == "host" || strings.HasPrefix(ipc, "container:") || strings.HasPrefix(ipc, "ns:") {
 		asked = append(asked, "--ipc="+ra.ipc)
 	}
-	if strings.HasPrefix(ra.network, "container:") {
+	if strings.HasPrefix(network, "container:") || strings.HasPrefix(network, "ns:") {
 		asked = append(asked, "--network="+ra.network)
 	}
 	if len(asked) == 0 {

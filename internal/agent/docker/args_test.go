@@ -50,3 +50,29 @@ func TestImageAndContainerNames(t *testing.T) {
 		t.Errorf("containerName = %q", got)
 	}
 }
+
+// TestHostAccessSpellings: the second audit's spellings: --privileged=1 or =TRUE is privileged
+// (docker reads the value as a boolean) and so refused; --privileged=maybe is refused as
+// unreadable; --ipc=HOST, --network=CONTAINER:x and namespace paths are refused whatever their case.
+func TestHostAccessSpellings(t *testing.T) {
+	for _, args := range []string{"--privileged=1", "--privileged=TRUE", "--privileged=True", "--ipc=HOST", "--ipc=Container:x",
+		"--network=CONTAINER:x", "--network=ns:/proc/1/ns/net", "--ipc=ns:/proc/1/ns/ipc"} {
+		ra, err := parseRunArgs(args)
+		if err != nil {
+			t.Errorf("%s: %v", args, err)
+			continue
+		}
+		if err := ra.hostAccess(false); err == nil || !strings.Contains(err.Error(), "would give the job's container the host") {
+			t.Errorf("%s: %v, want it refused", args, err)
+		}
+		if err := ra.hostAccess(true); err != nil {
+			t.Errorf("%s with --allow-privileged-docker: %v", args, err)
+		}
+	}
+	if _, err := parseRunArgs("--privileged=maybe"); err == nil || !strings.Contains(err.Error(), "want --privileged, --privileged=true or --privileged=false") {
+		t.Errorf("--privileged=maybe: %v", err)
+	}
+	if ra, err := parseRunArgs("--privileged=false --network=host"); err != nil || ra.hostAccess(false) != nil {
+		t.Errorf("--privileged=false --network=host: %+v %v", ra, err)
+	}
+}

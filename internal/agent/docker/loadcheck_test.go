@@ -6,6 +6,8 @@ import (
 	"compress/gzip"
 	"strings"
 	"testing"
+
+	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 func saveTarball(t *testing.T, manifest string, gz bool) *bytes.Buffer {
@@ -56,5 +58,41 @@ func TestLoadTagsChecked(t *testing.T) {
 	}
 	if _, err := checkLoadTags(strings.NewReader("not a tarball"), "benchmarks_mine"); err == nil {
 		t.Error("a file that is no tarball was accepted")
+	}
+}
+
+// TestLoadTarballReadWhole: docker load extracts the whole tarball and reads manifest.json (and
+// index.json) after: a second manifest under any spelling, a manifest that is a link, or an OCI
+// index naming another image is refused (issue 25's second audit: the first manifest was checked,
+// docker load kept the last, and a victim's cached image was replaced under its tag).
+func TestLoadTarballReadWhole(t *testing.T) {
+	mine := `[{"Config":"c.json","RepoTags":["benchmarks_mine:latest"],"Layers":["layer.tar"]}]`
+	theirs := `[{"Config":"c.json","RepoTags":["benchmarks_victim:k0123456789abcdef"],"Layers":["layer.tar"]}]`
+	for _, c := range []struct {
+		name    string
+		entries []testutil.TarEntry
+		want    string
+	}{
+		{"second manifest", []testutil.TarEntry{{Name: "manifest.json", Body: mine}, {Name: "manifest.json", Body: theirs}}, "holds manifest.json twice"},
+		{"./ spelling", []testutil.TarEntry{{Name: "manifest.json", Body: mine}, {Name: "./manifest.json", Body: mine}}, "holds manifest.json twice"},
+		{"dot-dot spelling", []testutil.TarEntry{{Name: "manifest.json", Body: mine}, {Name: "x/../manifest.json", Body: mine}}, "holds manifest.json twice"},
+		{"link", []testutil.TarEntry{{Name: "m", Body: theirs}, testutil.TarSymlink("manifest.json", "m")}, "not as a plain file"},
+		{"index naming another", []testutil.TarEntry{{Name: "manifest.json", Body: mine},
+			{Name: "index.json", Body: `{"manifests":[{"annotations":{"io.containerd.image.name":"docker.io/library/benchmarks_victim:latest"}}]}`}}, "not this job's image"},
+		{"index of its own", []testutil.TarEntry{{Name: "manifest.json", Body: mine},
+			{Name: "index.json", Body: `{"manifests":[{"annotations":{"io.containerd.image.name":"docker.io/library/benchmarks_mine:latest","org.opencontainers.image.ref.name":"latest"}}]}`}}, ""},
+	} {
+		var plain bytes.Buffer
+		zr, err := gzip.NewReader(testutil.TarGz(t, c.entries...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := plain.ReadFrom(zr); err != nil {
+			t.Fatal(err)
+		}
+		tags, err := checkLoadTags(&plain, "benchmarks_mine")
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v (tags %v), want %q", c.name, err, tags, c.want)
+		}
 	}
 }
