@@ -17,6 +17,7 @@ type fakeJob struct {
 	global  float64   // machine CPU in every sample
 	cores   int       // 0: no "cores" in the environment
 	cpuSet  int       // cores of the job's cpuSet; 0: not pinned
+	cpus    string    // the cpuSet itself ("0", "1-3"); "": not given
 	host    string
 	vars    map[string]any
 	results map[string]float64
@@ -43,6 +44,9 @@ func (f fakeJob) result() *results.JobResult {
 	}
 	if f.cpuSet > 0 {
 		env["cpuSetCores"] = float64(f.cpuSet)
+	}
+	if f.cpus != "" {
+		env["cpuSet"] = f.cpus
 	}
 	res := map[string]float64{}
 	for k, v := range f.results {
@@ -154,6 +158,22 @@ func TestMachineSaturated(t *testing.T) {
 		"application": {raw: []float64{30}, global: 64, cores: 2, host: "box"},
 		"load":        {raw: []float64{96}, global: 64, cores: 2, host: "box", vars: wrkVars(1, 32, 16), results: wrk(0, 0)},
 	}, want{ClientBound, []string{"it could use 1.0: 1 thread"}})
+}
+
+// The capacity search's knee on this machine with the server pinned to CPU 0 and the built-in
+// generator (one thread) to CPU 1: the machine is full, but the two do not share a core, so it is
+// not "machine saturated" (whose advice, a machine of its own for the load, is what the pinning
+// already gives); each is judged on its own cpuSet: the server is the busier, the limit.
+func TestPinnedApartIsNotMachineSaturated(t *testing.T) {
+	check(t, map[string]fakeJob{
+		"application": {raw: []float64{98, 99}, global: 96, cores: 2, cpuSet: 1, cpus: "0", host: "box"},
+		"load":        {raw: []float64{86, 88}, global: 96, cores: 2, cpuSet: 1, cpus: "1", host: "box", vars: wrkVars(2, 32, 16), results: wrk(0, 0)},
+	}, want{ServerBound, []string{"application: the server's CPU is saturated (49 % of the machine (1.0 of 2 cores; it could use 1.0: 1 core of its cpuSet))"}})
+	// Pinned to the same CPUs, they do fill their cores together.
+	check(t, map[string]fakeJob{
+		"application": {raw: []float64{90, 94}, global: 98, cores: 2, cpuSet: 2, cpus: "0-1", host: "box"},
+		"load":        {raw: []float64{96, 100}, global: 98, cores: 2, cpuSet: 2, cpus: "0-1", host: "box", vars: wrkVars(1, 32, 16), results: wrk(0, 0)},
+	}, want{MachineSaturated, nil})
 }
 
 // A server pinned to 2 of 8 cores is saturated at 2 cores.

@@ -28,6 +28,7 @@ type job struct {
 	machine string  // hostname or agent URL: jobs with the same one share cores
 	threads int     // a load's threads variable; 0 when unknown
 	cpuSet  int     // cores of its cpuSet (environment cpuSetCores); 0 when not pinned
+	cpus    []int   // the CPUs of its cpuSet (environment cpuSet); nil when not pinned or unknown
 	cap     float64 // the cores it can use (set by newRun)
 	capNote string  // what limits cap, for messages
 	results map[string]float64
@@ -151,6 +152,9 @@ func readJob(name string, jr *results.JobResult) *job {
 	j.machine = machineOf(jr.Environment)
 	if n, ok := number(jr.Environment["cpuSetCores"]); ok && n >= 1 {
 		j.cpuSet = int(n)
+		if set, ok := jr.Environment["cpuSet"].(string); ok {
+			j.cpus, _ = api.ParseCPUSet(set)
+		}
 	}
 	j.noCounters, _ = jr.Environment["countersNotMeasured"].(string)
 	if n, ok := number(jr.Variables["threads"]); ok && n >= 1 {

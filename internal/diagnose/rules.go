@@ -97,7 +97,7 @@ func machineSaturated(r run, th Thresholds) (results.Diagnostic, bool) {
 				takers = append(takers, j)
 			}
 		}
-		if len(takers) < 2 || m.busy() < 100*th.MachineFull {
+		if len(takers) < 2 || m.busy() < 100*th.MachineFull || apart(takers) {
 			continue
 		}
 		figs := append([]results.Figure{r.globalFig(m), coresFig(m.jobs[0])}, r.cpuFigs(m.jobs...)...)
@@ -107,6 +107,25 @@ func machineSaturated(r run, th Thresholds) (results.Diagnostic, bool) {
 			names(takers), m.busy(), plural(m.cores, "core"), cpuList(m.jobs)), Figures: figs}, true
 	}
 	return results.Diagnostic{}, false
+}
+
+// apart reports whether every job is pinned to a cpuSet and no two of them share a CPU: then they
+// do not fill the machine together, each is limited by its own cores (which setCap takes as its
+// cap), and "give the load generator a machine of its own" would be wrong advice.
+func apart(jobs []*job) bool {
+	seen := map[int]bool{}
+	for _, j := range jobs {
+		if len(j.cpus) == 0 {
+			return false
+		}
+		for _, c := range j.cpus {
+			if seen[c] {
+				return false
+			}
+			seen[c] = true
+		}
+	}
+	return true
 }
 
 // rateCapped: a load with a rate cap whose RPS reached RateReached of it.
