@@ -131,23 +131,33 @@ func runBisect(ctx context.Context, st State, args []string) int {
 	fmt.Fprintf(st.Stderr, "bisect: %d commits after %s up to %s; about %d steps, each until %s is within %.1f %%\n",
 		len(commits), good.Short(), bad.Short(), bisect.Steps(len(commits)), bf.metricName(), 100*bf.run.spread.auto.precision)
 	res := bisect.Result{Metric: bf.metricName(), Good: good, Bad: bad}
-	base, err := b.run(ctx, good)
+	// The ends first, interleaved: a range whose bad end is not worse ends here; otherwise each
+	// commit is told by which end it is significantly nearer, the three measured in the same
+	// rounds, which holds on a noisy, drifting machine where a small excursion from good alone
+	// would not.
+	goodRun, err := b.prepare(ctx, good)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank bisect: the good commit %s: %v\n", good.Short(), err)
 		return ExitFailed
 	}
-	b.base = base
-	res.Baseline = b.step(good, base, nil, nil)
-	res.Baseline.Verdict = bisect.Good
-	fmt.Fprintln(st.Stderr, "bisect: "+stepLine(0, 0, res.Baseline))
-	// The bad end, measured once: a range where it is not worse ends here; otherwise each commit is
-	// told by which end it is significantly nearer, which holds on a noisy machine where a small
-	// excursion from good alone would not.
-	worst, err := b.run(ctx, bad)
+	defer goodRun.release()
+	badRun, err := b.prepare(ctx, bad)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank bisect: the bad commit %s: %v\n", bad.Short(), err)
 		return ExitFailed
 	}
+	defer badRun.release()
+	b.goodRun, b.badRun = goodRun, badRun
+	if failed, err := b.rounds(ctx, b.decided(badRun, goodRun, nil), goodRun, badRun); err != nil {
+		which := map[bool]string{true: "good", false: "bad"}[failed == goodRun]
+		fmt.Fprintf(st.Stderr, "crank bisect: the %s commit %s: %v\n", which, failed.c.Short(), err)
+		return ExitFailed
+	}
+	base, worst := goodRun.acc, badRun.acc
+	b.base = base
+	res.Baseline = b.step(good, base, nil, nil)
+	res.Baseline.Verdict = bisect.Good
+	fmt.Fprintln(st.Stderr, "bisect: "+stepLine(0, 0, res.Baseline))
 	res.BadEnd = b.step(bad, worst, base, nil)
 	fmt.Fprintln(st.Stderr, "bisect: "+stepLine(-1, 0, res.BadEnd))
 	switch res.BadEnd.Verdict {
@@ -218,47 +228,14 @@ type bisector struct {
 	src   sourceOf
 	ctl   *controller.Controller
 	tmp   string
-	base  *results.Result // the good end
-	worst *results.Result // the bad end
+	base  *results.Result // the good end, as the ends' rounds measured it
+	worst *results.Result // the bad end, likewise
 	bad   bisect.Commit
-}
-
-// run benchmarks one commit with --iterations auto.
-func (b *bisector) run(ctx context.Context, c bisect.Commit) (*results.Result, error) {
-	f := *b.f.run
-	f.overrides = append([][2]string{}, b.f.run.overrides...)
-	if b.src.remote {
-		f.overrides = append(f.overrides, [2]string{b.src.service + ".source.branchOrCommit", c.SHA})
-	} else {
-		dir, err := os.MkdirTemp(b.tmp, "crank-bisect-"+c.Short()+"-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(dir)
-		if err := b.src.repo.Export(ctx, c, dir); err != nil {
-			return nil, err
-		}
-		f.overrides = append(f.overrides, [2]string{b.src.service + ".source.localFolder", filepath.Join(dir, b.src.local)})
-	}
-	r, _, err := resolve(ctx, State{Stderr: io.Discard, Getenv: b.st.Getenv, LookPath: b.st.LookPath}, &f)
-	if err != nil {
-		return nil, err
-	}
-	services, metric := headline(r)
-	if b.f.metric.Metric != "" {
-		metric = b.f.metric.Metric
-	}
-	if b.f.metric.Service != "" {
-		services = []string{b.f.metric.Service}
-	}
-	run := controller.Run{Scenario: r.Scenario, Iterations: f.spread.auto.max, Services: servicesOf(r, f.interval),
-		Until: f.spread.auto.until(io.Discard, services, metric)}
-	res, err := b.ctl.Execute(ctx, run)
-	if err != nil {
-		return nil, err
-	}
-	res.Precision = resultPrecision(res, services, metric, f.spread.auto.precision)
-	return res, nil
+	// goodRun and badRun are the ends' exported folders, measured again beside each commit.
+	goodRun, badRun *commitRun
+	// services and metric are the figure judged (the load's http/rps/mean unless --metric).
+	services []string
+	metric   string
 }
 
 // judge runs a commit and compares it with the good one.
@@ -267,16 +244,27 @@ func (b *bisector) judge(ctx context.Context, n, about int, c bisect.Commit) (bi
 	if c.SHA == b.bad.SHA && b.worst != nil { // measured already
 		return b.step(c, b.worst, b.base, b.worst), nil
 	}
-	res, err := b.run(ctx, c)
+	cand, err := b.prepare(ctx, c)
+	if err != nil {
+		s := bisect.Step{Commit: c, Verdict: bisect.Skip, Note: firstLineOf(err.Error())}
+		fmt.Fprintln(b.st.Stderr, "bisect: "+stepLine(n, about, s))
+		return s, nil
+	}
+	defer cand.release()
+	g, w := b.goodRun.fresh(), b.badRun.fresh()
+	failed, err := b.rounds(ctx, b.decided(cand, g, w), g, cand, w)
 	if ctx.Err() != nil {
 		return bisect.Step{}, ctx.Err()
+	}
+	if err != nil && failed != cand {
+		return bisect.Step{}, fmt.Errorf("measuring the end %s beside %s: %w", failed.c.Short(), c.Short(), err)
 	}
 	if err != nil {
 		s := bisect.Step{Commit: c, Verdict: bisect.Skip, Note: firstLineOf(err.Error())}
 		fmt.Fprintln(b.st.Stderr, "bisect: "+stepLine(n, about, s))
 		return s, nil
 	}
-	s := b.step(c, res, b.base, b.worst)
+	s := b.step(c, cand.acc, g.acc, w.acc)
 	fmt.Fprintln(b.st.Stderr, "bisect: "+stepLine(n, about, s))
 	return s, nil
 }
@@ -296,13 +284,16 @@ func (b *bisector) step(c bisect.Commit, res, base, worst *results.Result) bisec
 	vg, pg := b.verdict(base, res)
 	s.PValue, s.Note = pg, "against good: "+string(vg)
 	if worst == nil {
+		// Not worse is "good" only when both means are known within the precision: a change under
+		// the precision measured with intervals wider than it ("no change" to crank compare) may
+		// hide a slowdown as large as the intervals, and "no commit is worse" would be a guess.
 		switch {
 		case vg == gate.VerdictRegressed:
 			s.Verdict = bisect.Bad
-		case vg == gate.VerdictNotSignificant && !p.Met:
-			s.Verdict = bisect.CannotTell
-		default:
+		case vg == gate.VerdictImproved || p.Met && base.Precision.Met:
 			s.Verdict = bisect.Good
+		default:
+			s.Verdict = bisect.CannotTell
 		}
 		return s
 	}

@@ -3,7 +3,6 @@ package sweep
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"time"
 
@@ -103,28 +102,8 @@ func (f *File) Variant(name string) (*results.Result, error) {
 // results are the mean of the iterations, the timelines the latest run's, and the diagnosis is
 // made again over that.
 func (f *File) Add(i int, run *results.Result) {
-	results.Derive(run.JobResults.Jobs) // CPU per request as every run has it (a no-op where it is)
 	v := &f.Variants[i]
-	if v.Result == nil {
-		cp := *run
-		cp.JobResults.Jobs = map[string]*results.JobResult{}
-		v.Result = &cp
-	}
-	for name, jr := range run.JobResults.Jobs {
-		prev := v.Result.JobResults.Jobs[name]
-		its := []map[string]float64{jr.Results}
-		if prev != nil {
-			its = append(prev.Iterations, jr.Results)
-		}
-		cp := *jr
-		cp.Iterations = its
-		cp.Results = results.Average(its)
-		if prev != nil && len(prev.NotMeasured) > 0 { // what any run could not measure, and why
-			cp.NotMeasured = maps.Clone(prev.NotMeasured)
-			maps.Copy(cp.NotMeasured, jr.NotMeasured)
-		}
-		v.Result.JobResults.Jobs[name] = &cp
-	}
+	v.Result = results.AddIteration(v.Result, run)
 	if v.Result.JobResults.Properties == nil {
 		v.Result.JobResults.Properties = map[string]string{}
 	}

@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/bisect"
+	"github.com/crankshaft/crankshaft/internal/controller"
+	"github.com/crankshaft/crankshaft/internal/gate"
+	"github.com/crankshaft/crankshaft/internal/results"
+)
+
+// A machine's speed drifts over minutes (another tenant of the host, its clock): measured one
+// after the other, a commit benchmarked later looks faster or slower than the ends measured first
+// (a search here once measured a good commit 3.8 % faster than the good end and blamed the last
+// commit). So the commits a step compares run interleaved: one iteration of each in turn, round
+// after round, and the test compares samples taken over the same minutes.
+
+// commitRun is a commit's measurement in rounds: its exported folder (for a local source) and its
+// iterations so far.
+type commitRun struct {
+	c   bisect.Commit
+	dir string // the folder the commit was exported to; "" for a repository the agent clones
+	acc *results.Result
+}
+
+// prepare exports a local source's commit once, for all its rounds.
+func (b *bisector) prepare(ctx context.Context, c bisect.Commit) (*commitRun, error) {
+	cr := &commitRun{c: c}
+	if b.src.remote {
+		return cr, nil
+	}
+	dir, err := os.MkdirTemp(b.tmp, "crank-bisect-"+c.Short()+"-")
+	if err != nil {
+		return nil, err
+	}
+	if err := b.src.repo.Export(ctx, c, dir); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	cr.dir = dir
+	return cr, nil
+}
+
+// release removes the commit's exported folder.
+func (cr *commitRun) release() {
+	if cr != nil && cr.dir != "" {
+		os.RemoveAll(cr.dir)
+	}
+}
+
+// fresh is the same commit with no iteration yet (its folder shared).
+func (cr *commitRun) fresh() *commitRun { return &commitRun{c: cr.c, dir: cr.dir} }
+
+// once runs one iteration of the commit and adds it to its iterations.
+func (b *bisector) once(ctx context.Context, cr *commitRun) error {
+	f := *b.f.run
+	f.overrides = append([][2]string{}, b.f.run.overrides...)
+	if b.src.remote {
+		f.overrides = append(f.overrides, [2]string{b.src.service + ".source.branchOrCommit", cr.c.SHA})
+	} else {
+		f.overrides = append(f.overrides, [2]string{b.src.service + ".source.localFolder", filepath.Join(cr.dir, b.src.local)})
+	}
+	r, _, err := resolve(ctx, State{Stderr: io.Discard, Getenv: b.st.Getenv, LookPath: b.st.LookPath}, &f)
+	if err != nil {
+		return err
+	}
+	b.services, b.metric = headline(r)
+	if b.f.metric.Metric != "" {
+		b.metric = b.f.metric.Metric
+	}
+	if b.f.metric.Service != "" {
+		b.services = []string{b.f.metric.Service}
+	}
+	res, err := b.ctl.Execute(ctx, controller.Run{Scenario: r.Scenario, Iterations: 1, Services: servicesOf(r, f.interval)})
+	if err != nil {
+		return err
+	}
+	cr.acc = results.AddIteration(cr.acc, res)
+	cr.acc.Precision = resultPrecision(cr.acc, b.services, b.metric, b.f.run.spread.auto.precision)
+	return nil
+}
+
+// rounds measures the commits interleaved, one iteration of each per round, until every one's
+// figure is known within --precision or decided says the comparison is settled (each after at
+// least MinAutoIterations rounds), or after --max-iterations rounds. The first commit that fails
+// to build or run ends it with its error and which commit it was.
+func (b *bisector) rounds(ctx context.Context, decided func() bool, crs ...*commitRun) (*commitRun, error) {
+	for round := 1; round <= b.f.run.spread.auto.max; round++ {
+		met := round >= MinAutoIterations
+		var line []string
+		for _, cr := range crs {
+			if err := b.once(ctx, cr); err != nil {
+				return cr, err
+			}
+			p := cr.acc.Precision
+			met = met && p.Met
+			line = append(line, fmt.Sprintf("%s %s ± %.1f %%", cr.c.Short(), results.Format(p.Mean, "n0"), 100*p.Relative))
+		}
+		fmt.Fprintf(b.st.Stderr, "bisect: round %d: %s\n", round, strings.Join(line, ", "))
+		if met || round >= MinAutoIterations && decided() {
+			break
+		}
+	}
+	return nil, nil
+}
+
+// decided reports whether a commit measured beside the ends is settled by significance alone: worse
+// than good and not better than bad, or better than bad and not worse than good (with no bad end:
+// worse than good). More rounds would only narrow the intervals of an answer already given.
+func (b *bisector) decided(head, base, worst *commitRun) func() bool {
+	return func() bool {
+		vg, _ := b.verdict(base.acc, head.acc)
+		worse := vg == gate.VerdictRegressed
+		if worst == nil {
+			return worse
+		}
+		vb, _ := b.verdict(worst.acc, head.acc)
+		return worse != (vb == gate.VerdictImproved)
+	}
+}
