@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/crankshaft/crankshaft/internal/testutil"
+
 	"github.com/crankshaft/crankshaft/internal/api"
 )
 
@@ -89,7 +91,7 @@ func TestBuildNotReusedAcrossUsers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := ta.c.Upload(t.Context(), id, tarGz(t, file("main.go", "package main\n", 0o644))); err != nil {
+		if err := ta.c.Upload(t.Context(), id, testutil.TarGz(t, testutil.TarFile("main.go", "package main\n", 0o644))); err != nil {
 			t.Fatal(err)
 		}
 		if err := ta.c.Start(t.Context(), id); err != nil {
@@ -111,7 +113,7 @@ func TestJobFolderPrivateAfterFailedUpload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ta.c.Upload(t.Context(), id, tarGz(t, file("../escape", "x", 0o644))); statusCode(err) != http.StatusBadRequest {
+	if err := ta.c.Upload(t.Context(), id, testutil.TarGz(t, testutil.TarFile("../escape", "x", 0o644))); statusCode(err) != http.StatusBadRequest {
 		t.Fatalf("upload of an escaping entry: %v, want 400", err)
 	}
 	fi, err := os.Stat(filepath.Join(ta.opts.Dir, id))

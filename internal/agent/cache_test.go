@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crankshaft/crankshaft/internal/testutil"
+
 	"github.com/crankshaft/crankshaft/internal/api"
 )
 
@@ -25,7 +27,7 @@ func TestCacheDirOutlivesTheAgent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := ta.c.Upload(ctx, id, tarGz(t, file("app.sh", "#!/bin/sh\necho hello\n", 0o755))); err != nil {
+		if err := ta.c.Upload(ctx, id, testutil.TarGz(t, testutil.TarFile("app.sh", "#!/bin/sh\necho hello\n", 0o755))); err != nil {
 			t.Fatal(err)
 		}
 		if err := ta.c.Start(ctx, id); err != nil {

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"archive/tar"
 	"bufio"
 	"context"
 	"errors"
@@ -120,12 +119,12 @@ func TestJobAndEntryCaps(t *testing.T) {
 	if statusCode(err) != http.StatusTooManyRequests || !strings.Contains(err.Error(), "holds 2 jobs") {
 		t.Errorf("third job: %v, want 429 saying the agent holds 2 jobs", err)
 	}
-	four := tarGz(t, file("a", "1", 0o644), file("b", "2", 0o644), file("c", "3", 0o644), file("d", "4", 0o644))
+	four := testutil.TarGz(t, testutil.TarFile("a", "1", 0o644), testutil.TarFile("b", "2", 0o644), testutil.TarFile("c", "3", 0o644), testutil.TarFile("d", "4", 0o644))
 	err = ta.c.Upload(ctx, ids[0], four)
 	if statusCode(err) != http.StatusRequestEntityTooLarge || !strings.Contains(err.Error(), "more than 3 entries") {
 		t.Errorf("upload of 4 entries, cap 3: %v, want 413 naming the cap", err)
 	}
-	if err := ta.c.Upload(ctx, ids[1], tarGz(t, file("a", "1", 0o644))); err != nil {
+	if err := ta.c.Upload(ctx, ids[1], testutil.TarGz(t, testutil.TarFile("a", "1", 0o644))); err != nil {
 		t.Errorf("upload of 1 entry: %v", err)
 	}
 	if err := ta.c.Delete(ctx, ids[0]); err != nil {
@@ -143,10 +142,10 @@ func TestClientFaultsAre4xxAndWarnings(t *testing.T) {
 	var logs testutil.SyncBuffer
 	ta := newTestAgent(t, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	ctx := context.Background()
-	whole := tarGz(t, file("big", strings.Repeat("0123456789", 10000), 0o644)).Bytes()
+	whole := testutil.TarGz(t, testutil.TarFile("big", strings.Repeat("0123456789", 10000), 0o644)).Bytes()
 	cases := map[string]io.Reader{
-		"symlink chain": tarGz(t, symlink("a", "."), symlink("a/a/a/a/a/b", "../../../../..")),
-		"write through": tarGz(t, symlink("a", "."), file("a/../../escape", "owned", 0o644)),
+		"symlink chain": testutil.TarGz(t, testutil.TarSymlink("a", "."), testutil.TarSymlink("a/a/a/a/a/b", "../../../../..")),
+		"write through": testutil.TarGz(t, testutil.TarSymlink("a", "."), testutil.TarFile("a/../../escape", "owned", 0o644)),
 		"truncated":     strings.NewReader(string(whole[:len(whole)/2])),
 	}
 	for name, body := range cases {
@@ -164,10 +163,6 @@ func TestClientFaultsAre4xxAndWarnings(t *testing.T) {
 	if strings.Contains(logs.String(), "level=ERROR") || !strings.Contains(logs.String(), "level=WARN") {
 		t.Errorf("client faults should log warnings, not errors:\n%s", logs.String())
 	}
-}
-
-func symlink(name, target string) *tar.Header {
-	return &tar.Header{Name: name, Typeflag: tar.TypeSymlink, Linkname: target}
 }
 
 // TestJobsDoNotInheritTheAgentsSecrets: jobs saw CRANK_AGENT_TOKEN.
@@ -201,7 +196,7 @@ func TestBuildCacheKeyIsTheAgents(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := ta.c.Upload(ctx, id, tarGz(t, file("app.txt", app, 0o644))); err != nil {
+		if err := ta.c.Upload(ctx, id, testutil.TarGz(t, testutil.TarFile("app.txt", app, 0o644))); err != nil {
 			t.Fatal(err)
 		}
 		if err := ta.c.Start(ctx, id); err != nil {

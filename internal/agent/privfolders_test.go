@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/crankshaft/crankshaft/internal/testutil"
+
 	"github.com/crankshaft/crankshaft/internal/api"
 )
 
@@ -56,10 +58,10 @@ func TestSecondSourceUploadRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ta.c.Upload(t.Context(), id, tarGz(t, file("main.go", "package main", 0o644))); err != nil {
+	if err := ta.c.Upload(t.Context(), id, testutil.TarGz(t, testutil.TarFile("main.go", "package main", 0o644))); err != nil {
 		t.Fatal(err)
 	}
-	err = ta.c.Upload(t.Context(), id, tarGz(t, file("zz_evil.go", "package main\nfunc init() {}", 0o644)))
+	err = ta.c.Upload(t.Context(), id, testutil.TarGz(t, testutil.TarFile("zz_evil.go", "package main\nfunc init() {}", 0o644)))
 	if statusCode(err) != http.StatusConflict || !strings.Contains(err.Error(), "was uploaded already") {
 		t.Errorf("second upload: %v, want 409", err)
 	}

@@ -1,9 +1,7 @@
 package agent
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"math/rand/v2"
 	"net/http"
@@ -13,75 +11,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crankshaft/crankshaft/internal/testutil"
+
 	"github.com/crankshaft/crankshaft/internal/api"
 )
-
-func TestTokenOnEveryEndpointButHealth(t *testing.T) {
-	t.Parallel()
-	ta := newTestAgent(t, Options{Token: "s3cret", Hardware: "test-rig"})
-	ctx := context.Background()
-	anon, err := api.NewClient(ta.c.URL(), "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wrong, _ := api.NewClient(ta.c.URL(), "s3cres", nil)
-	if err := anon.Health(ctx); err != nil {
-		t.Errorf("health without a token: %v, want 200", err)
-	}
-	if _, err := anon.Info(ctx); statusCode(err) != http.StatusUnauthorized {
-		t.Errorf("info without a token: %v, want 401", err)
-	}
-	if _, err := wrong.Submit(ctx, api.Job{Executable: "sh"}); statusCode(err) != http.StatusUnauthorized {
-		t.Errorf("submit with a wrong token: %v, want 401", err)
-	}
-	if _, err := anon.Status(ctx, "x"); statusCode(err) != http.StatusUnauthorized {
-		t.Errorf("status without a token: %v, want 401", err)
-	}
-	info, err := ta.c.Info(ctx)
-	if err != nil {
-		t.Fatalf("info with the token: %v", err)
-	}
-	if info.OS != runtime.GOOS || info.Arch != runtime.GOARCH || info.Cores < 1 || info.Hardware != "test-rig" ||
-		info.GoVersion != runtime.Version() || info.Version == "" || info.MemoryMB <= 0 || info.KernelRelease == "" {
-		t.Errorf("info = %+v", info)
-	}
-}
-
-func tarGz(t *testing.T, hdrs ...*tar.Header) *bytes.Buffer {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	for _, h := range hdrs {
-		body := h.Linkname
-		if h.Typeflag == tar.TypeReg {
-			h.Linkname, h.Size = "", int64(len(body))
-		}
-		if err := tw.WriteHeader(h); err != nil {
-			t.Fatal(err)
-		}
-		if h.Typeflag == tar.TypeReg {
-			_, _ = tw.Write([]byte(body))
-		}
-	}
-	_ = tw.Close()
-	_ = zw.Close()
-	return &buf
-}
-
-// file is a regular tar entry; its body rides in Linkname until tarGz writes it.
-func file(name, body string, mode int64) *tar.Header {
-	return &tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: mode, Linkname: body}
-}
 
 func TestUploadRejectsEscapes(t *testing.T) {
 	t.Parallel()
 	ta := newTestAgent(t, Options{MaxUpload: 64 << 10})
 	ctx := context.Background()
 	cases := map[string]*bytes.Buffer{
-		"dot-dot":        tarGz(t, file("../escape", "owned", 0o644)),
-		"symlink escape": tarGz(t, &tar.Header{Name: "link", Typeflag: tar.TypeSymlink, Linkname: "../escape"}),
-		"absolute":       tarGz(t, file("/tmp/crank-agent-escape-abs", "owned", 0o644)),
+		"dot-dot":        testutil.TarGz(t, testutil.TarFile("../escape", "owned", 0o644)),
+		"symlink escape": testutil.TarGz(t, testutil.TarSymlink("link", "../escape")),
+		"absolute":       testutil.TarGz(t, testutil.TarFile("/tmp/crank-agent-escape-abs", "owned", 0o644)),
 	}
 	for name, body := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -113,7 +55,7 @@ func TestUploadRejectsEscapes(t *testing.T) {
 		for i := range noise {
 			noise[i] = byte(rng.Uint32())
 		}
-		big := tarGz(t, file("noise.bin", string(noise), 0o644))
+		big := testutil.TarGz(t, testutil.TarFile("noise.bin", string(noise), 0o644))
 		if err := ta.c.Upload(ctx, id, big); statusCode(err) != http.StatusRequestEntityTooLarge {
 			t.Errorf("upload of 100 KiB with a 64 KiB cap: %v, want 413", err)
 		}
@@ -125,7 +67,7 @@ func TestUploadBuildAndReuse(t *testing.T) {
 	ta := newTestAgent(t, Options{})
 	ctx := context.Background()
 	src := func() *bytes.Buffer {
-		return tarGz(t, file("app.sh", "#!/bin/sh\necho \"app says $(cat built) GOOS=$GOOS_SEEN\"\n", 0o755))
+		return testutil.TarGz(t, testutil.TarFile("app.sh", "#!/bin/sh\necho \"app says $(cat built) GOOS=$GOOS_SEEN\"\n", 0o755))
 	}
 	job := api.Job{Executable: "./app", WaitForExit: true,
 		Source:       &api.Source{LocalFolder: "app", Hash: "sha256:abc"},

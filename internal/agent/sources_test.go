@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"archive/tar"
 	"context"
 	"net/http"
 	"os"
@@ -30,14 +29,14 @@ func TestNamedSourcesPlacedAndKeyed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := ta.c.UploadSource(ctx, id, "a", tarGz(t, file("n", "from-a\n", 0o644))); err != nil {
+		if err := ta.c.UploadSource(ctx, id, "a", testutil.TarGz(t, testutil.TarFile("n", "from-a\n", 0o644))); err != nil {
 			t.Fatal(err)
 		}
 		err = ta.c.Start(ctx, id)
 		if statusCode(err) != http.StatusConflict || !strings.Contains(err.Error(), "waits for the upload of sources.b") {
 			t.Fatalf("start before sources.b is uploaded: %v, want 409 naming it", err)
 		}
-		if err := ta.c.UploadSource(ctx, id, "b", tarGz(t, file("n", b+"\n", 0o644))); err != nil {
+		if err := ta.c.UploadSource(ctx, id, "b", testutil.TarGz(t, testutil.TarFile("n", b+"\n", 0o644))); err != nil {
 			t.Fatal(err)
 		}
 		if err := ta.c.Start(ctx, id); err != nil {
@@ -94,12 +93,20 @@ func TestNamedSourcesRefuseEscapes(t *testing.T) {
 	}
 	dir := filepath.Join(ta.Dir(), id)
 	for name, body := range map[string]func() error{
-		"unknown name":      func() error { return ta.c.UploadSource(ctx, id, "nope", tarGz(t, file("f", "x", 0o644))) },
-		"a repository":      func() error { return ta.c.UploadSource(ctx, id, "r", tarGz(t, file("f", "x", 0o644))) },
-		"dot-dot":           func() error { return ta.c.UploadSource(ctx, id, "n", tarGz(t, file("../escape", "owned", 0o644))) },
-		"symlink out of it": func() error { return ta.c.UploadSource(ctx, id, "n", tarGz(t, symlink("l", "../own"))) },
+		"unknown name": func() error {
+			return ta.c.UploadSource(ctx, id, "nope", testutil.TarGz(t, testutil.TarFile("f", "x", 0o644)))
+		},
+		"a repository": func() error {
+			return ta.c.UploadSource(ctx, id, "r", testutil.TarGz(t, testutil.TarFile("f", "x", 0o644)))
+		},
+		"dot-dot": func() error {
+			return ta.c.UploadSource(ctx, id, "n", testutil.TarGz(t, testutil.TarFile("../escape", "owned", 0o644)))
+		},
+		"symlink out of it": func() error {
+			return ta.c.UploadSource(ctx, id, "n", testutil.TarGz(t, testutil.TarSymlink("l", "../own")))
+		},
 		"absolute": func() error {
-			return ta.c.UploadSource(ctx, id, "n", tarGz(t, file("/tmp/crank-named-abs", "x", 0o644)))
+			return ta.c.UploadSource(ctx, id, "n", testutil.TarGz(t, testutil.TarFile("/tmp/crank-named-abs", "x", 0o644)))
 		},
 	} {
 		if err := body(); statusCode(err)/100 != 4 {
@@ -109,16 +116,16 @@ func TestNamedSourcesRefuseEscapes(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "escape")); err == nil {
 		t.Error("dot-dot: a named upload wrote into the job folder's root")
 	}
-	if err := ta.c.UploadSource(ctx, id, "n", tarGz(t, file("f", "ok", 0o644))); err != nil {
+	if err := ta.c.UploadSource(ctx, id, "n", testutil.TarGz(t, testutil.TarFile("f", "ok", 0o644))); err != nil {
 		t.Fatal(err)
 	}
-	if err := ta.c.UploadSource(ctx, id, "n", tarGz(t, file("f", "again", 0o644))); statusCode(err) != http.StatusConflict {
+	if err := ta.c.UploadSource(ctx, id, "n", testutil.TarGz(t, testutil.TarFile("f", "again", 0o644))); statusCode(err) != http.StatusConflict {
 		t.Errorf("second upload of sources.n: %v, want 409", err)
 	}
-	if err := ta.c.Upload(ctx, id, tarGz(t, symlink("a", "."), symlink("b", "a/.."))); err != nil {
+	if err := ta.c.Upload(ctx, id, testutil.TarGz(t, testutil.TarSymlink("a", "."), testutil.TarSymlink("b", "a/.."))); err != nil {
 		t.Fatalf("own source: %v", err)
 	}
-	err = ta.c.UploadSource(ctx, id, "via", tarGz(t, file("planted", "owned", 0o644)))
+	err = ta.c.UploadSource(ctx, id, "via", testutil.TarGz(t, testutil.TarFile("planted", "owned", 0o644)))
 	if statusCode(err) != http.StatusBadRequest || !strings.Contains(err.Error(), `"b" is a symlink`) {
 		t.Errorf("upload through a symlink: %v, want 400", err)
 	}
@@ -132,7 +139,7 @@ func TestNamedSourcesRefuseEscapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ta.c.Upload(ctx, id, tarGz(t, symlink("a", "."), symlink("b", "a/.."))); err != nil {
+	if err := ta.c.Upload(ctx, id, testutil.TarGz(t, testutil.TarSymlink("a", "."), testutil.TarSymlink("b", "a/.."))); err != nil {
 		t.Fatal(err)
 	}
 	if err := ta.c.Start(ctx, id); err != nil {
@@ -191,33 +198,35 @@ func TestBuildFilesConfined(t *testing.T) {
 	t.Parallel()
 	ta := newTestAgent(t, Options{MaxUpload: 64 << 10})
 	ctx := context.Background()
-	submit := func(own ...*tar.Header) string {
+	submit := func(own ...testutil.TarEntry) string {
 		t.Helper()
 		id, err := ta.c.Submit(ctx, api.Job{Executable: "/bin/sh", Arguments: "-c 'cat conf/n; cat f'", WaitForExit: true,
 			Source: &api.Source{LocalFolder: "own"}, BuildFiles: []string{"n;conf"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := ta.c.Upload(ctx, id, tarGz(t, own...)); err != nil {
+		if err := ta.c.Upload(ctx, id, testutil.TarGz(t, own...)); err != nil {
 			t.Fatal(err)
 		}
 		return id
 	}
-	id := submit(file("f", "source's f\n", 0o644), file("elsewhere", "kept\n", 0o644), symlink("conf/n", "../elsewhere"))
+	id := submit(testutil.TarFile("f", "source's f\n", 0o644), testutil.TarFile("elsewhere", "kept\n", 0o644), testutil.TarSymlink("conf/n", "../elsewhere"))
 	if err := ta.c.Start(ctx, id); statusCode(err) != http.StatusConflict || !strings.Contains(err.Error(), "buildFiles") {
 		t.Fatalf("start before the build files: %v, want 409 naming buildFiles", err)
 	}
 	for name, body := range map[string]func() error{
-		"dot-dot": func() error { return ta.c.UploadBuildFiles(ctx, id, tarGz(t, file("../escape", "owned", 0o644))) },
+		"dot-dot": func() error {
+			return ta.c.UploadBuildFiles(ctx, id, testutil.TarGz(t, testutil.TarFile("../escape", "owned", 0o644)))
+		},
 		"absolute": func() error {
-			return ta.c.UploadBuildFiles(ctx, id, tarGz(t, file("/tmp/crank-files-abs", "x", 0o644)))
+			return ta.c.UploadBuildFiles(ctx, id, testutil.TarGz(t, testutil.TarFile("/tmp/crank-files-abs", "x", 0o644)))
 		},
 	} {
 		if err := body(); statusCode(err) != http.StatusBadRequest {
 			t.Errorf("%s: %v, want 400", name, err)
 		}
 	}
-	if err := ta.c.UploadBuildFiles(ctx, id, tarGz(t, file("conf/n", "build file\n", 0o644), file("f", "replaced\n", 0o644))); err != nil {
+	if err := ta.c.UploadBuildFiles(ctx, id, testutil.TarGz(t, testutil.TarFile("conf/n", "build file\n", 0o644), testutil.TarFile("f", "replaced\n", 0o644))); err != nil {
 		t.Fatal(err)
 	}
 	if err := ta.c.Start(ctx, id); err != nil {
@@ -232,8 +241,8 @@ func TestBuildFilesConfined(t *testing.T) {
 		t.Errorf("a build file was written through the link it replaced: elsewhere = %q", b)
 	}
 
-	id = submit(symlink("a", "."), symlink("conf", "a/.."))
-	if err := ta.c.UploadBuildFiles(ctx, id, tarGz(t, file("conf/n", "owned", 0o644))); err != nil {
+	id = submit(testutil.TarSymlink("a", "."), testutil.TarSymlink("conf", "a/.."))
+	if err := ta.c.UploadBuildFiles(ctx, id, testutil.TarGz(t, testutil.TarFile("conf/n", "owned", 0o644))); err != nil {
 		t.Fatal(err)
 	}
 	if err := ta.c.Start(ctx, id); err != nil {

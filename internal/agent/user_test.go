@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/crankshaft/crankshaft/internal/testutil"
+
 	"github.com/crankshaft/crankshaft/internal/api"
 )
 
@@ -57,7 +59,7 @@ func TestJobRunsAsUser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := ta.c.Upload(ctx, id, tarGz(t, file("uploaded.txt", "from the controller\n", 0o644))); err != nil {
+		if err := ta.c.Upload(ctx, id, testutil.TarGz(t, testutil.TarFile("uploaded.txt", "from the controller\n", 0o644))); err != nil {
 			t.Fatal(err)
 		}
 		if err := ta.c.Start(ctx, id); err != nil {
