@@ -244,22 +244,20 @@ func (b *bisector) judge(ctx context.Context, n, about int, c bisect.Commit) (bi
 	if c.SHA == b.bad.SHA && b.worst != nil { // measured already
 		return b.step(c, b.worst, b.base, b.worst), nil
 	}
-	cand, err := b.prepare(ctx, c)
-	if err != nil {
-		s := bisect.Step{Commit: c, Verdict: bisect.Skip, Note: firstLineOf(err.Error())}
-		fmt.Fprintln(b.st.Stderr, "bisect: "+stepLine(n, about, s))
-		return s, nil
-	}
-	defer cand.release()
 	g, w := b.goodRun.fresh(), b.badRun.fresh()
-	failed, err := b.rounds(ctx, b.decided(cand, g, w), g, cand, w)
+	cand, err := b.prepare(ctx, c)
+	failed := cand
+	if err == nil {
+		defer cand.release()
+		failed, err = b.rounds(ctx, b.decided(cand, g, w), g, cand, w)
+	}
 	if ctx.Err() != nil {
 		return bisect.Step{}, ctx.Err()
 	}
 	if err != nil && failed != cand {
 		return bisect.Step{}, fmt.Errorf("measuring the end %s beside %s: %w", failed.c.Short(), c.Short(), err)
 	}
-	if err != nil {
+	if err != nil { // the commit does not export, resolve, build or run: skipped, as git bisect skip
 		s := bisect.Step{Commit: c, Verdict: bisect.Skip, Note: firstLineOf(err.Error())}
 		fmt.Fprintln(b.st.Stderr, "bisect: "+stepLine(n, about, s))
 		return s, nil

@@ -20,29 +20,47 @@ import (
 // commit). So the commits a step compares run interleaved: one iteration of each in turn, round
 // after round, and the test compares samples taken over the same minutes.
 
-// commitRun is a commit's measurement in rounds: its exported folder (for a local source) and its
-// iterations so far.
+// commitRun is a commit's measurement in rounds: its exported folder (for a local source), the
+// run of one iteration of it, and its iterations so far.
 type commitRun struct {
 	c   bisect.Commit
 	dir string // the folder the commit was exported to; "" for a repository the agent clones
+	run controller.Run
 	acc *results.Result
 }
 
-// prepare exports a local source's commit once, for all its rounds.
+// prepare exports a local source's commit and resolves its scenario, once for all its rounds.
 func (b *bisector) prepare(ctx context.Context, c bisect.Commit) (*commitRun, error) {
 	cr := &commitRun{c: c}
+	f := *b.f.run
+	f.overrides = append([][2]string{}, b.f.run.overrides...)
 	if b.src.remote {
-		return cr, nil
+		f.overrides = append(f.overrides, [2]string{b.src.service + ".source.branchOrCommit", c.SHA})
+	} else {
+		dir, err := os.MkdirTemp(b.tmp, "crank-bisect-"+c.Short()+"-")
+		if err != nil {
+			return nil, err
+		}
+		cr.dir = dir
+		if err := b.src.repo.Export(ctx, c, dir); err != nil {
+			cr.release()
+			return nil, err
+		}
+		f.overrides = append(f.overrides, [2]string{b.src.service + ".source.localFolder", filepath.Join(dir, b.src.local)})
 	}
-	dir, err := os.MkdirTemp(b.tmp, "crank-bisect-"+c.Short()+"-")
+	r, _, err := resolve(ctx, State{Stderr: io.Discard, Getenv: b.st.Getenv, LookPath: b.st.LookPath}, &f)
 	if err != nil {
+		cr.release()
 		return nil, err
 	}
-	if err := b.src.repo.Export(ctx, c, dir); err != nil {
-		os.RemoveAll(dir)
-		return nil, err
+	b.services, b.metric = headline(r)
+	if b.f.metric.Metric != "" {
+		b.metric = b.f.metric.Metric
 	}
-	cr.dir = dir
+	if b.f.metric.Service != "" {
+		b.services = []string{b.f.metric.Service}
+	}
+	cr.run = controller.Run{Scenario: r.Scenario, Iterations: 1, Services: servicesOf(r, f.interval)}
 	return cr, nil
 }
 
@@ -53,30 +71,12 @@ func (cr *commitRun) release() {
 	}
 }
 
-// fresh is the same commit with no iteration yet (its folder shared).
-func (cr *commitRun) fresh() *commitRun { return &commitRun{c: cr.c, dir: cr.dir} }
+// fresh is the same commit with no iteration yet (its folder and run shared).
+func (cr *commitRun) fresh() *commitRun { return &commitRun{c: cr.c, dir: cr.dir, run: cr.run} }
 
 // once runs one iteration of the commit and adds it to its iterations.
 func (b *bisector) once(ctx context.Context, cr *commitRun) error {
-	f := *b.f.run
-	f.overrides = append([][2]string{}, b.f.run.overrides...)
-	if b.src.remote {
-		f.overrides = append(f.overrides, [2]string{b.src.service + ".source.branchOrCommit", cr.c.SHA})
-	} else {
-		f.overrides = append(f.overrides, [2]string{b.src.service + ".source.localFolder", filepath.Join(cr.dir, b.src.local)})
-	}
-	r, _, err := resolve(ctx, State{Stderr: io.Discard, Getenv: b.st.Getenv, LookPath: b.st.LookPath}, &f)
-	if err != nil {
-		return err
-	}
-	b.services, b.metric = headline(r)
-	if b.f.metric.Metric != "" {
-		b.metric = b.f.metric.Metric
-	}
-	if b.f.metric.Service != "" {
-		b.services = []string{b.f.metric.Service}
-	}
-	res, err := b.ctl.Execute(ctx, controller.Run{Scenario: r.Scenario, Iterations: 1, Services: servicesOf(r, f.interval)})
+	res, err := b.ctl.Execute(ctx, cr.run)
 	if err != nil {
 		return err
 	}
