@@ -35,13 +35,15 @@ func withOwnApps(ctx context.Context, st State, cfg *config.Config, f *runFlags)
 	if file == "" {
 		return cfg, nil
 	}
-	apps, err := config.Load(ctx, []string{file}, config.LoadOptions{})
+	// Ours first, so that every file given keeps its own definitions over them: only the jobs
+	// those files lack come from ours.
+	withApps, err := config.Load(ctx, append([]string{file}, f.configs...), config.LoadOptions{Strict: f.strict})
 	if err != nil {
 		return nil, fmt.Errorf("our own apps (%s): %w", file, err)
 	}
 	var found []string
 	for _, name := range missing {
-		if slices.Contains(apps.Jobs(), name) {
+		if slices.Contains(withApps.Jobs(), name) {
 			found = append(found, name)
 		}
 	}
@@ -50,7 +52,7 @@ func withOwnApps(ctx context.Context, st State, cfg *config.Config, f *runFlags)
 	}
 	fmt.Fprintf(st.Stderr, "crank: note: job %s is not in the files given: taken from Crankshaft's own apps (%s)\n",
 		strings.Join(found, ", "), file)
-	return config.Load(ctx, append(slices.Clone(f.configs), file), config.LoadOptions{Strict: f.strict})
+	return withApps, nil
 }
 
 // findOwnApps is the path of scenarios/jobs/apps.yml in the current folder or in the checkout
