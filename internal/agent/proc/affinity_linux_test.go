@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 // TestCPUAffinityInherited: a process started with CPUs runs only there, and so does the process
@@ -18,7 +19,7 @@ func TestCPUAffinityInherited(t *testing.T) {
 	}
 	last := all[len(all)-1]
 	run := func(cpus []int) string {
-		var out lockedBuffer
+		var out testutil.SyncBuffer
 		p, err := Start(Spec{Path: "/bin/sh", Args: []string{"-c", "grep Cpus_allowed_list /proc/self/status; true"},
 			Stdout: &out, CPUs: cpus})
 		if err != nil {

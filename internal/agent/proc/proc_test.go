@@ -1,36 +1,16 @@
 package proc
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/testutil"
 )
-
-// lockedBuffer is a bytes.Buffer safe for the two output copiers.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
@@ -38,7 +18,7 @@ func waitGone(t *testing.T, pid int) {
 }
 
 func TestExitAndOutput(t *testing.T) {
-	var out, errOut lockedBuffer
+	var out, errOut testutil.SyncBuffer
 	p, err := Start(Spec{Path: "/bin/sh", Args: []string{"-c", "echo out; echo err >&2; exit 3"}, Stdout: &out, Stderr: &errOut})
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +35,7 @@ func TestExitAndOutput(t *testing.T) {
 
 // TestStopKillsGrandchildren: a shell that leaves a background child; Stop ends both.
 func TestStopKillsGrandchildren(t *testing.T) {
-	var out lockedBuffer
+	var out testutil.SyncBuffer
 	p, err := Start(Spec{Path: "/bin/sh", Args: []string{"-c", "sleep 300 & echo $!; sleep 300"}, Stdout: &out})
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +55,7 @@ func TestStopKillsGrandchildren(t *testing.T) {
 
 // TestStopEscalates: a leader ignoring SIGTERM is killed after the timeout.
 func TestStopEscalates(t *testing.T) {
-	var out lockedBuffer
+	var out testutil.SyncBuffer
 	p, err := Start(Spec{Path: "/bin/sh", Args: []string{"-c", "trap '' TERM; echo armed; while :; do sleep 1; done"}, Stdout: &out})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +70,7 @@ func TestStopEscalates(t *testing.T) {
 
 // TestLeaderExitKillsGroup: when the leader exits by itself its leftover children are killed.
 func TestLeaderExitKillsGroup(t *testing.T) {
-	var out lockedBuffer
+	var out testutil.SyncBuffer
 	p, err := Start(Spec{Path: "/bin/sh", Args: []string{"-c", "sleep 300 & echo $!"}, Stdout: &out})
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +140,7 @@ func TestLookPathSaysHowToBuildGoTools(t *testing.T) {
 // TestCombinedOutputKeepsOrder: one writer for both streams shares one pipe.
 func TestCombinedOutputKeepsOrder(t *testing.T) {
 	for range 20 {
-		var out lockedBuffer
+		var out testutil.SyncBuffer
 		p, err := Start(Spec{Path: "/bin/sh", Args: []string{"-c", "echo a; echo b >&2; echo c; echo d >&2"}, Stdout: &out, Stderr: &out})
 		if err != nil {
 			t.Fatal(err)
