@@ -21,11 +21,15 @@ type Step struct {
 	Mean       float64 `json:"mean"`
 	HalfWidth  float64 `json:"halfWidth"`
 	Iterations int     `json:"iterations"`
-	// Change is Mean over the baseline's, minus 1; PValue the test's when one was made.
+	// Change is Mean over the good end's mean measured in the same rounds, minus 1 (for the bad
+	// end, the baseline's); PValue the test's when one was made.
 	Change  float64 `json:"change"`
 	PValue  float64 `json:"pValue,omitempty"`
 	Verdict string  `json:"verdict"`
 	Note    string  `json:"note,omitempty"`
+	// Position is the commit's place in the history: how many commits after good (0: the good
+	// end; the bad end is the last).
+	Position int `json:"position,omitempty"`
 }
 
 // Result is the search's answer, written at the root of the JSON as "bisect".
@@ -43,6 +47,8 @@ type Result struct {
 	// Candidates is set when skipped commits leave several possible first bad commits.
 	Candidates []Commit `json:"candidates,omitempty"`
 	Steps      []Step   `json:"steps"`
+	// Stopped says why the search ended without an answer (it cannot tell, or it failed).
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // Judge benchmarks one commit against the baseline. An error ends the search (a failed build is a
@@ -70,6 +76,7 @@ func Search(ctx context.Context, commits []Commit, judge Judge) (Result, error) 
 		if err != nil {
 			return "", err
 		}
+		s.Position = i + 1
 		r.Steps = append(r.Steps, s)
 		measured[i] = s.Verdict
 		if s.Verdict == CannotTell {

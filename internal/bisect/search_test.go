@@ -45,6 +45,11 @@ func TestSearch(t *testing.T) {
 		if len(asked) > 5 {
 			t.Errorf("culprit %d: %d steps %v, want at most 5", culprit, len(asked), asked)
 		}
+		for i, s := range r.Steps {
+			if s.Position != asked[i]+1 {
+				t.Errorf("culprit %d: step %d (%s) at position %d, want %d", culprit, i+1, s.Commit.Subject, s.Position, asked[i]+1)
+			}
+		}
 	}
 	var asked []int
 	r, err := Search(context.Background(), cs, judgeFrom(cs, -1, nil, &asked))

@@ -35,7 +35,7 @@ clones each commit).
   --service NAME          the service whose source is bisected (default: the first that has one)
   --precision P           as --iterations auto's (default 2%), and the smallest change that counts
   --max-iterations N      per commit (default 20)
-  --json FILE             the path, under "bisect" at the root
+  --json FILE             the path, under "bisect" at the root (crank report FILE draws it)
   and every run option of crank (--config, --scenario, --profile, --variable...).
 Exit: 0 with a first bad commit or "no commit is worse", 1 when it cannot tell, 2 for bad input.
 `
@@ -157,9 +157,11 @@ func runBisect(ctx context.Context, st State, args []string) int {
 	b.base = base
 	res.Baseline = b.step(good, base, nil, nil)
 	res.Baseline.Verdict = bisect.Good
-	fmt.Fprintln(st.Stderr, "bisect: "+stepLine(0, 0, res.Baseline))
+	fig := bisect.FigureOf(res.Metric)
+	fmt.Fprintln(st.Stderr, "bisect: "+fig.Row(0, 0, res.Baseline).Line())
 	res.BadEnd = b.step(bad, worst, base, nil)
-	fmt.Fprintln(st.Stderr, "bisect: "+stepLine(-1, 0, res.BadEnd))
+	res.BadEnd.Position = len(commits)
+	fmt.Fprintln(st.Stderr, "bisect: "+fig.Row(-1, 0, res.BadEnd).Line())
 	switch res.BadEnd.Verdict {
 	case bisect.CannotTell: // imprecise and not significantly worse: not "none is worse" either
 		return b.finish(res, fmt.Errorf("%w: the bad end %s is %+.1f %% from good, within the noise after %d iterations; ask a finer --precision or more --max-iterations",
@@ -241,6 +243,7 @@ type bisector struct {
 // judge runs a commit and compares it with the good one.
 func (b *bisector) judge(ctx context.Context, n, about int, c bisect.Commit) (bisect.Step, error) {
 	fmt.Fprintf(b.st.Stderr, "bisect: step %d of about %d: %s %s\n", n, about, c.Short(), c.Subject)
+	fig := bisect.FigureOf(b.f.metricName())
 	if c.SHA == b.bad.SHA && b.worst != nil { // measured already
 		return b.step(c, b.worst, b.base, b.worst), nil
 	}
@@ -259,11 +262,11 @@ func (b *bisector) judge(ctx context.Context, n, about int, c bisect.Commit) (bi
 	}
 	if err != nil { // the commit does not export, resolve, build or run: skipped, as git bisect skip
 		s := bisect.Step{Commit: c, Verdict: bisect.Skip, Note: firstLineOf(err.Error())}
-		fmt.Fprintln(b.st.Stderr, "bisect: "+stepLine(n, about, s))
+		fmt.Fprintln(b.st.Stderr, "bisect: "+fig.Row(n, about, s).Line())
 		return s, nil
 	}
 	s := b.step(c, cand.acc, g.acc, w.acc)
-	fmt.Fprintln(b.st.Stderr, "bisect: "+stepLine(n, about, s))
+	fmt.Fprintln(b.st.Stderr, "bisect: "+fig.Row(n, about, s).Line())
 	return s, nil
 }
 
@@ -342,66 +345,21 @@ func (b *bisector) verdict(base, head *results.Result) (gate.Verdict, float64) {
 	return gate.VerdictNoChange, 0
 }
 
-func stepLine(n, about int, s bisect.Step) string {
-	head := "good (baseline)"
-	if n < 0 {
-		head = "bad (the other end)"
-	}
-	if n > 0 {
-		head = fmt.Sprintf("step %d of about %d", n, about)
-	}
-	if s.Verdict == bisect.Skip {
-		return fmt.Sprintf("%s: %s %s: skip (%s)", head, s.Commit.Short(), s.Commit.Subject, s.Note)
-	}
-	line := fmt.Sprintf("%s: %s %s: %s ± %.1f %% over %d iterations", head, s.Commit.Short(), s.Commit.Subject,
-		results.Format(s.Mean, "n0"), 100*relative(s.HalfWidth, s.Mean), s.Iterations)
-	if n != 0 {
-		line += fmt.Sprintf(", %+.1f %% from good (p %.3f): %s", 100*s.Change, s.PValue, s.Verdict)
-	}
-	return line
-}
-
-func relative(half, mean float64) float64 {
-	if mean == 0 {
-		return 0
-	}
-	return half / mean
-}
-
 func firstLineOf(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
 }
 
-// finish prints the path and the answer, writes the JSON, and gives the exit status.
+// finish prints the path and the answer, writes the JSON (a search that stopped says why in it),
+// and gives the exit status.
 func (b *bisector) finish(r bisect.Result, searchErr error) int {
-	out := b.st.Stdout
-	fmt.Fprintf(out, "bisect of %s from %s (good) to %s (bad):\n", r.Metric, r.Good.Short(), r.Bad.Short())
-	fmt.Fprintln(out, "  "+stepLine(0, 0, r.Baseline))
-	if r.BadEnd.Commit.SHA != "" {
-		fmt.Fprintln(out, "  "+stepLine(-1, 0, r.BadEnd))
-	}
-	about := bisect.Steps(len(r.Steps))
-	for i, s := range r.Steps {
-		fmt.Fprintln(out, "  "+stepLine(i+1, max(about, len(r.Steps)), s))
-	}
 	code := ExitOK
-	switch {
-	case errors.Is(searchErr, bisect.ErrCannotTell):
-		fmt.Fprintf(b.st.Stderr, "crank bisect: %v\n", searchErr)
-		code = ExitFailed
-	case searchErr != nil:
-		fmt.Fprintf(b.st.Stderr, "crank bisect: %v\n", searchErr)
-		code = ExitFailed
-	case r.NoneWorse:
-		fmt.Fprintf(out, "no commit is worse: %s at %s is within the noise of %s\n", r.Metric, r.Bad.Short(), r.Good.Short())
-	case len(r.Candidates) > 0:
-		fmt.Fprintf(out, "the first bad commit is one of (commits that did not build are in the way):\n")
-		for _, c := range r.Candidates {
-			fmt.Fprintf(out, "  %s %s\n", c.Short(), c.Subject)
-		}
-	default:
-		fmt.Fprintf(out, "first bad commit: %s %s\n", r.FirstBad, r.FirstBadSubject)
+	if searchErr != nil {
+		r.Stopped, code = searchErr.Error(), ExitFailed
+	}
+	bisect.WritePath(b.st.Stdout, r)
+	if r.Stopped != "" {
+		fmt.Fprintf(b.st.Stderr, "crank bisect: %s\n", r.Stopped)
 	}
 	if b.f.run.jsonOut != "" {
 		doc := &results.Result{StartTime: time.Now().UTC(), Scenario: b.f.run.scenario, ReturnCode: code,

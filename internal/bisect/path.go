@@ -1,0 +1,137 @@
+package bisect
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/results"
+)
+
+// Figure is how the bisected metric is written: its unit and rounding, the catalog's, so that
+// crank bisect's lines and crank report's table write the same text.
+type Figure struct {
+	Name         string // the measurement ("http/rps/mean"), without the service
+	Unit, Format string
+}
+
+// FigureOf is the figure of a metric as crank bisect names it ("load:http/rps/mean"). A name the
+// catalog lacks (a job's own counter) is written with two decimals and no unit, as the results
+// table writes a result without metadata.
+func FigureOf(metric string) Figure {
+	name := metric
+	if _, m, ok := strings.Cut(metric, ":"); ok {
+		name = m
+	}
+	md, ok := measure.Default().Lookup(name)
+	if !ok {
+		return Figure{Name: name, Format: "n2"}
+	}
+	return Figure{Name: name, Unit: md.Unit, Format: md.Format}
+}
+
+// Value writes v with the figure's rounding and unit: "69,938 req/s".
+func (f Figure) Value(v float64) string {
+	return strings.TrimSpace(results.Format(v, f.Format) + " " + f.Unit)
+}
+
+// Row is one commit of the path, cell by cell, as crank bisect writes it.
+type Row struct {
+	// Head names the commit's place: "good (baseline)", "bad (the other end)", "step 2 of about 4".
+	Head string
+	Step Step
+	// Mean is the figure ("69,938 req/s"), Interval its 95 % interval's half-width over the mean
+	// ("± 21.6 %"), Iterations how many runs; all "" for a skipped commit.
+	Mean, Interval, Iterations string
+	// Change ("-77.7 %" from good), P ("0.004") and Verdict are "" for the baseline, which is
+	// good by definition.
+	Change, P, Verdict string
+}
+
+// Row is step n of about (0: the good end, the baseline; -1: the bad end) as crank bisect writes it.
+func (f Figure) Row(n, about int, s Step) Row {
+	r := Row{Head: "good (baseline)", Step: s, Verdict: s.Verdict}
+	switch {
+	case n < 0:
+		r.Head = "bad (the other end)"
+	case n > 0:
+		r.Head = fmt.Sprintf("step %d of about %d", n, about)
+	}
+	if s.Verdict == Skip {
+		return r
+	}
+	rel := 0.0
+	if s.Mean != 0 {
+		rel = s.HalfWidth / s.Mean
+	}
+	r.Mean, r.Interval, r.Iterations = f.Value(s.Mean), fmt.Sprintf("± %.1f %%", 100*rel), fmt.Sprint(s.Iterations)
+	if n == 0 {
+		r.Verdict = ""
+		return r
+	}
+	r.Change, r.P = fmt.Sprintf("%+.1f %%", 100*s.Change), fmt.Sprintf("%.3f", s.PValue)
+	return r
+}
+
+// Line is the row as crank bisect prints it.
+func (r Row) Line() string {
+	c := r.Step.Commit
+	if r.Step.Verdict == Skip {
+		return fmt.Sprintf("%s: %s %s: skip (%s)", r.Head, c.Short(), c.Subject, r.Step.Note)
+	}
+	line := fmt.Sprintf("%s: %s %s: %s %s over %s iterations", r.Head, c.Short(), c.Subject, r.Mean, r.Interval, r.Iterations)
+	if r.Verdict != "" {
+		line += fmt.Sprintf(", %s from good (p %s): %s", r.Change, r.P, r.Verdict)
+	}
+	return line
+}
+
+// Path is the search's commits as crank bisect prints them at the end: the good end, the bad end
+// when it was measured, then each step in the order they ran.
+func (r Result) Path() []Row {
+	f := FigureOf(r.Metric)
+	rows := []Row{f.Row(0, 0, r.Baseline)}
+	if r.BadEnd.Commit.SHA != "" {
+		rows = append(rows, f.Row(-1, 0, r.BadEnd))
+	}
+	for i, s := range r.Steps {
+		rows = append(rows, f.Row(i+1, len(r.Steps), s))
+	}
+	return rows
+}
+
+// Answer is the search's answer as crank bisect writes it: its first line, and the candidates (short
+// hash and subject) when skipped commits leave several. A search that stopped says why.
+func (r Result) Answer() (string, []string) {
+	switch {
+	case r.Stopped != "":
+		return r.Stopped, nil
+	case r.NoneWorse:
+		return fmt.Sprintf("no commit is worse: %s at %s is within the noise of %s", r.Metric, r.Bad.Short(), r.Good.Short()), nil
+	case len(r.Candidates) > 0:
+		var lines []string
+		for _, c := range r.Candidates {
+			lines = append(lines, c.Short()+" "+c.Subject)
+		}
+		return "the first bad commit is one of (commits that did not build are in the way):", lines
+	}
+	return fmt.Sprintf("first bad commit: %s %s", r.FirstBad, r.FirstBadSubject), nil
+}
+
+// WritePath writes the path and the answer as crank bisect prints them at the end; the answer of a
+// search that stopped is left to the caller (crank bisect writes why to its standard error).
+func WritePath(w io.Writer, r Result) {
+	fmt.Fprintf(w, "bisect of %s from %s (good) to %s (bad):\n", r.Metric, r.Good.Short(), r.Bad.Short())
+	for _, row := range r.Path() {
+		fmt.Fprintln(w, "  "+row.Line())
+	}
+	if r.Stopped != "" {
+		return
+	}
+	answer, candidates := r.Answer()
+	fmt.Fprintln(w, answer)
+	for _, c := range candidates {
+		fmt.Fprintln(w, "  "+c)
+	}
+}
