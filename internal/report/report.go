@@ -60,6 +60,8 @@ type Page struct {
 	Diagnoses   []Diagnosis
 	// Capacity holds each crank capacity search of the files (a matrix's: each variant's).
 	Capacity []CapacityView
+	// Bisect holds each crank bisect search of the files.
+	Bisect []BisectView
 }
 
 // Diagnosis is one run's (or sweep variant's) diagnosis: the verdict first.
@@ -103,8 +105,13 @@ func Build(paths []string) (*Page, error) {
 		}
 		run := Run{Label: labels(paths)[i], Path: p, Result: r, Services: services(r)}
 		pg.Runs = append(pg.Runs, run)
-		pg.Summaries = append(pg.Summaries, summarize(run.Label, r))
-		pg.Diagnoses = append(pg.Diagnoses, Diagnosis{Label: run.Label, Findings: r.JobResults.Diagnostics})
+		sum := summarize(run.Label, r)
+		if len(r.JobResults.Jobs) == 0 && len(r.Bisect) > 0 { // crank bisect's file: the path, no run of its own
+			sum.Note = "crank bisect's path (below): no run of its own"
+		} else {
+			pg.Diagnoses = append(pg.Diagnoses, Diagnosis{Label: run.Label, Findings: r.JobResults.Diagnostics})
+		}
+		pg.Summaries = append(pg.Summaries, sum)
 		if len(r.Capacity) > 0 {
 			views, err := capacityViews(run.Label, r.Capacity)
 			if err != nil {
@@ -112,12 +119,23 @@ func Build(paths []string) (*Page, error) {
 			}
 			pg.Capacity = append(pg.Capacity, views...)
 		}
+		if len(r.Bisect) > 0 {
+			v, err := bisectView(run.Label, r.Bisect)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", p, err)
+			}
+			pg.Bisect = append(pg.Bisect, v)
+		}
 		for _, s := range run.Services {
 			pg.Tables = append(pg.Tables, Table{Run: run.Label, Service: s, Rows: results.Rows(r.JobResults.Jobs[s])})
 		}
 	}
 	said, sp := map[string]bool{}, timeSpan(pg.Runs)
-	for _, spec := range charts {
+	timelines := charts
+	if !slices.ContainsFunc(pg.Runs, func(r Run) bool { return len(r.Services) > 0 }) {
+		timelines = nil // no run has a job (a bisect's file): no timeline to draw or to miss
+	}
+	for _, spec := range timelines {
 		c, err := buildChart(spec, pg.Runs, sp)
 		if err != nil {
 			return nil, err
@@ -256,6 +274,14 @@ func Main(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(pg.Capacity) > 0 {
 		what += fmt.Sprintf(", %d capacity search(es)", len(pg.Capacity))
 	}
+	for _, b := range pg.Bisect {
+		if b.Chart != nil {
+			drawn++
+		}
+	}
+	if len(pg.Bisect) > 0 {
+		what += fmt.Sprintf(", %d bisect search(es)", len(pg.Bisect))
+	}
 	fmt.Fprintf(stdout, "report written to %s (%s, %d chart(s))\n", *out, what, drawn)
 	for _, m := range missing {
 		fmt.Fprintf(stderr, "crank report: %s\n", m)
@@ -271,8 +297,11 @@ latency where the load reports it over time, lock contention, exceptions/s), res
 diagnosis; with two or more files the runs are overlaid, aligned at their measured start, and
 compared with the first as in crank compare, as tables coloured by verdict. A crank capacity
 result adds its search: the answer, every step as crank capacity prints it, and p99 and server CPU
-against the rate asked. A sweep file (crank sweep --json) gets its own page: RPS over core
-counts for each cpuSet axis beside linear scaling (else each variant's mean RPS), and the
-sweep's tables, contrasts, scaling and diagnoses; FILE#VARIANT reports one variant as a run.
+against the rate asked. A crank bisect result adds its path: the figure, the good and bad commits,
+every commit measured as crank bisect prints it, the answer (the first bad commit, "no commit is
+worse", the candidates, or why it stopped), and each commit's mean with its interval in the
+history's order. A sweep file (crank sweep --json) gets its own page: RPS over core counts for each
+cpuSet axis beside linear scaling (else each variant's mean RPS), and the sweep's tables,
+contrasts, scaling and diagnoses; FILE#VARIANT reports one variant as a run.
 
 `
