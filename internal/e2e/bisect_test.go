@@ -137,6 +137,24 @@ func TestBisectFindsTheMutex(t *testing.T) {
 	if doc.Bisect.FirstBad != shas[10] || len(doc.Bisect.Steps) > 5 || doc.Bisect.Baseline.Mean <= 0 {
 		t.Errorf("JSON bisect: first bad %s, %d steps, baseline %v: want %s in at most 5", doc.Bisect.FirstBad, len(doc.Bisect.Steps), doc.Bisect.Baseline.Mean, shas[10])
 	}
+	// crank report shows the path: the answer, and each commit with the cells the terminal printed.
+	page := filepath.Join(t.TempDir(), "bisect.html")
+	if rr := crank(t, time.Minute, "report", out, "-o", page); rr.code != 0 || !strings.Contains(rr.stdout, "1 bisect search(es), 1 chart(s)") {
+		t.Fatalf("crank report: exit %d\n%s\n%s", rr.code, rr.stdout, rr.stderr)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(html), "first bad commit: "+shas[10]+" guard every request with a mutex") {
+		t.Errorf("the report does not name the first bad commit %s", shas[10])
+	}
+	for _, row := range doc.Bisect.Path() {
+		cell := `<td class="v">` + row.Mean + `</td><td class="v">` + row.Interval + `</td>`
+		if !strings.Contains(r.stdout, "  "+row.Line()+"\n") || !strings.Contains(string(html), cell) {
+			t.Errorf("%s: the terminal lacks %q or the report %q", row.Head, row.Line(), cell)
+		}
+	}
 }
 
 // TestBisectNoCommitIsWorse: 8 commits that change nothing the load sees end with "no commit is
