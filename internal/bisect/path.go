@@ -47,6 +47,9 @@ type Row struct {
 	// Change ("-77.7 %" from good), P ("0.004") and Verdict are "" for the baseline, which is
 	// good by definition.
 	Change, P, Verdict string
+	// Good is the good end's mean over this commit's rounds, what Change is from ("" when not
+	// recorded, and for the ends).
+	Good string
 }
 
 // Row is step n of about (0: the good end, the baseline; -1: the bad end) as crank bisect writes it.
@@ -71,6 +74,9 @@ func (f Figure) Row(n, about int, s Step) Row {
 		return r
 	}
 	r.Change, r.P = fmt.Sprintf("%+.1f %%", 100*s.Change), fmt.Sprintf("%.3f", s.PValue)
+	if s.GoodMean > 0 {
+		r.Good = f.Value(s.GoodMean)
+	}
 	return r
 }
 
@@ -82,7 +88,11 @@ func (r Row) Line() string {
 	}
 	line := fmt.Sprintf("%s: %s %s: %s %s over %s iterations", r.Head, c.Short(), c.Subject, r.Mean, r.Interval, r.Iterations)
 	if r.Verdict != "" {
-		line += fmt.Sprintf(", %s from good (p %s): %s", r.Change, r.P, r.Verdict)
+		from := "good"
+		if r.Good != "" {
+			from = "good's " + r.Good + " beside it"
+		}
+		line += fmt.Sprintf(", %s from %s (p %s): %s", r.Change, from, r.P, r.Verdict)
 	}
 	return line
 }

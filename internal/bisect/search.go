@@ -23,10 +23,13 @@ type Step struct {
 	Iterations int     `json:"iterations"`
 	// Change is Mean over the good end's mean measured in the same rounds, minus 1 (for the bad
 	// end, the baseline's); PValue the test's when one was made.
-	Change  float64 `json:"change"`
-	PValue  float64 `json:"pValue,omitempty"`
-	Verdict string  `json:"verdict"`
-	Note    string  `json:"note,omitempty"`
+	Change float64 `json:"change"`
+	// GoodMean is the good end's mean over the rounds this commit ran beside it: what Change is
+	// measured from (0 in files written before it was recorded).
+	GoodMean float64 `json:"goodMean,omitempty"`
+	PValue   float64 `json:"pValue,omitempty"`
+	Verdict  string  `json:"verdict"`
+	Note     string  `json:"note,omitempty"`
 	// Position is the commit's place in the history: how many commits after good (0: the good
 	// end; the bad end is the last).
 	Position int `json:"position,omitempty"`

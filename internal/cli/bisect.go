@@ -282,6 +282,7 @@ func (b *bisector) step(c bisect.Commit, res, base, worst *results.Result) bisec
 		return s
 	}
 	s.Change = p.Mean/base.Precision.Mean - 1
+	s.GoodMean = base.Precision.Mean
 	vg, pg := b.verdict(base, res)
 	s.PValue, s.Note = pg, "against good: "+string(vg)
 	if worst == nil {
