@@ -28,40 +28,54 @@ var SettingNames = []string{"precision", "start-rate", "max-steps", "max-time", 
 // flags and of the scenario's section. Its error says what the text should be (and s is left as
 // it was); the caller says where the text came from (the flag, or the file and line).
 func (s *Settings) Set(name, text string) error {
+	text = strings.TrimSpace(text)
 	number := func(min float64) (float64, error) {
-		v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(text), "%")), 64)
+		v, err := strconv.ParseFloat(text, 64)
 		if err != nil || v < min {
 			return 0, fmt.Errorf("want a number of at least %g", min)
 		}
 		return v, nil
 	}
+	seconds := func(min float64) (float64, error) { // "4", "4s", "1500ms"
+		if d, err := time.ParseDuration(text); err == nil && d.Seconds() >= min {
+			return d.Seconds(), nil
+		}
+		if v, err := number(min); err == nil {
+			return v, nil
+		}
+		return 0, fmt.Errorf("want seconds (a number, or a duration such as 4s) of at least %g", min)
+	}
 	var v float64
 	var err error
 	switch name {
 	case "precision": // a percentage: "5" and "5%" are 5 %
-		if v, err = number(0.1); err == nil {
-			s.Precision = v / 100
+		pct := strings.TrimSpace(strings.TrimSuffix(text, "%"))
+		if v, err = strconv.ParseFloat(pct, 64); err != nil || v < 0.1 {
+			return fmt.Errorf("want a percentage of at least 0.1 (5 or 5%%)")
 		}
+		s.Precision = v / 100
 	case "start-rate":
 		if v, err = number(1); err == nil {
 			s.Start = v
 		}
 	case "max-steps":
-		if v, err = number(1); err == nil {
-			s.MaxSteps = int(v)
+		n, perr := strconv.Atoi(text)
+		if perr != nil || n < 1 {
+			return fmt.Errorf("want a whole number of at least 1")
 		}
+		s.MaxSteps = n
 	case "max-time":
-		d, perr := time.ParseDuration(strings.TrimSpace(text))
+		d, perr := time.ParseDuration(text)
 		if perr != nil || d <= 0 {
 			return fmt.Errorf("want a duration such as 5m")
 		}
 		s.MaxTime = d
 	case "step-duration":
-		if v, err = number(1); err == nil {
+		if v, err = seconds(1); err == nil {
 			s.StepDuration = v
 		}
 	case "step-warmup":
-		if v, err = number(0); err == nil {
+		if v, err = seconds(0); err == nil {
 			s.StepWarmup = v
 		}
 	default:
