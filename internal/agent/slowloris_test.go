@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"context"
 	"net"
 	"net/http"
 	"sync"
@@ -16,21 +15,7 @@ import (
 // past the controller's AgentSilence (issue 25, third audit, 1).
 func TestSlowlorisFromOneHostCannotStarveAnother(t *testing.T) {
 	const token = "slowloris-test-token"
-	a, err := New(Options{Dir: t.TempDir(), Token: token, MaxConnections: 16, MaxConnectionsPerHost: 4,
-		HeaderTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- a.Serve(ctx, ln) }()
-	defer func() { cancel(); <-served }()
-
-	addr := ln.Addr().String()
+	addr := serveLoopback(t, Options{Token: token, MaxConnections: 16, MaxConnectionsPerHost: 4, HeaderTimeout: 10 * time.Second})
 	attackDone := make(chan struct{})
 	var wg, connected sync.WaitGroup
 	defer func() { close(attackDone); wg.Wait() }()
