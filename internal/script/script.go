@@ -27,6 +27,17 @@ type Engine struct {
 	rt      *goja.Runtime
 	timeout time.Duration
 	abort   func(error) // a script that cannot be stopped (exitAbort)
+	// distrusted names the first script from a URL given to Distrust: from then on fs refuses.
+	distrusted string
+}
+
+// Distrust takes fs away from the engine for good: where (a script loaded from a URL) will run in
+// it. For good, since a script may replace globals (functions, JSON, fs itself) that scripts run
+// later would call.
+func (e *Engine) Distrust(where string) {
+	if e.distrusted == "" {
+		e.distrusted = where
+	}
 }
 
 // New returns an engine with console (to out), crank's fs object (fs.go) and crank's aggregate
