@@ -95,6 +95,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.IntVar(&cfg.opts.MaxUploadEntries, "max-upload-entries", agent.DefaultMaxUploadEntries, "most files, folders and links in one source upload")
 	fs.IntVar(&cfg.opts.MaxJobs, "max-jobs", agent.DefaultMaxJobs, "most jobs held at once (finished ones count until deleted or their lease runs out)")
 	fs.IntVar(&cfg.opts.MaxConnections, "max-connections", agent.DefaultMaxConnections, "most connections held at once; more wait to be accepted")
+	fs.IntVar(&cfg.opts.MaxConnectionsPerHost, "max-connections-per-host", agent.DefaultMaxConnectionsPerHost, "most connections one host (IPv4 address, IPv6 /64) holds at once; more are closed")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return cfg, err

@@ -56,6 +56,9 @@ const (
 	DefaultStartTimeout = 60 * time.Second
 	// DefaultMaxConnections bounds the connections an agent holds at once: a controller uses a few.
 	DefaultMaxConnections = 256
+	// DefaultMaxConnectionsPerHost bounds those one host (an IPv4 address, an IPv6 /64) holds:
+	// more are closed at once, so one host cannot take them all.
+	DefaultMaxConnectionsPerHost = 64
 	// MaxHeaderBytes bounds a request's header (431 beyond): the API's headers are small.
 	MaxHeaderBytes = 16 << 10
 	// StopGrace is how long a process group has to exit after SIGTERM before SIGKILL.
@@ -116,6 +119,9 @@ type Options struct {
 	// MaxConnections caps the connections Serve holds at once (DefaultMaxConnections); more wait
 	// to be accepted.
 	MaxConnections int
+	// MaxConnectionsPerHost caps those of one host (DefaultMaxConnectionsPerHost); more are
+	// closed at once.
+	MaxConnectionsPerHost int
 	// HeaderTimeout and IdleTimeout: see DefaultHeaderTimeout and DefaultIdleTimeout.
 	HeaderTimeout time.Duration
 	IdleTimeout   time.Duration
@@ -225,6 +231,7 @@ func (a *Agent) setDefaults(o *Options) error {
 	}
 	o.MaxJobs = cmp.Or(o.MaxJobs, DefaultMaxJobs)
 	o.MaxConnections = cmp.Or(o.MaxConnections, DefaultMaxConnections)
+	o.MaxConnectionsPerHost = cmp.Or(o.MaxConnectionsPerHost, min(DefaultMaxConnectionsPerHost, o.MaxConnections))
 	o.MaxUploadEntries = cmp.Or(o.MaxUploadEntries, DefaultMaxUploadEntries)
 	o.HeaderTimeout = cmp.Or(o.HeaderTimeout, DefaultHeaderTimeout)
 	o.IdleTimeout = cmp.Or(o.IdleTimeout, DefaultIdleTimeout)
@@ -279,8 +286,9 @@ func (a *Agent) Serve(ctx context.Context, ln net.Listener) error {
 		WriteTimeout: writeTimeout, IdleTimeout: a.opts.IdleTimeout, MaxHeaderBytes: MaxHeaderBytes,
 		ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)}
 	// Bounded connections and header bytes: unauthenticated clients holding connections open with
-	// endless header lines cannot grow the agent's memory (the token is checked after the headers).
-	ln = netutil.LimitListener(ln, a.opts.MaxConnections)
+	// endless header lines cannot grow the agent's memory (the token is checked after the headers),
+	// and one host cannot hold every connection (a slowloris would keep the controller out).
+	ln = netutil.LimitListener(limitPerHost(ln, a.opts.MaxConnectionsPerHost), a.opts.MaxConnections)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	a.log.Info("agent listening", "addr", ln.Addr().String(), "dir", a.opts.Dir)

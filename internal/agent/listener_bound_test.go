@@ -14,18 +14,7 @@ import (
 // finish cannot grow the agent's memory: headers are capped at MaxHeaderBytes (an audit took an
 // agent from 65 MB to 2.6 GB with 1,000 such connections of 1,000 KiB) (issue 25, 6).
 func TestHeaderFloodBounded(t *testing.T) {
-	a, err := New(Options{Dir: t.TempDir(), NoToken: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- a.Serve(ctx, ln) }()
-	defer func() { cancel(); <-served }()
+	addr := serveLoopback(t, Options{NoToken: true})
 
 	var before runtime.MemStats
 	runtime.GC()
@@ -37,7 +26,7 @@ func TestHeaderFloodBounded(t *testing.T) {
 	var open []net.Conn
 	for range conns {
 		wg.Go(func() {
-			c, err := net.DialTimeout("tcp", ln.Addr().String(), 2*time.Second)
+			c, err := net.DialTimeout("tcp", addr, 2*time.Second)
 			if err != nil {
 				return
 			}
@@ -67,4 +56,24 @@ func TestHeaderFloodBounded(t *testing.T) {
 		t.Errorf("heap grew %d MB under %d connections of %d KiB headers, want under 48 MB (about 120 MB before the bound)", grew>>20, conns, headerKiB)
 	}
 	t.Logf("heap grew %d KB", grew>>10)
+}
+
+// serveLoopback serves an agent with opts (in a folder of the test's) on 127.0.0.1 until the test
+// ends, and returns its address.
+func serveLoopback(t *testing.T, opts Options) string {
+	t.Helper()
+	opts.Dir = t.TempDir()
+	a, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- a.Serve(ctx, ln) }()
+	t.Cleanup(func() { cancel(); <-served })
+	return ln.Addr().String()
 }

@@ -1,10 +1,10 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 	"unicode"
@@ -128,13 +128,14 @@ func (a *Agent) clone(ctx context.Context, j *job, repo, rev, dest string) (stri
 			return "", err
 		}
 	}
-	cmd := exec.CommandContext(ctx, git, "rev-parse", "HEAD")
-	cmd.Dir, cmd.Env = staging, spec.Env
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("job %s: git rev-parse HEAD: %w", j.id, err)
+	// As the job's user too: root running git in a clone the user owns is refused by git
+	// ("dubious ownership"), and would read a .git/config the user's processes may have changed.
+	var head bytes.Buffer
+	spec.Args, spec.Stdout = []string{"rev-parse", "HEAD"}, &head
+	if err := a.runStep(ctx, j, "git rev-parse HEAD", spec, nil); err != nil {
+		return "", err
 	}
-	commit := strings.TrimSpace(string(out))
+	commit := strings.TrimSpace(head.String())
 	if err := placeClone(j.dir, staging, dest); err != nil {
 		return "", fmt.Errorf("job %s: clone of %s%s: %w", j.id, repo, into, err)
 	}

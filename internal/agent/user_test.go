@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/user"
@@ -120,4 +121,36 @@ func TestUserRefused(t *testing.T) {
 		t.Fatalf("the agent's own user: %+v", st)
 	}
 	ta.waitOutput(t, id, me.Uid)
+}
+
+// TestCloneAsUser: a repository job run as another user is cloned, checked out and read (its
+// commit) as that user. The third audit found `git rev-parse HEAD` run as the root agent in the
+// clone the user owns: git refused it ("dubious ownership"), so every such job failed, and root
+// read a .git/config the user's processes could change (issue 25, third audit, 4).
+func TestCloneAsUser(t *testing.T) {
+	t.Parallel()
+	u := otherUser(t)
+	src, commits := testutil.GitRepo(t, "#!/bin/sh\necho run-by=$(id -u)\n")
+	repo := filepath.Join(searchableDir(t), "repo")
+	if err := os.CopyFS(repo, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	if err := filepath.WalkDir(repo, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, uid, gid)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ta := newTestAgent(t, Options{Dir: searchableDir(t)})
+	id := ta.submit(t, api.Job{Executable: "sh", Arguments: "app.sh", User: u.Username, WaitForExit: true,
+		Source: &api.Source{Repository: "file://" + repo, BranchOrCommit: "main"}})
+	st := ta.waitState(t, id, api.StateStopped, api.StateFailed)
+	out, _ := ta.c.Output(context.Background(), id, 0)
+	if st.State != api.StateStopped || !strings.Contains(out, "checked out "+commits[0]) || !strings.Contains(out, "run-by="+u.Uid) {
+		t.Fatalf("%s: %s; output:\n%s\nwant Stopped, commit %s checked out and run by uid %s", st.State, st.Error, out, commits[0], u.Uid)
+	}
 }

@@ -50,10 +50,13 @@ func applyScripts(s *config.Scripts, named []string, res *results.Result, out io
 	js := script.New(out)
 	js.SetRequire(func(name string) (string, string, bool) {
 		sn, ok := s.Named[name]
+		if sn.Remote {
+			js.Distrust(sn.Where)
+		}
 		return sn.Where, sn.Source, ok
 	})
 	for _, sn := range s.OnResultsCreating {
-		if err := js.Run(sn.Where, sn.Source); err != nil {
+		if err := runScript(js, sn); err != nil {
 			return err
 		}
 	}
@@ -76,7 +79,7 @@ func applyScripts(s *config.Scripts, named []string, res *results.Result, out io
 	}
 	js.Set("benchmarks", tree)
 	for _, sn := range after {
-		if err := js.Run(sn.Where, sn.Source); err != nil {
+		if err := runScript(js, sn); err != nil {
 			return err
 		}
 	}
@@ -86,6 +89,14 @@ func applyScripts(s *config.Scripts, named []string, res *results.Result, out io
 	}
 	res.JobResults = back
 	return nil
+}
+
+// runScript runs a root script, without fs from then on when it was loaded from a URL.
+func runScript(js *script.Engine, sn config.Snippet) error {
+	if sn.Remote {
+		js.Distrust(sn.Where)
+	}
+	return js.Run(sn.Where, sn.Source)
 }
 
 func sortedJobs(res *results.Result) []string {

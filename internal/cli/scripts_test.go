@@ -2,6 +2,7 @@ package cli
 
 import (
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -100,5 +101,41 @@ func TestScriptsFS(t *testing.T) {
 	err := applyScripts(s, []string{"bad"}, res, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), `a.yml:13 scripts.bad: fs.readFile("nope.txt"): no such file or directory`) {
 		t.Errorf("bad: %v", err)
+	}
+}
+
+// TestRemoteRootScriptsWithoutFS: root scripts from a configuration loaded from a URL get no fs,
+// nor through a function a local script defined before, nor in a script they require; the
+// machine's file is neither read nor written (issue 25, third audit, 2).
+func TestRemoteRootScriptsWithoutFS(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile("secret.txt", []byte("s3cret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	newRes := func() *results.Result {
+		return &results.Result{JobResults: results.JobResults{Properties: map[string]string{}, Jobs: map[string]*results.JobResult{}}}
+	}
+	local := config.Snippet{Where: "a.yml:3 onResultsCreating[0]", Source: `function save(n, d) { fs.writeFile(n, d); }`}
+	for name, remote := range map[string]config.Snippet{
+		"direct":  {Where: "http://x/r.yml:4 onResultsCreated[0]", Source: `benchmarks.properties.leak = fs.readFile("secret.txt")`, Remote: true},
+		"through": {Where: "http://x/r.yml:5 onResultsCreated[0]", Source: `save("written.txt", "x")`, Remote: true},
+		"require": {Where: "a.yml:6 onResultsCreated[0]", Source: `require("evil")`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := &config.Scripts{OnResultsCreating: []config.Snippet{local}, OnResultsCreated: []config.Snippet{remote},
+				Named: map[string]config.Snippet{"evil": {Where: "http://x/r.yml:9 scripts.evil", Source: `fs.writeFile("written.txt", "x")`, Remote: true}}}
+			res := newRes()
+			err := applyScripts(s, nil, res, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), "not available: this engine ran http://x/r.yml") {
+				t.Errorf("error %v, want fs refused naming the remote script", err)
+			}
+			if res.JobResults.Properties["leak"] != "" {
+				t.Errorf("read %q", res.JobResults.Properties["leak"])
+			}
+			if _, err := os.Stat("written.txt"); !os.IsNotExist(err) {
+				t.Errorf("written.txt: %v, want it not written", err)
+			}
+		})
 	}
 }

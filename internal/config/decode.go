@@ -310,9 +310,17 @@ func describe(n *node) string {
 }
 
 // localFolder makes a relative folder absolute against the folder of the file that declared it
-// (the working directory for the command line). URLs and files loaded from URLs keep it as is.
-func (d *decoder) localFolder(pos Pos, folder string) string {
-	if folder == "" || filepath.IsAbs(folder) || isURL(folder) {
+// (the working directory for the command line). A file loaded from a URL may not name a folder or
+// file of this machine (key): crank would upload it to the agents that file names, or its own.
+func (d *decoder) localFolder(pos Pos, key, folder string) string {
+	if folder == "" || isURL(folder) {
+		return folder
+	}
+	if isURL(pos.File) {
+		d.fail(pos, key, "%q is a path on this machine, named by a configuration loaded from a URL: only a local configuration file or the command line may name this machine's files (they would be uploaded)", folder)
+		return ""
+	}
+	if filepath.IsAbs(folder) {
 		return folder
 	}
 	if pos.File == commandLine {

@@ -43,7 +43,7 @@ func (d *decoder) sourceOf(n *node, prefix string) *api.Source {
 		full := prefix + key
 		switch key {
 		case "localFolder":
-			s.LocalFolder = d.localFolder(e.value.pos, d.text(e, full))
+			s.LocalFolder = d.localFolder(e.value.pos, full, d.text(e, full))
 		case "repository":
 			s.Repository = d.text(e, full)
 		case "branchOrCommit":

@@ -57,7 +57,7 @@ func (d *decoder) namedSource(e pair, full string) (s api.NamedSource, root, ok 
 		}
 		switch key {
 		case "localFolder":
-			s.LocalFolder = d.localFolder(f.value.pos, d.text(f, full+"."+key))
+			s.LocalFolder = d.localFolder(f.value.pos, full+"."+key, d.text(f, full+"."+key))
 		case "repository":
 			s.Repository = d.text(f, full+"."+key)
 		case "branchOrCommit":
@@ -142,7 +142,7 @@ func (d *decoder) buildFiles(p pair, key string) {
 			continue
 		}
 		if l := strings.ToLower(src); !strings.HasPrefix(l, "http://") && !strings.HasPrefix(l, "https://") {
-			src = d.localFolder(it.pos, src)
+			src = d.localFolder(it.pos, fmt.Sprintf("%s[%d]", key, i), src)
 		}
 		if folder != "" {
 			src += ";" + folder

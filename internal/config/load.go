@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/netguard"
 )
 
 // DefaultHTTPTimeout bounds the fetch of an http(s) configuration when LoadOptions.HTTPClient is nil.
@@ -23,7 +25,8 @@ const MaxConfigBytes = 8 << 20
 
 // LoadOptions tune Load.
 type LoadOptions struct {
-	// HTTPClient fetches http(s) configurations and imports; nil means a client with DefaultHTTPTimeout.
+	// HTTPClient fetches http(s) configurations and imports; nil means netguard's client (no
+	// link-local addresses) with DefaultHTTPTimeout.
 	HTTPClient *http.Client
 	// Logger receives debug lines (profile entries that match nothing); nil means slog.Default().
 	Logger *slog.Logger
@@ -56,7 +59,7 @@ func Load(ctx context.Context, paths []string, opts LoadOptions) (*Config, error
 	}
 	l := &loader{ctx: ctx, client: opts.HTTPClient, dirs: map[string]string{}}
 	if l.client == nil {
-		l.client = &http.Client{Timeout: DefaultHTTPTimeout}
+		l.client = netguard.Client(DefaultHTTPTimeout)
 	}
 	root := newMap(Pos{})
 	var errs []error

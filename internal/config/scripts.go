@@ -2,16 +2,20 @@ package config
 
 import (
 	"fmt"
-	"github.com/crankshaft/crankshaft/internal/api"
-	"github.com/crankshaft/crankshaft/internal/script"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/script"
 )
 
-// Snippet is a script as the command line runs it: Where names its file, line and key.
+// Snippet is a script as the command line runs it: Where names its file, line and key. Remote:
+// its file was loaded from a URL, so it runs without fs (script.Engine.Distrust).
 type Snippet struct {
 	Where  string
 	Source string
+	Remote bool
 }
 
 // ResultDef is one of crank's root `results:` definitions: a result named Name computed from the
@@ -56,7 +60,7 @@ func readSnippets(p pair, key string) ([]Snippet, error) {
 			return nil, fmt.Errorf("%s: %s[%d]: want JavaScript text", it.pos, key, i)
 		}
 		if strings.TrimSpace(s) != "" {
-			out = append(out, Snippet{Where: fmt.Sprintf("%s %s[%d]", it.pos, key, i), Source: s})
+			out = append(out, Snippet{Where: fmt.Sprintf("%s %s[%d]", it.pos, key, i), Source: s, Remote: isURL(it.pos.File)})
 		}
 	}
 	return out, nil
@@ -90,7 +94,7 @@ func (c *Config) Scripts() (*Scripts, error) {
 		}
 		for _, e := range p.value.pairsOrNil() {
 			s, _ := e.value.str()
-			out.Named[e.key] = Snippet{Where: fmt.Sprintf("%s scripts.%s", e.keyPos, e.key), Source: s}
+			out.Named[e.key] = Snippet{Where: fmt.Sprintf("%s scripts.%s", e.keyPos, e.key), Source: s, Remote: isURL(e.value.pos.File)}
 		}
 	}
 	if p := c.root.pairFold("results"); p != nil && !p.value.isNull() {
@@ -152,6 +156,9 @@ func onConfigure(js *script.Engine, j *api.Job, scripts []Snippet) error {
 	}
 	js.Set("job", tree)
 	for _, s := range scripts {
+		if s.Remote {
+			js.Distrust("onConfigure at " + s.Where)
+		}
 		if err := js.Run("onConfigure at "+s.Where, s.Source); err != nil {
 			return err
 		}
@@ -160,6 +167,37 @@ func onConfigure(js *script.Engine, j *api.Job, scripts []Snippet) error {
 	if err := script.FromJSON(tree, &out); err != nil {
 		return fmt.Errorf("onConfigure: the job it left is not a job: %w", err)
 	}
+	if remote := firstRemote(scripts); remote != "" && !slices.Equal(localPaths(j), localPaths(&out)) {
+		return fmt.Errorf("onConfigure at %s: loaded from a URL, it may not name files of this machine (source.localFolder, sources' localFolder, buildFiles): %q, was %q", remote, localPaths(&out), localPaths(j))
+	}
 	*j = out
 	return nil
+}
+
+func firstRemote(scripts []Snippet) string {
+	for _, s := range scripts {
+		if s.Remote {
+			return s.Where
+		}
+	}
+	return ""
+}
+
+// localPaths are the job's paths on this machine, which crank uploads.
+func localPaths(j *api.Job) []string {
+	var out []string
+	if j.Source != nil && j.Source.LocalFolder != "" {
+		out = append(out, j.Source.LocalFolder)
+	}
+	for _, s := range j.Sources {
+		if s.LocalFolder != "" {
+			out = append(out, s.LocalFolder)
+		}
+	}
+	for _, f := range j.BuildFiles {
+		if !isURL(strings.ToLower(f)) {
+			out = append(out, f)
+		}
+	}
+	return out
 }

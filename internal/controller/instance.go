@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/netguard"
 	"github.com/crankshaft/crankshaft/internal/pack"
 )
 
@@ -49,7 +49,7 @@ func (p *packs) buildFiles(ctx context.Context, entries []string) (*pack.Packed,
 	if pk, ok := p.m[key]; ok {
 		return pk, nil
 	}
-	pk, err := pack.PackBuildFiles(ctx, entries, http.DefaultClient)
+	pk, err := pack.PackBuildFiles(ctx, entries, netguard.Client(0))
 	if err != nil {
 		return nil, err
 	}

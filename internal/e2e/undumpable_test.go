@@ -63,10 +63,15 @@ func TestAgentEnvironmentUnreadableByItsJobs(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the agent did not start")
 	}
-	read := exec.Command("cat", "/proc/"+strconv.Itoa(cmd.Process.Pid)+"/environ")
-	read.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-	out, err := read.CombinedOutput()
-	if err == nil || strings.Contains(string(out), "secret-token-for-the-test") {
-		t.Errorf("a process of the agent's user read its environment (%v): %q", err, out)
+	// Its environment, and (third audit) its working folder, open files and memory map, which
+	// would name the token file and the job folders.
+	proc := "/proc/" + strconv.Itoa(cmd.Process.Pid)
+	for _, reader := range [][]string{{"cat", proc + "/environ"}, {"ls", proc + "/cwd/"}, {"ls", "-l", proc + "/fd"}, {"cat", proc + "/maps"}} {
+		read := exec.Command(reader[0], reader[1:]...)
+		read.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+		out, err := read.CombinedOutput()
+		if err == nil || strings.Contains(string(out), "secret-token-for-the-test") {
+			t.Errorf("a process of the agent's user ran %q (%v): %q", reader, err, out)
+		}
 	}
 }

@@ -73,8 +73,14 @@ func (e *Engine) newFS() *fsObject {
 		},
 	}
 	o := &fsObject{fns: map[string]goja.Value{}}
+	spelled := map[string]string{"readfile": "readFile", "writefile": "writeFile", "exists": "exists"}
 	for k, f := range fns {
-		o.fns[k] = e.rt.ToValue(f)
+		o.fns[k] = e.rt.ToValue(func(call goja.FunctionCall) goja.Value {
+			if e.distrusted != "" {
+				fail("fs.%s: not available: this engine ran %s, loaded from a URL (a configuration fetched over the network may not read or write this machine's files)", spelled[k], e.distrusted)
+			}
+			return f(call)
+		})
 	}
 	return o
 }

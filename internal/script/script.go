@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dop251/goja"
@@ -24,13 +26,25 @@ const DefaultTimeout = 10 * time.Second
 type Engine struct {
 	rt      *goja.Runtime
 	timeout time.Duration
+	abort   func(error) // a script that cannot be stopped (exitAbort)
+	// distrusted names the first script from a URL given to Distrust: from then on fs refuses.
+	distrusted string
+}
+
+// Distrust takes fs away from the engine for good: where (a script loaded from a URL) will run in
+// it. For good, since a script may replace globals (functions, JSON, fs itself) that scripts run
+// later would call.
+func (e *Engine) Distrust(where string) {
+	if e.distrusted == "" {
+		e.distrusted = where
+	}
 }
 
 // New returns an engine with console (to out), crank's fs object (fs.go) and crank's aggregate
 // functions defined.
 func New(out io.Writer) *Engine {
 	rt := goja.New()
-	e := &Engine{rt: rt, timeout: DefaultTimeout}
+	e := &Engine{rt: rt, timeout: DefaultTimeout, abort: exitAbort}
 	if out == nil {
 		out = io.Discard
 	}
@@ -63,15 +77,53 @@ func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Where, e.Message
 
 // Run runs src; where names the script in errors (its file and key).
 func (e *Engine) Run(where, src string) error {
-	t := time.AfterFunc(e.timeout, func() { e.rt.Interrupt("timed out after " + e.timeout.String()) })
+	// A script is interrupted between its instructions; one built-in call (new Array(1e9).fill(1)
+	// grew crank to 24 GB over 11 minutes) is not. One still running AbortGrace after its
+	// interrupt, or whose heap grows past HardScriptMemory, ends the process (e.abort).
+	var stuck *time.Timer
+	var mu sync.Mutex
+	interrupt := func(why string) {
+		e.rt.Interrupt(why)
+		mu.Lock()
+		defer mu.Unlock()
+		if stuck == nil {
+			stuck = time.AfterFunc(AbortGrace, func() {
+				e.abort(&Error{Where: where, Message: why + ", and a built-in call it made did not stop within " + AbortGrace.String()})
+			})
+		}
+	}
+	t := time.AfterFunc(e.timeout, func() { interrupt("timed out after " + e.timeout.String()) })
 	defer t.Stop()
 	stop := watchMemory(func(grew uint64) {
-		e.rt.Interrupt(fmt.Sprintf("used more than %d MB of memory (a string or array doubled in a loop?)", grew>>20))
+		interrupt(fmt.Sprintf("used more than %d MB of memory (a string or array doubled in a loop?)", grew>>20))
+	}, func(grew uint64) {
+		e.abort(&Error{Where: where, Message: fmt.Sprintf("used more than %d MB of memory in a built-in call that cannot be interrupted", grew>>20)})
 	})
 	defer stop()
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if stuck != nil {
+			stuck.Stop()
+		}
+	}()
 	defer e.rt.ClearInterrupt()
 	_, err := e.rt.RunScript(where, src)
 	return scriptError(where, err)
+}
+
+// AbortGrace is how long an interrupted script may take to stop before the process ends.
+const AbortGrace = 2 * time.Second
+
+// HardScriptMemory ends the process: a heap grown this much is a built-in call the interrupt
+// cannot reach.
+const HardScriptMemory = 4 * MaxScriptMemory
+
+// exitAbort is the default abort: nothing else can stop a goja built-in call, so the process
+// ends, saying which script did it.
+func exitAbort(err error) {
+	fmt.Fprintf(os.Stderr, "crank: %v\n", err)
+	os.Exit(2)
 }
 
 // MaxScriptMemory bounds how much the heap may grow while a script runs: crank's scripts shape
@@ -80,8 +132,9 @@ func (e *Engine) Run(where, src string) error {
 const MaxScriptMemory = 256 << 20
 
 // watchMemory calls exceeded once when the heap has grown by more than MaxScriptMemory since it
-// started, checking every 5 ms until stop is called.
-func watchMemory(exceeded func(grew uint64)) (stop func()) {
+// started, then hard once it has grown by more than HardScriptMemory, checking every 5 ms until
+// stop is called.
+func watchMemory(exceeded, hard func(grew uint64)) (stop func()) {
 	var base runtime.MemStats
 	runtime.ReadMemStats(&base)
 	done := make(chan struct{})
@@ -90,6 +143,7 @@ func watchMemory(exceeded func(grew uint64)) (stop func()) {
 		defer close(finished)
 		tick := time.NewTicker(5 * time.Millisecond)
 		defer tick.Stop()
+		limit, call := uint64(MaxScriptMemory), exceeded
 		for {
 			select {
 			case <-done:
@@ -97,9 +151,12 @@ func watchMemory(exceeded func(grew uint64)) (stop func()) {
 			case <-tick.C:
 				var m runtime.MemStats
 				runtime.ReadMemStats(&m)
-				if m.HeapAlloc > base.HeapAlloc && m.HeapAlloc-base.HeapAlloc > MaxScriptMemory {
-					exceeded(m.HeapAlloc - base.HeapAlloc)
-					return
+				if m.HeapAlloc > base.HeapAlloc && m.HeapAlloc-base.HeapAlloc > limit {
+					call(m.HeapAlloc - base.HeapAlloc)
+					if limit == HardScriptMemory {
+						return
+					}
+					limit, call = HardScriptMemory, hard
 				}
 			}
 		}

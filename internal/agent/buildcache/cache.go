@@ -31,20 +31,23 @@ type Build struct {
 
 // Key names the build in a Cache.
 func (b Build) Key() string {
+	fields := []string{b.Identity, b.Command, b.GOOS, b.GOARCH, b.User}
+	for _, k := range slices.Sorted(maps.Keys(b.Env)) {
+		fields = append(fields, k, b.Env[k])
+	}
+	return Digest(fields...)[:32]
+}
+
+// Digest is the hex SHA-256 of fields, each length-prefixed: no two lists of fields share it
+// (joined with a separator, a field holding the separator would make another list's).
+func Digest(fields ...string) string {
 	h := sha256.New()
-	field := func(s string) {
-		h.Write([]byte(strconv.Itoa(len(s)))) // length-prefixed: no two field lists collide
+	for _, s := range fields {
+		h.Write([]byte(strconv.Itoa(len(s))))
 		h.Write([]byte{':'})
 		h.Write([]byte(s))
 	}
-	for _, s := range []string{b.Identity, b.Command, b.GOOS, b.GOARCH, b.User} {
-		field(s)
-	}
-	for _, k := range slices.Sorted(maps.Keys(b.Env)) {
-		field(k)
-		field(b.Env[k])
-	}
-	return hex.EncodeToString(h.Sum(nil))[:32]
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Cache keeps built job folders under one directory, one folder per key. A folder's modification

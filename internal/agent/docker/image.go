@@ -4,8 +4,6 @@ import (
 	"archive/tar"
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/moby/moby/client"
 
+	"github.com/crankshaft/crankshaft/internal/agent/buildcache"
 	"github.com/crankshaft/crankshaft/internal/agent/runtime"
 )
 
@@ -58,13 +57,10 @@ func (r *Runtime) Prepare(ctx context.Context, j *runtime.Job) error {
 	return r.build(ctx, cli, j, name, key)
 }
 
-// cacheKey is the key of an image in the cache: a digest of what made it.
+// cacheKey is the key of an image in the cache: a digest of what made it, each part
+// length-prefixed (buildcache.Digest).
 func cacheKey(parts ...string) string {
-	h := sha256.New()
-	for _, s := range parts {
-		h.Write([]byte(s + "\x00"))
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
+	return buildcache.Digest(parts...)[:16]
 }
 
 // reused reports whether the image j.Program is the one key's build or load made (its label says
