@@ -186,7 +186,12 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 	}
 	// crank's scripts (root results:, onResultsCreating/Created, --script) before the thresholds,
 	// which may name what they add.
-	scriptErr := applyScripts(scripts, f.scripts, res, st.Stderr)
+	scriptErr := applyScripts(scripts, f.scripts, res, st.Stderr, func(saved *results.Result, why error) int {
+		saved.Failures = append(saved.Failures, why.Error())
+		saved.ReturnCode = ExitFailed
+		finish(context.WithoutCancel(ctx), st, f, run, saved, log)
+		return ExitFailed
+	})
 	if scriptErr != nil {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", scriptErr)
 	}

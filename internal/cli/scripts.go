@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -43,11 +44,28 @@ func oneOf(names []string) string {
 // with their aggregate and reduce functions, then onResultsCreated and each --script, with
 // `benchmarks` (the run's jobs and properties; keys found ignoring case). What the scripts
 // change is kept.
-func applyScripts(s *config.Scripts, named []string, res *results.Result, out io.Writer) error {
+//
+// keep (nil: none) is called with the results as they were before the scripts when a script's
+// built-in call cannot be stopped and ends the process: what was measured is written first, and
+// keep's answer is the exit status.
+func applyScripts(s *config.Scripts, named []string, res *results.Result, out io.Writer, keep func(*results.Result, error) int) error {
 	if len(s.OnResultsCreating) == 0 && len(s.Results) == 0 && len(s.OnResultsCreated) == 0 && len(named) == 0 {
 		return nil
 	}
 	js := script.New(out)
+	if keep != nil {
+		measured, err := json.Marshal(res)
+		if err != nil {
+			return fmt.Errorf("keeping the results before the scripts: %w", err)
+		}
+		js.BeforeAbort(func(why error) int {
+			var saved results.Result
+			if err := json.Unmarshal(measured, &saved); err != nil {
+				return ExitFailed
+			}
+			return keep(&saved, why)
+		})
+	}
 	js.SetRequire(func(name string) (string, string, bool) {
 		sn, ok := s.Named[name]
 		if sn.Remote {

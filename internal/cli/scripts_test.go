@@ -43,7 +43,7 @@ func TestApplyScripts(t *testing.T) {
 		},
 	}
 	var out strings.Builder
-	if err := applyScripts(s, []string{"double"}, res, &out); err != nil {
+	if err := applyScripts(s, []string{"double"}, res, &out, nil); err != nil {
 		t.Fatal(err)
 	}
 	j := res.JobResults.Jobs["load"]
@@ -66,11 +66,11 @@ func TestApplyScripts(t *testing.T) {
 		t.Errorf("metadata = %+v", j.Metadata)
 	}
 	s.OnResultsCreated = []config.Snippet{{Where: "a.yml:9 onResultsCreated[0]", Source: `throw "no"`}}
-	if err := applyScripts(s, nil, res, &out); err == nil || err.Error() != "a.yml:9 onResultsCreated[0]: no" {
+	if err := applyScripts(s, nil, res, &out, nil); err == nil || err.Error() != "a.yml:9 onResultsCreated[0]: no" {
 		t.Errorf("error = %v", err)
 	}
 	s.OnResultsCreated = []config.Snippet{{Where: "a.yml:9 onResultsCreated[0]", Source: `require("nope")`}}
-	if err := applyScripts(s, nil, res, &out); err == nil || !strings.Contains(err.Error(), `require("nope"): no script of that name`) {
+	if err := applyScripts(s, nil, res, &out, nil); err == nil || !strings.Contains(err.Error(), `require("nope"): no script of that name`) {
 		t.Errorf("error = %v", err)
 	}
 }
@@ -92,13 +92,13 @@ func TestScriptsFS(t *testing.T) {
 			"bad":  {Where: "a.yml:13 scripts.bad", Source: `fs.readFile("nope.txt");`},
 		},
 	}
-	if err := applyScripts(s, []string{"read"}, res, io.Discard); err != nil {
+	if err := applyScripts(s, []string{"read"}, res, io.Discard, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := res.JobResults.Properties["saved"]; got != "rps=1234" {
 		t.Errorf("saved = %q, want rps=1234", got)
 	}
-	err := applyScripts(s, []string{"bad"}, res, io.Discard)
+	err := applyScripts(s, []string{"bad"}, res, io.Discard, nil)
 	if err == nil || !strings.Contains(err.Error(), `a.yml:13 scripts.bad: fs.readFile("nope.txt"): no such file or directory`) {
 		t.Errorf("bad: %v", err)
 	}
@@ -126,7 +126,7 @@ func TestRemoteRootScriptsWithoutFS(t *testing.T) {
 			s := &config.Scripts{OnResultsCreating: []config.Snippet{local}, OnResultsCreated: []config.Snippet{remote},
 				Named: map[string]config.Snippet{"evil": {Where: "http://x/r.yml:9 scripts.evil", Source: `fs.writeFile("written.txt", "x")`, Remote: true}}}
 			res := newRes()
-			err := applyScripts(s, nil, res, io.Discard)
+			err := applyScripts(s, nil, res, io.Discard, nil)
 			if err == nil || !strings.Contains(err.Error(), "not available: this engine ran http://x/r.yml") {
 				t.Errorf("error %v, want fs refused naming the remote script", err)
 			}

@@ -119,6 +119,16 @@ const AbortGrace = 2 * time.Second
 // cannot reach.
 const HardScriptMemory = 4 * MaxScriptMemory
 
+// BeforeAbort gives the engine what to do before a script that cannot be stopped ends the process:
+// crank writes the run's measured results first, so that a result script's runaway built-in call
+// does not lose them, and keep's answer is the exit status.
+func (e *Engine) BeforeAbort(keep func(error) int) {
+	e.abort = func(err error) {
+		fmt.Fprintf(os.Stderr, "crank: %v\n", err)
+		os.Exit(keep(err))
+	}
+}
+
 // exitAbort is the default abort: nothing else can stop a goja built-in call, so the process
 // ends, saying which script did it.
 func exitAbort(err error) {

@@ -1,0 +1,43 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestResultScriptBombKeepsTheRun: an onResultsCreated script whose one built-in call cannot be
+// interrupted (new Array(3e7).fill(1): goja checks its interrupt between instructions) ends crank,
+// as the third audit of issue 25 made it; the run it ends has been measured, and that is written
+// first: the JSON holds the load's requests/s, the failure names the script, and crank exits 1
+// (the run failed), not 2 (bad input).
+func TestResultScriptBombKeepsTheRun(t *testing.T) {
+	dir := t.TempDir()
+	bomb := filepath.Join(dir, "bomb.yml")
+	if err := os.WriteFile(bomb, []byte("onResultsCreated:\n  - var a = new Array(3e7).fill(1); benchmarks.properties.n = String(a.length);\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.json")
+	_, ports := appPorts(t)
+	args := append([]string{"--config", "scenarios/plaintext.yml", "--config", bomb, "--scenario", "plaintext",
+		"--load.job", "builtin", "--variable", "duration=1", "--variable", "warmup=0", "--json", out}, ports...)
+	start := time.Now()
+	r := crank(t, 2*time.Minute, args...)
+	if r.code != 1 {
+		t.Fatalf("exit %d after %v, want 1\nstdout:\n%s\nstderr:\n%s", r.code, time.Since(start).Round(time.Second), r.stdout, r.stderr)
+	}
+	mustContain(t, "stderr", r.stderr, "bomb.yml", "onResultsCreated")
+	res := readResult(t, out)
+	if res.ReturnCode != 1 {
+		t.Errorf("returnCode %d in the JSON, want 1", res.ReturnCode)
+	}
+	if rps := res.JobResults.Jobs["load"].Results["http/rps/mean"]; rps <= 0 {
+		t.Errorf("load http/rps/mean = %v: the measured run was lost", rps)
+	}
+	b, _ := os.ReadFile(out)
+	if !strings.Contains(string(b), "did not stop within") && !strings.Contains(string(b), "cannot be interrupted") {
+		t.Errorf("the JSON's failures do not say why the script was ended:\n%.2000s", b)
+	}
+}
