@@ -159,10 +159,12 @@ func TestBisectFindsTheMutex(t *testing.T) {
 
 // TestBisectNoCommitIsWorse: 8 commits that change nothing the load sees end with "no commit is
 // worse". That answer needs the bad end's mean within the precision (else it is "cannot tell"):
-// 10 %, which 8 iterations reach on this machine's run-to-run spread of about 7 %.
+// 10 %, which 3 to 8 iterations reach on this machine's quiet run-to-run spread of about 7 %; a
+// make test run beside other work spread it to 10-15 % (both ends "± 11-14 % over 8 iterations":
+// cannot tell), so up to 20 are allowed: the search stops as soon as both are within 10 %.
 func TestBisectNoCommitIsWorse(t *testing.T) {
 	repo, shas := bisectRepo(t, 8, 0)
-	r := crank(t, 5*time.Minute, append(bisectArgs(t, repo), "--good", shas[0], "--bad", shas[7], "--precision", "10%")...)
+	r := crank(t, 6*time.Minute, append(bisectArgs(t, repo), "--good", shas[0], "--bad", shas[7], "--precision", "10%", "--max-iterations", "20")...)
 	if r.code != 0 || !strings.Contains(r.stdout, "no commit is worse") {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
