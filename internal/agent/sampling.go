@@ -47,6 +47,7 @@ func (a *Agent) sampleLoop(ctx context.Context, j *job, p runtime.Handle, warmup
 			m(measure.CPU, st.CPU),
 			m(measure.CPURaw, st.CPURaw),
 			m(measure.CPUGlobal, st.CPUGlobal),
+			m(measure.CPUSteal, st.CPUSteal),
 			m(measure.WorkingSet, st.WorkingSetMB),
 			m(measure.PrivateMemory, st.PrivateMB),
 		)

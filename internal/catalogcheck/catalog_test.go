@@ -103,3 +103,28 @@ func TestEveryOutputSaysTheCatalogsUnit(t *testing.T) {
 		t.Error("compare shows nothing")
 	}
 }
+
+// TestVerdictFiguresAsTheTable: a figure a verdict rests on is written as the table writes the same
+// figure (the catalog's rounding and unit): a steal of 0.17 % showed "0.2" in the table and
+// "0.17 %" in the verdict beside it.
+func TestVerdictFiguresAsTheTable(t *testing.T) {
+	cat := measure.Default()
+	res := everyFigure(0.0123)
+	jr := res.JobResults.Jobs["svc"]
+	checked := 0
+	for _, row := range results.Rows(jr) {
+		md, ok := cat[row[0]]
+		if !ok || md.Aggregate == "" {
+			continue
+		}
+		fig := results.Figure{Service: "svc", Name: md.Name, Value: jr.Results[md.Name], Unit: md.Unit}
+		want := results.Format(jr.Results[md.Name], md.Format)
+		if !strings.HasPrefix(row[1], want) || !strings.HasSuffix(fig.String(), " "+strings.TrimSpace(want+" "+md.Unit)) {
+			t.Errorf("%s: table %q, verdict figure %q; want both to write %s", md.Name, row[1], fig.String(), want)
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no figure checked")
+	}
+}

@@ -51,6 +51,9 @@ type Thresholds struct {
 	// OtherShare is the share of a machine's CPU used outside the run's jobs (other processes,
 	// the kernel, the agent) from which the machine is reported busy.
 	OtherShare float64
+	// StealShare is the share of a machine's CPU time its hypervisor gave to other guests (steal)
+	// from which the machine is reported busy, whatever the rest.
+	StealShare float64
 	// ManyConnections is the connection count from which underloaded stops suggesting more
 	// connections; FewPipeline the pipeline depth below which it suggests a deeper pipeline.
 	ManyConnections int
@@ -73,6 +76,7 @@ func DefaultThresholds() Thresholds {
 		MonitorContentions: 1000,
 		MachineFull:        0.7,
 		OtherShare:         0.2,
+		StealShare:         0.05,
 		ManyConnections:    256,
 		FewPipeline:        16,
 		BusyThread:         50,

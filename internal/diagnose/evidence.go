@@ -61,6 +61,11 @@ func coresFig(j *job) results.Figure {
 	return results.Figure{Service: j.name, Name: "environment/cores", Value: float64(j.cores), Unit: "cores"}
 }
 
+// stealFig is the machine's benchmarks/cpu/steal mean.
+func (r run) stealFig(m *machine) results.Figure {
+	return results.Figure{Service: names(m.jobs), Name: measure.CPUSteal, Stat: statMean, Value: round(m.steal), Unit: r.unit(measure.CPUSteal)}
+}
+
 // globalFig is the machine's benchmarks/cpu/global mean.
 func (r run) globalFig(m *machine) results.Figure {
 	return results.Figure{Service: names(m.jobs), Name: measure.CPUGlobal, Stat: statMean, Value: round(m.busy()), Unit: r.unit(measure.CPUGlobal)}

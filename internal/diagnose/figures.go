@@ -24,6 +24,7 @@ type job struct {
 	cpu     float64 // mean of benchmarks/cpu over the measured samples, % of the machine
 	used    float64 // cores busy: cpu x cores / 100
 	global  float64 // mean machine CPU over the same samples, %
+	steal   float64 // mean machine steal over the same samples, %
 	cores   int     // of its machine; 0 when unknown
 	machine string  // hostname or agent URL: jobs with the same one share cores
 	threads int     // a load's threads variable; 0 when unknown
@@ -63,6 +64,7 @@ type machine struct {
 	key    string
 	cores  int
 	global float64 // the machine's mean busy share over the jobs' samples, %
+	steal  float64 // the machine's mean steal share (its hypervisor's other guests), %
 	own    float64 // cores used by the run's jobs there
 	jobs   []*job
 }
@@ -126,6 +128,7 @@ func machines(all []*job) []*machine {
 			out = append(out, m)
 		}
 		m.global = max(m.global, j.global)
+		m.steal = max(m.steal, j.steal)
 		m.own += j.used
 		m.jobs = append(m.jobs, j)
 	}
@@ -148,6 +151,7 @@ func readJob(name string, jr *results.JobResult) *job {
 	j.load = rps || reqs
 	j.cpu, j.cores, j.hasCPU = results.MachineCPU(jr)
 	j.global, _ = measuredMean(jr, measure.CPUGlobal)
+	j.steal, _ = measuredMean(jr, measure.CPUSteal)
 	j.used = j.cpu / 100 * float64(j.cores)
 	j.machine = machineOf(jr.Environment)
 	if n, ok := number(jr.Environment["cpuSetCores"]); ok && n >= 1 {

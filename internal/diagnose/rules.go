@@ -32,16 +32,23 @@ func machineBusy(r run, th Thresholds) []results.Diagnostic {
 	var out []results.Diagnostic
 	for _, m := range r.machines {
 		other := m.outside()
-		if m.global <= 0 || other < th.OtherShare*float64(m.cores) {
+		stolen := m.steal >= 100*th.StealShare
+		if m.global <= 0 || other < th.OtherShare*float64(m.cores) && !stolen {
 			continue
 		}
 		figs := append([]results.Figure{r.globalFig(m), coresFig(m.jobs[0])}, r.cpuFigs(m.jobs...)...)
 		figs = append(figs, results.Figure{Name: "outside the run", Value: round(100 * other / float64(m.cores)), Unit: measure.UnitPercent})
-		out = append(out, results.Diagnostic{Kind: MachineBusy, Message: fmt.Sprintf(
-			"other work took %.0f %% of the machine of %s (%.1f of %s) beyond the run's %s: the machine was %.0f %% busy; "+
-				"CPU figures and what limited the run cannot be trusted; run on a quiet machine",
-			100*other/float64(m.cores), names(m.jobs), other, plural(m.cores, "core"), cpuList(m.jobs), m.global),
-			Figures: figs})
+		msg := fmt.Sprintf("other work took %.0f %% of the machine of %s (%.1f of %s) beyond the run's %s: the machine was %.0f %% busy",
+			100*other/float64(m.cores), names(m.jobs), other, plural(m.cores, "core"), cpuList(m.jobs), m.global)
+		if m.steal > 0 {
+			figs = append(figs, r.stealFig(m))
+		}
+		if stolen {
+			msg += fmt.Sprintf("; its hypervisor gave %.1f %% of the machine's CPU time to other guests (steal): "+
+				"the figures vary with the host's other work, not only with what was measured", m.steal)
+		}
+		out = append(out, results.Diagnostic{Kind: MachineBusy, Message: msg +
+			"; CPU figures and what limited the run cannot be trusted; run on a quiet machine", Figures: figs})
 	}
 	return out
 }

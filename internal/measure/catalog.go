@@ -13,9 +13,11 @@ import (
 
 // Names of the measurements, as crank names them where crank has them.
 const (
-	CPU           = "benchmarks/cpu"
-	CPURaw        = "benchmarks/cpu/raw"
-	CPUGlobal     = "benchmarks/cpu/global"
+	CPU       = "benchmarks/cpu"
+	CPURaw    = "benchmarks/cpu/raw"
+	CPUGlobal = "benchmarks/cpu/global"
+	// CPUSteal is the machine's CPU time its hypervisor gave to other guests (/proc/stat's steal).
+	CPUSteal      = "benchmarks/cpu/steal"
 	WorkingSet    = "benchmarks/working-set"
 	PrivateMemory = "benchmarks/private-memory"
 	BuildTime     = "benchmarks/build-time"
@@ -191,6 +193,7 @@ func base() []api.Metadata {
 		lower(md("Host Process", CPU, api.OpMax, api.OpMax, "n0", UnitPercent, "Max CPU Usage (%)", "Highest CPU of the job's process tree over the run, in percent of the whole machine")),
 		lower(md("Host Process", CPURaw, api.OpMax, api.OpMax, "n0", UnitPercent, "Max CPU Usage, raw (%)", "Highest CPU of the job's process tree, in percent of one core (can exceed 100)")),
 		lower(md("Host Process", CPUGlobal, api.OpMax, api.OpMax, "n0", UnitPercent, "Max Global CPU Usage (%)", "Highest CPU of the whole machine over the run, in percent")),
+		lower(md("Host Process", CPUSteal, api.OpAvg, api.OpMax, "n1", UnitPercent, "Mean CPU steal (%)", "Share of the whole machine's CPU time its hypervisor gave to other guests over the run (steal, in /proc/stat), in percent: on a virtual machine, time the run's jobs waited for a CPU they were not given")),
 		lower(md("Host Process", WorkingSet, api.OpMax, api.OpMax, "n0", UnitMB, "Max Working Set (MB)", "Highest resident memory of the job's process tree")),
 		lower(md("Host Process", PrivateMemory, api.OpMax, api.OpMax, "n0", UnitMB, "Max Private Memory (MB)", "Highest private (anonymous) memory of the job's process tree")),
 		lower(md("Host Process", BuildTime, api.OpMax, api.OpMax, "n0", UnitMs, "Build Time (ms)", "Time the agent spent building the job (0 when a cached build was reused)")),

@@ -130,7 +130,7 @@ func parseFile(parse func(io.Reader) (map[string]float64, error), path string) (
 // TestAgentNamesInCatalog: what the agent samples and the default counters' measurements.
 func TestAgentNamesInCatalog(t *testing.T) {
 	c := measure.Default()
-	names := []string{measure.CPU, measure.CPURaw, measure.CPUGlobal, measure.WorkingSet, measure.PrivateMemory,
+	names := []string{measure.CPU, measure.CPURaw, measure.CPUGlobal, measure.CPUSteal, measure.WorkingSet, measure.PrivateMemory,
 		measure.BuildTime, measure.StartTime}
 	for _, s := range measure.DefaultCounters() {
 		names = append(names, s.Measurement)

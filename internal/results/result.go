@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
 // Result is one run of a scenario, in crank's JSON shape plus a start time and the run's identity.
@@ -138,8 +139,12 @@ func (f Figure) String() string {
 	if f.Stat != "" {
 		s += " (" + f.Stat + ")"
 	}
+	// A catalog figure is written as the tables write it (its format), so that a verdict and the
+	// table beside it show one number; other figures (settings, shares) keep two decimals under 10.
 	v := Format(f.Value, "n0")
-	if math.Abs(f.Value) < 10 && f.Value != math.Trunc(f.Value) {
+	if md, ok := measure.Default().Lookup(f.Name); ok && md.Format != "" {
+		v = Format(f.Value, md.Format)
+	} else if math.Abs(f.Value) < 10 && f.Value != math.Trunc(f.Value) {
 		v = strconv.FormatFloat(f.Value, 'f', 2, 64)
 	}
 	if f.Unit == "" {

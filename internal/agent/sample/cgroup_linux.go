@@ -47,9 +47,7 @@ func (s *CgroupSampler) Sample() (Stats, error) {
 		st.CPURaw = (cpu - s.cpu) / wall * 100
 		st.CPU = st.CPURaw / float64(s.numCPU)
 	}
-	if dt := m.total - s.machine.total; dt > 0 {
-		st.CPUGlobal = (m.busy - s.machine.busy) / dt * 100
-	}
+	st.CPUGlobal, st.CPUSteal = m.since(s.machine)
 	for _, pid := range pids {
 		rss, anon := readMemory(pid)
 		st.WorkingSetMB += rss / (1 << 20)

@@ -103,23 +103,33 @@ func readMemory(pid int) (rss, anon float64) {
 	return rss, anon
 }
 
-// readMachine reads the first line of /proc/stat: busy and total jiffies of all CPUs.
+// readMachine reads the first line of /proc/stat: busy, steal and total jiffies of all CPUs.
 func readMachine() (machine, error) {
 	b, err := os.ReadFile("/proc/stat")
 	if err != nil {
 		return machine{}, err
 	}
 	line, _, _ := bytes.Cut(b, []byte("\n"))
-	f := strings.Fields(string(line))
+	return parseMachine(string(line))
+}
+
+// parseMachine reads /proc/stat's "cpu" line: user nice system idle iowait irq softirq steal
+// (guest time is counted in user already). Busy is all but idle and iowait; steal is the time
+// the hypervisor ran other guests on this machine's CPUs.
+func parseMachine(line string) (machine, error) {
+	f := strings.Fields(line)
 	if len(f) < 9 || f[0] != "cpu" {
 		return machine{}, errors.New("/proc/stat: no cpu line")
 	}
 	var m machine
-	for i, s := range f[1:9] { // user nice system idle iowait irq softirq steal (guest is in user)
+	for i, s := range f[1:9] {
 		v, _ := strconv.ParseFloat(s, 64)
 		m.total += v
 		if i != 3 && i != 4 {
 			m.busy += v
+		}
+		if i == 7 {
+			m.steal = v
 		}
 	}
 	return m, nil

@@ -18,8 +18,10 @@ type Stats struct {
 	Time time.Time
 	// CPU is the tree's CPU in percent of the whole machine, CPURaw in percent of one core.
 	CPU, CPURaw float64
-	// CPUGlobal is the whole machine's busy CPU in percent.
-	CPUGlobal float64
+	// CPUGlobal is the whole machine's busy CPU in percent (steal included: time a CPU was not
+	// idle for this machine); CPUSteal the share of the machine's CPU time its hypervisor gave to
+	// other guests (steal), in percent.
+	CPUGlobal, CPUSteal float64
 	// WorkingSetMB is the tree's resident memory, or its control group's working set (usage less
 	// inactive file pages) when WorkingSetFromCgroup; PrivateMB its anonymous resident memory.
 	WorkingSetMB, PrivateMB float64
@@ -41,7 +43,16 @@ type procInfo struct {
 }
 
 // machine is the machine-wide CPU counters, in any consistent unit.
-type machine struct{ busy, total float64 }
+type machine struct{ busy, steal, total float64 }
+
+// since is the machine's busy CPU and steal between prev and m, in percent of all its CPU time.
+func (m machine) since(prev machine) (busy, steal float64) {
+	dt := m.total - prev.total
+	if dt <= 0 {
+		return 0, 0
+	}
+	return (m.busy - prev.busy) / dt * 100, max(0, m.steal-prev.steal) / dt * 100
+}
 
 // Sampler samples one process tree. It is not safe for concurrent use.
 type Sampler struct {
@@ -83,9 +94,7 @@ func (s *Sampler) Sample() (Stats, error) {
 		st.CPURaw = cpuDelta(s.last, cur) / wall * 100
 		st.CPU = st.CPURaw / float64(s.numCPU)
 	}
-	if dt := m.total - s.machine.total; dt > 0 {
-		st.CPUGlobal = (m.busy - s.machine.busy) / dt * 100
-	}
+	st.CPUGlobal, st.CPUSteal = m.since(s.machine)
 	for _, p := range tree {
 		st.WorkingSetMB += p.rssBytes / (1 << 20)
 		st.PrivateMB += p.anonRSS / (1 << 20)
