@@ -50,7 +50,7 @@ func TestScenarioCapacity(t *testing.T) {
 		{"startRate: 2000", "startRate: [1, 2]", `s.yml:9: scenario "s": capacity: startRate: want one value`},
 		{"startRate: 2000", "start-rate: 5", `s.yml:9: scenario "s": capacity: unknown key "start-rate" (want slo, precision, startRate, maxSteps, maxTime, stepDuration, stepWarmup)`},
 		{"maxTime: 90s", "maxTime: soon", `s.yml:11: scenario "s": capacity: maxTime "soon": want a duration such as 5m`},
-		{"precision: 10%", "precision: 0.01", `s.yml:8: scenario "s": capacity: precision "0.01": want a number of at least 0.1`},
+		{"precision: 10%", "precision: 0.01", `s.yml:8: scenario "s": capacity: precision "0.01": want a percentage of at least 0.1 (5 or 5%)`},
 	} {
 		if _, err := load(strings.Replace(capacityYAML, c.old, c.bad, 1)); err == nil || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: error %v, want %q", c.bad, err, c.msg)
