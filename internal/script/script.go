@@ -79,14 +79,19 @@ func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Where, e.Message
 func (e *Engine) Run(where, src string) error {
 	// A script is interrupted between its instructions; one built-in call (new Array(1e9).fill(1)
 	// grew crank to 24 GB over 11 minutes) is not. One still running AbortGrace after its
-	// interrupt, or whose heap grows past HardScriptMemory, ends the process (e.abort).
+	// interrupt, or whose heap is past HardScriptMemory HardGrace after it, ends the process
+	// (e.abort). Not at once: the instruction under way when the interrupt came (a string of
+	// 512 MB doubled) ends before the interrupt is seen, and on a busy machine the heap's check
+	// may come late, so a script that the interrupt stops may first grow past the hard bound.
 	var stuck *time.Timer
+	var interrupted time.Time
 	var mu sync.Mutex
 	interrupt := func(why string) {
 		e.rt.Interrupt(why)
 		mu.Lock()
 		defer mu.Unlock()
 		if stuck == nil {
+			interrupted = time.Now()
 			stuck = time.AfterFunc(AbortGrace, func() {
 				e.abort(&Error{Where: where, Message: why + ", and a built-in call it made did not stop within " + AbortGrace.String()})
 			})
@@ -96,8 +101,14 @@ func (e *Engine) Run(where, src string) error {
 	defer t.Stop()
 	stop := watchMemory(func(grew uint64) {
 		interrupt(fmt.Sprintf("used more than %d MB of memory (a string or array doubled in a loop?)", grew>>20))
-	}, func(grew uint64) {
-		e.abort(&Error{Where: where, Message: fmt.Sprintf("used more than %d MB of memory in a built-in call that cannot be interrupted", grew>>20)})
+	}, func(grew uint64) bool {
+		mu.Lock()
+		late := !interrupted.IsZero() && time.Since(interrupted) >= HardGrace
+		mu.Unlock()
+		if late {
+			e.abort(&Error{Where: where, Message: fmt.Sprintf("used more than %d MB of memory in a built-in call that cannot be interrupted", grew>>20)})
+		}
+		return late
 	})
 	defer stop()
 	defer func() {
@@ -115,9 +126,12 @@ func (e *Engine) Run(where, src string) error {
 // AbortGrace is how long an interrupted script may take to stop before the process ends.
 const AbortGrace = 2 * time.Second
 
-// HardScriptMemory ends the process: a heap grown this much is a built-in call the interrupt
-// cannot reach.
+// HardScriptMemory ends the process HardGrace after the interrupt: a heap grown this much then is
+// a built-in call the interrupt cannot reach.
 const HardScriptMemory = 4 * MaxScriptMemory
+
+// HardGrace is how long after its interrupt a script's heap may be past HardScriptMemory.
+const HardGrace = time.Second
 
 // BeforeAbort gives the engine what to do before a script that cannot be stopped ends the process:
 // crank writes the run's measured results first, so that a result script's runaway built-in call
@@ -142,9 +156,9 @@ func exitAbort(err error) {
 const MaxScriptMemory = 256 << 20
 
 // watchMemory calls exceeded once when the heap has grown by more than MaxScriptMemory since it
-// started, then hard once it has grown by more than HardScriptMemory, checking every 5 ms until
-// stop is called.
-func watchMemory(exceeded, hard func(grew uint64)) (stop func()) {
+// started, then hard while it has grown by more than HardScriptMemory until hard says it acted,
+// checking every 5 ms until stop is called.
+func watchMemory(exceeded func(grew uint64), hard func(grew uint64) bool) (stop func()) {
 	var base runtime.MemStats
 	runtime.ReadMemStats(&base)
 	done := make(chan struct{})
@@ -153,7 +167,7 @@ func watchMemory(exceeded, hard func(grew uint64)) (stop func()) {
 		defer close(finished)
 		tick := time.NewTicker(5 * time.Millisecond)
 		defer tick.Stop()
-		limit, call := uint64(MaxScriptMemory), exceeded
+		said := false
 		for {
 			select {
 			case <-done:
@@ -161,12 +175,15 @@ func watchMemory(exceeded, hard func(grew uint64)) (stop func()) {
 			case <-tick.C:
 				var m runtime.MemStats
 				runtime.ReadMemStats(&m)
-				if m.HeapAlloc > base.HeapAlloc && m.HeapAlloc-base.HeapAlloc > limit {
-					call(m.HeapAlloc - base.HeapAlloc)
-					if limit == HardScriptMemory {
-						return
-					}
-					limit, call = HardScriptMemory, hard
+				if m.HeapAlloc <= base.HeapAlloc {
+					continue
+				}
+				switch grew := m.HeapAlloc - base.HeapAlloc; {
+				case !said && grew > MaxScriptMemory:
+					exceeded(grew)
+					said = true
+				case said && grew > HardScriptMemory && hard(grew):
+					return
 				}
 			}
 		}
