@@ -50,6 +50,8 @@ type Row struct {
 	// Good is the good end's mean over this commit's rounds, what Change is from ("" when not
 	// recorded, and for the ends).
 	Good string
+	// Rerun says how many iterations were run again for steal ("" for none).
+	Rerun string
 }
 
 // Row is step n of about (0: the good end, the baseline; -1: the bad end) as crank bisect writes it.
@@ -69,6 +71,9 @@ func (f Figure) Row(n, about int, s Step) Row {
 		rel = s.HalfWidth / s.Mean
 	}
 	r.Mean, r.Interval, r.Iterations = f.Value(s.Mean), fmt.Sprintf("± %.1f %%", 100*rel), fmt.Sprint(s.Iterations)
+	if s.Rerun > 0 {
+		r.Rerun = fmt.Sprintf("%d more run again: steal", s.Rerun)
+	}
 	if n == 0 {
 		r.Verdict = ""
 		return r
@@ -87,6 +92,9 @@ func (r Row) Line() string {
 		return fmt.Sprintf("%s: %s %s: skip (%s)", r.Head, c.Short(), c.Subject, r.Step.Note)
 	}
 	line := fmt.Sprintf("%s: %s %s: %s %s over %s iterations", r.Head, c.Short(), c.Subject, r.Mean, r.Interval, r.Iterations)
+	if r.Rerun != "" {
+		line += " (" + r.Rerun + ")"
+	}
 	if r.Verdict != "" {
 		from := "good"
 		if r.Good != "" {

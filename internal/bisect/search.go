@@ -27,6 +27,9 @@ type Step struct {
 	// GoodMean is the good end's mean over the rounds this commit ran beside it: what Change is
 	// measured from (0 in files written before it was recorded).
 	GoodMean float64 `json:"goodMean,omitempty"`
+	// Rerun counts the commit's iterations run again because the machine's hypervisor took
+	// StealShare or more of its CPU time (benchmarks/cpu/steal) while they ran; not in Iterations.
+	Rerun int `json:"rerun,omitempty"`
 	PValue   float64 `json:"pValue,omitempty"`
 	Verdict  string  `json:"verdict"`
 	Note     string  `json:"note,omitempty"`

@@ -157,10 +157,12 @@ func runBisect(ctx context.Context, st State, args []string) int {
 	b.base = base
 	res.Baseline = b.step(good, base, nil, nil)
 	res.Baseline.Verdict = bisect.Good
+	res.Baseline.Rerun = goodRun.rerun
 	fig := bisect.FigureOf(res.Metric)
 	fmt.Fprintln(st.Stderr, "bisect: "+fig.Row(0, 0, res.Baseline).Line())
 	res.BadEnd = b.step(bad, worst, base, nil)
 	res.BadEnd.Position = len(commits)
+	res.BadEnd.Rerun = badRun.rerun
 	fmt.Fprintln(st.Stderr, "bisect: "+fig.Row(-1, 0, res.BadEnd).Line())
 	switch res.BadEnd.Verdict {
 	case bisect.CannotTell: // imprecise and not significantly worse: not "none is worse" either
@@ -266,6 +268,7 @@ func (b *bisector) judge(ctx context.Context, n, about int, c bisect.Commit) (bi
 		return s, nil
 	}
 	s := b.step(c, cand.acc, g.acc, w.acc)
+	s.Rerun = cand.rerun
 	fmt.Fprintln(b.st.Stderr, "bisect: "+fig.Row(n, about, s).Line())
 	return s, nil
 }

@@ -407,3 +407,22 @@ func TestStealIsMachineBusy(t *testing.T) {
 		"load":        {raw: []float64{18}, global: 30, steal: 4, cores: 2, host: "vm", vars: wrkVars(1, 1, 1), results: wrk(0, 0)},
 	}, want{Underloaded, nil})
 }
+
+// TestStolen: the run's worst machine steal, and whether it reaches StealShare (the rule crank
+// bisect reruns an iteration by, and machine-busy names the steal by).
+func TestStolen(t *testing.T) {
+	th := DefaultThresholds()
+	for _, tc := range []struct {
+		app, load float64
+		want      float64
+		stolen    bool
+	}{{8, 2, 8, true}, {1, 4.9, 4.9, false}, {0, 0, 0, false}} {
+		res := runOf(map[string]fakeJob{
+			"application": {raw: []float64{10}, global: 40, steal: tc.app, cores: 2, host: "a"},
+			"load":        {raw: []float64{18}, global: 40, steal: tc.load, cores: 2, host: "b", results: wrk(0, 0)},
+		})
+		if got, stolen := Stolen(res, th); got != tc.want || stolen != tc.stolen {
+			t.Errorf("steal %v and %v: Stolen %v %v, want %v %v", tc.app, tc.load, got, stolen, tc.want, tc.stolen)
+		}
+	}
+}

@@ -237,3 +237,16 @@ func lockText(s *job) string {
 }
 
 func n0(v float64) string { return results.Format(v, "n0") }
+
+// Stolen is the highest mean steal (benchmarks/cpu/steal) of the run's jobs' machines, and whether
+// it reaches th.StealShare: the rule by which machine-busy names the steal, and by which crank
+// bisect runs a disturbed iteration again.
+func Stolen(res *results.Result, th Thresholds) (float64, bool) {
+	worst := 0.0
+	for _, jr := range res.JobResults.Jobs {
+		if v, ok := results.MeasuredMean(jr, measure.CPUSteal); ok {
+			worst = max(worst, v)
+		}
+	}
+	return worst, worst >= 100*th.StealShare
+}
