@@ -29,10 +29,10 @@ type Step struct {
 	GoodMean float64 `json:"goodMean,omitempty"`
 	// Rerun counts the commit's iterations run again because the machine's hypervisor took
 	// StealShare or more of its CPU time (benchmarks/cpu/steal) while they ran; not in Iterations.
-	Rerun int `json:"rerun,omitempty"`
-	PValue   float64 `json:"pValue,omitempty"`
-	Verdict  string  `json:"verdict"`
-	Note     string  `json:"note,omitempty"`
+	Rerun   int     `json:"rerun,omitempty"`
+	PValue  float64 `json:"pValue,omitempty"`
+	Verdict string  `json:"verdict"`
+	Note    string  `json:"note,omitempty"`
 	// Position is the commit's place in the history: how many commits after good (0: the good
 	// end; the bad end is the last).
 	Position int `json:"position,omitempty"`
