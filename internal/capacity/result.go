@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/diagnose"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/threshold"
@@ -58,8 +59,14 @@ type Step struct {
 	Exceptions     float64  `json:"exceptions,omitempty"`
 	Pass           bool     `json:"pass"`
 	Failed         []string `json:"failed,omitempty"`
-	// Repeated: the step failed on the SLOs alone while the generator kept up, so the same rate
-	// was measured again (the next step, Repeat), whose verdict stands for the rate.
+	// Steal is the machines' highest mean steal over the step (benchmarks/cpu/steal, %); Stolen
+	// says it reached machine-busy's StealShare: a failure then may be the host's, and the step
+	// is measured again even when the generator fell behind.
+	Steal  float64 `json:"steal,omitempty"`
+	Stolen bool    `json:"stolen,omitempty"`
+	// Repeated: the step failed on the SLOs alone while the generator kept up, or failed while
+	// Stolen, so the same rate was measured again (the next step, Repeat), whose verdict stands
+	// for the rate.
 	Repeated bool `json:"repeated,omitempty"`
 	Repeat   bool `json:"repeat,omitempty"`
 }
@@ -92,6 +99,7 @@ func Judge(asked float64, jobs map[string]*results.JobResult, loads map[string]b
 	}
 	s.FellBehind = s.Achieved < MinAchieved*asked
 	res := &results.Result{JobResults: results.JobResults{Jobs: jobs}}
+	s.Steal, s.Stolen = diagnose.Stolen(res, diagnose.DefaultThresholds())
 	for _, c := range threshold.Check(res, slos) {
 		if c.Pass {
 			continue

@@ -119,6 +119,32 @@ func TestSearchConfirmsAFailure(t *testing.T) {
 	}
 }
 
+// TestSearchRepeatsAStolenStep: a step that fell behind while the machine's hypervisor took its CPU
+// (Stolen) is measured again, since the host may have been what could not do the rate; a rate that
+// fails again stands.
+func TestSearchRepeatsAStolenStep(t *testing.T) {
+	var asked []float64
+	stolen := map[float64]bool{1000: true}
+	m := func(_ context.Context, _ int, rate float64) (Step, error) {
+		asked = append(asked, rate)
+		st := stolen[rate]
+		delete(stolen, rate)
+		behind := rate > 1100 || st // the host's burst makes 1000 fall behind once
+		return Step{Asked: rate, Achieved: min(rate, 1100), FellBehind: behind, Stolen: st, Steal: map[bool]float64{true: 12}[st],
+			Pass: !behind, Failed: failed(behind)}, nil
+	}
+	r, err := Search(context.Background(), DefaultOptions(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) < 4 || asked[1] != 1000 || asked[2] != 1000 || asked[3] != 2000 || r.Rate < 1000 || r.Rate > 1100 {
+		t.Errorf("asked %v, capacity %v: want 1000 measured again after its stolen failure, then 2000, capacity 1000-1100", asked, r.Rate)
+	}
+	if !r.Steps[1].Repeated || !r.Steps[2].Repeat || !r.Steps[2].Pass {
+		t.Errorf("steps %+v: want the stolen 1000 repeated and its repeat passing", r.Steps[:3])
+	}
+}
+
 // TestJudge: a step passes when every SLO holds and the generator kept up; the figures come from
 // the load's and the server's results.
 func TestJudge(t *testing.T) {

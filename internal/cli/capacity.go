@@ -238,8 +238,12 @@ func (cf *capacityFlags) search(ctx context.Context, st State, ctl *controller.C
 		}
 		byRate[rate] = jobs
 		s := capacity.Judge(rate, jobs, loadsOf(resolved), cf.slos)
-		fmt.Fprintf(st.Stderr, "capacity: %.0f req/s asked, %.0f done, p99 %.2f ms, server CPU %.0f %%: %s\n",
-			rate, s.Achieved, s.Latency99, s.ServerCPU, passText(s))
+		stolen := ""
+		if s.Stolen {
+			stolen = fmt.Sprintf(", the hypervisor took %.1f %% of the machine (steal)", s.Steal)
+		}
+		fmt.Fprintf(st.Stderr, "capacity: %.0f req/s asked, %.0f done, p99 %.2f ms, server CPU %.0f %%%s: %s\n",
+			rate, s.Achieved, s.Latency99, s.ServerCPU, stolen, passText(s))
 		if d := capacity.Drain(s, cf.settings.StepDuration); d > 0 {
 			fmt.Fprintf(st.Stderr, "capacity: waiting %s for the server to work off this step's queue\n", d.Round(100*time.Millisecond))
 			select {
