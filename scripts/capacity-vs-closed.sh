@@ -38,4 +38,8 @@ for i in range(1, n + 1):
     print(f"pair {i}: closed loop {closed:,.0f} req/s; capacity {rate:,.0f} req/s (failed at {failed:,.0f}: "
           f"{'; '.join(cap.get('failedSlo') or ['-'])}); ratio {ratio:.3f}: {verdict}")
     print(f"  at the knee: {cap.get('verdictKind') or '-'}")
+    steal = max((j['results'].get('benchmarks/cpu/steal', 0) for j in json.load(open(f'{d}/closed{i}.json'))['jobResults']['jobs'].values()), default=0)
+    steps = cap.get('steps') or []
+    print(f"  steal (benchmarks/cpu/steal): closed loop {steal:.1f} %, capacity steps up to {max((x.get('steal', 0) for x in steps), default=0):.1f} %"
+          f" ({sum(1 for x in steps if x.get('stolen'))} of {len(steps)} steps stolen)")
 PY
