@@ -52,7 +52,8 @@ type Thresholds struct {
 	// the kernel, the agent) from which the machine is reported busy.
 	OtherShare float64
 	// StealShare is the share of a machine's CPU time its hypervisor gave to other guests (steal)
-	// from which the machine is reported busy, whatever the rest.
+	// from which machine-busy names it, and crank bisect and crank capacity measure again an
+	// iteration or a failed step (steal counts in the CPU outside the run, OtherShare, already).
 	StealShare float64
 	// ManyConnections is the connection count from which underloaded stops suggesting more
 	// connections; FewPipeline the pipeline depth below which it suggests a deeper pipeline.

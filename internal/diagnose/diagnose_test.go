@@ -391,20 +391,22 @@ func TestCountersNotMeasuredSaysWhy(t *testing.T) {
 	}
 }
 
-// TestStealIsMachineBusy: a virtual machine whose hypervisor gives 8 % of its CPU time to other
-// guests is busy though little else runs in it (this machine's host took 5-36 % in bursts while a
-// run's requests/s swung from 42k to 65k between 2 s windows); under StealShare it is not.
-func TestStealIsMachineBusy(t *testing.T) {
+// TestStealInMachineBusy: a machine whose hypervisor gave 30 % of its CPU time to other guests is
+// busy (steal is CPU outside the run), and the verdict says the steal was the host's (this
+// machine's host took 5-36 % in bursts while a pinned app's requests/s swung from 14k to 50k
+// between 3 s windows). 8 % alone does not make it busy: the CPU verdicts still hold (a make test
+// beside 6-10 % of steal saw a contention-bound server called machine-busy when it did).
+func TestStealInMachineBusy(t *testing.T) {
 	got := check(t, map[string]fakeJob{
-		"application": {raw: []float64{10}, global: 40, steal: 8, cores: 2, host: "vm"},
-		"load":        {raw: []float64{18}, global: 40, steal: 8, cores: 2, host: "vm", vars: wrkVars(1, 1, 1), results: wrk(0, 0)},
-	}, want{MachineBusy, []string{"its hypervisor gave 8.0 % of the machine's CPU time to other guests (steal)", "run on a quiet machine"}})
-	if f := figure(t, got[0], "application and load", measure.CPUSteal); f.Value != 8 || f.Unit != "%" {
-		t.Errorf("steal figure %+v, want 8 %%", f)
+		"application": {raw: []float64{10}, global: 60, steal: 30, cores: 2, host: "vm"},
+		"load":        {raw: []float64{18}, global: 60, steal: 30, cores: 2, host: "vm", vars: wrkVars(1, 1, 1), results: wrk(0, 0)},
+	}, want{MachineBusy, []string{"its hypervisor gave 30.0 % of the machine's CPU time to other guests (steal)", "run on a quiet machine"}})
+	if f := figure(t, got[0], "application and load", measure.CPUSteal); f.Value != 30 || f.Unit != "%" {
+		t.Errorf("steal figure %+v, want 30 %%", f)
 	}
 	check(t, map[string]fakeJob{
-		"application": {raw: []float64{10}, global: 30, steal: 4, cores: 2, host: "vm"},
-		"load":        {raw: []float64{18}, global: 30, steal: 4, cores: 2, host: "vm", vars: wrkVars(1, 1, 1), results: wrk(0, 0)},
+		"application": {raw: []float64{10}, global: 30, steal: 8, cores: 2, host: "vm"},
+		"load":        {raw: []float64{18}, global: 30, steal: 8, cores: 2, host: "vm", vars: wrkVars(1, 1, 1), results: wrk(0, 0)},
 	}, want{Underloaded, nil})
 }
 

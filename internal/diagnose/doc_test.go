@@ -26,7 +26,7 @@ var thresholdDocs = map[string]string{
 	"MonitorContentions": "monitor lock contentions per second (.NET) from which contention is high",
 	"MachineFull":        "share of a shared machine's CPU (cpu/global) from which two of the run's jobs, each using at least 1 - Saturated of it, fill it together (machine-saturated)",
 	"OtherShare":         "share of a machine's CPU used outside the run from which it is reported busy",
-	"StealShare":         "share of a machine's CPU time its hypervisor gave to other guests (`benchmarks/cpu/steal`) from which it is reported busy",
+	"StealShare":         "share of a machine's CPU time its hypervisor gave to other guests (`benchmarks/cpu/steal`) from which machine-busy names it and crank bisect and crank capacity measure again (steal counts in the CPU outside the run already)",
 	"ManyConnections":    "connections from which underloaded no longer suggests more",
 	"FewPipeline":        "pipeline depth below which underloaded suggests a deeper one",
 	"BusyThread":         "CPU (% of a core) per load thread from which underloaded suggests more threads",

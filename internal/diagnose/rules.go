@@ -33,7 +33,7 @@ func machineBusy(r run, th Thresholds) []results.Diagnostic {
 	for _, m := range r.machines {
 		other := m.outside()
 		stolen := m.steal >= 100*th.StealShare
-		if m.global <= 0 || other < th.OtherShare*float64(m.cores) && !stolen {
+		if m.global <= 0 || other < th.OtherShare*float64(m.cores) {
 			continue
 		}
 		figs := append([]results.Figure{r.globalFig(m), coresFig(m.jobs[0])}, r.cpuFigs(m.jobs...)...)

@@ -140,8 +140,8 @@ func starve(t *testing.T, pid, pct int) {
 }
 
 // TestLoadSplitGeneratorStarved: one of three load agents (and so its generator) is held to 1 % of
-// a core by a cgroup v1 cpu quota: the run is invalid, naming that generator as fallen behind,
-// and the others kept up.
+// a core by a cgroup v1 cpu quota: the run is invalid, naming that generator as fallen behind (or,
+// when it got no response at all in its warm-up, as lost), and the others kept up.
 func TestLoadSplitGeneratorStarved(t *testing.T) {
 	lab, cfg, _, agents := splitLab(t)
 	starve(t, agents[2].cmd.Process.Pid, 1)
@@ -151,14 +151,20 @@ func TestLoadSplitGeneratorStarved(t *testing.T) {
 	if r.code != 1 {
 		t.Errorf("exit %d, want 1\n%s", r.code, r.stderr)
 	}
-	mustContain(t, "crank's output", r.stderr, "load: the generator on "+starvedURL+" fell behind")
+	// Starved of all but 1 % of a core on a busy machine, the generator may not even finish its
+	// warm-up with one response (every request "Unsent (behind schedule)", no error): it is then
+	// lost rather than fallen behind, named all the same, and the run is as invalid.
+	lost := strings.Contains(r.stderr, "the generator on "+starvedURL+" was lost") && strings.Contains(r.stderr, "Unsent (behind schedule)")
+	if !lost {
+		mustContain(t, "crank's output", r.stderr, "load: the generator on "+starvedURL+" fell behind")
+	}
 	load, failures := readSplit(t, out)
-	if !strings.Contains(strings.Join(failures, "\n"), starvedURL+" fell behind") {
-		t.Errorf("failures %q", failures)
+	if want := map[bool]string{false: " fell behind", true: " was lost"}[lost]; !strings.Contains(strings.Join(failures, "\n"), starvedURL+want) {
+		t.Errorf("failures %q, want %s%s", failures, starvedURL, want)
 	}
 	for _, g := range load.Generators {
 		t.Logf("generator %s: %.0f of %.0f req/s, fell behind %v", g.Endpoint, g.Results[measure.RPS], g.Results[measure.LoadAskedRate], g.FellBehind)
-		if g.FellBehind != (g.Endpoint == starvedURL) {
+		if starved := g.Endpoint == starvedURL; g.FellBehind != starved && !(starved && lost) {
 			t.Errorf("generator %s: fell behind %v", g.Endpoint, g.FellBehind)
 		}
 	}
