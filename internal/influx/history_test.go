@@ -31,8 +31,8 @@ func TestReadSummaries(t *testing.T) {
 	ctx := context.Background()
 
 	fields, err := SummaryFields(ctx, cfg)
-	if err != nil || !strings.Contains(strings.Join(fields, " "), measure.RPS+" ") || len(fields) != 15 {
-		t.Fatalf("fields %q (%v), want the 15 result names of both services", fields, err)
+	if err != nil || !strings.Contains(strings.Join(fields, " "), measure.RPS+" ") || len(fields) != 16 {
+		t.Fatalf("fields %q (%v), want the 16 result names of both services", fields, err)
 	}
 	rows, truncated, err := ReadSummaries(ctx, cfg, SummaryFilter{Fields: []string{measure.RPS}, pageRows: 2})
 	if err != nil || truncated || len(rows) != 5 {

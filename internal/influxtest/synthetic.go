@@ -37,7 +37,8 @@ func (r Run) Result() *results.Result {
 		v := float64(i % 7)
 		app = append(app,
 			api.Measurement{Name: measure.CPU, Timestamp: at, Value: 90 + v, Warmup: warm},
-			api.Measurement{Name: measure.WorkingSet, Timestamp: at, Value: 40 + v, Warmup: warm})
+			api.Measurement{Name: measure.WorkingSet, Timestamp: at, Value: 40 + v, Warmup: warm},
+			api.Measurement{Name: measure.CPUSteal, Timestamp: at, Value: v / 10, Warmup: warm})
 		if r.NoCounters {
 			continue
 		}
@@ -48,7 +49,7 @@ func (r Run) Result() *results.Result {
 			api.Measurement{Name: measure.RequestsPerSecond, Timestamp: at, Value: r.RPS + v*100, Warmup: warm})
 		load = append(load, api.Measurement{Name: measure.CPU, Timestamp: at.Add(time.Millisecond), Value: 50 + v, Warmup: warm})
 	}
-	appResults := map[string]float64{measure.CPU: 96, measure.WorkingSet: 46,
+	appResults := map[string]float64{measure.CPU: 96, measure.WorkingSet: 46, measure.CPUSteal: 0.3,
 		measure.LockContention: 1.3, measure.ExceptionCount: 0.03, measure.GCPause: 2.3, measure.StartTime: 120}
 	if r.NoCounters {
 		delete(appResults, measure.LockContention)

@@ -94,7 +94,13 @@ func RunTimeline() *dashboard.DashboardBuilder {
 	}
 	for i, m := range panels {
 		q := fmt.Sprintf(`SELECT %s FROM "crank_timeline" WHERE %s`, m.field, bySample)
-		d = d.WithPanel(panel(lines(), i+2, m.title, m.unit, half(), target("A", "time_series", q, alias)))
+		p := panel(lines(), i+2, m.title, m.unit, half(), target("A", "time_series", q, alias))
+		if m.field == `"benchmarks/cpu"` { // the host's steal beside the jobs' CPU: a dip it explains
+			p = p.WithTarget(target("B", "time_series", perSecond(measure.CPUSteal, "steal"), alias)).
+				Description("Each job's CPU (% of the machine), and the share of the machine's CPU time its " +
+					"hypervisor gave to other guests (steal), as sampled with it.")
+		}
+		d = d.WithPanel(p)
 	}
 	id := len(panels) + 1
 	summary := func(columns string) Query {

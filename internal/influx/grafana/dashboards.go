@@ -194,6 +194,7 @@ func trends() []metric {
 		{"Lock contention", "runtime-counter/lock-contention", unitMsPerSec},
 		{"Exceptions/sec", "runtime-counter/exception-count", unitPerSec},
 		{"GC pause", "runtime-counter/gc-pause", unitMsPerSec},
+		{"CPU steal (the host's other guests)", "benchmarks/cpu/steal", unitPercent},
 	}
 }
 
