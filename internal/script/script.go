@@ -123,15 +123,18 @@ func (e *Engine) Run(where, src string) error {
 	return scriptError(where, err)
 }
 
-// AbortGrace is how long an interrupted script may take to stop before the process ends.
-const AbortGrace = 2 * time.Second
+// AbortGrace is how long an interrupted script may take to stop before the process ends: long
+// enough for the instruction under way (a string of 400 MB doubled on a host taking a third of
+// the CPU took over 2 s in a make test), short beside what it bounds (new Array(1e9).fill(1)
+// grew for 11 minutes).
+const AbortGrace = 10 * time.Second
 
 // HardScriptMemory ends the process HardGrace after the interrupt: a heap grown this much then is
 // a built-in call the interrupt cannot reach.
-const HardScriptMemory = 4 * MaxScriptMemory
+const HardScriptMemory = 8 * MaxScriptMemory
 
 // HardGrace is how long after its interrupt a script's heap may be past HardScriptMemory.
-const HardGrace = time.Second
+const HardGrace = 2 * time.Second
 
 // BeforeAbort gives the engine what to do before a script that cannot be stopped ends the process:
 // crank writes the run's measured results first, so that a result script's runaway built-in call
