@@ -194,6 +194,7 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 	})
 	if scriptErr != nil {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", scriptErr)
+		res.Failures = append(res.Failures, scriptErr.Error()) // the JSON says why the run failed
 	}
 	verdict := judge(res, f.verdict, scenarioThresholds(resolved))
 	if runErr != nil {
