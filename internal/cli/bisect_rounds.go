@@ -97,7 +97,7 @@ func (b *bisector) once(ctx context.Context, cr *commitRun) error {
 		if steal, stolen := diagnose.Stolen(res, th); stolen && again < maxRerun {
 			cr.rerun++
 			fmt.Fprintf(b.st.Stderr, "bisect: %s: iteration run again: the machine's hypervisor gave %s of its CPU time to other guests (%s, from %.0f %%)\n",
-				cr.c.Short(), bisect.FigureOf(measure.CPUSteal).Value(steal), measure.CPUSteal, 100*th.StealShare)
+				cr.c.Short(), results.Value(measure.CPUSteal, steal), measure.CPUSteal, 100*th.StealShare)
 			continue
 		}
 		cr.acc = results.AddIteration(cr.acc, res)

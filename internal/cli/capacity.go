@@ -14,6 +14,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/config"
 	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/diagnose"
+	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/sweep"
 	"github.com/crankshaft/crankshaft/internal/threshold"
@@ -240,7 +241,7 @@ func (cf *capacityFlags) search(ctx context.Context, st State, ctl *controller.C
 		s := capacity.Judge(rate, jobs, loadsOf(resolved), cf.slos)
 		stolen := ""
 		if s.Stolen {
-			stolen = fmt.Sprintf(", the hypervisor took %.1f %% of the machine (steal)", s.Steal)
+			stolen = fmt.Sprintf(", the hypervisor took %s of the machine (steal)", results.Value(measure.CPUSteal, s.Steal))
 		}
 		fmt.Fprintf(st.Stderr, "capacity: %.0f req/s asked, %.0f done, p99 %.2f ms, server CPU %.0f %%%s: %s\n",
 			rate, s.Achieved, s.Latency99, s.ServerCPU, stolen, passText(s))

@@ -32,7 +32,7 @@ func machineBusy(r run, th Thresholds) []results.Diagnostic {
 	var out []results.Diagnostic
 	for _, m := range r.machines {
 		other := m.outside()
-		stolen := m.steal >= 100*th.StealShare
+		stolen := th.stolen(m.steal)
 		if m.global <= 0 || other < th.OtherShare*float64(m.cores) {
 			continue
 		}
@@ -44,8 +44,8 @@ func machineBusy(r run, th Thresholds) []results.Diagnostic {
 			figs = append(figs, r.stealFig(m))
 		}
 		if stolen {
-			msg += fmt.Sprintf("; its hypervisor gave %.1f %% of the machine's CPU time to other guests (steal): "+
-				"the figures vary with the host's other work, not only with what was measured", m.steal)
+			msg += fmt.Sprintf("; its hypervisor gave %s of the machine's CPU time to other guests (steal): "+
+				"the figures vary with the host's other work, not only with what was measured", results.Value(measure.CPUSteal, m.steal))
 		}
 		out = append(out, results.Diagnostic{Kind: MachineBusy, Message: msg +
 			"; CPU figures and what limited the run cannot be trusted; run on a quiet machine", Figures: figs})
@@ -248,5 +248,8 @@ func Stolen(res *results.Result, th Thresholds) (float64, bool) {
 			worst = max(worst, v)
 		}
 	}
-	return worst, worst >= 100*th.StealShare
+	return worst, th.stolen(worst)
 }
+
+// stolen tells whether a machine's mean steal (%) reaches StealShare.
+func (th Thresholds) stolen(steal float64) bool { return steal >= 100*th.StealShare }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
@@ -139,18 +140,30 @@ func (f Figure) String() string {
 	if f.Stat != "" {
 		s += " (" + f.Stat + ")"
 	}
-	// A catalog figure is written as the tables write it (its format), so that a verdict and the
-	// table beside it show one number; other figures (settings, shares) keep two decimals under 10.
-	v := Format(f.Value, "n0")
-	if md, ok := measure.Default().Lookup(f.Name); ok && md.Format != "" {
-		v = Format(f.Value, md.Format)
-	} else if math.Abs(f.Value) < 10 && f.Value != math.Trunc(f.Value) {
-		v = strconv.FormatFloat(f.Value, 'f', 2, 64)
-	}
+	v := formatValue(f.Name, f.Value)
 	if f.Unit == "" {
 		return s + " " + v
 	}
 	return s + " " + v + " " + f.Unit
+}
+
+// formatValue writes v as the tables write the figure name: a catalog figure with its format, so
+// that a verdict, a progress line and the table beside them show one number; other figures
+// (settings, shares) with two decimals under 10.
+func formatValue(name string, v float64) string {
+	if md, ok := measure.Default().Lookup(name); ok && md.Format != "" {
+		return Format(v, md.Format)
+	}
+	if math.Abs(v) < 10 && v != math.Trunc(v) {
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return Format(v, "n0")
+}
+
+// Value is a catalog figure's value as the tables write it, with its unit: "8.1 %".
+func Value(name string, v float64) string {
+	md, _ := measure.Default().Lookup(name)
+	return strings.TrimSpace(formatValue(name, v) + " " + md.Unit)
 }
 
 // Verdict is the run's one verdict: the first diagnostic (false when there is none).
