@@ -39,8 +39,11 @@ func TestStartAtHistogramAndLatencyLog(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	if d := got.Report.Start.Sub(at); d < 0 || d > 50*time.Millisecond {
-		t.Errorf("window began %s after the start asked, want 0..50ms", d)
+	// Not before the start asked; the bound after it is the timer's wake-up on a busy machine
+	// (74 ms on CI's runner under -race), well short of the 400 ms the run would begin early
+	// if the start were ignored.
+	if d := got.Report.Start.Sub(at); d < 0 || d > 250*time.Millisecond {
+		t.Errorf("window began %s after the start asked, want 0..250ms", d)
 	}
 	h, err := hdrhistogram.Decode([]byte(got.Histogram))
 	if err != nil {
