@@ -428,3 +428,18 @@ func TestStolen(t *testing.T) {
 		}
 	}
 }
+
+// TestClientBoundOnAStolenHost: wrk's one thread busy 87 % of the time while the host steals 13 %
+// of every core is saturated: the thread had no more to take (gate run 9 called such a run
+// serialized, and its probe blamed the server).
+func TestClientBoundOnAStolenHost(t *testing.T) {
+	got := check(t, map[string]fakeJob{
+		"application": {raw: []float64{20}, global: 66, steal: 13, cores: 2, host: "vm"},
+		"load":        {raw: []float64{87}, global: 66, steal: 13, cores: 2, host: "vm", vars: wrkVars(1, 8, 1), results: wrk(0, 0)},
+	}, want{ClientBound, []string{"it could use 0.9: 1 thread less 13.0 % stolen by the host"}})
+	figure(t, got[0], "load", measure.CPU)
+	check(t, map[string]fakeJob{
+		"application": {raw: []float64{20}, global: 55, steal: 2, cores: 2, host: "vm"},
+		"load":        {raw: []float64{87}, global: 55, steal: 2, cores: 2, host: "vm", vars: wrkVars(1, 8, 1), results: wrk(0, 0)},
+	}, want{Underloaded, nil})
+}

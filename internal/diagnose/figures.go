@@ -31,6 +31,7 @@ type job struct {
 	cpuSet  int     // cores of its cpuSet (environment cpuSetCores); 0 when not pinned
 	cpus    []int   // the CPUs of its cpuSet (environment cpuSet); nil when not pinned or unknown
 	cap     float64 // the cores it can use (set by newRun)
+	left    float64 // the share of each core its host leaves it: 1 less the steal from minOutside (set by setCap)
 	capNote string  // what limits cap, for messages
 	results map[string]float64
 	vars    map[string]any
@@ -47,8 +48,9 @@ func (j *job) saturated(share float64) bool {
 }
 
 // threadsBusy reports whether a load generator's threads are busy (when its threads are known).
+// A thread can use no more of a core than its host leaves it (left).
 func (j *job) threadsBusy(share float64) bool {
-	return j.threads > 0 && j.used >= share*float64(j.threads)
+	return j.threads > 0 && j.used >= share*float64(j.threads)*j.left
 }
 
 // run is a result's jobs, sorted by service name, split into loads and servers, and the
@@ -145,7 +147,7 @@ func (r run) machineOf(j *job) *machine {
 }
 
 func readJob(name string, jr *results.JobResult) *job {
-	j := &job{name: name, results: jr.Results, vars: jr.Variables}
+	j := &job{name: name, results: jr.Results, vars: jr.Variables, left: 1}
 	_, rps := jr.Results[measure.RPS]
 	_, reqs := jr.Results[measure.Requests]
 	j.load = rps || reqs
@@ -219,13 +221,21 @@ func setCap(j *job, all []*job, m *machine, th Thresholds) {
 		j.capNote += " less " + strings.Join(taken, " and ")
 	}
 	j.cap = max(j.cap, 0)
-	if j.load && j.threads > 0 && float64(j.threads) < j.cap {
-		j.cap = float64(j.threads)
-		j.capNote = plural(j.threads, "thread")
+	// A load's threads and a cpuSet's cores lose to the host what it steals of every core: a
+	// saturated thread on a host stealing 13 % is busy 87 % of the time (the machine's own cap
+	// already left out the steal, with the other work outside the run).
+	stolen := ""
+	if m != nil && m.steal >= 100*minOutside {
+		j.left = 1 - m.steal/100
+		stolen = " less " + results.Value(measure.CPUSteal, m.steal) + " stolen by the host"
 	}
-	if j.cpuSet > 0 && float64(j.cpuSet) < j.cap {
-		j.cap = float64(j.cpuSet)
-		j.capNote = plural(j.cpuSet, "core") + " of its cpuSet"
+	if j.load && j.threads > 0 && float64(j.threads)*j.left < j.cap {
+		j.cap = float64(j.threads) * j.left
+		j.capNote = plural(j.threads, "thread") + stolen
+	}
+	if j.cpuSet > 0 && float64(j.cpuSet)*j.left < j.cap {
+		j.cap = float64(j.cpuSet) * j.left
+		j.capNote = plural(j.cpuSet, "core") + " of its cpuSet" + stolen
 	}
 }
 

@@ -13,7 +13,7 @@ func KindDocs() []KindDoc {
 		{RateCapped, "a load with a `rate` variable reached `RateReached` of it: the cap, not the server, limited the run"},
 		{MachineBusy, "on a machine, the CPU used beyond the run's jobs (its `cpu/global` less their `cpu`) is at least `OtherShare` of it (steal included; from `StealShare` the message names it): no CPU-based verdict is given, since other work may have starved any side"},
 		{MachineSaturated, "a machine the run's jobs share is at least `MachineFull` busy (`cpu/global`), and two of them each used at least 1 - `Saturated` of it, not pinned to cpuSets that share no CPU: they fill it together, none alone is the limit (jobs pinned apart are each judged on their own cpuSet)"},
-		{ClientBound, "a load generator uses `Saturated` of its threads, or of what its machine leaves it while no other job there uses more"},
+		{ClientBound, "a load generator uses `Saturated` of its threads (less what the host steals of each core, from 5 %), or of what its machine leaves it while no other job there uses more"},
 		{ServerBound, "a server uses `Saturated` of the cores it can use (its machine's or cpuSet's, less the run's other jobs there)"},
 		{ContentionBound, "nothing saturated, and a server's `runtime-counter/lock-contention` reaches both `LockWaitMin` and `LockWaitPerCPU` x its CPU time, or its `monitor-lock-contention-count` reaches `MonitorContentions`"},
 		{Underloaded, "nothing saturated, no high contention: the load is too light; the probe (when it ran) gained at least `ProbeGain`, or its own run saturated something; the message says which setting to raise"},
