@@ -194,9 +194,14 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 	})
 	if scriptErr != nil {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", scriptErr)
-		res.Failures = append(res.Failures, scriptErr.Error()) // the JSON says why the run failed
 	}
+	// judge writes the verdict's failures; the run's and the scripts' errors go beside them, so
+	// that the JSON's returnCode and failures are crank's exit status and why.
 	verdict := judge(res, f.verdict, scenarioThresholds(resolved))
+	if scriptErr != nil {
+		res.Failures = append(res.Failures, scriptErr.Error())
+		res.ReturnCode, verdict = ExitFailed, ExitFailed
+	}
 	if runErr != nil {
 		res.Failures = append([]string{runErr.Error()}, res.Failures...)
 		res.ReturnCode, verdict = ExitFailed, ExitFailed
@@ -205,9 +210,6 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 	writeVerdict(st.Stdout, st.Stderr, res)
 	if code != ExitOK {
 		return code
-	}
-	if scriptErr != nil {
-		return ExitFailed
 	}
 	return verdict
 }

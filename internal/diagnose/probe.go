@@ -20,6 +20,9 @@ func ProbeSkip(res *results.Result, diags []results.Diagnostic, th Thresholds) s
 	if len(diags) == 0 {
 		return "the run has no verdict to check (no load job, or no CPU figures)"
 	}
+	if behind := results.FellBehind(res.JobResults.Jobs); len(behind) > 0 {
+		return "a load generator fell behind its rate: the run is invalid, and a probe beside it would be too"
+	}
 	switch v := diags[0]; v.Kind {
 	case Underloaded:
 	case ErrorBound:

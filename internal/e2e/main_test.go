@@ -92,6 +92,7 @@ func crank(t *testing.T, timeout time.Duration, args ...string) runResult {
 // result is the part of crank's JSON the tests read.
 type result struct {
 	ReturnCode int       `json:"returnCode"`
+	Failures   []string  `json:"failures"`
 	StartTime  time.Time `json:"startTime"`
 	JobResults struct {
 		Jobs map[string]struct {

@@ -41,3 +41,29 @@ func TestResultScriptBombKeepsTheRun(t *testing.T) {
 		t.Errorf("the JSON's failures do not say why the script was ended:\n%.2000s", b)
 	}
 }
+
+// TestResultScriptErrorInTheJSON: an onResultsCreated script that throws fails the run (exit 1)
+// and the JSON's failures say so, beside what was measured (the verdict's own failures, written
+// after the scripts ran, once replaced it: the JSON said the run failed and not why).
+func TestResultScriptErrorInTheJSON(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "throws.yml")
+	if err := os.WriteFile(bad, []byte("onResultsCreated:\n  - throw 'no figure today';\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.json")
+	_, ports := appPorts(t)
+	args := append([]string{"--config", "scenarios/plaintext.yml", "--config", bad, "--scenario", "plaintext",
+		"--load.job", "builtin", "--variable", "duration=1", "--variable", "warmup=0", "--json", out}, ports...)
+	r := crank(t, 2*time.Minute, args...)
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\nstderr:\n%s", r.code, r.stderr)
+	}
+	res := readResult(t, out)
+	if got := strings.Join(res.Failures, "\n"); !strings.Contains(got, "no figure today") || !strings.Contains(got, "throws.yml") {
+		t.Errorf("the JSON's failures %q do not give the script's error", res.Failures)
+	}
+	if res.ReturnCode != 1 || res.JobResults.Jobs["load"].Results["http/rps/mean"] <= 0 {
+		t.Errorf("returnCode %d, load http/rps/mean %v: want 1 and the measured figure", res.ReturnCode, res.JobResults.Jobs["load"].Results["http/rps/mean"])
+	}
+}
