@@ -31,7 +31,7 @@ type job struct {
 	cpuSet  int     // cores of its cpuSet (environment cpuSetCores); 0 when not pinned
 	cpus    []int   // the CPUs of its cpuSet (environment cpuSet); nil when not pinned or unknown
 	cap     float64 // the cores it can use (set by newRun)
-	left    float64 // the share of each core its host leaves it: 1 less the steal from minOutside (set by setCap)
+	left    float64 // the share of each core its host leaves it: 1 less the steal from StealShare (set by setCap)
 	capNote string  // what limits cap, for messages
 	results map[string]float64
 	vars    map[string]any
@@ -225,7 +225,7 @@ func setCap(j *job, all []*job, m *machine, th Thresholds) {
 	// saturated thread on a host stealing 13 % is busy 87 % of the time (the machine's own cap
 	// already left out the steal, with the other work outside the run).
 	stolen := ""
-	if m != nil && m.steal >= 100*minOutside {
+	if m != nil && th.stolen(m.steal) {
 		j.left = 1 - m.steal/100
 		stolen = " less " + results.Value(measure.CPUSteal, m.steal) + " stolen by the host"
 	}
