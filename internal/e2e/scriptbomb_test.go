@@ -14,17 +14,8 @@ import (
 // first: the JSON holds the load's requests/s, the failure names the script, and crank exits 1
 // (the run failed), not 2 (bad input).
 func TestResultScriptBombKeepsTheRun(t *testing.T) {
-	dir := t.TempDir()
-	bomb := filepath.Join(dir, "bomb.yml")
-	if err := os.WriteFile(bomb, []byte("onResultsCreated:\n  - var a = new Array(1e8).fill(1); benchmarks.properties.n = String(a.length);\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "out.json")
-	_, ports := appPorts(t)
-	args := append([]string{"--config", "scenarios/plaintext.yml", "--config", bomb, "--scenario", "plaintext",
-		"--load.job", "builtin", "--variable", "duration=1", "--variable", "warmup=0", "--json", out}, ports...)
 	start := time.Now()
-	r := crank(t, 2*time.Minute, args...)
+	r, out := withResultScript(t, "bomb.yml", "var a = new Array(1e8).fill(1); benchmarks.properties.n = String(a.length);")
 	if r.code != 1 {
 		t.Fatalf("exit %d after %v, want 1\nstdout:\n%s\nstderr:\n%s", r.code, time.Since(start).Round(time.Second), r.stdout, r.stderr)
 	}
@@ -46,16 +37,7 @@ func TestResultScriptBombKeepsTheRun(t *testing.T) {
 // and the JSON's failures say so, beside what was measured (the verdict's own failures, written
 // after the scripts ran, once replaced it: the JSON said the run failed and not why).
 func TestResultScriptErrorInTheJSON(t *testing.T) {
-	dir := t.TempDir()
-	bad := filepath.Join(dir, "throws.yml")
-	if err := os.WriteFile(bad, []byte("onResultsCreated:\n  - throw 'no figure today';\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "out.json")
-	_, ports := appPorts(t)
-	args := append([]string{"--config", "scenarios/plaintext.yml", "--config", bad, "--scenario", "plaintext",
-		"--load.job", "builtin", "--variable", "duration=1", "--variable", "warmup=0", "--json", out}, ports...)
-	r := crank(t, 2*time.Minute, args...)
+	r, out := withResultScript(t, "throws.yml", "throw 'no figure today';")
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1\nstderr:\n%s", r.code, r.stderr)
 	}
@@ -66,4 +48,21 @@ func TestResultScriptErrorInTheJSON(t *testing.T) {
 	if res.ReturnCode != 1 || res.JobResults.Jobs["load"].Results["http/rps/mean"] <= 0 {
 		t.Errorf("returnCode %d, load http/rps/mean %v: want 1 and the measured figure", res.ReturnCode, res.JobResults.Jobs["load"].Results["http/rps/mean"])
 	}
+}
+
+// withResultScript runs the plaintext scenario for 1 s with the built-in load and a configuration
+// file (named file) whose one onResultsCreated script is script; it returns crank's run and the
+// JSON's path.
+func withResultScript(t *testing.T, file, script string) (runResult, string) {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, file)
+	if err := os.WriteFile(cfg, []byte("onResultsCreated:\n  - "+script+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.json")
+	_, ports := appPorts(t)
+	args := append([]string{"--config", "scenarios/plaintext.yml", "--config", cfg, "--scenario", "plaintext",
+		"--load.job", "builtin", "--variable", "duration=1", "--variable", "warmup=0", "--json", out}, ports...)
+	return crank(t, 2*time.Minute, args...), out
 }
