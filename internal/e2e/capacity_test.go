@@ -20,48 +20,51 @@ import (
 // 900-1,050 req/s, says contention-bound (or serialized) at the knee, within 60 s, and writes its
 // steps at the root of the JSON.
 func TestCapacityOfAMutex(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "capacity.json")
-	args := append([]string{"capacity"}, diagArgs(t, "mutexspin", "1ms", true, "--load.job", "builtin", "--variable", "connections=64",
-		"--slo", "load:http/latency/99<20", "--json", out)...)
-	start := time.Now()
-	var r runResult
-	outside := outsideShare(t, func() { r = crank(t, 2*time.Minute, args...) })
-	took := time.Since(start)
-	if r.code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	// Near the knee a p99 is amplified by any pause: at 85 % of the true capacity, bursts of other
+	// work taking 16 % of the machine (two processes burning 50 ms every 350 ms) settled the search
+	// at 812 req/s, where a quiet machine gives 969. The band is a measurement of a quiet machine:
+	// a search the test saw disturbed (quietOutside, its own measure) runs again, up to three times,
+	// and is judged only when one was quiet; else it is reported, not judged.
+	const quietOutside = 0.05
+	var (
+		c       capacity.Result
+		r       runResult
+		out     string
+		outside float64
+	)
+	for try := 1; try <= 3; try++ {
+		out = filepath.Join(t.TempDir(), "capacity.json")
+		args := append([]string{"capacity"}, diagArgs(t, "mutexspin", "1ms", true, "--load.job", "builtin", "--variable", "connections=64",
+			"--slo", "load:http/latency/99<20", "--json", out)...)
+		start := time.Now()
+		outside = outsideShare(t, func() { r = crank(t, 2*time.Minute, args...) })
+		took := time.Since(start)
+		if r.code != 0 {
+			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		}
+		c = readCapacity(t, out)
+		t.Logf("try %d: capacity %.0f req/s, failed at %.0f, %d steps in %s, %.0f %% of the machine used outside the run: %s",
+			try, c.Rate, c.FailedAt, len(c.Steps), took.Round(time.Second), 100*outside, c.Verdict)
+		if took > time.Minute {
+			t.Errorf("took %s, want under 60 s", took)
+		}
+		if outside <= quietOutside {
+			break
+		}
 	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
+	if outside <= quietOutside && (c.Rate < 900 || c.Rate > 1050) {
+		t.Errorf("capacity %.0f req/s on a quiet machine (%.0f %% outside the run), want 900-1,050\n%s", c.Rate, 100*outside, r.stdout)
 	}
-	var doc struct {
-		Capacity capacity.Result `json:"capacity"`
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
-	c := doc.Capacity
-	t.Logf("capacity %.0f req/s, failed at %.0f, %d steps in %s: %s", c.Rate, c.FailedAt, len(c.Steps), took.Round(time.Second), c.Verdict)
-	// Near the knee a step's p99 is one sample of a noisy tail: with other work taking the machine
-	// (the suite's other packages), the search may settle a step lower. The band stands on a quiet
-	// machine; on a busy one (measured, as the verdict tests do) one step of 5 % below it is allowed.
-	low := 900.0
-	if outside > 0.12 {
-		// The band is a measurement: on a machine this busy (the suite's other packages) it says
-		// more about them than about the search, so it is reported, not judged.
-		t.Logf("%.0f %% of the machine used outside the run: capacity %.0f req/s not judged against 900-1,050", 100*outside, c.Rate)
-		low = 0
-	}
-	if c.Rate < low || c.Rate > 1050 {
-		t.Errorf("capacity %.0f req/s, want %.0f-1,050\n%s", c.Rate, low, r.stdout)
+	if outside > quietOutside {
+		t.Logf("%.0f %% of the machine used outside the run in each try: capacity %.0f req/s reported, not judged against 900-1,050", 100*outside, c.Rate)
+		if c.Rate > 1050 {
+			t.Errorf("capacity %.0f req/s, above the true 1,000 on any machine\n%s", c.Rate, r.stdout)
+		}
 	}
 	// On a machine the test measured busy, machine-busy replaces the CPU-based verdicts, as it does
 	// for any run (the verdict tests accept it alike).
 	if c.VerdictKind != "contention-bound" && c.VerdictKind != "serialized" && (c.VerdictKind != "machine-busy" || outside <= 0.12) {
 		t.Errorf("knee verdict %q (%s), want contention-bound or serialized (machine-busy only on a busy machine: %.0f %% outside)", c.VerdictKind, c.Verdict, 100*outside)
-	}
-	if took > time.Minute {
-		t.Errorf("took %s, want under 60 s", took)
 	}
 	if !strings.Contains(r.stdout, "capacity: ") || !strings.Contains(r.stdout, "at the knee: server CPU") || len(c.Steps) < 3 {
 		t.Errorf("stdout lacks the answer or the steps:\n%s", r.stdout)
@@ -164,4 +167,20 @@ func TestCapacityPerVariant(t *testing.T) {
 	if !strings.Contains(r.stdout, "capacity per variant (the first is the baseline):") || !strings.Contains(r.stdout, "work=4ms") {
 		t.Errorf("stdout lacks the side-by-side table:\n%s", r.stdout)
 	}
+}
+
+// readCapacity reads the capacity search at the root of the JSON file out.
+func readCapacity(t *testing.T, out string) capacity.Result {
+	t.Helper()
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Capacity capacity.Result `json:"capacity"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Capacity
 }
