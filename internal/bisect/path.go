@@ -36,6 +36,17 @@ func (f Figure) Value(v float64) string {
 	return strings.TrimSpace(results.Format(v, f.Format) + " " + f.Unit)
 }
 
+// Interval writes a relative half-width as the path's interval cell: "± 2.1 %".
+func Interval(relative float64) string {
+	return fmt.Sprintf("± %.1f %%", 100*relative)
+}
+
+// Estimate writes a mean and its interval as crank bisect's progress lines do, with the figure's
+// rounding and unit, as the path writes the same mean: "48,108 req/s ± 2.1 %".
+func (f Figure) Estimate(mean, relative float64) string {
+	return f.Value(mean) + " " + Interval(relative)
+}
+
 // Row is one commit of the path, cell by cell, as crank bisect writes it.
 type Row struct {
 	// Head names the commit's place: "good (baseline)", "bad (the other end)", "step 2 of about 4".
@@ -70,7 +81,7 @@ func (f Figure) Row(n, about int, s Step) Row {
 	if s.Mean != 0 {
 		rel = s.HalfWidth / s.Mean
 	}
-	r.Mean, r.Interval, r.Iterations = f.Value(s.Mean), fmt.Sprintf("± %.1f %%", 100*rel), fmt.Sprint(s.Iterations)
+	r.Mean, r.Interval, r.Iterations = f.Value(s.Mean), Interval(rel), fmt.Sprint(s.Iterations)
 	if s.Rerun > 0 {
 		r.Rerun = fmt.Sprintf("%d more run again: steal", s.Rerun)
 	}

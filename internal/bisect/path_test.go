@@ -24,3 +24,28 @@ func TestRowSaysRerun(t *testing.T) {
 		t.Errorf("no rerun, yet %q", got)
 	}
 }
+
+// TestEstimateAsThePath: a progress line's estimate writes the mean with the figure's rounding and
+// unit, the path's cells for the same step: a latency of 0.45 ms is not "0" (the round lines wrote
+// every figure as a whole number).
+func TestEstimateAsThePath(t *testing.T) {
+	for _, c := range []struct {
+		metric string
+		mean   float64
+		want   string
+	}{
+		{"load:http/rps/mean", 48108.4, "48,108 req/s ± 2.1 %"},
+		{"load:http/latency/mean", 0.4512, "0.45 ms ± 2.1 %"},
+		{"app:my/counter", 3.14159, "3.14 ± 2.1 %"},
+	} {
+		f := FigureOf(c.metric)
+		got := f.Estimate(c.mean, 0.021)
+		if got != c.want {
+			t.Errorf("%s: %q, want %q", c.metric, got, c.want)
+		}
+		r := f.Row(1, 4, Step{Mean: c.mean, HalfWidth: 0.021 * c.mean, Iterations: 3, Verdict: Good})
+		if row := r.Mean + " " + r.Interval; row != got {
+			t.Errorf("%s: the path's cells %q, the progress line %q", c.metric, row, got)
+		}
+	}
+}

@@ -112,6 +112,7 @@ func (b *bisector) once(ctx context.Context, cr *commitRun) error {
 // least MinAutoIterations rounds), or after --max-iterations rounds. The first commit that fails
 // to build or run ends it with its error and which commit it was.
 func (b *bisector) rounds(ctx context.Context, decided func() bool, crs ...*commitRun) (*commitRun, error) {
+	fig := bisect.FigureOf(b.metric)
 	for round := 1; round <= b.f.run.spread.auto.max; round++ {
 		met := round >= MinAutoIterations
 		var line []string
@@ -121,7 +122,7 @@ func (b *bisector) rounds(ctx context.Context, decided func() bool, crs ...*comm
 			}
 			p := cr.acc.Precision
 			met = met && p.Met
-			line = append(line, fmt.Sprintf("%s %s ± %.1f %%", cr.c.Short(), results.Format(p.Mean, "n0"), 100*p.Relative))
+			line = append(line, cr.c.Short()+" "+fig.Estimate(p.Mean, p.Relative))
 		}
 		fmt.Fprintf(b.st.Stderr, "bisect: round %d: %s\n", round, strings.Join(line, ", "))
 		if met || round >= MinAutoIterations && decided() {
