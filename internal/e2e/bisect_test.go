@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -126,16 +125,9 @@ func TestBisectFindsTheMutex(t *testing.T) {
 	if !strings.Contains(r.stdout, "first bad commit: "+shas[10]+" guard every request with a mutex") {
 		t.Errorf("the culprit is %s:\n%s", shas[10], r.stdout)
 	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
+	doc := readJSON[struct {
 		Bisect bisect.Result `json:"bisect"`
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
+	}](t, out)
 	if doc.Bisect.FirstBad != shas[10] || len(doc.Bisect.Steps) > 5 || doc.Bisect.Baseline.Mean <= 0 {
 		t.Errorf("JSON bisect: first bad %s, %d steps, baseline %v: want %s in at most 5", doc.Bisect.FirstBad, len(doc.Bisect.Steps), doc.Bisect.Baseline.Mean, shas[10])
 	}

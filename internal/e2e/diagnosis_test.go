@@ -141,11 +141,15 @@ func runVerdict(t *testing.T, code int, args ...string) verdictRun {
 		probed: strings.Contains(r.stderr, "probe: a short run at twice the connections")}
 }
 
+// busyOutside is the share of the machine used outside a run (outsideShare) from which a test
+// accepts machine-busy in place of its own verdict: below the diagnosis's OtherShare, since the test
+// measures the whole run and the agent its measured window.
+const busyOutside = 0.12
+
 // want fails unless the verdict is kind, or machine-busy while the test's own measure saw at least
 // busyOutside of the machine used outside the run. It reports whether the verdict is kind.
 func (v verdictRun) want(t *testing.T, kind string, probe bool) bool {
 	t.Helper()
-	const busyOutside = 0.12 // below the diagnosis's OtherShare: the test measures the whole run, the agent its measured window
 	switch {
 	case v.verdict.Kind == kind:
 		if v.probed != probe {

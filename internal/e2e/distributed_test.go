@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -30,19 +29,11 @@ type jobResult struct {
 
 func readJobs(t *testing.T, path string) map[string]jobResult {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r struct {
+	return readJSON[struct {
 		JobResults struct {
 			Jobs map[string]jobResult `json:"jobs"`
 		} `json:"jobResults"`
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return r.JobResults.Jobs
+	}](t, path).JobResults.Jobs
 }
 
 // value is the timeline's last sample of name (a load generator's parsed values come once).

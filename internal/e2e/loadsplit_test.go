@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -93,19 +92,12 @@ type splitResult struct {
 
 func readSplit(t *testing.T, path string) (splitResult, []string) {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r struct {
+	r := readJSON[struct {
 		Failures   []string `json:"failures"`
 		JobResults struct {
 			Jobs map[string]splitResult `json:"jobs"`
 		} `json:"jobResults"`
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
+	}](t, path)
 	return r.JobResults.Jobs["load"], r.Failures
 }
 
@@ -212,15 +204,7 @@ type thresholdCheck struct {
 
 func readThresholds(t *testing.T, path string) []thresholdCheck {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r struct {
+	return readJSON[struct {
 		Thresholds []thresholdCheck `json:"thresholds"`
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
-	return r.Thresholds
+	}](t, path).Thresholds
 }

@@ -110,15 +110,21 @@ type result struct {
 
 func readResult(t *testing.T, path string) result {
 	t.Helper()
+	return readJSON[result](t, path)
+}
+
+// readJSON reads the JSON file at path (crank's output) into a T, the part of it a test reads.
+func readJSON[T any](t *testing.T, path string) T {
+	t.Helper()
+	var v T
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r result
-	if err := json.Unmarshal(b, &r); err != nil {
+	if err := json.Unmarshal(b, &v); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	return r
+	return v
 }
 
 func mustContain(t *testing.T, what, s string, parts ...string) {
