@@ -278,21 +278,6 @@ func measuredStart(loads []*instance, loadStart time.Time) time.Time {
 	return start
 }
 
-// markOutsideLoad marks the servers' samples taken before the measured window as warm-up and
-// those taken after the load ended (the servers idle while they are being stopped) as cool-down.
-// Every sample stays in the timeline; summaries use the measured ones.
-func markOutsideLoad(servers []*instance, from, to time.Time) {
-	for _, in := range servers {
-		for i, m := range in.measured.Measurements {
-			if isOnce(m.Name) {
-				continue
-			}
-			in.measured.Measurements[i].Warmup = m.Warmup || m.Timestamp.Before(from)
-			in.measured.Measurements[i].Cooldown = m.Timestamp.After(to)
-		}
-	}
-}
-
 // isOnce tells the measurements taken once per job rather than sampled.
 func isOnce(name string) bool {
 	return name == measure.BuildTime || name == measure.StartTime || name == measure.PublishedSize

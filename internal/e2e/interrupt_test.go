@@ -47,10 +47,11 @@ func TestInterruptKeepsLoadFigures(t *testing.T) {
 			if rps <= 0 || served <= 0 {
 				t.Fatalf("load %s = %v, application %s = %v: want both measured", measure.RPS, rps, measure.RequestsPerSecond, served)
 			}
-			// The application's counter is sampled once a second, so a 2 s window's edges weigh: 25 %
-			// here (the status line against the load, measured by hand, agreed within 2-5 %).
-			if ratio := rps / served; ratio < 0.75 || ratio > 1.25 {
-				t.Errorf("load %.0f req/s against the application's %.0f req/s (%.2fx): want within 25 %%", rps, served, ratio)
+			// The application's counter is sampled once a second and only samples whose whole second
+			// lies in the window count, so the two agree closely (within 5 % in 9 runs here); a
+			// sample half before the load began read the application 0.75x the load.
+			if ratio := rps / served; ratio < 0.85 || ratio > 1.15 {
+				t.Errorf("load %.0f req/s against the application's %.0f req/s (%.2fx): want within 15 %%", rps, served, ratio)
 			}
 			if ran := reqs / rps; ran < 1 || ran > 5 {
 				t.Errorf("%.0f requests at %.0f req/s is %.1f s of load: want the ~2 s before Ctrl-C", reqs, rps, ran)
