@@ -154,13 +154,27 @@ func TestBisectFindsTheMutex(t *testing.T) {
 
 // TestBisectNoCommitIsWorse: 8 commits that change nothing the load sees end with "no commit is
 // worse". That answer needs the bad end's mean within the precision (else it is "cannot tell"):
-// 10 %, which 3 to 8 iterations reach on this machine's quiet run-to-run spread of about 7 %; a
-// make test run beside other work spread it to 10-15 % (both ends "± 11-14 % over 8 iterations":
-// cannot tell), so up to 20 are allowed: the search stops as soon as both are within 10 %.
+// 10 %, which 3 to 8 iterations reach on this machine's quiet run-to-run spread of about 7 %, up
+// to 20 allowed. Beside other work the spread grows (a make test with doccheck beside it: both
+// ends "± 9-11 % over 20 iterations"), and "cannot tell" is then the honest answer: a search the
+// test saw disturbed (more than quietOutside of the machine used outside it) runs again once, and
+// "cannot tell" on a disturbed machine is reported, not judged. Naming a commit always fails.
 func TestBisectNoCommitIsWorse(t *testing.T) {
 	repo, shas := bisectRepo(t, 8, 0)
-	r := crank(t, 6*time.Minute, append(bisectArgs(t, repo), "--good", shas[0], "--bad", shas[7], "--precision", "10%", "--max-iterations", "20")...)
-	if r.code != 0 || !strings.Contains(r.stdout, "no commit is worse") {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	args := append(bisectArgs(t, repo), "--good", shas[0], "--bad", shas[7], "--precision", "10%", "--max-iterations", "20")
+	for try := 1; try <= 2; try++ {
+		var r runResult
+		outside := outsideShare(t, func() { r = crank(t, 6*time.Minute, args...) })
+		t.Logf("try %d: %.0f %% of the machine used outside the search, exit %d", try, 100*outside, r.code)
+		switch {
+		case r.code == 0 && strings.Contains(r.stdout, "no commit is worse"):
+			return
+		case r.code == 1 && strings.Contains(r.stdout, "cannot tell") && !strings.Contains(r.stdout, "first bad commit") && outside > quietOutside:
+			if try == 2 {
+				t.Logf("cannot tell on a disturbed machine (%.0f %% outside), reported, not judged:\n%s", 100*outside, r.stdout)
+			}
+		default:
+			t.Fatalf("exit %d, %.0f %% of the machine outside the search; want \"no commit is worse\"\nstdout:\n%s\nstderr:\n%s", r.code, 100*outside, r.stdout, r.stderr)
+		}
 	}
 }

@@ -24,7 +24,6 @@ func TestCapacityOfAMutex(t *testing.T) {
 	// at 812 req/s, where a quiet machine gives 969. The band is a measurement of a quiet machine:
 	// a search the test saw disturbed (quietOutside, its own measure) runs again, up to three times,
 	// and is judged only when one was quiet; else it is reported, not judged.
-	const quietOutside = 0.05
 	var (
 		c       capacity.Result
 		r       runResult

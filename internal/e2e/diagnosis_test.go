@@ -146,6 +146,11 @@ func runVerdict(t *testing.T, code int, args ...string) verdictRun {
 // measures the whole run and the agent its measured window.
 const busyOutside = 0.12
 
+// quietOutside is the share of the machine used outside a run (outsideShare) up to which a test
+// calls the machine quiet and judges a measurement that other work moves (a capacity near its
+// knee, a bisect's "no commit is worse"); a quiet run here reads 0 %.
+const quietOutside = 0.05
+
 // want fails unless the verdict is kind, or machine-busy while the test's own measure saw at least
 // busyOutside of the machine used outside the run. It reports whether the verdict is kind.
 func (v verdictRun) want(t *testing.T, kind string, probe bool) bool {
