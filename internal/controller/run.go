@@ -141,7 +141,7 @@ func (c *Controller) runPass(ctx context.Context, services []Service, h *held, l
 	for _, in := range reused {
 		in.dropBefore(passStart) // samples of earlier passes
 	}
-	markOutsideLoad(servers, measuredStart(loads, loadStart), loadEnd)
+	markOutsideLoad(servers, loadStart, measuredStart(loads, loadStart), loadEnd)
 	return assemble(services, all)
 }
 

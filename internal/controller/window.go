@@ -7,22 +7,25 @@ import (
 )
 
 // markOutsideLoad marks the servers' samples that do not belong to the measured window [from, to]
-// as warm-up (before it) or cool-down (after it). A sample is taken at the end of the interval it
-// covers (a CPU share, a counter's rate since the previous sample of its name), so it belongs to
-// the window when its whole interval does: the first sample after the window opens covers mostly
-// time before it (the idle server before the load began), and counted it drags a short window's
-// figures down. The first sample of a name is taken to cover as long as the gap to its next. When
-// the window is shorter than any of a name's intervals, the samples taken in it count, so a short
-// run still has its servers' figures. Every sample stays in the timeline; summaries use the
-// measured ones.
-func markOutsideLoad(servers []*instance, from, to time.Time) {
+// as warm-up (before it) or cool-down (after it); the load began at began (its warm-up included).
+// A sample is taken at the end of the interval it covers (a CPU share, a counter's rate since the
+// previous sample of its name), so a sample taken in the window counts unless its interval reaches
+// back before the load began: the first sample after a window opened with no warm-up covers mostly
+// the idle server, and counted it read the application's counter 0.75x the load over a 2 s window
+// cut by Ctrl-C. A sample that covers the load's warm-up and the window's start covers a loaded
+// server and counts, as before. The first sample of a name is taken to cover as long as the gap to
+// its next. When no sample of a name qualifies (a window shorter than its interval), the samples
+// taken in the window count, so a short run still has its servers' figures. Every sample stays in
+// the timeline; summaries use the measured ones.
+func markOutsideLoad(servers []*instance, began, from, to time.Time) {
 	for _, in := range servers {
-		markWindow(in.measured.Measurements, from, to)
+		markWindow(in.measured.Measurements, began, from, to)
 	}
 }
 
-// markWindow marks ms (one job's samples, in the order taken) against the window [from, to].
-func markWindow(ms []api.Measurement, from, to time.Time) {
+// markWindow marks ms (one job's samples, in the order taken) against the window [from, to] of a
+// load that began at began.
+func markWindow(ms []api.Measurement, began, from, to time.Time) {
 	byName := map[string][]int{}
 	for i, m := range ms {
 		if !isOnce(m.Name) {
@@ -31,16 +34,13 @@ func markWindow(ms []api.Measurement, from, to time.Time) {
 	}
 	for _, idx := range byName {
 		starts := intervalStarts(ms, idx)
-		inside := false
+		strict := false
 		for k, i := range idx {
-			inside = inside || (!starts[k].Before(from) && !ms[i].Timestamp.After(to))
+			strict = strict || (!starts[k].Before(began) && !ms[i].Timestamp.Before(from) && !ms[i].Timestamp.After(to))
 		}
 		for k, i := range idx {
-			begin := ms[i].Timestamp
-			if inside {
-				begin = starts[k]
-			}
-			ms[i].Warmup = ms[i].Warmup || begin.Before(from)
+			idle := strict && starts[k].Before(began)
+			ms[i].Warmup = ms[i].Warmup || ms[i].Timestamp.Before(from) || idle
 			ms[i].Cooldown = ms[i].Timestamp.After(to)
 		}
 	}

@@ -25,7 +25,7 @@ func phases(ms []api.Measurement) string {
 	return out
 }
 
-func TestWindowCountsWholeIntervals(t *testing.T) {
+func TestWindowLeavesOutTheIdleServer(t *testing.T) {
 	t0 := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	samples := func(name string, times ...int) []api.Measurement {
@@ -36,27 +36,30 @@ func TestWindowCountsWholeIntervals(t *testing.T) {
 		return ms
 	}
 	cases := []struct {
-		name     string
-		ms       []api.Measurement
-		from, to int
-		want     string
+		name            string
+		ms              []api.Measurement
+		began, from, to int
+		want            string
 	}{
-		// The sample 300 ms after the window opens covers 700 ms before it: not the load's.
-		{"interrupted after 2 s", samples(measure.CPU, -700, 300, 1300, 2300), 0, 2000, "wwmc"},
-		{"ten seconds", samples(measure.CPU, -700, 300, 1300, 2300, 3300, 4300, 5300, 6300, 7300, 8300, 9300, 10300), 0, 10000, "wwmmmmmmmmmc"},
+		// No warm-up: the sample 300 ms after the window opens covers 700 ms of the idle server.
+		{"interrupted after 2 s", samples(measure.CPU, -700, 300, 1300, 2300), 0, 0, 2000, "wwmc"},
+		{"ten seconds", samples(measure.CPU, -700, 300, 1300, 2300, 3300, 4300, 5300, 6300, 7300, 8300, 9300, 10300), 0, 0, 10000, "wwmmmmmmmmmc"},
+		// After 1 s of the load's warm-up, that sample covers a loaded server: it counts.
+		{"after warm-up", samples(measure.CPU, -700, 300, 1300, 2300), -1000, 0, 2000, "wmmc"},
+		{"after a short warm-up", samples(measure.CPU, -700, 300, 1300, 2300), -500, 0, 2000, "wwmc"},
 		// The first sample is taken to cover as long as the gap to the next.
-		{"first sample", samples(measure.CPU, 500, 1500, 2500), 0, 3000, "wmm"},
-		{"first sample inside", samples(measure.CPU, 1000, 2000, 3000), 0, 3000, "mmm"},
+		{"first sample", samples(measure.CPU, 500, 1500, 2500), 0, 0, 3000, "wmm"},
+		{"first sample inside", samples(measure.CPU, 1000, 2000, 3000), 0, 0, 3000, "mmm"},
 		// A window shorter than any interval keeps the samples taken in it.
-		{"short window", samples(measure.CPU, -700, 300, 1300), 0, 500, "wmc"},
-		{"one sample", samples(measure.CPU, 300), 0, 500, "m"},
+		{"short window", samples(measure.CPU, -700, 300, 1300), 0, 0, 500, "wmc"},
+		{"one sample", samples(measure.CPU, 300), 0, 0, 500, "m"},
 		// Two names sampled at their own times are each judged by their own intervals.
-		{"two names", append(samples(measure.CPU, -700, 300, 1300, 2300), samples(measure.RequestsPerSecond, -200, 800, 1800)...), 0, 2000, "wwmcwwm"},
+		{"two names", append(samples(measure.CPU, -700, 300, 1300, 2300), samples(measure.RequestsPerSecond, -200, 800, 1800)...), 0, 0, 2000, "wwmcwwm"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ms := slices.Clone(c.ms)
-			markWindow(ms, at(c.from), at(c.to))
+			markWindow(ms, at(c.began), at(c.from), at(c.to))
 			if got := phases(ms); got != c.want {
 				t.Errorf("marks %s, want %s", got, c.want)
 			}
@@ -72,7 +75,7 @@ func TestWindowKeepsMarksAndOnceFigures(t *testing.T) {
 		{Name: measure.CPU, Timestamp: t0.Add(2 * time.Second), Value: 1},
 		{Name: measure.CPU, Timestamp: t0.Add(3 * time.Second), Value: 1},
 	}
-	markWindow(ms, t0, t0.Add(5*time.Second))
+	markWindow(ms, t0, t0, t0.Add(5*time.Second))
 	if got := phases(ms); got != "mwmm" {
 		t.Errorf("marks %s, want mwmm (the build time is not a sample, the agent's warm-up stays)", got)
 	}
