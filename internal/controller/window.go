@@ -34,12 +34,12 @@ func markWindow(ms []api.Measurement, began, from, to time.Time) {
 	}
 	for _, idx := range byName {
 		starts := intervalStarts(ms, idx)
-		strict := false
+		someLoaded := false // a sample in the window covers no time before the load began
 		for k, i := range idx {
-			strict = strict || (!starts[k].Before(began) && !ms[i].Timestamp.Before(from) && !ms[i].Timestamp.After(to))
+			someLoaded = someLoaded || (!starts[k].Before(began) && !ms[i].Timestamp.Before(from) && !ms[i].Timestamp.After(to))
 		}
 		for k, i := range idx {
-			idle := strict && starts[k].Before(began)
+			idle := someLoaded && starts[k].Before(began)
 			ms[i].Warmup = ms[i].Warmup || ms[i].Timestamp.Before(from) || idle
 			ms[i].Cooldown = ms[i].Timestamp.After(to)
 		}
