@@ -13,10 +13,9 @@ import (
 // back before the load began: the first sample after a window opened with no warm-up covers mostly
 // the idle server, and counted it read the application's counter 0.75x the load over a 2 s window
 // cut by Ctrl-C. A sample that covers the load's warm-up and the window's start covers a loaded
-// server and counts, as before. The first sample of a name is taken to cover as long as the gap to
-// its next. When no sample of a name qualifies (a window shorter than its interval), the samples
-// taken in the window count, so a short run still has its servers' figures. Every sample stays in
-// the timeline; summaries use the measured ones.
+// server and counts, as before. When no sample of a name qualifies (a window shorter than its
+// interval), the samples taken in the window count, so a short run still has its servers' figures.
+// Every sample stays in the timeline; summaries use the measured ones.
 func markOutsideLoad(servers []*instance, began, from, to time.Time) {
 	for _, in := range servers {
 		markWindow(in.measured.Measurements, began, from, to)
@@ -47,18 +46,50 @@ func markWindow(ms []api.Measurement, began, from, to time.Time) {
 }
 
 // intervalStarts gives, for each sample ms[idx[k]] of one name, when the interval it covers
-// began: the previous sample's time, and for the first, its own time less the gap to the next.
+// began. Samples taken together (one sampler's or scraper's tick: the same timestamp) cover the
+// same interval, which began at that source's previous tick: the latest previous sample of any name
+// taken at that instant. So a name that first appears in the middle of a run (the GC pause p99, only
+// once a GC happened) covers its tick's second, not the gap to its next appearance, which read as
+// reaching back before the load and left a loaded sample out (its measured phase then began a
+// second late in InfluxDB). A tick with no previous one (the job's first) covers as long as the gap
+// to its next; a lone sample covers nothing before it.
 func intervalStarts(ms []api.Measurement, idx []int) []time.Time {
+	prev, next := neighbours(ms)
 	starts := make([]time.Time, len(idx))
 	for k, i := range idx {
-		switch {
-		case k > 0:
-			starts[k] = ms[idx[k-1]].Timestamp
-		case len(idx) > 1:
-			starts[k] = ms[i].Timestamp.Add(-ms[idx[1]].Timestamp.Sub(ms[i].Timestamp))
+		t := ms[i].Timestamp
+		switch tick := t.UnixNano(); {
+		case !prev[tick].IsZero():
+			starts[k] = prev[tick]
+		case !next[tick].IsZero():
+			starts[k] = t.Add(-next[tick].Sub(t))
 		default:
-			starts[k] = ms[i].Timestamp
+			starts[k] = t
 		}
 	}
 	return starts
+}
+
+// neighbours gives, for each instant samples were taken at (in Unix nanoseconds), the previous and
+// the next tick of the source that took them: the latest previous and the earliest next sample of
+// the names taken at that instant (samples taken once are not ticks).
+func neighbours(ms []api.Measurement) (prev, next map[int64]time.Time) {
+	prev, next = map[int64]time.Time{}, map[int64]time.Time{}
+	last := map[string]time.Time{}
+	for _, m := range ms {
+		if isOnce(m.Name) {
+			continue
+		}
+		tick := m.Timestamp.UnixNano()
+		if p, ok := last[m.Name]; ok && p.Before(m.Timestamp) {
+			if p.After(prev[tick]) {
+				prev[tick] = p
+			}
+			if n := next[p.UnixNano()]; n.IsZero() || m.Timestamp.Before(n) {
+				next[p.UnixNano()] = m.Timestamp
+			}
+		}
+		last[m.Name] = m.Timestamp
+	}
+	return prev, next
 }

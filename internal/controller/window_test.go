@@ -47,7 +47,7 @@ func TestWindowLeavesOutTheIdleServer(t *testing.T) {
 		// After 1 s of the load's warm-up, that sample covers a loaded server: it counts.
 		{"after warm-up", samples(measure.CPU, -700, 300, 1300, 2300), -1000, 0, 2000, "wmmc"},
 		{"after a short warm-up", samples(measure.CPU, -700, 300, 1300, 2300), -500, 0, 2000, "wwmc"},
-		// The first sample is taken to cover as long as the gap to the next.
+		// The first tick is taken to cover as long as the gap to the next.
 		{"first sample", samples(measure.CPU, 500, 1500, 2500), 0, 0, 3000, "wmm"},
 		{"first sample inside", samples(measure.CPU, 1000, 2000, 3000), 0, 0, 3000, "mmm"},
 		// A window shorter than any interval keeps the samples taken in it.
@@ -55,6 +55,10 @@ func TestWindowLeavesOutTheIdleServer(t *testing.T) {
 		{"one sample", samples(measure.CPU, 300), 0, 0, 500, "m"},
 		// Two names sampled at their own times are each judged by their own intervals.
 		{"two names", append(samples(measure.CPU, -700, 300, 1300, 2300), samples(measure.RequestsPerSecond, -200, 800, 1800)...), 0, 0, 2000, "wwmcwwm"},
+		// A name that first appears mid-run (the GC pause p99, once a GC happened) covers its tick's
+		// second, taken with the names sampled at that instant, not the gap to its next appearance.
+		{"a name first seen mid-run", append(samples(measure.RequestsPerSecond, -700, 300, 1300, 2300, 3300, 4300), samples(measure.GCPauseP99, 1300, 3300)...), 0, 0, 4000, "wwmmmcmm"},
+		{"a name first seen in the first tick", append(samples(measure.RequestsPerSecond, 500, 1500, 2500), samples(measure.GCPauseP99, 500, 2500)...), 0, 0, 3000, "wmmwm"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
