@@ -15,9 +15,17 @@ import (
 )
 
 // TestCapacityOfAMutex: every request holds one mutex for 1 ms (burning it, so the hold is exact):
-// the true capacity is 1,000 req/s whatever the cores. crank capacity with p99 < 20 ms finds
-// 900-1,050 req/s, says contention-bound (or serialized) at the knee, within 60 s, and writes its
+// the server can never serve more than 1,000 req/s whatever the cores, and serves a few % less
+// (the lock's hand-off between goroutines). crank capacity with p99 < 20 ms finds 85-100 % of what
+// the server served when saturated (its ceiling: the most any step achieved, the step asked
+// 1,000 req/s), says contention-bound (or serialized) at the knee, within 60 s, and writes its
 // steps at the root of the JSON.
+//
+// Why 85 %: requests queue for one 1 ms server, so p99 < 20 ms is 20 service times. Arriving at
+// random (64 connections), the queue's p99 wait is about its mean wait ρ/(2µ(1-ρ)) times ln(100ρ):
+// 12.6 ms at 85 % of the ceiling, 20 ms at 90 %, 26 ms at 92 %. The knee lies near 90 %, and the
+// search's last bracket is 3 % wide. A fixed band of 900-1,050 req/s failed a quiet CI run: its
+// ceiling was 959-975 req/s and it found 875 (90 % of it); this machine found 938 of 966.
 func TestCapacityOfAMutex(t *testing.T) {
 	// Near the knee a p99 is amplified by any pause: at 85 % of the true capacity, bursts of other
 	// work taking 16 % of the machine (two processes burning 50 ms every 350 ms) settled the search
@@ -52,15 +60,25 @@ func TestCapacityOfAMutex(t *testing.T) {
 			break
 		}
 	}
+	ceiling := 0.0
+	for _, s := range c.Steps {
+		ceiling = max(ceiling, s.Achieved)
+	}
+	t.Logf("saturated, the server served at most %.0f req/s; the capacity is %.0f %% of it", ceiling, 100*c.Rate/ceiling)
+	if ceiling < 900 || ceiling > 1010 {
+		t.Errorf("the server served at most %.0f req/s, want 900-1,000 (one 1 ms lock, a few %% for its hand-off)\n%s", ceiling, r.stdout)
+	}
+	if c.Rate > 1.02*ceiling || c.Rate > 1000 {
+		t.Errorf("capacity %.0f req/s, above what the server served (%.0f) or the lock's 1,000\n%s", c.Rate, ceiling, r.stdout)
+	}
 	if outside <= quietOutside {
-		if c.Rate < 900 || c.Rate > 1050 {
-			t.Errorf("capacity %.0f req/s on a quiet machine (%.0f %% outside the run), want 900-1,050\n%s", c.Rate, 100*outside, r.stdout)
+		if c.Rate < 0.85*ceiling {
+			t.Errorf("capacity %.0f req/s on a quiet machine (%.0f %% outside the run), %.0f %% of the %.0f req/s the server served saturated, want 85-100 %%\n%s",
+				c.Rate, 100*outside, 100*c.Rate/ceiling, ceiling, r.stdout)
 		}
 	} else {
-		t.Logf("%.0f %% of the machine used outside the run in each try: capacity %.0f req/s reported, not judged against 900-1,050", 100*outside, c.Rate)
-		if c.Rate > 1050 {
-			t.Errorf("capacity %.0f req/s, above the true 1,000 on any machine\n%s", c.Rate, r.stdout)
-		}
+		t.Logf("%.0f %% of the machine used outside the run in each try: capacity %.0f req/s (%.0f %% of the %.0f served saturated) reported, not judged against 85-100 %%",
+			100*outside, c.Rate, 100*c.Rate/ceiling, ceiling)
 	}
 	// On a machine the test measured busy, machine-busy replaces the CPU-based verdicts, as it does
 	// for any run (the verdict tests accept it alike).
