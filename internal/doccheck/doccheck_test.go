@@ -1,6 +1,7 @@
 package doccheck
 
 import (
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -87,7 +88,7 @@ func TestShorten(t *testing.T) {
 		"bin/crank --config a.yml --scenario a":                               "bin/crank " + shortRun + " --config a.yml --scenario a",
 		"bin/crank --config a.yml --variable duration=30 --variable warmup=5": "bin/crank " + shortRun + " --config a.yml --variable duration=1 --variable warmup=0",
 		"make build && bin/crank sweep --config p.yml":                        "make build && bin/crank sweep " + shortSweep + " --config p.yml",
-		"bin/crank capacity --config p.yml":                                   "bin/crank capacity " + shortCapacity + " --config p.yml",
+		"bin/crank capacity --config p.yml":                                   sloAnswer + " bin/crank capacity " + shortCapacity + " --config p.yml",
 		"bin/crank load http://127.0.0.1:8080/plaintext -c 64 -d 5":           "bin/crank load http://127.0.0.1:8080/plaintext -c 64 -d 1",
 		"bin/crank report a.json -o r.html":                                   "bin/crank report a.json -o r.html",
 		"bin/crank-agent --url http://127.0.0.1:5010":                         "bin/crank-agent --url http://127.0.0.1:5010",
@@ -95,6 +96,32 @@ func TestShorten(t *testing.T) {
 	} {
 		if got := shorten(in); got != want {
 			t.Errorf("shorten(%q)\n = %q\nwant %q", in, got, want)
+		}
+	}
+}
+
+// TestSLOAnswer: a block's crank capacity may exit 1 only with its answer that no rate met the
+// SLOs; any other failure still fails the block, and the commands after it run.
+func TestSLOAnswer(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want int
+	}{
+		{`slo_answer bash -c 'echo "crank capacity: no rate tried met the service level objectives before the search stopped (--max-steps 3 reached)" >&2; exit 1'; echo after`, 0},
+		{`slo_answer bash -c 'echo "crank capacity: the service level objectives are not met even at the lowest rate (10 req/s)" >&2; exit 1'`, 0},
+		{`slo_answer bash -c 'echo "crank capacity: job application failed: exit status 3" >&2; exit 1'; echo after`, 1},
+		{`slo_answer bash -c 'echo "crank capacity: no rate tried met the service level objectives" >&2; exit 2'`, 2},
+		{`slo_answer true`, 0},
+	} {
+		out, err := exec.Command("bash", "-e", "-o", "pipefail", "-c", answers+c.cmd).CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != c.want || (c.want == 0 && strings.Contains(c.cmd, "echo after") && !strings.Contains(string(out), "after")) {
+			t.Errorf("%s: exit %d, want %d\n%s", c.cmd, code, c.want, out)
 		}
 	}
 }

@@ -46,8 +46,29 @@ func shorten(cmd string) string {
 	cmd = loadDuration.ReplaceAllString(cmd, "${1}${2} 1")
 	cmd = runStart.ReplaceAllString(cmd, "${1}bin/crank "+shortRun+"${2}")
 	cmd = sweepStart.ReplaceAllString(cmd, "${1}bin/crank sweep "+shortSweep+"${2}")
-	return capacityStart.ReplaceAllString(cmd, "${1}bin/crank capacity "+shortCapacity+"${2}")
+	return capacityStart.ReplaceAllString(cmd, "${1}"+sloAnswer+" bin/crank capacity "+shortCapacity+"${2}")
 }
+
+// sloAnswer runs a crank capacity command of a block and lets it exit 1 when that is its answer:
+// no rate tried met the SLOs. Three 1-second steps on a shared machine can honestly end so (a gate
+// run here: the hypervisor took 29-43 % of the machine, p99 14-43 ms against the README's < 10 ms).
+// Any other exit 1 (a job that failed), exit 2 (bad input) and every other status still fail the
+// block. answers defines it for the block's script.
+const sloAnswer = "slo_answer"
+
+const answers = `slo_answer() {
+  local err rc=0
+  err=$(mktemp)
+  "$@" 2>"$err" || rc=$?
+  cat "$err" >&2
+  if [ "$rc" -eq 1 ] && grep -qE '^crank capacity: (no rate tried met the service level objectives|the service level objectives are not met even at the lowest rate)' "$err"; then
+    echo "doccheck: crank capacity answered that no rate tried met the SLOs (exit 1)" >&2
+    rc=0
+  fi
+  rm -f "$err"
+  return "$rc"
+}
+`
 
 // gateStart is a command whose exit status 1 is an answer (a regression found), not a failure.
 var gateStart = regexp.MustCompile(`^\s*bin/crank (compare|regressions)\s`)
@@ -169,7 +190,7 @@ func run(t *testing.T, root string, b Block) {
 	script := shorten(b.Text)
 	ctx, cancel := context.WithTimeout(context.Background(), blockTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "-e", "-o", "pipefail", "-c", script)
+	cmd := exec.CommandContext(ctx, "bash", "-e", "-o", "pipefail", "-c", answers+script)
 	cmd.Dir = root
 	cmd.Env = append(withoutEnv(os.Environ(), "CRANK_AGENT_TOKEN", "CRANK_INFLUX_URL"), "TERM=dumb")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
