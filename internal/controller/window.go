@@ -8,8 +8,8 @@ import (
 
 // markOutsideLoad marks the servers' samples that do not belong to the measured window [from, to]
 // as warm-up (before it) or cool-down (after it); the load began at began (its warm-up included).
-// A sample is taken at the end of the interval it covers (a CPU share, a counter's rate since the
-// previous sample of its name), so a sample taken in the window counts unless its interval reaches
+// A sample is taken at the end of the interval it covers (a CPU share, a counter's rate since its
+// source's previous tick), so a sample taken in the window counts unless its interval reaches
 // back before the load began: the first sample after a window opened with no warm-up covers mostly
 // the idle server, and counted it read the application's counter 0.75x the load over a 2 s window
 // cut by Ctrl-C. A sample that covers the load's warm-up and the window's start covers a loaded
@@ -31,40 +31,39 @@ func markWindow(ms []api.Measurement, began, from, to time.Time) {
 			byName[m.Name] = append(byName[m.Name], i)
 		}
 	}
+	starts := intervalStarts(ms)
 	for _, idx := range byName {
-		starts := intervalStarts(ms, idx)
 		someLoaded := false // a sample in the window covers no time before the load began
-		for k, i := range idx {
-			someLoaded = someLoaded || (!starts[k].Before(began) && !ms[i].Timestamp.Before(from) && !ms[i].Timestamp.After(to))
+		for _, i := range idx {
+			someLoaded = someLoaded || (!starts[i].Before(began) && !ms[i].Timestamp.Before(from) && !ms[i].Timestamp.After(to))
 		}
-		for k, i := range idx {
-			idle := someLoaded && starts[k].Before(began)
+		for _, i := range idx {
+			idle := someLoaded && starts[i].Before(began)
 			ms[i].Warmup = ms[i].Warmup || ms[i].Timestamp.Before(from) || idle
 			ms[i].Cooldown = ms[i].Timestamp.After(to)
 		}
 	}
 }
 
-// intervalStarts gives, for each sample ms[idx[k]] of one name, when the interval it covers
-// began. Samples taken together (one sampler's or scraper's tick: the same timestamp) cover the
+// intervalStarts gives, for each sample ms[i], when the interval it covers began. Samples taken together (one sampler's or scraper's tick: the same timestamp) cover the
 // same interval, which began at that source's previous tick: the latest previous sample of any name
 // taken at that instant. So a name that first appears in the middle of a run (the GC pause p99, only
 // once a GC happened) covers its tick's second, not the gap to its next appearance, which read as
 // reaching back before the load and left a loaded sample out (its measured phase then began a
 // second late in InfluxDB). A tick with no previous one (the job's first) covers as long as the gap
 // to its next; a lone sample covers nothing before it.
-func intervalStarts(ms []api.Measurement, idx []int) []time.Time {
+func intervalStarts(ms []api.Measurement) []time.Time {
 	prev, next := neighbours(ms)
-	starts := make([]time.Time, len(idx))
-	for k, i := range idx {
-		t := ms[i].Timestamp
+	starts := make([]time.Time, len(ms))
+	for i, m := range ms {
+		t := m.Timestamp
 		switch tick := t.UnixNano(); {
 		case !prev[tick].IsZero():
-			starts[k] = prev[tick]
+			starts[i] = prev[tick]
 		case !next[tick].IsZero():
-			starts[k] = t.Add(-next[tick].Sub(t))
+			starts[i] = t.Add(-next[tick].Sub(t))
 		default:
-			starts[k] = t
+			starts[i] = t
 		}
 	}
 	return starts
