@@ -3,9 +3,11 @@
 # one numbered CULPRIT adding SPIN nanoseconds of CPU to every request (a few percent), searched once
 # with --iterations auto at PRECISION (at most MAXIT iterations a commit), then TRIES times with the
 # fewest iterations bisect takes (3 a commit: its test needs a spread).
-# usage: [SPIN=600] [COMMITS=8] [CULPRIT=5] [PRECISION=1%] [MAXIT=20] [TRIES=5] [EXTRA="..."] \
-#        scripts/bisect-small-slowdown.sh OUTDIR
-# EXTRA is added to every crank bisect (default: the app on CPU 0, wrk on CPU 1).
+# usage: [SPIN=600] [COMMITS=8] [CULPRIT=5] [PRECISION=1%] [MAXIT=20] [TRIES=5] [METRIC=...] \
+#        [EXTRA="..."] scripts/bisect-small-slowdown.sh OUTDIR
+# METRIC is bisect's --metric (default load:http/rps/mean; application:benchmarks/cpu/per-request
+# judges the app's CPU per request). EXTRA is added to every crank bisect (default: the app on
+# CPU 0, wrk on CPU 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -16,6 +18,7 @@ culprit=${CULPRIT:-5}
 precision=${PRECISION:-1%}
 maxit=${MAXIT:-20}
 tries=${TRIES:-5}
+metric=${METRIC:-load:http/rps/mean}
 read -r -a extra <<< "${EXTRA:---application.cpuSet 0 --load.cpuSet 1}"
 mkdir -p "$out"
 repo=$(mktemp -d)
@@ -89,7 +92,7 @@ scenarios:
       job: wrk
 EOF
 common=(bisect --config "$out/app.yml" --scenario app --good "${shas[0]}" --bad "${shas[$((commits - 1))]}"
-  --variable duration=2 --variable warmup=1 --variable connections=32 "${extra[@]}")
+  --metric "$metric" --variable duration=2 --variable warmup=1 --variable connections=32 "${extra[@]}")
 echo "culprit: ${shas[$((culprit - 1))]} (commit $culprit of $commits, ${spin} ns per request)" | tee "$out/summary.txt"
 uptime | tee -a "$out/summary.txt"
 start=$(date +%s)

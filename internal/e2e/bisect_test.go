@@ -115,10 +115,12 @@ scenarios:
 func TestBisectFindsTheMutex(t *testing.T) {
 	repo, shas := bisectRepo(t, 16, 11)
 	out := filepath.Join(t.TempDir(), "bisect.json")
-	// Runs of 1 s (the mutex makes a commit 3x slower, far beyond a run's spread): about 110 s on a
-	// quiet machine; up to 8 minutes where the host's steal makes bisect run iterations again (a
-	// make test here at 10-48 % of steal took over 5 with runs of 2 s).
-	r := crank(t, 8*time.Minute, append(bisectArgs(t, repo), "--variable", "duration=1", "--good", shas[0], "--bad", shas[15], "--json", out)...)
+	// Runs of 1 s with no warm-up (the mutex makes a commit 3x slower, far beyond a run's spread):
+	// about 70 s on a quiet machine (110 s with 1 s of warm-up); up to 8 minutes where the host's
+	// steal makes bisect run iterations again (a make test here at 10-48 % of steal took over 5
+	// with runs of 2 s).
+	r := crank(t, 8*time.Minute, append(bisectArgs(t, repo), "--variable", "duration=1", "--variable", "warmup=0",
+		"--good", shas[0], "--bad", shas[15], "--json", out)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}

@@ -31,11 +31,11 @@ var diagServer struct {
 }
 
 // diagServerDir builds testdata/diagserver once into a folder of its own (uploaded as the job's
-// source).
+// source), inside the binaries' folder so that TestMain's clean-up removes it.
 func diagServerDir(t *testing.T) string {
 	t.Helper()
 	diagServer.once.Do(func() {
-		diagServer.dir, diagServer.err = os.MkdirTemp("", "crank-diagserver-")
+		diagServer.dir, diagServer.err = os.MkdirTemp(testEnv.bins, "diagserver-")
 		if diagServer.err != nil {
 			return
 		}
