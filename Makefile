@@ -64,11 +64,11 @@ test-deps: tools
 # not share this 2-core machine with doccheck's real crank runs, which overlapped their first
 # minutes when all ran in one go test (a gate run here: TestBisectNoCommitIsWorse saw the machine
 # busy, searched twice and took 240 s instead of 40).
-E2E_PKG := ./internal/e2e
+# GO_TEST runs go test with the tools built here (bin/, .cache/bin/) first on the PATH.
+GO_TEST := PATH="$(CURDIR)/$(BIN):$(CURDIR)/$(CACHE)/bin:$$PATH" $(GO) test -count=1
 test: test-deps build check
-	PATH="$(CURDIR)/$(BIN):$(CURDIR)/$(CACHE)/bin:$$PATH" $(GO) test -count=1 -timeout 30m \
-	  $$($(GO) list ./... | grep -v -E '/internal/(agent|controller|loadgen|app|progress|e2e)(/|$$)')
-	PATH="$(CURDIR)/$(BIN):$(CURDIR)/$(CACHE)/bin:$$PATH" $(GO) test -count=1 -timeout 30m $(E2E_PKG)
+	$(GO_TEST) -timeout 30m $$($(GO) list ./... | grep -v -E '/internal/(agent|controller|loadgen|app|progress|e2e)(/|$$)')
+	$(GO_TEST) -timeout 30m ./internal/e2e
 
 # The checks `make test` runs before the tests: gofmt, go vet, staticcheck (pinned), go.mod tidy, and the
 # packages with the most concurrency (agent, controller, load generator, apps, progress) under the
@@ -81,7 +81,7 @@ check:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod or go.sum is not tidy: run go mod tidy (go mod tidy -diff shows what changes)"; exit 1; }
-	PATH="$(CURDIR)/$(BIN):$(CURDIR)/$(CACHE)/bin:$$PATH" $(GO) test -race -count=1 -timeout 15m $(RACE_PKGS)
+	$(GO_TEST) -race -timeout 15m $(RACE_PKGS)
 
 # Exploratory fuzzing, apart from the gate: every fuzz target (one per parser and per configuration
 # entry point) for FUZZTIME each. `make test` does not run it: a random search that has a bad moment on

@@ -45,8 +45,8 @@ func markWindow(ms []api.Measurement, began, from, to time.Time) {
 	}
 }
 
-// intervalStarts gives, for each sample ms[i], when the interval it covers began. Samples taken together (one sampler's or scraper's tick: the same timestamp) cover the
-// same interval, which began at that source's previous tick: the latest previous sample of any name
+// intervalStarts gives, for each sample ms[i], when the interval it covers began. Samples taken
+// together (one sampler's or scraper's tick: the same timestamp) cover the same interval, which began at that source's previous tick: the latest previous sample of any name
 // taken at that instant. So a name that first appears in the middle of a run (the GC pause p99, only
 // once a GC happened) covers its tick's second, not the gap to its next appearance, which read as
 // reaching back before the load and left a loaded sample out (its measured phase then began a
