@@ -1,6 +1,7 @@
 package script
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -26,4 +27,61 @@ func TestScriptMemoryBounded(t *testing.T) {
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("took %s", took)
 	}
+}
+
+// TestLateInterruptStopsTheScript: a watcher that first sees the heap grown past
+// HardScriptMemory (a busy machine: gate run 7 of issue 28 ended its test process with "used more
+// than 3583 MB of memory in a built-in call that cannot be interrupted" when the string had passed
+// 1 GB before the interrupt, and its doubling under way copied for longer than HardGrace), and
+// next reads it HardGrace later, still stops the script by its interrupt: the instruction under way
+// when the interrupt came is not a built-in call growing in a loop of its own. The growth the late
+// watcher sees is the script's (past 256 MB) and a ballast of HardScriptMemory held until the
+// script ends, made before the script starts and never written: the test stays short.
+func TestLateInterruptStopsTheScript(t *testing.T) {
+	runtime.GC() // the base is then what is in use, not garbage of the tests before it
+	e := New(nil)
+	var aborted error
+	e.abort = func(err error) { aborted = err }
+	reads := 0
+	var base, atInterrupt, last uint64
+	var ballast []byte
+	e.heap = func() uint64 {
+		reads++
+		switch {
+		case reads == 1: // the base, then the ballast (held until the script ends)
+			base = readHeap()
+			ballast = make([]byte, HardScriptMemory)
+			return base
+		case reads == 2: // late: seen once the script has grown past MaxScriptMemory
+			for h := readHeap(); h < base+HardScriptMemory+MaxScriptMemory; h = readHeap() {
+				time.Sleep(time.Millisecond)
+			}
+			atInterrupt = readHeap()
+			return atInterrupt
+		case reads == 3: // read again once the interrupt is set
+			return readHeap()
+		default: // the watcher descheduled past HardGrace
+			time.Sleep(HardGrace + 100*time.Millisecond)
+			last = readHeap()
+			return last
+		}
+	}
+	err := e.Run("onConfigure of service \"x\" (bomb.yml)", `var s = "x"; for (var i = 0; i < 40; i++) { s = s + s; } job.arguments = s.length;`)
+	t.Logf("the heap had grown %d MB when the interrupt was set, %d MB %v after (ballast %d MB)", (atInterrupt-base)>>20, (last-base)>>20, HardGrace+100*time.Millisecond, len(ballast)>>20)
+	if err == nil || !strings.Contains(err.Error(), "used more than") {
+		t.Fatalf("error %v, want the memory bound", err)
+	}
+	if aborted != nil {
+		t.Errorf("the process would have ended (%v)", aborted)
+	}
+	if last <= base+HardScriptMemory {
+		t.Errorf("the heap had grown %d MB HardGrace after the interrupt: the test needs it past HardScriptMemory", (last-base)>>20)
+	}
+}
+
+// readHeap is the heap as runtime.ReadMemStats gives it: the world stopped, every cache counted.
+func readHeap() uint64 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }

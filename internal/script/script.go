@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -26,7 +25,8 @@ const DefaultTimeout = 10 * time.Second
 type Engine struct {
 	rt      *goja.Runtime
 	timeout time.Duration
-	abort   func(error) // a script that cannot be stopped (exitAbort)
+	abort   func(error)   // a script that cannot be stopped (exitAbort)
+	heap    func() uint64 // the heap's size as the memory watcher reads it (heapAlloc)
 	// distrusted names the first script from a URL given to Distrust: from then on fs refuses.
 	distrusted string
 }
@@ -44,7 +44,7 @@ func (e *Engine) Distrust(where string) {
 // functions defined.
 func New(out io.Writer) *Engine {
 	rt := goja.New()
-	e := &Engine{rt: rt, timeout: DefaultTimeout, abort: exitAbort}
+	e := &Engine{rt: rt, timeout: DefaultTimeout, abort: exitAbort, heap: heapAlloc}
 	if out == nil {
 		out = io.Discard
 	}
@@ -79,10 +79,9 @@ func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Where, e.Message
 func (e *Engine) Run(where, src string) error {
 	// A script is interrupted between its instructions; one built-in call (new Array(1e9).fill(1)
 	// grew crank to 24 GB over 11 minutes) is not. One still running AbortGrace after its
-	// interrupt, or whose heap is past HardScriptMemory HardGrace after it, ends the process
-	// (e.abort). Not at once: the instruction under way when the interrupt came (a string of
-	// 512 MB doubled) ends before the interrupt is seen, and on a busy machine the heap's check
-	// may come late, so a script that the interrupt stops may first grow past the hard bound.
+	// interrupt, or whose heap is past its hard bound (memory.go) HardGrace after it, ends the
+	// process (e.abort). Not at once: the instruction under way when the interrupt came (a
+	// string of 1 GB doubled) ends before the interrupt is seen.
 	var stuck *time.Timer
 	var interrupted time.Time
 	var mu sync.Mutex
@@ -99,7 +98,7 @@ func (e *Engine) Run(where, src string) error {
 	}
 	t := time.AfterFunc(e.timeout, func() { interrupt("timed out after " + e.timeout.String()) })
 	defer t.Stop()
-	stop := watchMemory(func(grew uint64) {
+	stop := watchMemory(e.heap, func(grew uint64) {
 		interrupt(fmt.Sprintf("used more than %d MB of memory (a string or array doubled in a loop?)", grew>>20))
 	}, func(grew uint64) bool {
 		mu.Lock()
@@ -129,13 +128,6 @@ func (e *Engine) Run(where, src string) error {
 // grew for 11 minutes).
 const AbortGrace = 10 * time.Second
 
-// HardScriptMemory ends the process HardGrace after the interrupt: a heap grown this much then is
-// a built-in call the interrupt cannot reach.
-const HardScriptMemory = 8 * MaxScriptMemory
-
-// HardGrace is how long after its interrupt a script's heap may be past HardScriptMemory.
-const HardGrace = 2 * time.Second
-
 // BeforeAbort gives the engine what to do before a script that cannot be stopped ends the process:
 // crank writes the run's measured results first, so that a result script's runaway built-in call
 // does not lose them, and keep's answer is the exit status.
@@ -151,47 +143,6 @@ func (e *Engine) BeforeAbort(keep func(error) int) {
 func exitAbort(err error) {
 	fmt.Fprintf(os.Stderr, "crank: %v\n", err)
 	os.Exit(2)
-}
-
-// MaxScriptMemory bounds how much the heap may grow while a script runs: crank's scripts shape
-// results and jobs, a few kilobytes; a script doubling a string would otherwise take the machine's
-// memory before its time runs out.
-const MaxScriptMemory = 256 << 20
-
-// watchMemory calls exceeded once when the heap has grown by more than MaxScriptMemory since it
-// started, then hard while it has grown by more than HardScriptMemory until hard says it acted,
-// checking every 5 ms until stop is called.
-func watchMemory(exceeded func(grew uint64), hard func(grew uint64) bool) (stop func()) {
-	var base runtime.MemStats
-	runtime.ReadMemStats(&base)
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		said := false
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				var m runtime.MemStats
-				runtime.ReadMemStats(&m)
-				if m.HeapAlloc <= base.HeapAlloc {
-					continue
-				}
-				switch grew := m.HeapAlloc - base.HeapAlloc; {
-				case !said && grew > MaxScriptMemory:
-					exceeded(grew)
-					said = true
-				case said && grew > HardScriptMemory && hard(grew):
-					return
-				}
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
 }
 
 func scriptError(where string, err error) error {
