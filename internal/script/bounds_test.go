@@ -53,7 +53,9 @@ func TestLateInterruptStopsTheScript(t *testing.T) {
 			ballast = make([]byte, HardScriptMemory)
 			return base
 		case reads == 2: // late: seen once the script has grown past MaxScriptMemory
-			for h := readHeap(); h < base+HardScriptMemory+MaxScriptMemory; h = readHeap() {
+			// Bounded: a script stopped some other way (its 10 s timeout) must not leave the
+			// watcher waiting, and Run with it.
+			for h, start := readHeap(), time.Now(); h < base+HardScriptMemory+MaxScriptMemory && time.Since(start) < 30*time.Second; h = readHeap() {
 				time.Sleep(time.Millisecond)
 			}
 			atInterrupt = readHeap()
