@@ -55,7 +55,8 @@ func TestLateInterruptStopsTheScript(t *testing.T) {
 		case reads == 2: // late: seen once the script has grown past MaxScriptMemory
 			// Bounded: a script stopped some other way (its 10 s timeout) must not leave the
 			// watcher waiting, and Run with it.
-			for h, start := readHeap(), time.Now(); h < base+HardScriptMemory+MaxScriptMemory && time.Since(start) < 30*time.Second; h = readHeap() {
+			seen, giveUp := base+HardScriptMemory+MaxScriptMemory, time.Now().Add(30*time.Second)
+			for h := readHeap(); h < seen && time.Now().Before(giveUp); h = readHeap() {
 				time.Sleep(time.Millisecond)
 			}
 			atInterrupt = readHeap()
