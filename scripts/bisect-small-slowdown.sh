@@ -4,10 +4,11 @@
 # with --iterations auto at PRECISION (at most MAXIT iterations a commit), then TRIES times with the
 # fewest iterations bisect takes (3 a commit: its test needs a spread).
 # usage: [SPIN=600] [COMMITS=8] [CULPRIT=5] [PRECISION=1%] [MAXIT=20] [TRIES=5] [METRIC=...] \
-#        [EXTRA="..."] scripts/bisect-small-slowdown.sh OUTDIR
+#        [RATE=0] [EXTRA="..."] scripts/bisect-small-slowdown.sh OUTDIR
 # METRIC is bisect's --metric (default load:http/rps/mean; application:benchmarks/cpu/per-request
-# judges the app's CPU per request). EXTRA is added to every crank bisect (default: the app on
-# CPU 0, wrk on CPU 1).
+# judges the app's CPU per request). RATE > 0 loads the app at that many requests a second with the
+# built-in generator instead of as fast as wrk can (then judge the CPU per request: requests/s is
+# the rate). EXTRA is added to every crank bisect (default: the app on CPU 0, the load on CPU 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -19,6 +20,9 @@ precision=${PRECISION:-1%}
 maxit=${MAXIT:-20}
 tries=${TRIES:-5}
 metric=${METRIC:-load:http/rps/mean}
+rate=${RATE:-0}
+load=wrk
+if ((rate > 0)); then load=builtin; fi
 read -r -a extra <<< "${EXTRA:---application.cpuSet 0 --load.cpuSet 1}"
 mkdir -p "$out"
 repo=$(mktemp -d)
@@ -74,7 +78,7 @@ done
 
 cat > "$out/app.yml" <<EOF
 imports:
-  - $root/scenarios/jobs/wrk.yml
+  - $root/scenarios/jobs/$load.yml
 jobs:
   app:
     source:
@@ -89,11 +93,13 @@ scenarios:
     application:
       job: app
     load:
-      job: wrk
+      job: $load
 EOF
+rateflags=()
+if ((rate > 0)); then rateflags=(--load.variables.rate "$rate"); fi
 common=(bisect --config "$out/app.yml" --scenario app --good "${shas[0]}" --bad "${shas[$((commits - 1))]}"
-  --metric "$metric" --variable duration=2 --variable warmup=1 --variable connections=32 "${extra[@]}")
-echo "culprit: ${shas[$((culprit - 1))]} (commit $culprit of $commits, ${spin} ns per request)" | tee "$out/summary.txt"
+  --metric "$metric" --variable duration=2 --variable warmup=1 --variable connections=32 "${rateflags[@]}" "${extra[@]}")
+echo "culprit: ${shas[$((culprit - 1))]} (commit $culprit of $commits, ${spin} ns per request; load: $load, rate $rate)" | tee "$out/summary.txt"
 uptime | tee -a "$out/summary.txt"
 start=$(date +%s)
 bin/crank "${common[@]}" --precision "$precision" --max-iterations "$maxit" --json "$out/auto.json" > "$out/auto.txt" 2>&1 || true
