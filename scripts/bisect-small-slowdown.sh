@@ -1,9 +1,11 @@
 #!/bin/bash
 # Issue 31's measurement: crank bisect on a repository of COMMITS commits of a small Go HTTP app, the
-# one numbered CULPRIT adding SPIN nanoseconds of CPU to every request (a few percent), searched once
+# one numbered CULPRIT adding SPIN nanoseconds of CPU to every request (a few percent), or with
+# WORK > 0 that many steps of arithmetic instead (a fixed count of instructions, as a code change
+# adds; SPIN's loop watches the clock, so time the hypervisor steals from it is not spent), searched once
 # with --iterations auto at PRECISION (at most MAXIT iterations a commit), then TRIES times with the
 # fewest iterations bisect takes (3 a commit: its test needs a spread).
-# usage: [SPIN=600] [COMMITS=8] [CULPRIT=5] [PRECISION=1%] [MAXIT=20] [TRIES=5] [METRIC=...] \
+# usage: [SPIN=600 | WORK=550] [COMMITS=8] [CULPRIT=5] [PRECISION=1%] [MAXIT=20] [TRIES=5] [METRIC=...] \
 #        [RATE=0] [EXTRA="..."] scripts/bisect-small-slowdown.sh OUTDIR
 # METRIC is bisect's --metric (default load:http/rps/mean; application:benchmarks/cpu/per-request
 # judges the app's CPU per request). RATE > 0 loads the app at that many requests a second with the
@@ -14,6 +16,8 @@ cd "$(dirname "$0")/.."
 root=$PWD
 out=${1:?usage: scripts/bisect-small-slowdown.sh OUTDIR}
 spin=${SPIN:-600}
+work=${WORK:-0}
+if ((work > 0)); then spin=0; fi
 commits=${COMMITS:-8}
 culprit=${CULPRIT:-5}
 precision=${PRECISION:-1%}
@@ -28,7 +32,7 @@ mkdir -p "$out"
 repo=$(mktemp -d)
 trap 'rm -rf "$repo"' EXIT
 
-app() { # $1: nanoseconds of CPU each request spins (0: none)
+app() { # $1: nanoseconds of CPU each request spins, $2: steps of arithmetic it does (0: none)
   cat <<EOF
 package main
 
@@ -45,6 +49,16 @@ func spin(d time.Duration) {
 	}
 }
 
+var sink uint64
+
+func work(n int) {
+	x := sink
+	for i := 0; i < n; i++ {
+		x = x*6364136223846793005 + 1442695040888963407
+	}
+	sink = x
+}
+
 func main() {
 	port := flag.String("port", "5000", "")
 	flag.Parse()
@@ -55,6 +69,7 @@ func main() {
 	fmt.Println("Application started.")
 	_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		spin($1 * time.Nanosecond)
+		work($2)
 		_, _ = w.Write([]byte("Hello, World!"))
 	}))
 }
@@ -65,11 +80,12 @@ git -C "$repo" init -q
 printf 'module app\n\ngo 1.26\n' > "$repo/go.mod"
 shas=()
 for ((i = 1; i <= commits; i++)); do
-  ns=0
+  ns=0 steps=0
   subject="change $i"
-  if ((i >= culprit)); then ns=$spin; fi
-  if ((i == culprit)); then subject="spin ${spin} ns on every request"; fi
-  app "$ns" > "$repo/main.go"
+  if ((i >= culprit)); then ns=$spin steps=$work; fi
+  if ((i == culprit && work > 0)); then subject="${work} steps of arithmetic on every request"
+  elif ((i == culprit)); then subject="spin ${spin} ns on every request"; fi
+  app "$ns" "$steps" > "$repo/main.go"
   echo "$i" > "$repo/VERSION"
   git -C "$repo" add -A
   git -C "$repo" -c user.name=t -c user.email=t@example.com commit -q -m "$subject"
@@ -99,7 +115,7 @@ rateflags=()
 if ((rate > 0)); then rateflags=(--load.variables.rate "$rate"); fi
 common=(bisect --config "$out/app.yml" --scenario app --good "${shas[0]}" --bad "${shas[$((commits - 1))]}"
   --metric "$metric" --variable duration=2 --variable warmup=1 --variable connections=32 "${rateflags[@]}" "${extra[@]}")
-echo "culprit: ${shas[$((culprit - 1))]} (commit $culprit of $commits, ${spin} ns per request; load: $load, rate $rate)" | tee "$out/summary.txt"
+echo "culprit: ${shas[$((culprit - 1))]} (commit $culprit of $commits, ${spin} ns spin, ${work} steps of work per request; load: $load, rate $rate)" | tee "$out/summary.txt"
 uptime | tee -a "$out/summary.txt"
 start=$(date +%s)
 bin/crank "${common[@]}" --precision "$precision" --max-iterations "$maxit" --json "$out/auto.json" > "$out/auto.txt" 2>&1 || true
