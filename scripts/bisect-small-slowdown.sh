@@ -4,9 +4,11 @@
 # WORK > 0 that many steps of arithmetic instead (a fixed count of instructions, as a code change
 # adds; SPIN's loop watches the clock, so time the hypervisor steals from it is not spent), searched once
 # with --iterations auto at PRECISION (at most MAXIT iterations a commit), then TRIES times with the
-# fewest iterations bisect takes (3 a commit: its test needs a spread).
-# usage: [SPIN=600 | WORK=550] [COMMITS=8] [CULPRIT=5] [PRECISION=1%] [MAXIT=20] [TRIES=5] [METRIC=...] \
-#        [RATE=0] [EXTRA="..."] scripts/bisect-small-slowdown.sh OUTDIR
+# fewest iterations bisect takes (3 a commit: its test needs a spread), then SINGLE times as a person
+# would by hand with one run a commit: each end once, then halving, a commit bad when its one figure
+# is nearer the bad end's (on a ratio scale). AUTO=0 leaves out the first search.
+# usage: [SPIN=600 | WORK=550] [COMMITS=8] [CULPRIT=5] [PRECISION=1%] [MAXIT=20] [TRIES=5] [SINGLE=5] \
+#        [AUTO=1] [METRIC=...] [RATE=0] [EXTRA="..."] scripts/bisect-small-slowdown.sh OUTDIR
 # METRIC is bisect's --metric (default load:http/rps/mean; application:benchmarks/cpu/per-request
 # judges the app's CPU per request). RATE > 0 loads the app at that many requests a second with the
 # built-in generator instead of as fast as wrk can (then judge the CPU per request: requests/s is
@@ -23,6 +25,8 @@ culprit=${CULPRIT:-5}
 precision=${PRECISION:-1%}
 maxit=${MAXIT:-20}
 tries=${TRIES:-5}
+single=${SINGLE:-5}
+auto=${AUTO:-1}
 metric=${METRIC:-load:http/rps/mean}
 rate=${RATE:-0}
 load=wrk
@@ -118,10 +122,39 @@ common=(bisect --config "$out/app.yml" --scenario app --good "${shas[0]}" --bad 
 echo "culprit: ${shas[$((culprit - 1))]} (commit $culprit of $commits, ${spin} ns spin, ${work} steps of work per request; load: $load, rate $rate)" | tee "$out/summary.txt"
 uptime | tee -a "$out/summary.txt"
 start=$(date +%s)
-bin/crank "${common[@]}" --precision "$precision" --max-iterations "$maxit" --json "$out/auto.json" > "$out/auto.txt" 2>&1 || true
-echo "auto ($precision, at most $maxit iterations, $(( $(date +%s) - start )) s): $(grep -E 'first bad commit|no commit is worse|cannot tell' "$out/auto.txt" | tail -1)" | tee -a "$out/summary.txt"
+if ((auto)); then
+  bin/crank "${common[@]}" --precision "$precision" --max-iterations "$maxit" --json "$out/auto.json" > "$out/auto.txt" 2>&1 || true
+  echo "auto ($precision, at most $maxit iterations, $(( $(date +%s) - start )) s): $(grep -E 'first bad commit|no commit is worse|cannot tell' "$out/auto.txt" | tail -1)" | tee -a "$out/summary.txt"
+fi
 for ((k = 1; k <= tries; k++)); do
   bin/crank "${common[@]}" --precision "$precision" --max-iterations 3 > "$out/few$k.txt" 2>&1 || true
   echo "3 iterations, try $k: $(grep -E 'first bad commit|no commit is worse|cannot tell' "$out/few$k.txt" | tail -1)" | tee -a "$out/summary.txt"
+done
+
+once() { # $1: commit index; prints the metric of one run of it (the work tree checked out there)
+  git -C "$repo" checkout -q "${shas[$1]}"
+  local f=$out/single-$k-$1.json
+  bin/crank --config "$out/app.yml" --scenario app --variable duration=2 --variable warmup=1 \
+    --variable connections=32 "${rateflags[@]}" "${extra[@]}" --json "$f" > "$f.txt" 2>&1
+  python3 -c 'import json, sys
+svc, name = sys.argv[2].split(":", 1)
+print("%.4g" % json.load(open(sys.argv[1]))["jobResults"]["jobs"][svc]["results"][name])' "$f" "$metric"
+}
+for ((k = 1; k <= single; k++)); do
+  lo=0 hi=$((commits - 1))
+  good=$(once $lo) bad=$(once $hi)
+  path="good $good, bad $bad ($(python3 -c 'import sys; print("%+.1f %%" % (100 * (float(sys.argv[2]) / float(sys.argv[1]) - 1)))' "$good" "$bad"))"
+  while ((hi - lo > 1)); do
+    mid=$(((lo + hi) / 2))
+    v=$(once $mid)
+    if python3 -c 'import math, sys; g, b, v = map(float, sys.argv[1:]); sys.exit(abs(math.log(v / b)) < abs(math.log(v / g)))' "$good" "$bad" "$v"; then
+      lo=$mid path+=", commit $((mid + 1)) $v: good"
+    else
+      hi=$mid path+=", commit $((mid + 1)) $v: bad"
+    fi
+  done
+  verdict=wrong
+  if ((hi == culprit - 1)); then verdict=right; fi
+  echo "1 run a commit, try $k: $path; first bad: commit $((hi + 1)) ($verdict)" | tee -a "$out/summary.txt"
 done
 uptime | tee -a "$out/summary.txt"
