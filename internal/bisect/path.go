@@ -63,6 +63,8 @@ type Row struct {
 	Good string
 	// Rerun says how many iterations were run again for steal ("" for none).
 	Rerun string
+	// Place is where a step lies between the ends (PlaceText; "" for the ends).
+	Place string
 }
 
 // Row is step n of about (0: the good end, the baseline; -1: the bad end) as crank bisect writes it.
@@ -93,7 +95,22 @@ func (f Figure) Row(n, about int, s Step) Row {
 	if s.GoodMean > 0 {
 		r.Good = f.Value(s.GoodMean)
 	}
+	if s.TowardHalfWidth > 0 {
+		r.Place = PlaceText(s.Toward, s.TowardHalfWidth)
+	}
 	return r
+}
+
+// PlaceText says where a commit lies between the ends (Placement's Toward and HalfWidth):
+// "nearer bad: 1.9 % ± 1.2 % past the ends' midpoint" when its interval is wholly on one side.
+func PlaceText(toward, half float64) string {
+	switch {
+	case toward-half > 0:
+		return fmt.Sprintf("nearer bad: %.1f %% ± %.1f %% past the ends' midpoint", 100*toward, 100*half)
+	case toward+half < 0:
+		return fmt.Sprintf("nearer good: %.1f %% ± %.1f %% short of the ends' midpoint", -100*toward, 100*half)
+	}
+	return fmt.Sprintf("%+.1f %% ± %.1f %% from the ends' midpoint toward bad", 100*toward, 100*half)
 }
 
 // Line is the row as crank bisect prints it.
@@ -111,7 +128,11 @@ func (r Row) Line() string {
 		if r.Good != "" {
 			from = "good's " + r.Good + " beside it"
 		}
-		line += fmt.Sprintf(", %s from %s (p %s): %s", r.Change, from, r.P, r.Verdict)
+		line += fmt.Sprintf(", %s from %s (p %s)", r.Change, from, r.P)
+		if r.Place != "" {
+			line += ", " + r.Place
+		}
+		line += ": " + r.Verdict
 	}
 	return line
 }

@@ -40,13 +40,19 @@ func headline(r *config.Resolved) (services []string, metric string) {
 
 // precisionOf is the headline's mean and 95 % interval over the iterations so far.
 func precisionOf(perService map[string][]map[string]float64, services []string, metric string, target float64) results.Precision {
+	return summarize(iterationValues(perService, services, metric), metric, target)
+}
+
+// iterationValues is the headline figure of each iteration so far (the services' values added up),
+// leaving out an iteration none of them measured it in.
+func iterationValues(perService map[string][]map[string]float64, services []string, metric string) []float64 {
 	var values []float64
 	for i := 0; ; i++ {
 		sum, found := 0.0, false
 		for _, s := range services {
 			its := perService[s]
 			if i >= len(its) {
-				return summarize(values, metric, target)
+				return values
 			}
 			if v, ok := its[i][metric]; ok {
 				sum, found = sum+v, true
@@ -100,12 +106,17 @@ func precisionNote(p *results.Precision) string {
 
 // resultPrecision is the precision a finished run reached, from its kept iterations.
 func resultPrecision(res *results.Result, services []string, metric string, target float64) *results.Precision {
+	p := summarize(resultValues(res, services, metric), metric, target)
+	return &p
+}
+
+// resultValues is the headline figure of each of a run's kept iterations, in the order they ran.
+func resultValues(res *results.Result, services []string, metric string) []float64 {
 	perService := map[string][]map[string]float64{}
 	for _, s := range services {
 		if jr := res.JobResults.Jobs[s]; jr != nil {
 			perService[s] = jr.Iterations
 		}
 	}
-	p := precisionOf(perService, services, metric, target)
-	return &p
+	return iterationValues(perService, services, metric)
 }

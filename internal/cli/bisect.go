@@ -246,8 +246,8 @@ type bisector struct {
 func (b *bisector) judge(ctx context.Context, n, about int, c bisect.Commit) (bisect.Step, error) {
 	fmt.Fprintf(b.st.Stderr, "bisect: step %d of about %d: %s %s\n", n, about, c.Short(), c.Subject)
 	fig := bisect.FigureOf(b.f.metricName())
-	if c.SHA == b.bad.SHA && b.worst != nil { // measured already
-		return b.step(c, b.worst, b.base, b.worst), nil
+	if c.SHA == b.bad.SHA && b.worst != nil { // measured already: the bad end's verdict, against good
+		return b.step(c, b.worst, b.base, nil), nil
 	}
 	g, w := b.goodRun.fresh(), b.badRun.fresh()
 	cand, err := b.prepare(ctx, c)
@@ -273,11 +273,12 @@ func (b *bisector) judge(ctx context.Context, n, about int, c bisect.Commit) (bi
 	return s, nil
 }
 
-// step is a run's figure and its verdict, by crank compare's test with the precision as the smallest
-// change that counts: against the good end alone (worse: bad), or, with the bad end known, by which
-// end it is significantly apart from: worse than good and not better than bad is bad; better than
-// bad and not worse than good is good; apart from neither, the nearer end once the interval is
-// within the precision, else cannot tell.
+// step is a run's figure and its verdict. Against the good end alone (the bad end's), by crank
+// compare's test with the precision as the smallest change that counts: worse is bad. Beside both
+// ends, by where it lies between them round by round (bisect.Place): significantly nearer one end
+// is that end's verdict; halfway within the precision (all three means known within it), the
+// nearer end; otherwise cannot tell. Its change and p from good stay crank compare's, as crank
+// compare of the two would print them.
 func (b *bisector) step(c bisect.Commit, res, base, worst *results.Result) bisect.Step {
 	p := res.Precision
 	s := bisect.Step{Commit: c, Mean: p.Mean, HalfWidth: p.HalfWidth, Iterations: p.Iterations}
@@ -302,31 +303,25 @@ func (b *bisector) step(c bisect.Commit, res, base, worst *results.Result) bisec
 		}
 		return s
 	}
-	vb, _ := b.verdict(worst, res)
-	s.Note += ", against bad: " + string(vb)
-	worseThanGood := vg == gate.VerdictRegressed
-	betterThanBad := vb == gate.VerdictImproved
-	nearerGood := ratioDistance(p.Mean, base.Precision.Mean) <= ratioDistance(p.Mean, worst.Precision.Mean)
-	switch {
-	case worseThanGood && !betterThanBad:
-		s.Verdict = bisect.Bad
-	case betterThanBad && !worseThanGood:
-		s.Verdict = bisect.Good
-	case worseThanGood || p.Met: // apart from both ends, or from neither with a precise mean: the nearer
-		s.Verdict = map[bool]string{true: bisect.Good, false: bisect.Bad}[nearerGood]
+	pl := b.place(base, res, worst)
+	if !math.IsInf(pl.HalfWidth, 0) && !math.IsNaN(pl.HalfWidth) { // JSON has no infinity
+		s.Toward, s.TowardHalfWidth = pl.Toward, pl.HalfWidth
+	}
+	switch v := pl.Verdict(); {
+	case v != "":
+		s.Verdict = v
+	case p.Met && base.Precision.Met && worst.Precision.Met:
+		s.Verdict = map[bool]string{true: bisect.Good, false: bisect.Bad}[pl.Toward <= 0]
 	default:
 		s.Verdict = bisect.CannotTell
 	}
 	return s
 }
 
-// ratioDistance is how far apart two figures are as a ratio (|log a/b|): 10 % either way counts
-// the same, and a drift of the whole machine moves both ends alike.
-func ratioDistance(a, b float64) float64 {
-	if a <= 0 || b <= 0 {
-		return math.Inf(1)
-	}
-	return math.Abs(math.Log(a / b))
+// place is where the commit's iterations lie between the ends' of the same rounds.
+func (b *bisector) place(base, res, worst *results.Result) bisect.Placement {
+	return bisect.Place(resultValues(base, b.services, b.metric), resultValues(res, b.services, b.metric),
+		resultValues(worst, b.services, b.metric))
 }
 
 // verdict is crank compare's verdict on the metric of head against base, and its p-value.

@@ -115,11 +115,13 @@ func (b *bisector) rounds(ctx context.Context, decided func() bool, crs ...*comm
 	fig := bisect.FigureOf(b.metric)
 	for round := 1; round <= b.f.run.spread.auto.max; round++ {
 		met := round >= MinAutoIterations
-		var line []string
-		for _, cr := range crs {
+		for _, cr := range roundOrder(crs, round) {
 			if err := b.once(ctx, cr); err != nil {
 				return cr, err
 			}
+		}
+		var line []string
+		for _, cr := range crs {
 			p := cr.acc.Precision
 			met = met && p.Met
 			line = append(line, cr.c.Short()+" "+fig.Estimate(p.Mean, p.Relative))
@@ -132,17 +134,29 @@ func (b *bisector) rounds(ctx context.Context, decided func() bool, crs ...*comm
 	return nil, nil
 }
 
-// decided reports whether a commit measured beside the ends is settled by significance alone: worse
-// than good and not better than bad, or better than bad and not worse than good (with no bad end:
-// worse than good). More rounds would only narrow the intervals of an answer already given.
+// roundOrder is the order the commits run in a round: as given in odd rounds, reversed in even
+// ones, so that no commit always runs first or last (after the same one, with the machine in the
+// same state) and a bias of the place in the round falls on all alike.
+func roundOrder(crs []*commitRun, round int) []*commitRun {
+	if round%2 == 1 {
+		return crs
+	}
+	out := make([]*commitRun, len(crs))
+	for i, cr := range crs {
+		out[len(crs)-1-i] = cr
+	}
+	return out
+}
+
+// decided reports whether a commit measured beside the ends is settled by significance alone: with
+// no bad end, worse than good (crank compare's test); beside both, significantly nearer one of them
+// (bisect.Place). More rounds would only narrow the intervals of an answer already given.
 func (b *bisector) decided(head, base, worst *commitRun) func() bool {
 	return func() bool {
-		vg, _ := b.verdict(base.acc, head.acc)
-		worse := vg == gate.VerdictRegressed
 		if worst == nil {
-			return worse
+			vg, _ := b.verdict(base.acc, head.acc)
+			return vg == gate.VerdictRegressed
 		}
-		vb, _ := b.verdict(worst.acc, head.acc)
-		return worse != (vb == gate.VerdictImproved)
+		return b.place(base.acc, head.acc, worst.acc).Verdict() != ""
 	}
 }

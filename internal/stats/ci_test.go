@@ -7,8 +7,13 @@ import (
 
 func TestMeanCI95(t *testing.T) {
 	for df, want := range map[float64]float64{1: 12.706, 2: 4.303, 4: 2.776, 9: 2.262, 29: 2.045, 1000: 1.962} {
-		if got := tQuantile975(df); math.Abs(got-want) > 0.002 {
+		if got := tQuantile(0.05, df); math.Abs(got-want) > 0.002 {
 			t.Errorf("t(0.975, %v) = %.4f, want %.3f", df, got, want)
+		}
+	}
+	for df, want := range map[float64]float64{2: 9.925, 3: 5.841, 10: 3.169, 1000: 2.581} {
+		if got := tQuantile(0.01, df); math.Abs(got-want) > 0.002 {
+			t.Errorf("t(0.995, %v) = %.4f, want %.3f", df, got, want)
 		}
 	}
 	mean, half := MeanCI95([]float64{98, 100, 102, 100})
@@ -18,5 +23,19 @@ func TestMeanCI95(t *testing.T) {
 	}
 	if _, half := MeanCI95([]float64{5}); !math.IsInf(half, 1) {
 		t.Errorf("one sample: ± %v, want +Inf", half)
+	}
+}
+
+func TestOneSampleT(t *testing.T) {
+	// mean 1, sd 0.816 over 4 values: t = 1 / 0.408 = 2.449 with 3 degrees of freedom, p 0.092
+	r, err := OneSampleT([]float64{0, 1, 1, 2})
+	if err != nil || math.Abs(r.T-2.449) > 0.001 || r.DF != 3 || math.Abs(r.PValue-0.0917) > 0.001 {
+		t.Errorf("OneSampleT = %+v, %v; want t 2.449, df 3, p 0.092", r, err)
+	}
+	if r, _ := OneSampleT([]float64{3, 3}); r.PValue != 0 || !math.IsInf(r.T, 1) {
+		t.Errorf("no spread, mean 3: %+v, want p 0 and t +Inf", r)
+	}
+	if _, err := OneSampleT([]float64{1}); err == nil {
+		t.Error("one value: no error")
 	}
 }

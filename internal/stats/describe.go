@@ -33,21 +33,24 @@ func StdDev(xs []float64) float64 { return math.Sqrt(Variance(xs)) }
 // MeanCI95 is the mean of xs and the half-width of its 95 % confidence interval (Student's t with
 // n-1 degrees of freedom): the true mean lies within mean ± half with 95 % confidence, as far as
 // the samples are independent and near normal. half is +Inf with fewer than 2 samples.
-func MeanCI95(xs []float64) (mean, half float64) {
+func MeanCI95(xs []float64) (mean, half float64) { return MeanCI(xs, 0.95) }
+
+// MeanCI is MeanCI95 at another confidence level (0.99: 99 %).
+func MeanCI(xs []float64, level float64) (mean, half float64) {
 	mean = Mean(xs)
 	if len(xs) < 2 {
 		return mean, math.Inf(1)
 	}
-	return mean, tQuantile975(float64(len(xs)-1)) * StdDev(xs) / math.Sqrt(float64(len(xs)))
+	return mean, tQuantile(1-level, float64(len(xs)-1)) * StdDev(xs) / math.Sqrt(float64(len(xs)))
 }
 
-// tQuantile975 is Student's t at which the two-sided tail is 5 % (12.71 for 1 degree of freedom,
-// 1.96 for many), found by bisection on the distribution's two-sided tail.
-func tQuantile975(df float64) float64 {
-	lo, hi := 0.0, 1000.0
-	for range 100 {
+// tQuantile is Student's t at which the two-sided tail is tail (for 0.05: 12.71 with 1 degree of
+// freedom, 1.96 for many), found by bisection on the distribution's two-sided tail.
+func tQuantile(tail, df float64) float64 {
+	lo, hi := 0.0, 1e6
+	for range 200 {
 		mid := (lo + hi) / 2
-		if studentTTwoSided(mid, df) > 0.05 {
+		if studentTTwoSided(mid, df) > tail {
 			lo = mid
 		} else {
 			hi = mid
