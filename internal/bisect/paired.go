@@ -29,6 +29,17 @@ type Placement struct {
 	// when small: 0.014 is 1.4 %); HalfWidth its PlaceLevel interval's; P the t-test's of
 	// Toward = 0.
 	Toward, HalfWidth, P float64
+	// Span is how far apart the ends are over these rounds, on the same scale (> 0 once placed).
+	Span float64
+}
+
+// Way is where the commit lies as a share of the way from good (0) to bad (1), and its interval's
+// half-width on that scale: 0.5 is the midpoint.
+func (p Placement) Way() (way, half float64) {
+	if p.Span <= 0 {
+		return 0.5, math.Inf(1)
+	}
+	return 0.5 + p.Toward/p.Span, p.HalfWidth / p.Span
 }
 
 // Place pairs the i-th figure of each end with the commit's i-th (the same round) and says where
@@ -51,7 +62,7 @@ func Place(good, cand, bad []float64) Placement {
 	for i := range n {
 		d[i] = math.Copysign(1, dir) * (scale(cand[i]) - (scale(good[i])+scale(bad[i]))/2)
 	}
-	p := Placement{Rounds: n, P: 1}
+	p := Placement{Rounds: n, P: 1, Span: math.Abs(dir)}
 	p.Toward, p.HalfWidth = stats.MeanCI(d, PlaceLevel)
 	if t, err := stats.OneSampleT(d); err == nil {
 		p.P = t.PValue

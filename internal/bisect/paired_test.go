@@ -28,9 +28,10 @@ func TestPlaceDriftDropsOut(t *testing.T) {
 		g, cand, b := rounds(12, c.at, 0.005)
 		p := Place(g, cand, b)
 		wantToward := 0.03 * (c.at - 0.5) // a ratio's log: about the fraction
-		if p.Verdict() != c.want || math.Abs(p.Toward-wantToward) > 0.004 || p.Rounds != 12 {
-			t.Errorf("commit at %v: verdict %q, toward %.4f ± %.4f over %d rounds; want %q, toward %.3f over 12",
-				c.at, p.Verdict(), p.Toward, p.HalfWidth, p.Rounds, c.want, wantToward)
+		way, half := p.Way()
+		if p.Verdict() != c.want || math.Abs(p.Toward-wantToward) > 0.004 || p.Rounds != 12 || math.Abs(way-c.at) > 0.15 || half > 0.5 {
+			t.Errorf("commit at %v: verdict %q, toward %.4f ± %.4f over %d rounds, at %.2f ± %.2f of the way; want %q, toward %.3f over 12, at %v",
+				c.at, p.Verdict(), p.Toward, p.HalfWidth, p.Rounds, way, half, c.want, wantToward, c.at)
 		}
 	}
 }

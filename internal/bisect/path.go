@@ -95,22 +95,16 @@ func (f Figure) Row(n, about int, s Step) Row {
 	if s.GoodMean > 0 {
 		r.Good = f.Value(s.GoodMean)
 	}
-	if s.TowardHalfWidth > 0 {
-		r.Place = PlaceText(s.Toward, s.TowardHalfWidth)
+	if s.WayHalfWidth > 0 {
+		r.Place = PlaceText(s.Way, s.WayHalfWidth)
 	}
 	return r
 }
 
-// PlaceText says where a commit lies between the ends (Placement's Toward and HalfWidth):
-// "nearer bad: 1.9 % ± 1.2 % past the ends' midpoint" when its interval is wholly on one side.
-func PlaceText(toward, half float64) string {
-	switch {
-	case toward-half > 0:
-		return fmt.Sprintf("nearer bad: %.1f %% ± %.1f %% past the ends' midpoint", 100*toward, 100*half)
-	case toward+half < 0:
-		return fmt.Sprintf("nearer good: %.1f %% ± %.1f %% short of the ends' midpoint", -100*toward, 100*half)
-	}
-	return fmt.Sprintf("%+.1f %% ± %.1f %% from the ends' midpoint toward bad", 100*toward, 100*half)
+// PlaceText says where a commit lies between the ends (Placement.Way): "at 0.94 ± 0.31 of the way
+// from good to bad".
+func PlaceText(way, half float64) string {
+	return fmt.Sprintf("at %.2f ± %.2f of the way from good to bad", way, half)
 }
 
 // Line is the row as crank bisect prints it.

@@ -31,13 +31,13 @@ type Step struct {
 	// StealShare or more of its CPU time (benchmarks/cpu/steal) while they ran; not in Iterations.
 	Rerun  int     `json:"rerun,omitempty"`
 	PValue float64 `json:"pValue,omitempty"`
-	// Toward and TowardHalfWidth place a commit measured beside both ends (Place): its mean
-	// distance past their midpoint toward bad (0.019: 1.9 %) and its PlaceLevel interval; both 0
+	// Way and WayHalfWidth place a commit measured beside both ends (Place): where it lies as a
+	// share of the way from good (0) to bad (1), and its PlaceLevel interval's half-width; both 0
 	// for the ends and in files written before.
-	Toward          float64 `json:"toward,omitempty"`
-	TowardHalfWidth float64 `json:"towardHalfWidth,omitempty"`
-	Verdict         string  `json:"verdict"`
-	Note            string  `json:"note,omitempty"`
+	Way          float64 `json:"way,omitempty"`
+	WayHalfWidth float64 `json:"wayHalfWidth,omitempty"`
+	Verdict      string  `json:"verdict"`
+	Note         string  `json:"note,omitempty"`
 	// Position is the commit's place in the history: how many commits after good (0: the good
 	// end; the bad end is the last).
 	Position int `json:"position,omitempty"`

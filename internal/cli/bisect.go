@@ -304,8 +304,8 @@ func (b *bisector) step(c bisect.Commit, res, base, worst *results.Result) bisec
 		return s
 	}
 	pl := b.place(base, res, worst)
-	if !math.IsInf(pl.HalfWidth, 0) && !math.IsNaN(pl.HalfWidth) { // JSON has no infinity
-		s.Toward, s.TowardHalfWidth = pl.Toward, pl.HalfWidth
+	if way, half := pl.Way(); !math.IsInf(half, 0) && !math.IsNaN(half) { // JSON has no infinity
+		s.Way, s.WayHalfWidth = way, half
 	}
 	switch v := pl.Verdict(); {
 	case v != "":

@@ -44,20 +44,20 @@ func TestReportBisect(t *testing.T) {
 	want := [][]string{
 		{"good (baseline)", "d61dfe6d7b change 1", "69,938 " + rps, "± 21.6 %", "3", "", "", "", "", ""},
 		{"bad (the other end)", "ac3ff2f8d3 change 16", "15,563 " + rps, "± 1.8 %", "3", "-77.7 %", "69,938 " + rps, "0.004", "", "bad"},
-		{"step 1 of about 4", "d3ea8f5a1d change 8", "68,764 " + rps, "± 24.2 %", "3", "-1.8 %", "70,025 " + rps, "0.801", "nearer good: 74.2 % ± 21.3 % short of the ends' midpoint", "good"},
-		{"step 2 of about 4", "4ee1d5be93 change 12", "15,651 " + rps, "± 2.4 %", "3", "-77.3 %", "68,948 " + rps, "0.002", "nearer bad: 75.1 % ± 4.8 % past the ends' midpoint", "bad"},
-		{"step 3 of about 4", "9307276de2 change 10", "67,931 " + rps, "± 13.6 %", "3", "-3.0 %", "70,032 " + rps, "0.501", "nearer good: 71.3 % ± 12.1 % short of the ends' midpoint", "good"},
-		{"step 4 of about 4", "65ab1d4ccf guard every request with a mutex", "15,591 " + rps, "± 1.9 %", "3", "-78.1 %", "71,190 " + rps, "0.000", "nearer bad: 75.8 % ± 4.1 % past the ends' midpoint", "bad"},
+		{"step 1 of about 4", "d3ea8f5a1d change 8", "68,764 " + rps, "± 24.2 %", "3", "-1.8 %", "70,025 " + rps, "0.801", "at 0.06 ± 0.37 of the way from good to bad", "good"},
+		{"step 2 of about 4", "4ee1d5be93 change 12", "15,651 " + rps, "± 2.4 %", "3", "-77.3 %", "68,948 " + rps, "0.002", "at 0.98 ± 0.11 of the way from good to bad", "bad"},
+		{"step 3 of about 4", "9307276de2 change 10", "67,931 " + rps, "± 13.6 %", "3", "-3.0 %", "70,032 " + rps, "0.501", "at 0.03 ± 0.21 of the way from good to bad", "good"},
+		{"step 4 of about 4", "65ab1d4ccf guard every request with a mutex", "15,591 " + rps, "± 1.9 %", "3", "-78.1 %", "71,190 " + rps, "0.000", "at 1.01 ± 0.08 of the way from good to bad", "bad"},
 	}
 	var term bytes.Buffer
 	bisect.WritePath(&term, r)
 	wantTerm := "bisect of load:http/rps/mean from d61dfe6d7b (good) to ac3ff2f8d3 (bad):\n" +
 		"  good (baseline): d61dfe6d7b change 1: 69,938 " + rps + " ± 21.6 % over 3 iterations\n" +
 		"  bad (the other end): ac3ff2f8d3 change 16: 15,563 " + rps + " ± 1.8 % over 3 iterations, -77.7 % from good's 69,938 " + rps + " beside it (p 0.004): bad\n" +
-		"  step 1 of about 4: d3ea8f5a1d change 8: 68,764 " + rps + " ± 24.2 % over 3 iterations, -1.8 % from good's 70,025 " + rps + " beside it (p 0.801), nearer good: 74.2 % ± 21.3 % short of the ends' midpoint: good\n" +
-		"  step 2 of about 4: 4ee1d5be93 change 12: 15,651 " + rps + " ± 2.4 % over 3 iterations, -77.3 % from good's 68,948 " + rps + " beside it (p 0.002), nearer bad: 75.1 % ± 4.8 % past the ends' midpoint: bad\n" +
-		"  step 3 of about 4: 9307276de2 change 10: 67,931 " + rps + " ± 13.6 % over 3 iterations, -3.0 % from good's 70,032 " + rps + " beside it (p 0.501), nearer good: 71.3 % ± 12.1 % short of the ends' midpoint: good\n" +
-		"  step 4 of about 4: 65ab1d4ccf guard every request with a mutex: 15,591 " + rps + " ± 1.9 % over 3 iterations, -78.1 % from good's 71,190 " + rps + " beside it (p 0.000), nearer bad: 75.8 % ± 4.1 % past the ends' midpoint: bad\n" +
+		"  step 1 of about 4: d3ea8f5a1d change 8: 68,764 " + rps + " ± 24.2 % over 3 iterations, -1.8 % from good's 70,025 " + rps + " beside it (p 0.801), at 0.06 ± 0.37 of the way from good to bad: good\n" +
+		"  step 2 of about 4: 4ee1d5be93 change 12: 15,651 " + rps + " ± 2.4 % over 3 iterations, -77.3 % from good's 68,948 " + rps + " beside it (p 0.002), at 0.98 ± 0.11 of the way from good to bad: bad\n" +
+		"  step 3 of about 4: 9307276de2 change 10: 67,931 " + rps + " ± 13.6 % over 3 iterations, -3.0 % from good's 70,032 " + rps + " beside it (p 0.501), at 0.03 ± 0.21 of the way from good to bad: good\n" +
+		"  step 4 of about 4: 65ab1d4ccf guard every request with a mutex: 15,591 " + rps + " ± 1.9 % over 3 iterations, -78.1 % from good's 71,190 " + rps + " beside it (p 0.000), at 1.01 ± 0.08 of the way from good to bad: bad\n" +
 		"first bad commit: 65ab1d4ccf0123456789abcdef0123456789abcd guard every request with a mutex\n"
 	if term.String() != wantTerm {
 		t.Errorf("terminal:\n%s\nwant:\n%s", term.String(), wantTerm)
