@@ -23,10 +23,10 @@ import (
 const bisectUsage = `usage: crank bisect --config FILE --scenario NAME --good REV --bad REV [--metric load:http/rps/mean] [options]
 
 Finds the first commit between --good and --bad of the application's git repository that made the
-metric worse: benchmarks the good commit, then halves the range as git bisect does, each commit run
-with --iterations auto (until the 95 % interval of its mean is within --precision) and judged against
-the good one with crank compare's test (a change past --precision, significant at 5 %). A commit that
-fails to build or run is skipped. The application's source is a local git folder (source.localFolder
+metric worse: benchmarks both ends in rounds (the bad one must be worse by crank compare's test: a
+change past --precision, significant at 5 %), then halves the range as git bisect does, each commit
+run in rounds beside both ends until it is significantly nearer one of them (99 %, from the 5th
+round) or every mean is within --precision. A commit that fails to build or run is skipped. The application's source is a local git folder (source.localFolder
 inside a work tree: each commit is exported from it) or a repository (source.repository: the agent
 clones each commit).
 
