@@ -3,6 +3,7 @@ package bisect
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/crankshaft/crankshaft/internal/measure"
@@ -104,6 +105,9 @@ func (f Figure) Row(n, about int, s Step) Row {
 // PlaceText says where a commit lies between the ends (Placement.Way): "at 0.94 ± 0.31 of the way
 // from good to bad".
 func PlaceText(way, half float64) string {
+	if math.Abs(way) < 0.005 {
+		way = 0 // not "-0.00"
+	}
 	return fmt.Sprintf("at %.2f ± %.2f of the way from good to bad", way, half)
 }
 

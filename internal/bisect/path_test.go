@@ -49,3 +49,12 @@ func TestEstimateAsThePath(t *testing.T) {
 		}
 	}
 }
+
+func TestPlaceText(t *testing.T) {
+	for way, want := range map[float64]string{-0.001: "at 0.00 ± 0.15 of the way from good to bad", 0.94: "at 0.94 ± 0.15 of the way from good to bad",
+		-0.3: "at -0.30 ± 0.15 of the way from good to bad"} {
+		if got := PlaceText(way, 0.15); got != want {
+			t.Errorf("PlaceText(%v) = %q, want %q", way, got, want)
+		}
+	}
+}

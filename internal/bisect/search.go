@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // Verdicts of a step.
@@ -79,6 +80,7 @@ func Search(ctx context.Context, commits []Commit, judge Judge) (Result, error) 
 	}
 	lo, hi := -1, len(commits)-1
 	measured := map[int]string{}
+	last := map[int]Step{} // each commit's latest step
 	about := Steps(len(commits))
 	n := 0
 	step := func(i int) (string, error) {
@@ -89,27 +91,43 @@ func Search(ctx context.Context, commits []Commit, judge Judge) (Result, error) 
 		}
 		s.Position = i + 1
 		r.Steps = append(r.Steps, s)
-		measured[i] = s.Verdict
+		measured[i], last[i] = s.Verdict, s
 		if s.Verdict == CannotTell {
 			return "", fmt.Errorf("%w: %s (%s) is %+.1f %% from good, within the noise after %d iterations; ask a finer --precision or more --max-iterations",
 				ErrCannotTell, s.Commit.Short(), s.Commit.Subject, 100*s.Change, s.Iterations)
 		}
 		return s.Verdict, nil
 	}
-	for hi-lo > 1 {
-		mid, ok := pick(lo, hi, measured)
-		if !ok { // every commit between is skipped
-			break
+	confirmed := map[int]bool{}
+	for {
+		for hi-lo > 1 {
+			mid, ok := pick(lo, hi, measured)
+			if !ok { // every commit between is skipped
+				break
+			}
+			v, err := step(mid)
+			if err != nil {
+				return r, err
+			}
+			switch v {
+			case Bad:
+				hi = mid
+			case Good:
+				lo = mid
+			}
 		}
-		v, err := step(mid)
+		i, v, err := confirm(lo, hi, last, confirmed, step)
 		if err != nil {
 			return r, err
 		}
-		switch v {
-		case Bad:
-			hi = mid
-		case Good:
-			lo = mid
+		if i < 0 || v == "" {
+			break
+		}
+		// i's verdict turned: the boundary moves to the nearest commit measured the other way
+		if v == Bad {
+			hi, lo = i, nearest(i, -1, -1, measured, Good)
+		} else {
+			lo, hi = i, nearest(i, len(commits), len(commits)-1, measured, Bad)
 		}
 	}
 	if _, done := measured[hi]; !done {
@@ -132,6 +150,53 @@ func Search(ctx context.Context, commits []Commit, judge Judge) (Result, error) 
 	}
 	r.FirstBad, r.FirstBadSubject = commits[hi].SHA, commits[hi].Subject
 	return r, nil
+}
+
+// Marginal is how near the ends' midpoint (in shares of the way from good to bad) the interval of
+// a step next to the first bad commit may come before the search measures it again: a commit
+// judged on a few rounds that barely cleared the midpoint is the likeliest to be wrong, and one
+// wrong step there blames the wrong commit.
+const Marginal = 0.25
+
+// confirm measures again, once each, the last good and the first bad commit whose placement was
+// marginal (the ends, skipped and unplaced commits are not). When the new verdict differs from the
+// first, a third measurement decides (two of three). It returns the commit whose verdict turned
+// and its verdict, or -1 when none did.
+func confirm(lo, hi int, last map[int]Step, confirmed map[int]bool, step func(int) (string, error)) (int, string, error) {
+	for _, i := range []int{lo, hi} {
+		s, ok := last[i]
+		if !ok || confirmed[i] || s.WayHalfWidth <= 0 || math.Abs(s.Way-0.5)-s.WayHalfWidth >= Marginal {
+			continue
+		}
+		confirmed[i] = true
+		first := s.Verdict
+		v, err := step(i)
+		if err == nil && v != first {
+			v, err = step(i)
+		}
+		if err != nil {
+			return -1, "", err
+		}
+		if v != first && (v == Good || v == Bad) {
+			return i, v, nil
+		}
+	}
+	return -1, "", nil
+}
+
+// nearest is the commit nearest i in the direction of stop (exclusive) measured as want, or
+// otherwise.
+func nearest(i, stop, otherwise int, measured map[int]string, want string) int {
+	d := 1
+	if stop < i {
+		d = -1
+	}
+	for j := i + d; j != stop; j += d {
+		if measured[j] == want {
+			return j
+		}
+	}
+	return otherwise
 }
 
 // pick is the unmeasured commit between lo and hi nearest their middle.

@@ -67,3 +67,42 @@ func TestSearch(t *testing.T) {
 		t.Errorf("a skipped commit just before the culprit: %+v (asked %v): want 8 or 9 named as candidates", r, asked)
 	}
 }
+
+// TestSearchConfirmsMarginalSteps: the commit that made it worse is first judged good on a marginal
+// placement (as a search here judged the 3 % commit): the search measures it again, finds it bad
+// twice, and names it instead of the next commit; a clear placement is not measured again.
+func TestSearchConfirmsMarginalSteps(t *testing.T) {
+	cs := commits(8)
+	const culprit = 4
+	var asked []int
+	seen := map[int]int{}
+	judge := func(_ context.Context, _, _ int, c Commit) (Step, error) {
+		i := 0
+		for i = range cs {
+			if cs[i].SHA == c.SHA {
+				break
+			}
+		}
+		asked = append(asked, i)
+		seen[i]++
+		switch {
+		case i == culprit && seen[i] == 1: // wrong, barely: its interval comes within 0.1 of the midpoint
+			return Step{Commit: c, Verdict: Good, Way: 0.1, WayHalfWidth: 0.3}, nil
+		case i >= culprit:
+			return Step{Commit: c, Verdict: Bad, Way: 0.95, WayHalfWidth: 0.2}, nil
+		}
+		return Step{Commit: c, Verdict: Good, Way: 0.02, WayHalfWidth: 0.1}, nil
+	}
+	r, err := Search(context.Background(), cs, judge)
+	if err != nil || r.FirstBad != cs[culprit].SHA {
+		t.Fatalf("first bad %q, %v (asked %v); want commit %d", r.FirstBad, err, asked, culprit+1)
+	}
+	if seen[culprit] != 3 {
+		t.Errorf("the marginal commit measured %d times (asked %v), want 3: once, again, and a third time to decide", seen[culprit], asked)
+	}
+	for i, n := range seen {
+		if i != culprit && n > 1 {
+			t.Errorf("commit %d, clearly placed, measured %d times (asked %v)", i+1, n, asked)
+		}
+	}
+}
