@@ -2,17 +2,19 @@
 # Issue 31's measurement: crank bisect on a repository of COMMITS commits of a small Go HTTP app, the
 # one numbered CULPRIT adding SPIN nanoseconds of CPU to every request (a few percent), or with
 # WORK > 0 that many steps of arithmetic instead (a fixed count of instructions, as a code change
-# adds; SPIN's loop watches the clock, so time the hypervisor steals from it is not spent), searched once
-# with --iterations auto at PRECISION (at most MAXIT iterations a commit), then TRIES times with the
-# fewest iterations bisect takes (3 a commit: its test needs a spread), then SINGLE times as a person
-# would by hand with one run a commit: each end once, then halving, a commit bad when its one figure
-# is nearer the bad end's (on a ratio scale). AUTO=0 leaves out the first search.
-# usage: [SPIN=600 | WORK=550] [COMMITS=8] [CULPRIT=5] [PRECISION=1%] [MAXIT=20] [TRIES=5] [SINGLE=5] \
-#        [AUTO=1] [METRIC=...] [RATE=0] [EXTRA="..."] scripts/bisect-small-slowdown.sh OUTDIR
+# adds; SPIN's loop watches the clock, so time the hypervisor steals from it is not spent). Searched
+# once with --iterations auto at PRECISION (at most MAXIT iterations a commit), then TRIES times with
+# the fewest iterations bisect takes (3 a commit: its test needs a spread), then SINGLE times as a
+# person would by hand with one run a commit: each end once, then halving, a commit bad when its one
+# figure is nearer the bad end's (on a ratio scale). AUTO=0 leaves out the first search.
+# usage: [SPIN=600 | WORK=550] [COMMITS=8] [CULPRIT=5] [PRECISION=1%] [MAXIT=20] [TRIES=5] \
+#        [SINGLE=5] [AUTO=1] [METRIC=...] [RATE=0] [DURATION=2] [WARMUP=1] [EXTRA="..."] \
+#        scripts/bisect-small-slowdown.sh OUTDIR
 # METRIC is bisect's --metric (default load:http/rps/mean; application:benchmarks/cpu/per-request
 # judges the app's CPU per request). RATE > 0 loads the app at that many requests a second with the
 # built-in generator instead of as fast as wrk can (then judge the CPU per request: requests/s is
-# the rate). EXTRA is added to every crank bisect (default: the app on CPU 0, the load on CPU 1).
+# the rate). DURATION and WARMUP are each run's measured and warm-up seconds. EXTRA is added to
+# every crank bisect (default: the app on CPU 0, the load on CPU 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -29,6 +31,8 @@ single=${SINGLE:-5}
 auto=${AUTO:-1}
 metric=${METRIC:-load:http/rps/mean}
 rate=${RATE:-0}
+duration=${DURATION:-2}
+warmup=${WARMUP:-1}
 load=wrk
 if ((rate > 0)); then load=builtin; fi
 read -r -a extra <<< "${EXTRA:---application.cpuSet 0 --load.cpuSet 1}"
@@ -118,7 +122,7 @@ EOF
 rateflags=()
 if ((rate > 0)); then rateflags=(--load.variables.rate "$rate"); fi
 common=(bisect --config "$out/app.yml" --scenario app --good "${shas[0]}" --bad "${shas[$((commits - 1))]}"
-  --metric "$metric" --variable duration=2 --variable warmup=1 --variable connections=32 "${rateflags[@]}" "${extra[@]}")
+  --metric "$metric" --variable duration="$duration" --variable warmup="$warmup" --variable connections=32 "${rateflags[@]}" "${extra[@]}")
 echo "culprit: ${shas[$((culprit - 1))]} (commit $culprit of $commits, ${spin} ns spin, ${work} steps of work per request; load: $load, rate $rate)" | tee "$out/summary.txt"
 uptime | tee -a "$out/summary.txt"
 start=$(date +%s)
@@ -134,7 +138,7 @@ done
 once() { # $1: commit index; prints the metric of one run of it (the work tree checked out there)
   git -C "$repo" checkout -q "${shas[$1]}"
   local f=$out/single-$k-$1.json
-  bin/crank --config "$out/app.yml" --scenario app --variable duration=2 --variable warmup=1 \
+  bin/crank --config "$out/app.yml" --scenario app --variable duration="$duration" --variable warmup="$warmup" \
     --variable connections=32 "${rateflags[@]}" "${extra[@]}" --json "$f" > "$f.txt" 2>&1
   python3 -c 'import json, sys
 svc, name = sys.argv[2].split(":", 1)
