@@ -21,15 +21,14 @@ const (
 // Placement is where a commit measured in rounds beside both ends lies between them, from each
 // round's own three figures: the commit's distance past the ends' midpoint in that round (on a
 // ratio scale when every figure is positive: log c - (log g + log b)/2), signed so that positive is
-// toward the bad end, and the mean of those over the rounds with its 95 % interval. Each round
+// toward the bad end, and the mean of those over the rounds with its PlaceLevel interval. Each round
 // compares figures of the same minutes, so a drift of the machine moves all three alike and drops
 // out; what is left is each launch's own spread.
 type Placement struct {
 	Rounds int
 	// Toward is the mean distance past the midpoint toward bad (a ratio's log, about a fraction
-	// when small: 0.014 is 1.4 %); HalfWidth its PlaceLevel interval's; P the t-test's of
-	// Toward = 0.
-	Toward, HalfWidth, P float64
+	// when small: 0.014 is 1.4 %); HalfWidth its PlaceLevel interval's.
+	Toward, HalfWidth float64
 	// Span is how far apart the ends are over these rounds, on the same scale (> 0 once placed).
 	Span float64
 }
@@ -45,29 +44,27 @@ func (p Placement) Way() (way, half float64) {
 
 // Place pairs the i-th figure of each end with the commit's i-th (the same round) and says where
 // the commit lies. The direction from good to bad is that of their means over these rounds; with
-// fewer than two rounds, or ends whose means are equal, nothing is decided (P 1).
+// fewer than two rounds, or ends whose means are equal, nothing is decided (no interval).
 func Place(good, cand, bad []float64) Placement {
 	n := min(len(good), len(cand), len(bad))
+	undecided := Placement{Rounds: n, HalfWidth: math.Inf(1)}
 	if n < 2 {
-		return Placement{Rounds: n, HalfWidth: math.Inf(1), P: 1}
+		return undecided
 	}
-	scale := func(v float64) float64 { return v }
-	if allPositive(good[:n]) && allPositive(cand[:n]) && allPositive(bad[:n]) {
-		scale = math.Log
+	good, cand, bad = good[:n], cand[:n], bad[:n]
+	if allPositive(good) && allPositive(cand) && allPositive(bad) {
+		good, cand, bad = logs(good), logs(cand), logs(bad)
 	}
-	dir := stats.Mean(mapped(bad[:n], scale)) - stats.Mean(mapped(good[:n], scale))
+	dir := stats.Mean(bad) - stats.Mean(good)
 	if dir == 0 {
-		return Placement{Rounds: n, HalfWidth: math.Inf(1), P: 1}
+		return undecided
 	}
 	d := make([]float64, n)
 	for i := range n {
-		d[i] = math.Copysign(1, dir) * (scale(cand[i]) - (scale(good[i])+scale(bad[i]))/2)
+		d[i] = math.Copysign(1, dir) * (cand[i] - (good[i]+bad[i])/2)
 	}
-	p := Placement{Rounds: n, P: 1, Span: math.Abs(dir)}
+	p := Placement{Rounds: n, Span: math.Abs(dir)}
 	p.Toward, p.HalfWidth = stats.MeanCI(d, PlaceLevel)
-	if t, err := stats.OneSampleT(d); err == nil {
-		p.P = t.PValue
-	}
 	return p
 }
 
@@ -94,10 +91,10 @@ func allPositive(xs []float64) bool {
 	return true
 }
 
-func mapped(xs []float64, f func(float64) float64) []float64 {
+func logs(xs []float64) []float64 {
 	out := make([]float64, len(xs))
 	for i, x := range xs {
-		out[i] = f(x)
+		out[i] = math.Log(x)
 	}
 	return out
 }

@@ -32,22 +32,3 @@ func WelchT(x, y []float64) (TTest, error) {
 	df := se2 * se2 / (vx*vx/(nx-1) + vy*vy/(ny-1))
 	return TTest{T: t, DF: df, PValue: studentTTwoSided(t, df)}, nil
 }
-
-// OneSampleT is Student's two-sided t-test of the mean of xs against 0 (as for paired differences):
-// T is the mean over its standard error, with n-1 degrees of freedom. xs needs at least two values;
-// with no spread, a mean of 0 gives p = 1 and any other p = 0.
-func OneSampleT(xs []float64) (TTest, error) {
-	if len(xs) < 2 {
-		return TTest{}, fmt.Errorf("t-test: need at least 2 values, have %d", len(xs))
-	}
-	n := float64(len(xs))
-	m, se := Mean(xs), math.Sqrt(Variance(xs)/n)
-	if se == 0 {
-		if m == 0 {
-			return TTest{DF: n - 1, PValue: 1}, nil
-		}
-		return TTest{T: math.Copysign(math.Inf(1), m), DF: n - 1}, nil
-	}
-	t := m / se
-	return TTest{T: t, DF: n - 1, PValue: studentTTwoSided(t, n-1)}, nil
-}
