@@ -79,8 +79,7 @@ func Search(ctx context.Context, commits []Commit, judge Judge) (Result, error) 
 		return r, errors.New("no commit after --good up to --bad")
 	}
 	lo, hi := -1, len(commits)-1
-	measured := map[int]string{}
-	last := map[int]Step{} // each commit's latest step
+	measured := map[int]Step{} // each commit's latest step: its verdict is the search's
 	about := Steps(len(commits))
 	n := 0
 	step := func(i int) (string, error) {
@@ -91,7 +90,7 @@ func Search(ctx context.Context, commits []Commit, judge Judge) (Result, error) 
 		}
 		s.Position = i + 1
 		r.Steps = append(r.Steps, s)
-		measured[i], last[i] = s.Verdict, s
+		measured[i] = s
 		if s.Verdict == CannotTell {
 			return "", fmt.Errorf("%w: %s (%s) is %+.1f %% from good, within the noise after %d iterations; ask a finer --precision or more --max-iterations",
 				ErrCannotTell, s.Commit.Short(), s.Commit.Subject, 100*s.Change, s.Iterations)
@@ -116,7 +115,7 @@ func Search(ctx context.Context, commits []Commit, judge Judge) (Result, error) 
 				lo = mid
 			}
 		}
-		i, v, err := confirm(lo, hi, last, confirmed, step)
+		i, v, err := confirm(lo, hi, measured, confirmed, step)
 		if err != nil {
 			return r, err
 		}
@@ -141,7 +140,7 @@ func Search(ctx context.Context, commits []Commit, judge Judge) (Result, error) 
 		}
 	}
 	for i := lo + 1; i < hi; i++ { // skipped commits before the first bad one: any may be it
-		if measured[i] == Skip {
+		if measured[i].Verdict == Skip {
 			r.Candidates = append(r.Candidates, commits[i])
 		}
 	}
@@ -162,9 +161,9 @@ const Marginal = 0.25
 // marginal (the ends, skipped and unplaced commits are not). When the new verdict differs from the
 // first, a third measurement decides (two of three). It returns the commit whose verdict turned
 // and its verdict, or -1 when none did.
-func confirm(lo, hi int, last map[int]Step, confirmed map[int]bool, step func(int) (string, error)) (int, string, error) {
+func confirm(lo, hi int, measured map[int]Step, confirmed map[int]bool, step func(int) (string, error)) (int, string, error) {
 	for _, i := range []int{lo, hi} {
-		s, ok := last[i]
+		s, ok := measured[i]
 		if !ok || confirmed[i] || s.WayHalfWidth <= 0 || math.Abs(s.Way-0.5)-s.WayHalfWidth >= Marginal {
 			continue
 		}
@@ -186,13 +185,13 @@ func confirm(lo, hi int, last map[int]Step, confirmed map[int]bool, step func(in
 
 // nearest is the commit nearest i in the direction of stop (exclusive) measured as want, or
 // otherwise.
-func nearest(i, stop, otherwise int, measured map[int]string, want string) int {
+func nearest(i, stop, otherwise int, measured map[int]Step, want string) int {
 	d := 1
 	if stop < i {
 		d = -1
 	}
 	for j := i + d; j != stop; j += d {
-		if measured[j] == want {
+		if measured[j].Verdict == want {
 			return j
 		}
 	}
@@ -200,7 +199,7 @@ func nearest(i, stop, otherwise int, measured map[int]string, want string) int {
 }
 
 // pick is the unmeasured commit between lo and hi nearest their middle.
-func pick(lo, hi int, measured map[int]string) (int, bool) {
+func pick(lo, hi int, measured map[int]Step) (int, bool) {
 	mid := (lo + hi) / 2
 	for d := 0; d <= hi-lo; d++ {
 		for _, i := range []int{mid - d, mid + d} {
