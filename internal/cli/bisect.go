@@ -26,9 +26,9 @@ Finds the first commit between --good and --bad of the application's git reposit
 metric worse: benchmarks both ends in rounds (the bad one must be worse by crank compare's test: a
 change past --precision, significant at 5 %), then halves the range as git bisect does, each commit
 run in rounds beside both ends until it is significantly nearer one of them (99 %, from the 5th
-round) or every mean is within --precision. A commit that fails to build or run is skipped. The application's source is a local git folder (source.localFolder
-inside a work tree: each commit is exported from it) or a repository (source.repository: the agent
-clones each commit).
+round) or every mean is within --precision. A commit that fails to build or run is skipped. The
+application's source is a local git folder (source.localFolder inside a work tree: each commit is
+exported from it) or a repository (source.repository: the agent clones each commit).
 
   --good REV, --bad REV   the revisions; good must be an ancestor of bad
   --metric [SVC:]NAME     the figure (default load:http/rps/mean), its direction from the catalog
