@@ -2,8 +2,9 @@
 //
 //	--mode spin     each request burns --work of CPU: CPU-bound, on every core it is given
 //	--mode serial   each request sleeps --work inside a one-slot channel: serialized, CPU idle
-//	--mode worker   one goroutine serves every request, sleeping --work for each, behind a
-//	                channel: serialized without a mutex
+//	--mode worker   one goroutine serves every request behind a channel, one per --work on a
+//	                fixed schedule (a late wake-up is made up by the requests waiting):
+//	                serialized without a mutex, exactly 1/--work requests per second
 //	--mode mutex    each request sleeps --work holding one sync.Mutex: lock contention
 //	--mode mutexspin each request burns --work of CPU holding one sync.Mutex: exactly one request
 //	                per --work whatever the cores (a sleep's wake-up makes mutex's hold longer)
@@ -75,8 +76,17 @@ func handler(mode string, work time.Duration) func() {
 	case "worker":
 		jobs := make(chan chan struct{})
 		go func() {
+			var finish time.Time
 			for done := range jobs {
-				time.Sleep(work)
+				// A sleep wakes up late by a varying part of a millisecond (0.75 ms in a CI
+				// run): scheduled from the last finish, the next requests absorb up to one
+				// --work of lateness, so the rate does not depend on how busy the machine is.
+				// Idle for longer, the schedule starts again from now.
+				now := time.Now()
+				if finish = finish.Add(work); finish.Before(now.Add(-work)) {
+					finish = now.Add(work)
+				}
+				time.Sleep(time.Until(finish))
 				close(done)
 			}
 		}()
