@@ -63,9 +63,22 @@ type Result struct {
 	Stopped string `json:"stopped,omitempty"`
 }
 
+// Probe is what a search asks a Judge to measure: the n-th step of about About, the commit, and
+// how many times it was measured before (a marginal step next to the first bad commit is measured
+// again, up to Confirmations more times).
+type Probe struct {
+	N, About int
+	Commit   Commit
+	Again    int
+}
+
+// Confirmations is the most times a commit is measured again: once, and a third time when the
+// second measurement turns the verdict.
+const Confirmations = 2
+
 // Judge benchmarks one commit against the baseline. An error ends the search (a failed build is a
 // Skip step, not an error).
-type Judge func(ctx context.Context, n, about int, c Commit) (Step, error)
+type Judge func(ctx context.Context, p Probe) (Step, error)
 
 // ErrCannotTell ends a search whose step could not be told good or bad within the iterations.
 var ErrCannotTell = errors.New("cannot tell whether a commit is good or bad")
@@ -80,11 +93,13 @@ func Search(ctx context.Context, commits []Commit, judge Judge) (Result, error) 
 	}
 	lo, hi := -1, len(commits)-1
 	measured := map[int]Step{} // each commit's latest step: its verdict is the search's
+	times := map[int]int{}     // how many times each commit was measured
 	about := Steps(len(commits))
 	n := 0
 	step := func(i int) (string, error) {
 		n++
-		s, err := judge(ctx, n, about, commits[i])
+		s, err := judge(ctx, Probe{N: n, About: about, Commit: commits[i], Again: times[i]})
+		times[i]++
 		if err != nil {
 			return "", err
 		}

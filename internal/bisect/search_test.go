@@ -16,8 +16,8 @@ func commits(n int) []Commit {
 
 // judgeFrom says bad from index culprit on; skip for the indexes in skipped.
 func judgeFrom(cs []Commit, culprit int, skipped map[int]bool, asked *[]int) Judge {
-	return func(_ context.Context, _, _ int, c Commit) (Step, error) {
-		i := 0
+	return func(_ context.Context, p Probe) (Step, error) {
+		c, i := p.Commit, 0
 		for i = range cs {
 			if cs[i].SHA == c.SHA {
 				break
@@ -76,14 +76,17 @@ func TestSearchConfirmsMarginalSteps(t *testing.T) {
 	const culprit = 4
 	var asked []int
 	seen := map[int]int{}
-	judge := func(_ context.Context, _, _ int, c Commit) (Step, error) {
-		i := 0
+	judge := func(_ context.Context, p Probe) (Step, error) {
+		c, i := p.Commit, 0
 		for i = range cs {
 			if cs[i].SHA == c.SHA {
 				break
 			}
 		}
 		asked = append(asked, i)
+		if p.Again != seen[i] {
+			t.Errorf("commit %d measured %d times before, the probe says %d", i+1, seen[i], p.Again)
+		}
 		seen[i]++
 		switch {
 		case i == culprit && seen[i] == 1: // wrong, barely: its interval comes within 0.1 of the midpoint

@@ -127,7 +127,7 @@ func runBisect(ctx context.Context, st State, args []string) int {
 		return ExitBadInput
 	}
 	defer ctl.Close(context.WithoutCancel(ctx))
-	b := &bisector{st: st, f: bf, src: src, ctl: ctl, tmp: st.Getenv("TMPDIR"), bad: bad, judged: map[string]int{}}
+	b := &bisector{st: st, f: bf, src: src, ctl: ctl, tmp: st.Getenv("TMPDIR"), bad: bad}
 	fmt.Fprintf(st.Stderr, "bisect: %d commits after %s up to %s; about %d steps, each until %s is within %.1f %%\n",
 		len(commits), good.Short(), bad.Short(), bisect.Steps(len(commits)), bf.metricName(), 100*bf.run.spread.auto.precision)
 	res := bisect.Result{Metric: bf.metricName(), Good: good, Bad: bad}
@@ -240,18 +240,14 @@ type bisector struct {
 	// services and metric are the figure judged (the load's http/rps/mean unless --metric).
 	services []string
 	metric   string
-	// judged counts the times each commit was measured as a step (the search measures a marginal
-	// one next to the first bad commit again).
-	judged map[string]int
 }
 
 // judge runs a commit and compares it with the good one.
-func (b *bisector) judge(ctx context.Context, n, about int, c bisect.Commit) (bisect.Step, error) {
-	again := ""
-	if b.judged[c.SHA] > 0 {
-		again = fmt.Sprintf(" (measured again: %d of at most 3; its place was near the ends' midpoint)", b.judged[c.SHA]+1)
+func (b *bisector) judge(ctx context.Context, pr bisect.Probe) (bisect.Step, error) {
+	c, n, about, again := pr.Commit, pr.N, pr.About, ""
+	if pr.Again > 0 {
+		again = fmt.Sprintf(" (measured again: %d of at most %d; its place was near the ends' midpoint)", pr.Again+1, 1+bisect.Confirmations)
 	}
-	b.judged[c.SHA]++
 	fmt.Fprintf(b.st.Stderr, "bisect: step %d of about %d: %s %s%s\n", n, about, c.Short(), c.Subject, again)
 	fig := bisect.FigureOf(b.f.metricName())
 	if c.SHA == b.bad.SHA && b.worst != nil { // measured already: the bad end's verdict, against good
