@@ -76,3 +76,23 @@ func TestPlaceZeroes(t *testing.T) {
 		t.Errorf("errors at bad's level: %q (toward %.2f ± %.2f), want bad", p.Verdict(), p.Toward, p.HalfWidth)
 	}
 }
+
+// TestRoundsToDecide: search 4 of docs/BISECT.md stopped at 100 rounds with its step at 0.27 ±
+// 0.47 of the way; at that spread a commit at an end is told after about 154 rounds. A placement
+// twice as narrow needs a quarter of them; nothing placed, none.
+func TestRoundsToDecide(t *testing.T) {
+	if got := RoundsToDecide(0.47, 100); got < 150 || got > 158 {
+		t.Errorf("RoundsToDecide(0.47, 100) = %d, want about 154", got)
+	}
+	if a, b := RoundsToDecide(0.47, 100), RoundsToDecide(0.235, 100); b < a/4-2 || b > a/4+2 {
+		t.Errorf("half the half-width: %d rounds, want a quarter of %d", b, a)
+	}
+	if got := RoundsToDecide(0.05, 100); got != PlaceMinRounds {
+		t.Errorf("a narrow placement needs %d rounds, want the least, %d", got, PlaceMinRounds)
+	}
+	for _, half := range []float64{0, math.Inf(1)} {
+		if got := RoundsToDecide(half, 100); got != 0 {
+			t.Errorf("RoundsToDecide(%v, 100) = %d, want 0 (nothing placed)", half, got)
+		}
+	}
+}

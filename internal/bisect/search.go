@@ -107,8 +107,12 @@ func Search(ctx context.Context, commits []Commit, judge Judge) (Result, error) 
 		r.Steps = append(r.Steps, s)
 		measured[i] = s
 		if s.Verdict == CannotTell {
-			return "", fmt.Errorf("%w: %s (%s) is %+.1f %% from good, within the noise after %d iterations; ask a finer --precision or more --max-iterations",
-				ErrCannotTell, s.Commit.Short(), s.Commit.Subject, 100*s.Change, s.Iterations)
+			ask := "ask a finer --precision or more --max-iterations"
+			if need := RoundsToDecide(s.WayHalfWidth, s.Iterations); need > 0 {
+				ask = fmt.Sprintf("at the spread of these rounds, a commit at either end is told after about %d (4 times in 5): ask --max-iterations %d or more", need, need)
+			}
+			return "", fmt.Errorf("%w: %s (%s) is %+.1f %% from good, within the noise after %d iterations; %s",
+				ErrCannotTell, s.Commit.Short(), s.Commit.Subject, 100*s.Change, s.Iterations, ask)
 		}
 		return s.Verdict, nil
 	}

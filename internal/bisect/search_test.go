@@ -2,7 +2,9 @@ package bisect
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -106,6 +108,27 @@ func TestSearchConfirmsMarginalSteps(t *testing.T) {
 	for i, n := range seen {
 		if i != culprit && n > 1 {
 			t.Errorf("commit %d, clearly placed, measured %d times (asked %v)", i+1, n, asked)
+		}
+	}
+}
+
+// TestSearchCannotTellSaysHowMany: a step placed too widely to decide ends the search with the
+// rounds that would tell it at that spread; one without a placement asks for precision or rounds.
+func TestSearchCannotTellSaysHowMany(t *testing.T) {
+	cs := commits(8)
+	for _, c := range []struct {
+		half float64
+		want string
+	}{
+		{0.47, "told after about 15"},
+		{0, "ask a finer --precision or more --max-iterations"},
+	} {
+		judge := func(_ context.Context, p Probe) (Step, error) {
+			return Step{Commit: p.Commit, Verdict: CannotTell, Iterations: 100, Way: 0.27, WayHalfWidth: c.half}, nil
+		}
+		_, err := Search(context.Background(), cs, judge)
+		if !errors.Is(err, ErrCannotTell) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("half-width %v: %v, want ErrCannotTell saying %q", c.half, err, c.want)
 		}
 	}
 }
