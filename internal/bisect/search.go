@@ -108,8 +108,12 @@ func Search(ctx context.Context, commits []Commit, judge Judge) (Result, error) 
 		measured[i] = s
 		if s.Verdict == CannotTell {
 			ask := "ask a finer --precision or more --max-iterations"
-			if need := RoundsToDecide(s.WayHalfWidth, s.Iterations); need > 0 {
+			switch need := RoundsToDecide(s.WayHalfWidth, s.Iterations); {
+			case need > s.Iterations:
 				ask = fmt.Sprintf("at the spread of these rounds, a commit at either end is told after about %d (4 times in 5): ask --max-iterations %d or more", need, need)
+			case need > 0: // enough rounds for a commit at an end: this one is not at either
+				ask = fmt.Sprintf("these rounds would have told a commit at either end (about %d needed); this one lies between them, at %.2f ± %.2f of the way: the change may be spread over several commits",
+					need, s.Way, s.WayHalfWidth)
 			}
 			return "", fmt.Errorf("%w: %s (%s) is %+.1f %% from good, within the noise after %d iterations; %s",
 				ErrCannotTell, s.Commit.Short(), s.Commit.Subject, 100*s.Change, s.Iterations, ask)

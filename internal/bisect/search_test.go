@@ -113,22 +113,25 @@ func TestSearchConfirmsMarginalSteps(t *testing.T) {
 }
 
 // TestSearchCannotTellSaysHowMany: a step placed too widely to decide ends the search with the
-// rounds that would tell it at that spread; one without a placement asks for precision or rounds.
+// rounds that would tell it at that spread; one placed narrowly near the midpoint, with enough
+// rounds for a commit at an end, says it lies between the ends; one without a placement asks for
+// precision or rounds.
 func TestSearchCannotTellSaysHowMany(t *testing.T) {
 	cs := commits(8)
 	for _, c := range []struct {
-		half float64
-		want string
+		way, half float64
+		want      string
 	}{
-		{0.47, "told after about 15"},
-		{0, "ask a finer --precision or more --max-iterations"},
+		{0.27, 0.47, "told after about 15"},
+		{0.5, 0.1, "this one lies between them, at 0.50 ± 0.10 of the way"},
+		{0.27, 0, "ask a finer --precision or more --max-iterations"},
 	} {
 		judge := func(_ context.Context, p Probe) (Step, error) {
-			return Step{Commit: p.Commit, Verdict: CannotTell, Iterations: 100, Way: 0.27, WayHalfWidth: c.half}, nil
+			return Step{Commit: p.Commit, Verdict: CannotTell, Iterations: 100, Way: c.way, WayHalfWidth: c.half}, nil
 		}
 		_, err := Search(context.Background(), cs, judge)
 		if !errors.Is(err, ErrCannotTell) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("half-width %v: %v, want ErrCannotTell saying %q", c.half, err, c.want)
+			t.Errorf("at %v ± %v: %v, want ErrCannotTell saying %q", c.way, c.half, err, c.want)
 		}
 	}
 }
