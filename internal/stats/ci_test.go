@@ -7,12 +7,12 @@ import (
 
 func TestMeanCI95(t *testing.T) {
 	for df, want := range map[float64]float64{1: 12.706, 2: 4.303, 4: 2.776, 9: 2.262, 29: 2.045, 1000: 1.962} {
-		if got := tQuantile(0.05, df); math.Abs(got-want) > 0.002 {
+		if got := TQuantile(0.05, df); math.Abs(got-want) > 0.002 {
 			t.Errorf("t(0.975, %v) = %.4f, want %.3f", df, got, want)
 		}
 	}
 	for df, want := range map[float64]float64{2: 9.925, 3: 5.841, 10: 3.169, 1000: 2.581} {
-		if got := tQuantile(0.01, df); math.Abs(got-want) > 0.002 {
+		if got := TQuantile(0.01, df); math.Abs(got-want) > 0.002 {
 			t.Errorf("t(0.995, %v) = %.4f, want %.3f", df, got, want)
 		}
 	}

@@ -41,14 +41,12 @@ func MeanCI(xs []float64, level float64) (mean, half float64) {
 	if len(xs) < 2 {
 		return mean, math.Inf(1)
 	}
-	return mean, tQuantile(1-level, float64(len(xs)-1)) * StdDev(xs) / math.Sqrt(float64(len(xs)))
+	return mean, TQuantile(1-level, float64(len(xs)-1)) * StdDev(xs) / math.Sqrt(float64(len(xs)))
 }
 
 // TQuantile is Student's t at which the two-sided tail is tail (for 0.05: 12.71 with 1 degree of
 // freedom, 1.96 for many), found by bisection on the distribution's two-sided tail.
-func TQuantile(tail, df float64) float64 { return tQuantile(tail, df) }
-
-func tQuantile(tail, df float64) float64 {
+func TQuantile(tail, df float64) float64 {
 	lo, hi := 0.0, 1e6
 	for range 200 {
 		mid := (lo + hi) / 2
