@@ -120,7 +120,6 @@ func Search(ctx context.Context, commits []Commit, judge Judge) (Result, error) 
 		}
 		return s.Verdict, nil
 	}
-	confirmed := map[int]bool{}
 	for {
 		for hi-lo > 1 {
 			mid, ok := pick(lo, hi, measured)
@@ -138,7 +137,7 @@ func Search(ctx context.Context, commits []Commit, judge Judge) (Result, error) 
 				lo = mid
 			}
 		}
-		i, v, err := confirm(lo, hi, measured, confirmed, step)
+		i, v, err := confirm(lo, hi, measured, times, step)
 		if err != nil {
 			return r, err
 		}
@@ -181,16 +180,16 @@ func Search(ctx context.Context, commits []Commit, judge Judge) (Result, error) 
 const Marginal = 0.25
 
 // confirm measures again, once each, the last good and the first bad commit whose placement was
-// marginal (the ends, skipped and unplaced commits are not). When the new verdict differs from the
-// first, a third measurement decides (two of three). It returns the commit whose verdict turned
+// marginal (the ends, skipped and unplaced commits, and those measured again already, are not;
+// times counts the measurements of each). When the new verdict differs from the first, a third
+// measurement decides (two of three). It returns the commit whose verdict turned
 // and its verdict, or -1 when none did.
-func confirm(lo, hi int, measured map[int]Step, confirmed map[int]bool, step func(int) (string, error)) (int, string, error) {
+func confirm(lo, hi int, measured map[int]Step, times map[int]int, step func(int) (string, error)) (int, string, error) {
 	for _, i := range []int{lo, hi} {
 		s, ok := measured[i]
-		if !ok || confirmed[i] || s.WayHalfWidth <= 0 || math.Abs(s.Way-0.5)-s.WayHalfWidth >= Marginal {
+		if !ok || times[i] > 1 || s.WayHalfWidth <= 0 || math.Abs(s.Way-0.5)-s.WayHalfWidth >= Marginal {
 			continue
 		}
-		confirmed[i] = true
 		first := s.Verdict
 		v, err := step(i)
 		if err == nil && v != first {
