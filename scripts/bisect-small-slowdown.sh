@@ -8,13 +8,14 @@
 # person would by hand with one run a commit: each end once, then halving, a commit bad when its one
 # figure is nearer the bad end's (on a ratio scale). AUTO=0 leaves out the first search.
 # usage: [SPIN=600 | WORK=550] [COMMITS=8] [CULPRIT=5] [PRECISION=1%] [MAXIT=20] [TRIES=5] \
-#        [SINGLE=5] [AUTO=1] [METRIC=...] [RATE=0] [DURATION=2] [WARMUP=1] [EXTRA="..."] \
+#        [SINGLE=5] [AUTO=1] [METRIC=...] [RATE=0] [DURATION=2] [WARMUP=1] [EXTRA="..."] [SIDE=0] \
 #        scripts/bisect-small-slowdown.sh OUTDIR
 # METRIC is bisect's --metric (default load:http/rps/mean; application:benchmarks/cpu/per-request
 # judges the app's CPU per request). RATE > 0 loads the app at that many requests a second with the
 # built-in generator instead of as fast as wrk can (then judge the CPU per request: requests/s is
 # the rate). DURATION and WARMUP are each run's measured and warm-up seconds. EXTRA is added to
-# every crank bisect (default: the app on CPU 0, the load on CPU 1).
+# every crank bisect (default: the app on CPU 0, the load on CPU 1). SIDE=1 runs the searches with
+# --side-by-side (the commits of a round at once, each at RATE: judge the CPU per request).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -36,6 +37,8 @@ warmup=${WARMUP:-1}
 load=wrk
 if ((rate > 0)); then load=builtin; fi
 read -r -a extra <<< "${EXTRA:---application.cpuSet 0 --load.cpuSet 1}"
+side=()
+if ((${SIDE:-0})); then side=(--side-by-side); fi
 mkdir -p "$out"
 repo=$(mktemp -d)
 trap 'rm -rf "$repo"' EXIT
@@ -122,7 +125,7 @@ EOF
 rateflags=()
 if ((rate > 0)); then rateflags=(--load.variables.rate "$rate"); fi
 common=(bisect --config "$out/app.yml" --scenario app --good "${shas[0]}" --bad "${shas[$((commits - 1))]}"
-  --metric "$metric" --variable duration="$duration" --variable warmup="$warmup" --variable connections=32 "${rateflags[@]}" "${extra[@]}")
+  --metric "$metric" --variable duration="$duration" --variable warmup="$warmup" --variable connections=32 "${rateflags[@]}" "${extra[@]}" "${side[@]}")
 echo "culprit: ${shas[$((culprit - 1))]} (commit $culprit of $commits, ${spin} ns spin, ${work} steps of work per request; load: $load, rate $rate)" | tee "$out/summary.txt"
 uptime | tee -a "$out/summary.txt"
 start=$(date +%s)

@@ -167,10 +167,22 @@ func (r Result) Answer() (string, []string) {
 	return fmt.Sprintf("first bad commit: %s %s", r.FirstBad, r.FirstBadSubject), nil
 }
 
+// Measured says how the commits of a round were run: one after the other, or side by side.
+func (r Result) Measured() string {
+	if r.SideBySide {
+		return "the commits of a round measured side by side"
+	}
+	return "the commits of a round measured one after the other"
+}
+
 // WritePath writes the path and the answer as crank bisect prints them at the end; the answer of a
 // search that stopped is left to the caller (crank bisect writes why to its standard error).
 func WritePath(w io.Writer, r Result) {
-	fmt.Fprintf(w, "bisect of %s from %s (good) to %s (bad):\n", r.Metric, r.Good.Short(), r.Bad.Short())
+	side := ""
+	if r.SideBySide {
+		side = ", " + r.Measured()
+	}
+	fmt.Fprintf(w, "bisect of %s from %s (good) to %s (bad)%s:\n", r.Metric, r.Good.Short(), r.Bad.Short(), side)
 	for _, row := range r.Path() {
 		fmt.Fprintln(w, "  "+row.Line())
 	}

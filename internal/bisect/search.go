@@ -61,6 +61,8 @@ type Result struct {
 	Steps      []Step   `json:"steps"`
 	// Stopped says why the search ended without an answer (it cannot tell, or it failed).
 	Stopped string `json:"stopped,omitempty"`
+	// SideBySide: the commits of a round ran at the same time (crank bisect --side-by-side).
+	SideBySide bool `json:"sideBySide,omitempty"`
 }
 
 // Probe is what a search asks a Judge to measure: the n-th step of about About, the commit, and

@@ -36,12 +36,17 @@ exported from it) or a repository (source.repository: the agent clones each comm
   --precision P           as --iterations auto's (default 2%), and the smallest change that counts
   --max-iterations N      per commit (default 20)
   --json FILE             the path, under "bisect" at the root (crank report FILE draws it)
+  --side-by-side          run the commits of a round at the same time, each on serverPort plus 0, 1
+                          or 2 with its own load, so that the machine's drift falls on them alike;
+                          judge a cost then (application:benchmarks/cpu/per-request, a latency at
+                          a fixed --load.variables.rate), not requests/s: they share the machine
   and every run option of crank (--config, --scenario, --profile, --variable...).
 Exit: 0 with a first bad commit or "no commit is worse", 1 when it cannot tell, 2 for bad input.
 `
 
 type bisectFlags struct {
 	good, bad, service string
+	sideBySide         bool
 	metric             threshold.Threshold // Service and Metric only
 	run                *runFlags
 }
@@ -54,6 +59,12 @@ func parseBisectFlags(args []string, getenv func(string) string) (*bisectFlags, 
 		name = flagName(name)
 		switch name {
 		case "good", "bad", "metric", "service":
+		case "side-by-side":
+			if hasValue {
+				return nil, usagef("--side-by-side takes no value, got %q", value)
+			}
+			bf.sideBySide = true
+			continue
 		default:
 			rest = append(rest, args[i])
 			continue
@@ -107,6 +118,12 @@ func runBisect(ctx context.Context, st State, args []string) int {
 	if err == nil {
 		err = checkThresholdMetrics(io.Discard, []threshold.Threshold{bf.metric}, resolved, nil)
 	}
+	var side *together
+	if err == nil && bf.sideBySide {
+		var t together
+		t, err = sideBySide(resolved, src.service, bf.metric.Metric)
+		side = &t
+	}
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank bisect: %v\n", err)
 		return ExitBadInput
@@ -127,21 +144,25 @@ func runBisect(ctx context.Context, st State, args []string) int {
 		return ExitBadInput
 	}
 	defer ctl.Close(context.WithoutCancel(ctx))
-	b := &bisector{st: st, f: bf, src: src, ctl: ctl, tmp: st.Getenv("TMPDIR"), bad: bad}
+	b := &bisector{st: st, f: bf, src: src, ctl: ctl, tmp: st.Getenv("TMPDIR"), bad: bad, side: side}
 	fmt.Fprintf(st.Stderr, "bisect: %d commits after %s up to %s; about %d steps, each until %s is within %.1f %%\n",
 		len(commits), good.Short(), bad.Short(), bisect.Steps(len(commits)), bf.metricName(), 100*bf.run.spread.auto.precision)
-	res := bisect.Result{Metric: bf.metricName(), Good: good, Bad: bad}
+	res := bisect.Result{Metric: bf.metricName(), Good: good, Bad: bad, SideBySide: bf.sideBySide}
+	if side != nil {
+		fmt.Fprintf(st.Stderr, "bisect: side by side: the commits of a round at once, %s on ports %d-%d, each with its own load\n",
+			src.service, side.port, side.port+slotBad)
+	}
 	// The ends first, interleaved: a range whose bad end is not worse ends here; otherwise each
 	// commit is told by which end it is significantly nearer, the three measured in the same
 	// rounds, which holds on a noisy, drifting machine where a small excursion from good alone
 	// would not.
-	goodRun, err := b.prepare(ctx, good)
+	goodRun, err := b.prepare(ctx, good, slotGood)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank bisect: the good commit %s: %v\n", good.Short(), err)
 		return ExitFailed
 	}
 	defer goodRun.release()
-	badRun, err := b.prepare(ctx, bad)
+	badRun, err := b.prepare(ctx, bad, slotBad)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank bisect: the bad commit %s: %v\n", bad.Short(), err)
 		return ExitFailed
@@ -175,6 +196,7 @@ func runBisect(ctx context.Context, st State, args []string) int {
 	b.worst = worst
 	found, searchErr := bisect.Search(ctx, commits, b.judge)
 	found.Metric, found.Good, found.Bad, found.Baseline, found.BadEnd = res.Metric, good, bad, res.Baseline, res.BadEnd
+	found.SideBySide = res.SideBySide
 	return b.finish(found, searchErr)
 }
 
@@ -240,6 +262,8 @@ type bisector struct {
 	// services and metric are the figure judged (the load's http/rps/mean unless --metric).
 	services []string
 	metric   string
+	// side is --side-by-side's ports and loads (nil: one commit after the other).
+	side *together
 }
 
 // judge runs a commit and compares it with the good one.
@@ -254,7 +278,7 @@ func (b *bisector) judge(ctx context.Context, pr bisect.Probe) (bisect.Step, err
 		return b.step(c, b.worst, b.base, nil), nil
 	}
 	g, w := b.goodRun.fresh(), b.badRun.fresh()
-	cand, err := b.prepare(ctx, c)
+	cand, err := b.prepare(ctx, c, slotCandidate)
 	failed := cand
 	if err == nil {
 		defer cand.release()

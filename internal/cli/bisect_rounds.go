@@ -34,10 +34,14 @@ type commitRun struct {
 }
 
 // prepare exports a local source's commit and resolves its scenario, once for all its rounds.
-func (b *bisector) prepare(ctx context.Context, c bisect.Commit) (*commitRun, error) {
+// Side by side, its copy listens on the slot's port (slotGood, slotCandidate, slotBad).
+func (b *bisector) prepare(ctx context.Context, c bisect.Commit, slot int) (*commitRun, error) {
 	cr := &commitRun{c: c}
 	f := *b.f.run
 	f.overrides = append([][2]string{}, b.f.run.overrides...)
+	if b.side != nil {
+		f.overrides = append(f.overrides, b.side.overrides(b.src.service, slot)...)
+	}
 	if b.src.remote {
 		f.overrides = append(f.overrides, [2]string{b.src.service + ".source.branchOrCommit", c.SHA})
 	} else {
@@ -115,7 +119,15 @@ func (b *bisector) rounds(ctx context.Context, decided func() bool, crs ...*comm
 	fig := bisect.FigureOf(b.metric)
 	for round := 1; round <= b.f.run.spread.auto.max; round++ {
 		met := round >= MinAutoIterations
+		if b.side != nil && len(crs) > 1 {
+			if failed, err := b.roundTogether(ctx, crs); err != nil {
+				return failed, err
+			}
+		}
 		for _, cr := range roundOrder(crs, round) {
+			if b.side != nil && len(crs) > 1 {
+				break
+			}
 			if err := b.once(ctx, cr); err != nil {
 				return cr, err
 			}

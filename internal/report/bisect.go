@@ -21,7 +21,9 @@ import (
 // answer, and the figure of each commit in the history's order.
 type BisectView struct {
 	Label, Metric string
-	Good, Bad     bisect.Commit
+	// Measured is how the commits of a round ran (bisect.Result.Measured).
+	Measured  string
+	Good, Bad bisect.Commit
 	// Answer is crank bisect's last line; Candidates the commits it names when skipped commits
 	// leave several. FirstBad and NoneWorse colour it; Stopped: the search ended without one.
 	Answer     string
@@ -47,7 +49,7 @@ func bisectView(label string, raw json.RawMessage) (BisectView, error) {
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return BisectView{}, fmt.Errorf("bisect: %w", err)
 	}
-	v := BisectView{Label: label, Metric: r.Metric, Good: r.Good, Bad: r.Bad, FirstBad: r.FirstBad, NoneWorse: r.NoneWorse,
+	v := BisectView{Label: label, Metric: r.Metric, Measured: r.Measured(), Good: r.Good, Bad: r.Bad, FirstBad: r.FirstBad, NoneWorse: r.NoneWorse,
 		Stopped: r.Stopped != ""}
 	v.Answer, v.Candidates = r.Answer()
 	for _, row := range r.Path() {
