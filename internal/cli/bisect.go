@@ -355,7 +355,7 @@ func (b *bisector) place(base, res, worst *results.Result) bisect.Placement {
 // verdict is crank compare's verdict on the metric of head against base, and its p-value.
 func (b *bisector) verdict(base, head *results.Result) (gate.Verdict, float64) {
 	rep, err := gate.CompareResults(base, head, gate.CompareOptions{Metrics: []string{b.f.metric.Metric},
-		Threshold: b.f.run.spread.auto.precision}, nil)
+		Threshold: b.f.run.spread.auto.precision, Paired: b.side != nil}, nil)
 	if err != nil {
 		return gate.VerdictNoChange, 0
 	}

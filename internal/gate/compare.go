@@ -29,6 +29,10 @@ type CompareOptions struct {
 	BaseName     string   // display names of the two results ("base", "head" when empty)
 	HeadName     string
 	Seed         uint64 // bootstrap seed; 0 means DefaultSeed
+	// Paired: the i-th iteration of base and of head ran at the same time, side by side (crank
+	// bisect --side-by-side), so the test is a paired t-test of their ratios (stats.PairedT on
+	// logs), and the interval the paired one: what moved both alike drops out.
+	Paired bool
 }
 
 func (o CompareOptions) withDefaults() CompareOptions {
@@ -209,6 +213,10 @@ func testSignificance(c *Comparison, base, head []float64, opts CompareOptions) 
 	if len(base) < MinIterations || len(head) < MinIterations {
 		return
 	}
+	if opts.Paired && len(base) == len(head) {
+		testPaired(c, base, head)
+		return
+	}
 	u, err := stats.MannWhitneyU(base, head)
 	if err != nil {
 		return
@@ -222,6 +230,41 @@ func testSignificance(c *Comparison, base, head []float64, opts CompareOptions) 
 	if ci, err := stats.BootstrapRatioCI(base, head, 0.95, stats.DefaultResamples, opts.Seed); err == nil {
 		c.CI, c.HasCI = ci, true
 	}
+}
+
+// testPaired is testSignificance's for iterations that ran side by side: a paired t-test of the
+// logs of their values (of the values themselves when one is not positive: no ratio then), and
+// the 95 % interval of the ratio of head to base from the same differences.
+func testPaired(c *Comparison, base, head []float64) {
+	positive := true
+	for i := range base {
+		positive = positive && base[i] > 0 && head[i] > 0
+	}
+	x, y := base, head
+	if positive {
+		x, y = logsOf(base), logsOf(head)
+	}
+	t, err := stats.PairedT(x, y)
+	if err != nil {
+		return
+	}
+	c.Test, c.PValue = TestPaired, t.PValue
+	if positive {
+		d := make([]float64, len(x))
+		for i := range x {
+			d[i] = y[i] - x[i]
+		}
+		m, half := stats.MeanCI95(d)
+		c.CI, c.HasCI = stats.Interval{Low: math.Exp(m - half), High: math.Exp(m + half), Level: 0.95}, true
+	}
+}
+
+func logsOf(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = math.Log(x)
+	}
+	return out
 }
 
 // decide turns a comparison into a verdict: a change within the threshold is no change; past it, a

@@ -27,6 +27,7 @@ const (
 const (
 	TestMannWhitney = "mann-whitney"
 	TestWelch       = "welch"
+	TestPaired      = "paired-t" // CompareOptions.Paired: iterations that ran side by side
 	TestNone        = "" // fewer than MinIterations on a side: threshold alone
 )
 
@@ -71,7 +72,7 @@ type Comparison struct {
 	NotMeasured string
 	Change      float64 // Value/Base - 1 (±Inf when the base is 0)
 	Verdict     Verdict
-	Test        string  // TestMannWhitney, TestWelch or TestNone
+	Test        string  // TestMannWhitney, TestWelch, TestPaired or TestNone
 	PValue      float64 // when Test is not TestNone
 	CI          stats.Interval
 	HasCI       bool

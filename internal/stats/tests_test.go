@@ -44,6 +44,31 @@ func TestWelchT(t *testing.T) {
 	}
 }
 
+func TestPairedT(t *testing.T) {
+	// Differences 1, 2, 1, 3: t = 1.75 / sqrt(0.91667/4); p from the closed form of 3 degrees of
+	// freedom, 1 - 2/pi (atan(t/sqrt3) + sqrt3 t / (3 + t^2)).
+	x, y := []float64{10, 20, 30, 40}, []float64{11, 22, 31, 43}
+	r, err := PairedT(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "t", r.T, 3.6556307750696546, 1e-12)
+	near(t, "df", r.DF, 3, 0)
+	near(t, "p", r.PValue, 0.035352847002517396, 1e-9)
+	// The same values unpaired: the spread between pairs hides the change.
+	if w, _ := WelchT(x, y); w.PValue < 0.5 {
+		t.Errorf("Welch's p of the same values = %g, want above 0.5 (the pairing is what tells)", w.PValue)
+	}
+	same, _ := PairedT([]float64{1, 2}, []float64{1, 2})
+	apart, _ := PairedT([]float64{1, 2}, []float64{2, 3})
+	if same.PValue != 1 || apart.PValue != 0 {
+		t.Errorf("no spread in the differences: p = %g (none) and %g (all 1), want 1 and 0", same.PValue, apart.PValue)
+	}
+	if _, err := PairedT([]float64{1, 2}, []float64{1, 2, 3}); err == nil || !strings.Contains(err.Error(), "same length, at least 2, have 2 and 3") {
+		t.Errorf("samples of different lengths: %v", err)
+	}
+}
+
 func TestExactUDistribution(t *testing.T) {
 	// Coefficients of the Gaussian binomial [6 choose 3]_q over C(6,3) = 20.
 	want := []float64{1, 1, 2, 3, 3, 3, 3, 2, 1, 1}

@@ -32,3 +32,26 @@ func WelchT(x, y []float64) (TTest, error) {
 	df := se2 * se2 / (vx*vx/(nx-1) + vy*vy/(ny-1))
 	return TTest{T: t, DF: df, PValue: studentTTwoSided(t, df)}, nil
 }
+
+// PairedT is the two-sided t-test of the mean of y[i] - x[i], the i-th values of the two samples
+// measured together (at the same time): what moves both alike drops out. The samples need the
+// same length, at least two. No spread in the differences: p is 1 when they are all 0, else 0.
+func PairedT(x, y []float64) (TTest, error) {
+	if len(x) != len(y) || len(x) < 2 {
+		return TTest{}, fmt.Errorf("paired t-test: need two samples of the same length, at least 2, have %d and %d", len(x), len(y))
+	}
+	d := make([]float64, len(x))
+	for i := range x {
+		d[i] = y[i] - x[i]
+	}
+	n := float64(len(d))
+	mean, se := Mean(d), math.Sqrt(Variance(d)/n)
+	if se == 0 {
+		if mean == 0 {
+			return TTest{DF: n - 1, PValue: 1}, nil
+		}
+		return TTest{T: math.Copysign(math.Inf(1), mean), DF: n - 1}, nil
+	}
+	t := mean / se
+	return TTest{T: t, DF: n - 1, PValue: studentTTwoSided(t, n-1)}, nil
+}
