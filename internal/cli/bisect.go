@@ -149,20 +149,20 @@ func runBisect(ctx context.Context, st State, args []string) int {
 		len(commits), good.Short(), bad.Short(), bisect.Steps(len(commits)), bf.metricName(), 100*bf.run.spread.auto.precision)
 	res := bisect.Result{Metric: bf.metricName(), Good: good, Bad: bad, SideBySide: bf.sideBySide}
 	if side != nil {
-		fmt.Fprintf(st.Stderr, "bisect: side by side: the commits of a round at once, %s on ports %d-%d, each with its own load\n",
-			src.service, side.port, side.port+slotBad)
+		fmt.Fprintf(st.Stderr, "bisect: side by side: the commits of a round at once, %s on ports %d-%d (the commits taking them in turn), each with its own load\n",
+			src.service, side.port, side.port+maxPositions-1)
 	}
 	// The ends first, interleaved: a range whose bad end is not worse ends here; otherwise each
 	// commit is told by which end it is significantly nearer, the three measured in the same
 	// rounds, which holds on a noisy, drifting machine where a small excursion from good alone
 	// would not.
-	goodRun, err := b.prepare(ctx, good, slotGood)
+	goodRun, err := b.prepare(ctx, good)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank bisect: the good commit %s: %v\n", good.Short(), err)
 		return ExitFailed
 	}
 	defer goodRun.release()
-	badRun, err := b.prepare(ctx, bad, slotBad)
+	badRun, err := b.prepare(ctx, bad)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank bisect: the bad commit %s: %v\n", bad.Short(), err)
 		return ExitFailed
@@ -176,7 +176,7 @@ func runBisect(ctx context.Context, st State, args []string) int {
 	}
 	base, worst := goodRun.acc, badRun.acc
 	b.base = base
-	res.Baseline = b.step(good, base, nil, nil)
+	res.Baseline = b.step(good, b.unbiased(base, worst)[0], nil, nil) // as the bad end's row has it
 	res.Baseline.Verdict = bisect.Good
 	res.Baseline.Rerun = goodRun.rerun
 	fig := bisect.FigureOf(res.Metric)
@@ -278,7 +278,7 @@ func (b *bisector) judge(ctx context.Context, pr bisect.Probe) (bisect.Step, err
 		return b.step(c, b.worst, b.base, nil), nil
 	}
 	g, w := b.goodRun.fresh(), b.badRun.fresh()
-	cand, err := b.prepare(ctx, c, slotCandidate)
+	cand, err := b.prepare(ctx, c)
 	failed := cand
 	if err == nil {
 		defer cand.release()
@@ -308,6 +308,14 @@ func (b *bisector) judge(ctx context.Context, pr bisect.Probe) (bisect.Step, err
 // nearer end; otherwise cannot tell. Its change and p from good stay crank compare's, as crank
 // compare of the two would print them.
 func (b *bisector) step(c bisect.Commit, res, base, worst *results.Result) bisect.Step {
+	switch { // side by side, every figure below without the positions' own costs
+	case base != nil && worst == nil:
+		u := b.unbiased(base, res)
+		base, res = u[0], u[1]
+	case base != nil:
+		u := b.unbiased(base, res, worst)
+		base, res, worst = u[0], u[1], u[2]
+	}
 	p := res.Precision
 	s := bisect.Step{Commit: c, Mean: p.Mean, HalfWidth: p.HalfWidth, Iterations: p.Iterations}
 	if base == nil {

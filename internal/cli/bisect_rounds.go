@@ -28,22 +28,21 @@ type commitRun struct {
 	c   bisect.Commit
 	dir string // the folder the commit was exported to; "" for a repository the agent clones
 	run controller.Run
+	// at is the run in each position side by side (at[0] is run).
+	at  []controller.Run
 	acc *results.Result
 	// rerun counts the iterations run again for steal (maxRerun).
 	rerun int
 }
 
 // prepare exports a local source's commit and resolves its scenario, once for all its rounds.
-// Side by side, its copy listens on the slot's port (slotGood, slotCandidate, slotBad).
-func (b *bisector) prepare(ctx context.Context, c bisect.Commit, slot int) (*commitRun, error) {
+// Side by side, once for each position a round gives it (its copy's port: serverPort plus the
+// position).
+func (b *bisector) prepare(ctx context.Context, c bisect.Commit) (*commitRun, error) {
 	cr := &commitRun{c: c}
-	f := *b.f.run
-	f.overrides = append([][2]string{}, b.f.run.overrides...)
-	if b.side != nil {
-		f.overrides = append(f.overrides, b.side.overrides(b.src.service, slot)...)
-	}
+	var where [2]string
 	if b.src.remote {
-		f.overrides = append(f.overrides, [2]string{b.src.service + ".source.branchOrCommit", c.SHA})
+		where = [2]string{b.src.service + ".source.branchOrCommit", c.SHA}
 	} else {
 		dir, err := os.MkdirTemp(b.tmp, "crank-bisect-"+c.Short()+"-")
 		if err != nil {
@@ -54,21 +53,33 @@ func (b *bisector) prepare(ctx context.Context, c bisect.Commit, slot int) (*com
 			cr.release()
 			return nil, err
 		}
-		f.overrides = append(f.overrides, [2]string{b.src.service + ".source.localFolder", filepath.Join(dir, b.src.local)})
+		where = [2]string{b.src.service + ".source.localFolder", filepath.Join(dir, b.src.local)}
 	}
-	r, _, err := resolve(ctx, State{Stderr: io.Discard, Getenv: b.st.Getenv, LookPath: b.st.LookPath}, &f)
-	if err != nil {
-		cr.release()
-		return nil, err
+	positions := 1
+	if b.side != nil {
+		positions = maxPositions
 	}
-	b.services, b.metric = headline(r)
-	if b.f.metric.Metric != "" {
-		b.metric = b.f.metric.Metric
+	for k := range positions {
+		f := *b.f.run
+		f.overrides = append(append([][2]string{}, b.f.run.overrides...), where)
+		if b.side != nil {
+			f.overrides = append(f.overrides, b.side.overrides(b.src.service, k)...)
+		}
+		r, _, err := resolve(ctx, State{Stderr: io.Discard, Getenv: b.st.Getenv, LookPath: b.st.LookPath}, &f)
+		if err != nil {
+			cr.release()
+			return nil, err
+		}
+		b.services, b.metric = headline(r)
+		if b.f.metric.Metric != "" {
+			b.metric = b.f.metric.Metric
+		}
+		if b.f.metric.Service != "" {
+			b.services = []string{b.f.metric.Service}
+		}
+		cr.at = append(cr.at, controller.Run{Scenario: r.Scenario, Iterations: 1, Services: servicesOf(r, f.interval)})
 	}
-	if b.f.metric.Service != "" {
-		b.services = []string{b.f.metric.Service}
-	}
-	cr.run = controller.Run{Scenario: r.Scenario, Iterations: 1, Services: servicesOf(r, f.interval)}
+	cr.run = cr.at[0]
 	return cr, nil
 }
 
@@ -80,7 +91,7 @@ func (cr *commitRun) release() {
 }
 
 // fresh is the same commit with no iteration yet (its folder and run shared).
-func (cr *commitRun) fresh() *commitRun { return &commitRun{c: cr.c, dir: cr.dir, run: cr.run} }
+func (cr *commitRun) fresh() *commitRun { return &commitRun{c: cr.c, dir: cr.dir, run: cr.run, at: cr.at} }
 
 // maxRerun is how many times in a row an iteration disturbed by steal is run again; the next is
 // kept whatever its steal. Once: at twice, a make test on this VM's host at 10-48 % of steal ran
@@ -120,7 +131,7 @@ func (b *bisector) rounds(ctx context.Context, decided func() bool, crs ...*comm
 	for round := 1; round <= b.f.run.spread.auto.max; round++ {
 		met := round >= MinAutoIterations
 		if b.side != nil && len(crs) > 1 {
-			if failed, err := b.roundTogether(ctx, crs); err != nil {
+			if failed, err := b.roundTogether(ctx, crs, round-1); err != nil {
 				return failed, err
 			}
 		}
@@ -166,9 +177,11 @@ func roundOrder(crs []*commitRun, round int) []*commitRun {
 func (b *bisector) decided(head, base, worst *commitRun) func() bool {
 	return func() bool {
 		if worst == nil {
-			vg, _ := b.verdict(base.acc, head.acc)
+			u := b.unbiased(base.acc, head.acc)
+			vg, _ := b.verdict(u[0], u[1])
 			return vg == gate.VerdictRegressed
 		}
-		return b.place(base.acc, head.acc, worst.acc).Verdict() != ""
+		u := b.unbiased(base.acc, head.acc, worst.acc)
+		return b.place(u[0], u[1], u[2]).Verdict() != ""
 	}
 }

@@ -3,9 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/crankshaft/crankshaft/internal/bisect"
 	"github.com/crankshaft/crankshaft/internal/config"
 	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/diagnose"
@@ -22,16 +25,12 @@ import (
 // the load can) says nothing of the commit; its cost (CPU per request, a latency at a fixed rate)
 // does, while the machine has room for them all.
 
-// Slots of the commits a round runs side by side: each one's application and loads on serverPort
-// plus its slot.
-const (
-	slotGood = iota
-	slotCandidate
-	slotBad
-)
+// maxPositions is how many commits a round runs side by side at most (a step and both ends):
+// each one's application and loads on serverPort plus its position (bisect.Position).
+const maxPositions = 3
 
 // together is what side by side needs of a scenario: the bisected service's serverPort and the
-// loads aimed at it, each copy moved to serverPort plus its slot.
+// loads aimed at it, each copy moved to serverPort plus its position.
 type together struct {
 	port  int
 	loads []string
@@ -50,7 +49,7 @@ func sideBySide(r *config.Resolved, service, metric string) (together, error) {
 		if strings.EqualFold(s.Name, service) {
 			app = fmt.Sprint(s.Job.Variables["serverPort"])
 			p, err := strconv.Atoi(app)
-			if err != nil || p <= 0 || p > 65535-slotBad {
+			if err != nil || p <= 0 || p > 65536-maxPositions {
 				return together{}, fmt.Errorf("--side-by-side: service %q needs a serverPort variable (each commit's copy listens on serverPort plus 0, 1 or 2); it has %q", s.Name, app)
 			}
 			t.port = p
@@ -71,9 +70,9 @@ func sideBySide(r *config.Resolved, service, metric string) (together, error) {
 	return t, nil
 }
 
-// overrides move a commit's copy to its slot's port.
-func (t together) overrides(service string, slot int) [][2]string {
-	port := strconv.Itoa(t.port + slot)
+// overrides move a commit's copy to its position's port.
+func (t together) overrides(service string, position int) [][2]string {
+	port := strconv.Itoa(t.port + position)
 	out := [][2]string{{service + ".variables.serverPort", port}}
 	for _, l := range t.loads {
 		out = append(out, [2]string{l + ".variables.serverPort", port})
@@ -81,27 +80,33 @@ func (t together) overrides(service string, slot int) [][2]string {
 	return out
 }
 
-// copyName is a service's name in the run of a round side by side: its commit's place in the round.
+// copyName is a service's name in the run of a round side by side: its commit's position.
 func copyName(name string, i int) string { return fmt.Sprintf("%s#%d", name, i+1) }
 
-// roundTogether runs one iteration of every commit at once and adds each its own: its copies of
-// the bisected service and the loads, and the services they share (run once, from the first
-// commit's scenario). A round during which the hypervisor took StealShare is run again, as once
-// does. When the run fails, each commit is run alone to say which one fails.
-func (b *bisector) roundTogether(ctx context.Context, crs []*commitRun) (*commitRun, error) {
-	var shared, copies []controller.Service
+// roundTogether runs round r's iteration (from 0) of every commit at once and adds each its own:
+// its copies of the bisected service and the loads, in its position of the round (started in the
+// positions' order), and the services they share (run once, from the first commit's scenario). A
+// round during which the hypervisor took StealShare is run again, as once does. When the run
+// fails, each commit is run alone to say which one fails.
+func (b *bisector) roundTogether(ctx context.Context, crs []*commitRun, r int) (*commitRun, error) {
+	var shared []controller.Service
+	copies := make([][]controller.Service, len(crs))
 	for i, cr := range crs {
-		for _, s := range cr.run.Services {
+		k := bisect.Position(i, r, len(crs))
+		for _, s := range cr.at[k].Services {
 			switch {
 			case s.Name == b.src.service || s.Job.WaitForExit:
-				s.Name = copyName(s.Name, i)
-				copies = append(copies, s)
+				s.Name = copyName(s.Name, k)
+				copies[k] = append(copies[k], s)
 			case i == 0:
 				shared = append(shared, s)
 			}
 		}
 	}
-	run := controller.Run{Scenario: crs[0].run.Scenario, Iterations: 1, Services: append(shared, copies...)}
+	for _, c := range copies {
+		shared = append(shared, c...)
+	}
+	run := controller.Run{Scenario: crs[0].run.Scenario, Iterations: 1, Services: shared}
 	th := diagnose.DefaultThresholds()
 	for again := 0; ; again++ {
 		res, err := b.ctl.Execute(ctx, run)
@@ -117,14 +122,14 @@ func (b *bisector) roundTogether(ctx context.Context, crs []*commitRun) (*commit
 			continue
 		}
 		for i, cr := range crs {
-			cr.acc = results.AddIteration(cr.acc, splitCopy(res, i))
+			cr.acc = results.AddIteration(cr.acc, splitCopy(res, bisect.Position(i, r, len(crs))))
 			cr.acc.Precision = resultPrecision(cr.acc, b.services, b.metric, b.f.run.spread.auto.precision)
 		}
 		return nil, nil
 	}
 }
 
-// splitCopy is the i-th commit's part of a round run side by side, under the scenario's own
+// splitCopy is the part of the commit in position i of a round run side by side, under the scenario's own
 // service names: its copies, with their CPU per request over its own load's requests (not all
 // the loads'), and the shared services as they are.
 func splitCopy(res *results.Result, i int) *results.Result {
@@ -164,4 +169,59 @@ func (b *bisector) whichFails(ctx context.Context, crs []*commitRun, roundErr er
 		}
 	}
 	return crs[len(crs)-1], fmt.Errorf("side by side (each runs alone): %w", roundErr)
+}
+
+// unbiased is the results of the commits of a round side by side (in the order rounds was given
+// them: their positions follow it) with each position's own cost taken out of the judged figure
+// (bisect.Unbias), their precision computed again; one after the other, they are as they were.
+func (b *bisector) unbiased(rs ...*results.Result) []*results.Result {
+	if b.side == nil || slices.Contains(rs, nil) {
+		return rs
+	}
+	series := make([][]float64, len(rs))
+	for i, r := range rs {
+		series[i] = resultValues(r, b.services, b.metric)
+	}
+	un := bisect.Unbias(series)
+	out := make([]*results.Result, len(rs))
+	for i, r := range rs {
+		out[i] = scaledFigure(r, b.services, b.metric, un[i], series[i])
+		out[i].Precision = resultPrecision(out[i], b.services, b.metric, b.f.run.spread.auto.precision)
+	}
+	return out
+}
+
+// scaledFigure is a copy of res whose services' metric is scaled, iteration by iteration, from
+// was to now (their Results the iterations' mean again); the rest is shared with res.
+func scaledFigure(res *results.Result, services []string, metric string, now, was []float64) *results.Result {
+	out := *res
+	out.JobResults.Jobs = maps.Clone(res.JobResults.Jobs)
+	for _, s := range services {
+		jr := out.JobResults.Jobs[s]
+		if jr == nil {
+			continue
+		}
+		cp := *jr
+		cp.Results = maps.Clone(jr.Results)
+		cp.Iterations = make([]map[string]float64, len(jr.Iterations))
+		var sum float64
+		var n int
+		for k, it := range jr.Iterations {
+			cp.Iterations[k] = maps.Clone(it)
+			v, ok := it[metric]
+			if !ok {
+				continue
+			}
+			if k < len(now) && k < len(was) && was[k] != 0 {
+				v *= now[k] / was[k]
+				cp.Iterations[k][metric] = v
+			}
+			sum, n = sum+v, n+1
+		}
+		if n > 0 {
+			cp.Results[metric] = sum / float64(n)
+		}
+		out.JobResults.Jobs[s] = &cp
+	}
+	return &out
 }
