@@ -45,7 +45,12 @@ func (p Placement) Way() (way, half float64) {
 // Place pairs the i-th figure of each end with the commit's i-th (the same round) and says where
 // the commit lies. The direction from good to bad is that of their means over these rounds; with
 // fewer than two rounds, or ends whose means are equal, nothing is decided (no interval).
-func Place(good, cand, bad []float64) Placement {
+func Place(good, cand, bad []float64) Placement { return PlaceFitted(good, cand, bad, 0) }
+
+// PlaceFitted is Place of figures from which a model spent fitted degrees of freedom before (the
+// positions' costs Unbias took out: its second result): the interval's spread and t are over the
+// rounds left (stats.MeanCIFitted).
+func PlaceFitted(good, cand, bad []float64, fitted int) Placement {
 	n := min(len(good), len(cand), len(bad))
 	undecided := Placement{Rounds: n, HalfWidth: math.Inf(1)}
 	if n < 2 {
@@ -64,7 +69,7 @@ func Place(good, cand, bad []float64) Placement {
 		d[i] = math.Copysign(1, dir) * (cand[i] - (good[i]+bad[i])/2)
 	}
 	p := Placement{Rounds: n, Span: math.Abs(dir)}
-	p.Toward, p.HalfWidth = stats.MeanCI(d, PlaceLevel)
+	p.Toward, p.HalfWidth = stats.MeanCIFitted(d, PlaceLevel, fitted)
 	return p
 }
 

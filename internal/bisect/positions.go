@@ -16,16 +16,17 @@ func Position(i, r, n int) int { return (i + r) % n }
 // commit's figure in round r, measured in Position(i, r, len(series)). On logs (figures that are
 // all positive; as they are otherwise), an additive model of a round's level (the machine at that
 // moment), a commit's and a position's, fitted by backfitting; the figures come back with their
-// position's part removed. With fewer rounds than commits, positions and commits cannot be told
-// apart: the series come back as they are.
-func Unbias(series [][]float64) [][]float64 {
+// position's part removed, and the degrees of freedom the fit spent on them (n-1: what a test of
+// the figures must not count, PlaceFitted). With fewer rounds than commits, positions and commits
+// cannot be told apart: the series come back as they are, 0 spent.
+func Unbias(series [][]float64) ([][]float64, int) {
 	n := len(series)
 	rounds := math.MaxInt
 	for _, s := range series {
 		rounds = min(rounds, len(s))
 	}
 	if n < 2 || rounds < n {
-		return series
+		return series, 0
 	}
 	positive := true
 	for _, s := range series {
@@ -79,7 +80,7 @@ func Unbias(series [][]float64) [][]float64 {
 			out[i][r] = v
 		}
 	}
-	return out
+	return out, n - 1
 }
 
 func center(xs []float64) {

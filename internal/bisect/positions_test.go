@@ -23,8 +23,11 @@ func TestUnbiasTakesOutWhatPositionsCost(t *testing.T) {
 			series[i] = append(series[i], v)
 		}
 	}
-	un := Unbias(series)
-	p := Place(un[0], un[1], un[2])
+	un, fitted := Unbias(series)
+	if fitted != 2 {
+		t.Errorf("degrees of freedom spent: %d, want 2 (three positions)", fitted)
+	}
+	p := PlaceFitted(un[0], un[1], un[2], fitted)
 	if way, half := p.Way(); p.Verdict() != Good || way > 0.2 || way < -0.2 {
 		t.Errorf("unbiased: %s at %.2f ± %.2f of the way, want good near 0", p.Verdict(), way, half)
 	}
@@ -44,7 +47,7 @@ func TestUnbiasTakesOutWhatPositionsCost(t *testing.T) {
 		t.Errorf("interval of the way: %.2f unbiased, %.2f as measured; want under half", half, rawHalf)
 	}
 	short := [][]float64{series[0][:2], series[1][:2], series[2][:2]}
-	if got := Unbias(short); &got[0][0] != &short[0][0] {
+	if got, fitted := Unbias(short); &got[0][0] != &short[0][0] || fitted != 0 {
 		t.Error("fewer rounds than commits: the series should come back as they are")
 	}
 }

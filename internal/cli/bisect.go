@@ -176,7 +176,8 @@ func runBisect(ctx context.Context, st State, args []string) int {
 	}
 	base, worst := goodRun.acc, badRun.acc
 	b.base = base
-	res.Baseline = b.step(good, b.unbiased(base, worst)[0], nil, nil) // as the bad end's row has it
+	ends, _ := b.unbiased(base, worst)
+	res.Baseline = b.step(good, ends[0], nil, nil) // as the bad end's row has it
 	res.Baseline.Verdict = bisect.Good
 	res.Baseline.Rerun = goodRun.rerun
 	fig := bisect.FigureOf(res.Metric)
@@ -308,12 +309,14 @@ func (b *bisector) judge(ctx context.Context, pr bisect.Probe) (bisect.Step, err
 // nearer end; otherwise cannot tell. Its change and p from good stay crank compare's, as crank
 // compare of the two would print them.
 func (b *bisector) step(c bisect.Commit, res, base, worst *results.Result) bisect.Step {
+	var u []*results.Result
+	var fitted int
 	switch { // side by side, every figure below without the positions' own costs
 	case base != nil && worst == nil:
-		u := b.unbiased(base, res)
+		u, fitted = b.unbiased(base, res)
 		base, res = u[0], u[1]
 	case base != nil:
-		u := b.unbiased(base, res, worst)
+		u, fitted = b.unbiased(base, res, worst)
 		base, res, worst = u[0], u[1], u[2]
 	}
 	p := res.Precision
@@ -323,7 +326,7 @@ func (b *bisector) step(c bisect.Commit, res, base, worst *results.Result) bisec
 	}
 	s.Change = p.Mean/base.Precision.Mean - 1
 	s.GoodMean = base.Precision.Mean
-	vg, pg := b.verdict(base, res)
+	vg, pg := b.verdict(base, res, fitted)
 	s.PValue, s.Note = pg, "against good: "+string(vg)
 	if worst == nil {
 		// Not worse is "good" only when both means are known within the precision: a change under
@@ -339,7 +342,7 @@ func (b *bisector) step(c bisect.Commit, res, base, worst *results.Result) bisec
 		}
 		return s
 	}
-	pl := b.place(base, res, worst)
+	pl := b.place(base, res, worst, fitted)
 	if way, half := pl.Way(); !math.IsInf(half, 0) && !math.IsNaN(half) { // JSON has no infinity
 		s.Way, s.WayHalfWidth = way, half
 	}
@@ -354,16 +357,18 @@ func (b *bisector) step(c bisect.Commit, res, base, worst *results.Result) bisec
 	return s
 }
 
-// place is where the commit's iterations lie between the ends' of the same rounds.
-func (b *bisector) place(base, res, worst *results.Result) bisect.Placement {
-	return bisect.Place(resultValues(base, b.services, b.metric), resultValues(res, b.services, b.metric),
-		resultValues(worst, b.services, b.metric))
+// place is where the commit's iterations lie between the ends' of the same rounds; fitted is the
+// degrees of freedom spent on them before (unbiased's).
+func (b *bisector) place(base, res, worst *results.Result, fitted int) bisect.Placement {
+	return bisect.PlaceFitted(resultValues(base, b.services, b.metric), resultValues(res, b.services, b.metric),
+		resultValues(worst, b.services, b.metric), fitted)
 }
 
-// verdict is crank compare's verdict on the metric of head against base, and its p-value.
-func (b *bisector) verdict(base, head *results.Result) (gate.Verdict, float64) {
+// verdict is crank compare's verdict on the metric of head against base, and its p-value: side by
+// side, by the paired test, not counting the fitted degrees of freedom (unbiased's).
+func (b *bisector) verdict(base, head *results.Result, fitted int) (gate.Verdict, float64) {
 	rep, err := gate.CompareResults(base, head, gate.CompareOptions{Metrics: []string{b.f.metric.Metric},
-		Threshold: b.f.run.spread.auto.precision, Paired: b.side != nil}, nil)
+		Threshold: b.f.run.spread.auto.precision, Paired: b.side != nil, PairedFitted: fitted}, nil)
 	if err != nil {
 		return gate.VerdictNoChange, 0
 	}

@@ -91,7 +91,9 @@ func (cr *commitRun) release() {
 }
 
 // fresh is the same commit with no iteration yet (its folder and run shared).
-func (cr *commitRun) fresh() *commitRun { return &commitRun{c: cr.c, dir: cr.dir, run: cr.run, at: cr.at} }
+func (cr *commitRun) fresh() *commitRun {
+	return &commitRun{c: cr.c, dir: cr.dir, run: cr.run, at: cr.at}
+}
 
 // maxRerun is how many times in a row an iteration disturbed by steal is run again; the next is
 // kept whatever its steal. Once: at twice, a make test on this VM's host at 10-48 % of steal ran
@@ -177,11 +179,11 @@ func roundOrder(crs []*commitRun, round int) []*commitRun {
 func (b *bisector) decided(head, base, worst *commitRun) func() bool {
 	return func() bool {
 		if worst == nil {
-			u := b.unbiased(base.acc, head.acc)
-			vg, _ := b.verdict(u[0], u[1])
+			u, fitted := b.unbiased(base.acc, head.acc)
+			vg, _ := b.verdict(u[0], u[1], fitted)
 			return vg == gate.VerdictRegressed
 		}
-		u := b.unbiased(base.acc, head.acc, worst.acc)
-		return b.place(u[0], u[1], u[2]).Verdict() != ""
+		u, fitted := b.unbiased(base.acc, head.acc, worst.acc)
+		return b.place(u[0], u[1], u[2], fitted).Verdict() != ""
 	}
 }

@@ -173,22 +173,23 @@ func (b *bisector) whichFails(ctx context.Context, crs []*commitRun, roundErr er
 
 // unbiased is the results of the commits of a round side by side (in the order rounds was given
 // them: their positions follow it) with each position's own cost taken out of the judged figure
-// (bisect.Unbias), their precision computed again; one after the other, they are as they were.
-func (b *bisector) unbiased(rs ...*results.Result) []*results.Result {
+// (bisect.Unbias), their precision computed again, and the degrees of freedom that spent, which
+// the tests of them do not count; one after the other, they are as they were, none spent.
+func (b *bisector) unbiased(rs ...*results.Result) ([]*results.Result, int) {
 	if b.side == nil || slices.Contains(rs, nil) {
-		return rs
+		return rs, 0
 	}
 	series := make([][]float64, len(rs))
 	for i, r := range rs {
 		series[i] = resultValues(r, b.services, b.metric)
 	}
-	un := bisect.Unbias(series)
+	un, fitted := bisect.Unbias(series)
 	out := make([]*results.Result, len(rs))
 	for i, r := range rs {
 		out[i] = scaledFigure(r, b.services, b.metric, un[i], series[i])
 		out[i].Precision = resultPrecision(out[i], b.services, b.metric, b.f.run.spread.auto.precision)
 	}
-	return out
+	return out, fitted
 }
 
 // scaledFigure is a copy of res whose services' metric is scaled, iteration by iteration, from

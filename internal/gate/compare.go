@@ -31,8 +31,11 @@ type CompareOptions struct {
 	Seed         uint64 // bootstrap seed; 0 means DefaultSeed
 	// Paired: the i-th iteration of base and of head ran at the same time, side by side (crank
 	// bisect --side-by-side), so the test is a paired t-test of their ratios (stats.PairedT on
-	// logs), and the interval the paired one: what moved both alike drops out.
-	Paired bool
+	// logs), and the interval the paired one: what moved both alike drops out. PairedFitted is the
+	// degrees of freedom a model spent on the values before (the positions side by side: their
+	// costs taken out, bisect.Unbias), which the test does not count.
+	Paired       bool
+	PairedFitted int
 }
 
 func (o CompareOptions) withDefaults() CompareOptions {
@@ -214,7 +217,7 @@ func testSignificance(c *Comparison, base, head []float64, opts CompareOptions) 
 		return
 	}
 	if opts.Paired && len(base) == len(head) {
-		testPaired(c, base, head)
+		testPaired(c, base, head, opts.PairedFitted)
 		return
 	}
 	u, err := stats.MannWhitneyU(base, head)
@@ -234,8 +237,9 @@ func testSignificance(c *Comparison, base, head []float64, opts CompareOptions) 
 
 // testPaired is testSignificance's for iterations that ran side by side: a paired t-test of the
 // logs of their values (of the values themselves when one is not positive: no ratio then), and
-// the 95 % interval of the ratio of head to base from the same differences.
-func testPaired(c *Comparison, base, head []float64) {
+// the 95 % interval of the ratio of head to base from the same differences, neither counting the
+// fitted degrees of freedom.
+func testPaired(c *Comparison, base, head []float64, fitted int) {
 	positive := true
 	for i := range base {
 		positive = positive && base[i] > 0 && head[i] > 0
@@ -244,7 +248,7 @@ func testPaired(c *Comparison, base, head []float64) {
 	if positive {
 		x, y = logsOf(base), logsOf(head)
 	}
-	t, err := stats.PairedT(x, y)
+	t, err := stats.PairedT(x, y, fitted)
 	if err != nil {
 		return
 	}
@@ -254,7 +258,7 @@ func testPaired(c *Comparison, base, head []float64) {
 		for i := range x {
 			d[i] = y[i] - x[i]
 		}
-		m, half := stats.MeanCI95(d)
+		m, half := stats.MeanCIFitted(d, 0.95, fitted)
 		c.CI, c.HasCI = stats.Interval{Low: math.Exp(m - half), High: math.Exp(m + half), Level: 0.95}, true
 	}
 }

@@ -28,7 +28,7 @@ const (
 	TestMannWhitney = "mann-whitney"
 	TestWelch       = "welch"
 	TestPaired      = "paired-t" // CompareOptions.Paired: iterations that ran side by side
-	TestNone        = "" // fewer than MinIterations on a side: threshold alone
+	TestNone        = ""         // fewer than MinIterations on a side: threshold alone
 )
 
 // MinIterations is the fewest iterations each side needs for a significance test.

@@ -25,3 +25,14 @@ func TestMeanCI95(t *testing.T) {
 		t.Errorf("one sample: ± %v, want +Inf", half)
 	}
 }
+
+func TestMeanCIFitted(t *testing.T) {
+	xs := []float64{98, 100, 102, 100}
+	// One degree of freedom spent before: spread 8/2 = 4 (sd 2), se 1, t(2) = 4.303.
+	if mean, half := MeanCIFitted(xs, 0.95, 1); mean != 100 || math.Abs(half-4.303) > 0.002 {
+		t.Errorf("fitted 1: %v ± %v, want 100 ± 4.303", mean, half)
+	}
+	if _, half := MeanCIFitted(xs, 0.95, 3); !math.IsInf(half, 1) {
+		t.Errorf("no degree of freedom left: ± %v, want +Inf", half)
+	}
+}

@@ -36,12 +36,19 @@ func StdDev(xs []float64) float64 { return math.Sqrt(Variance(xs)) }
 func MeanCI95(xs []float64) (mean, half float64) { return MeanCI(xs, 0.95) }
 
 // MeanCI is MeanCI95 at another confidence level (0.99: 99 %).
-func MeanCI(xs []float64, level float64) (mean, half float64) {
+func MeanCI(xs []float64, level float64) (mean, half float64) { return MeanCIFitted(xs, level, 0) }
+
+// MeanCIFitted is MeanCI of values from which a model spent fitted degrees of freedom before
+// (residuals of a fit): their spread is over n-1-fitted, and so is Student's t. half is +Inf when
+// no degree of freedom is left.
+func MeanCIFitted(xs []float64, level float64, fitted int) (mean, half float64) {
 	mean = Mean(xs)
-	if len(xs) < 2 {
+	df := len(xs) - 1 - fitted
+	if df < 1 {
 		return mean, math.Inf(1)
 	}
-	return mean, TQuantile(1-level, float64(len(xs)-1)) * StdDev(xs) / math.Sqrt(float64(len(xs)))
+	sd := math.Sqrt(Variance(xs) * float64(len(xs)-1) / float64(df))
+	return mean, TQuantile(1-level, float64(df)) * sd / math.Sqrt(float64(len(xs)))
 }
 
 // TQuantile is Student's t at which the two-sided tail is tail (for 0.05: 12.71 with 1 degree of

@@ -48,7 +48,7 @@ func TestPairedT(t *testing.T) {
 	// Differences 1, 2, 1, 3: t = 1.75 / sqrt(0.91667/4); p from the closed form of 3 degrees of
 	// freedom, 1 - 2/pi (atan(t/sqrt3) + sqrt3 t / (3 + t^2)).
 	x, y := []float64{10, 20, 30, 40}, []float64{11, 22, 31, 43}
-	r, err := PairedT(x, y)
+	r, err := PairedT(x, y, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,13 +59,24 @@ func TestPairedT(t *testing.T) {
 	if w, _ := WelchT(x, y); w.PValue < 0.5 {
 		t.Errorf("Welch's p of the same values = %g, want above 0.5 (the pairing is what tells)", w.PValue)
 	}
-	same, _ := PairedT([]float64{1, 2}, []float64{1, 2})
-	apart, _ := PairedT([]float64{1, 2}, []float64{2, 3})
+	same, _ := PairedT([]float64{1, 2}, []float64{1, 2}, 0)
+	apart, _ := PairedT([]float64{1, 2}, []float64{2, 3}, 0)
 	if same.PValue != 1 || apart.PValue != 0 {
 		t.Errorf("no spread in the differences: p = %g (none) and %g (all 1), want 1 and 0", same.PValue, apart.PValue)
 	}
-	if _, err := PairedT([]float64{1, 2}, []float64{1, 2, 3}); err == nil || !strings.Contains(err.Error(), "same length, at least 2, have 2 and 3") {
+	if _, err := PairedT([]float64{1, 2}, []float64{1, 2, 3}, 0); err == nil || !strings.Contains(err.Error(), "same length, at least 2, have 2 and 3") {
 		t.Errorf("samples of different lengths: %v", err)
+	}
+	// One degree of freedom spent before (a fitted position): the spread over 2, t over 2 degrees
+	// of freedom: t = 1.75 / sqrt(2.75/2/4) = 2.9848; p = 1 - t/sqrt(2+t^2) for 2.
+	f, err := PairedT(x, y, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "t, fitted 1", f.T, 1.75/math.Sqrt(2.75/2/4), 1e-12)
+	near(t, "p, fitted 1", f.PValue, 1-f.T/math.Sqrt(2+f.T*f.T), 1e-9)
+	if _, err := PairedT(x[:2], y[:2], 1); err == nil || !strings.Contains(err.Error(), "at least 3, have 2 and 2") {
+		t.Errorf("too few for the fitted: %v", err)
 	}
 }
 

@@ -34,24 +34,26 @@ func WelchT(x, y []float64) (TTest, error) {
 }
 
 // PairedT is the two-sided t-test of the mean of y[i] - x[i], the i-th values of the two samples
-// measured together (at the same time): what moves both alike drops out. The samples need the
-// same length, at least two. No spread in the differences: p is 1 when they are all 0, else 0.
-func PairedT(x, y []float64) (TTest, error) {
-	if len(x) != len(y) || len(x) < 2 {
-		return TTest{}, fmt.Errorf("paired t-test: need two samples of the same length, at least 2, have %d and %d", len(x), len(y))
+// measured together (at the same time): what moves both alike drops out. fitted is the degrees of
+// freedom a model spent on the values before (0 for values as measured; as MeanCIFitted). The
+// samples need the same length, at least 2 + fitted. No spread in the differences: p is 1 when
+// they are all 0, else 0.
+func PairedT(x, y []float64, fitted int) (TTest, error) {
+	if len(x) != len(y) || len(x) < 2+fitted {
+		return TTest{}, fmt.Errorf("paired t-test: need two samples of the same length, at least %d, have %d and %d", 2+fitted, len(x), len(y))
 	}
 	d := make([]float64, len(x))
 	for i := range x {
 		d[i] = y[i] - x[i]
 	}
-	n := float64(len(d))
-	mean, se := Mean(d), math.Sqrt(Variance(d)/n)
+	n, df := float64(len(d)), float64(len(d)-1-fitted)
+	mean, se := Mean(d), math.Sqrt(Variance(d)*(n-1)/df/n)
 	if se == 0 {
 		if mean == 0 {
-			return TTest{DF: n - 1, PValue: 1}, nil
+			return TTest{DF: df, PValue: 1}, nil
 		}
-		return TTest{T: math.Copysign(math.Inf(1), mean), DF: n - 1}, nil
+		return TTest{T: math.Copysign(math.Inf(1), mean), DF: df}, nil
 	}
 	t := mean / se
-	return TTest{T: t, DF: n - 1, PValue: studentTTwoSided(t, n-1)}, nil
+	return TTest{T: t, DF: df, PValue: studentTTwoSided(t, df)}, nil
 }
