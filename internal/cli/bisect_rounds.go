@@ -63,7 +63,7 @@ func (b *bisector) prepare(ctx context.Context, c bisect.Commit) (*commitRun, er
 		f := *b.f.run
 		f.overrides = append(append([][2]string{}, b.f.run.overrides...), where)
 		if b.side != nil {
-			f.overrides = append(f.overrides, b.side.overrides(b.src.service, k)...)
+			b.side.move(&f, b.src.service, k)
 		}
 		r, _, err := resolve(ctx, State{Stderr: io.Discard, Getenv: b.st.Getenv, LookPath: b.st.LookPath}, &f)
 		if err != nil {

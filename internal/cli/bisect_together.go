@@ -70,14 +70,19 @@ func sideBySide(r *config.Resolved, service, metric string) (together, error) {
 	return t, nil
 }
 
-// overrides move a commit's copy to its position's port.
-func (t together) overrides(service string, position int) [][2]string {
+// move sets a commit's run flags for its copy in position: serverPort plus the position for the
+// bisected service and the loads (and for a serverPort given on the command line, which every job
+// sees and which wins over theirs).
+func (t together) move(f *runFlags, service string, position int) {
 	port := strconv.Itoa(t.port + position)
-	out := [][2]string{{service + ".variables.serverPort", port}}
+	f.overrides = append(f.overrides, [2]string{service + ".variables.serverPort", port})
 	for _, l := range t.loads {
-		out = append(out, [2]string{l + ".variables.serverPort", port})
+		f.overrides = append(f.overrides, [2]string{l + ".variables.serverPort", port})
 	}
-	return out
+	if _, ok := f.variables["serverPort"]; ok {
+		f.variables = maps.Clone(f.variables)
+		f.variables["serverPort"] = port
+	}
 }
 
 // copyName is a service's name in the run of a round side by side: its commit's position.
@@ -88,18 +93,23 @@ func copyName(name string, i int) string { return fmt.Sprintf("%s#%d", name, i+1
 // positions' order), and the services they share (run once, from the first commit's scenario). A
 // round during which the hypervisor took StealShare is run again, as once does. When the run
 // fails, each commit is run alone to say which one fails.
+// The shared services are the first commit's in position 0: where no copy is moved.
 func (b *bisector) roundTogether(ctx context.Context, crs []*commitRun, r int) (*commitRun, error) {
 	var shared []controller.Service
 	copies := make([][]controller.Service, len(crs))
 	for i, cr := range crs {
 		k := bisect.Position(i, r, len(crs))
 		for _, s := range cr.at[k].Services {
-			switch {
-			case s.Name == b.src.service || s.Job.WaitForExit:
+			if s.Name == b.src.service || s.Job.WaitForExit {
 				s.Name = copyName(s.Name, k)
 				copies[k] = append(copies[k], s)
-			case i == 0:
-				shared = append(shared, s)
+			}
+		}
+		if i == 0 {
+			for _, s := range cr.at[0].Services {
+				if s.Name != b.src.service && !s.Job.WaitForExit {
+					shared = append(shared, s)
+				}
 			}
 		}
 	}

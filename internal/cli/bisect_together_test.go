@@ -24,9 +24,21 @@ func TestSideBySideChecksTheScenario(t *testing.T) {
 	if err != nil || tg.port != 5000 || len(tg.loads) != 1 || tg.loads[0] != "load" {
 		t.Fatalf("a scenario that can: %+v, %v", tg, err)
 	}
-	got := tg.overrides("application", 2)
+	f := &runFlags{variables: map[string]string{"connections": "8"}}
+	tg.move(f, "application", 2)
+	got := f.overrides
 	if len(got) != 2 || got[0] != [2]string{"application.variables.serverPort", "5002"} || got[1] != [2]string{"load.variables.serverPort", "5002"} {
 		t.Errorf("position 2's overrides: %v", got)
+	}
+	if _, ok := f.variables["serverPort"]; ok {
+		t.Errorf("no serverPort on the command line: none added, got %v", f.variables)
+	}
+	// A serverPort on the command line wins over the jobs' own: it is moved too, in a copy.
+	given := map[string]string{"serverPort": "5000"}
+	f = &runFlags{variables: given}
+	tg.move(f, "application", 1)
+	if f.variables["serverPort"] != "5001" || given["serverPort"] != "5000" {
+		t.Errorf("--variable serverPort: moved to %q (want 5001), the flags' own %q (want 5000)", f.variables["serverPort"], given["serverPort"])
 	}
 	for _, c := range []struct {
 		r            *config.Resolved

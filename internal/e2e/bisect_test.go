@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/bisect"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 // bisectApp is a small Go HTTP app; slow adds a 50 µs critical section behind a mutex to every
@@ -178,5 +179,61 @@ func TestBisectNoCommitIsWorse(t *testing.T) {
 		default:
 			t.Fatalf("exit %d, %.0f %% of the machine outside the search; want \"no commit is worse\"\nstdout:\n%s\nstderr:\n%s", r.code, 100*outside, r.stdout, r.stderr)
 		}
+	}
+}
+
+// TestBisectSideBySideFindsTheMutex: --side-by-side runs the commits of a round at once, each app
+// on its own port with its own load at a fixed rate, and judges the app's CPU per request (the
+// critical section's 50 µs spin is CPU): 4 commits, the 3rd adds it, named; the JSON and the path
+// say the rounds ran side by side. Judging requests/s side by side is refused before anything runs.
+func TestBisectSideBySideFindsTheMutex(t *testing.T) {
+	repo, shas := bisectRepo(t, 4, 3)
+	cfg := writeFile(t, t.TempDir(), "app.yml", `
+imports:
+  - `+filepath.Join(testEnv.root, "scenarios/jobs/builtin.yml")+`
+jobs:
+  app:
+    source:
+      localFolder: `+repo+`
+    buildCommand: go build -o app .
+    executable: ./app
+    arguments: --port {{serverPort}}
+    readyStateText: Application started.
+    variables: {serverPort: 5000}
+scenarios:
+  app:
+    application:
+      job: app
+    load:
+      job: builtin
+`)
+	args := []string{"bisect", "--config", cfg, "--scenario", "app", "--good", shas[0], "--bad", shas[3], "--side-by-side",
+		"--variable", "serverPort=" + strconv.Itoa(testutil.FreeRun(t, 3)), "--variable", "duration=1", "--variable", "warmup=0",
+		"--variable", "connections=8", "--load.variables.rate", "2000", "--interval", "0.25", "--application.cpuSet", "0", "--load.cpuSet", "1",
+		"--precision", "5%", "--max-iterations", "12"}
+	refused := crank(t, time.Minute, append(args, "--metric", "load:http/rps/mean")...)
+	if refused.code != 2 || !strings.Contains(refused.stderr, "--side-by-side: the commits share the machine") {
+		t.Fatalf("requests/s side by side: exit %d, want 2 and why\n%s", refused.code, refused.stderr)
+	}
+	out := filepath.Join(t.TempDir(), "bisect.json")
+	// 3 rounds of the ends, 5 or 6 a step for 2 steps (and each again if its place was marginal),
+	// each round a run of 1 s: 40 to 80 s here.
+	r := crank(t, 6*time.Minute, append(args, "--metric", "application:benchmarks/cpu/per-request", "--json", out)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	t.Logf("\n%s", r.stdout)
+	if !strings.Contains(r.stdout, "first bad commit: "+shas[2]+" guard every request with a mutex") ||
+		!strings.Contains(r.stdout, "(bad), the commits of a round measured side by side:") {
+		t.Errorf("want %s named, the rounds said side by side:\n%s", shas[2], r.stdout)
+	}
+	if !strings.Contains(r.stderr, "the commits taking them in turn") || !strings.Contains(r.stderr, "[application#3]") {
+		t.Errorf("stderr does not show three copies at once:\n%s", r.stderr)
+	}
+	doc := readJSON[struct {
+		Bisect bisect.Result `json:"bisect"`
+	}](t, out)
+	if doc.Bisect.FirstBad != shas[2] || !doc.Bisect.SideBySide {
+		t.Errorf("JSON bisect: first bad %s, side by side %v: want %s, true", doc.Bisect.FirstBad, doc.Bisect.SideBySide, shas[2])
 	}
 }

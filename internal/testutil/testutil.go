@@ -93,6 +93,32 @@ func FreePorts(t testing.TB, n int) []int {
 	return ports
 }
 
+// FreeRun returns the first of n consecutive loopback TCP ports that were all free a moment ago
+// (crank bisect --side-by-side moves each commit's copy to serverPort plus 0, 1, 2).
+func FreeRun(t testing.TB, n int) int {
+	t.Helper()
+	lo, hi := 10000, ephemeralLow()-n
+	for tries := 0; tries < 2000; tries++ {
+		base := lo + rand.IntN(hi-lo)
+		var held []net.Listener
+		for p := base; p < base+n; p++ {
+			ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+			if err != nil {
+				break
+			}
+			held = append(held, ln)
+		}
+		for _, ln := range held {
+			ln.Close()
+		}
+		if len(held) == n {
+			return base
+		}
+	}
+	t.Fatalf("no %d consecutive free ports in %d-%d", n, lo, hi+n-1)
+	return 0
+}
+
 // ephemeralLow is the lowest port of the kernel's ephemeral range (32768 when it cannot be read).
 func ephemeralLow() int {
 	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
