@@ -86,11 +86,12 @@ func bisectRepo(t *testing.T, n, culprit int) (string, []string) {
 	return dir, shas
 }
 
-// bisectArgs are crank bisect's arguments for the app in repo under wrk, short runs.
-func bisectArgs(t *testing.T, repo string) []string {
-	cfg := writeFile(t, t.TempDir(), "app.yml", `
+// bisectConfig is a scenario "app" of the app in repo under the load job of scenarios/jobs (wrk,
+// builtin).
+func bisectConfig(t *testing.T, repo, load string) string {
+	return writeFile(t, t.TempDir(), "app.yml", `
 imports:
-  - `+filepath.Join(testEnv.root, "scenarios/jobs/wrk.yml")+`
+  - `+filepath.Join(testEnv.root, "scenarios/jobs/"+load+".yml")+`
 jobs:
   app:
     source:
@@ -105,9 +106,13 @@ scenarios:
     application:
       job: app
     load:
-      job: wrk
+      job: `+load+`
 `)
-	return []string{"bisect", "--config", cfg, "--scenario", "app", "--variable", "serverPort=" + strconv.Itoa(freePort(t)),
+}
+
+// bisectArgs are crank bisect's arguments for the app in repo under wrk, short runs.
+func bisectArgs(t *testing.T, repo string) []string {
+	return []string{"bisect", "--config", bisectConfig(t, repo, "wrk"), "--scenario", "app", "--variable", "serverPort=" + strconv.Itoa(freePort(t)),
 		"--variable", "duration=2", "--variable", "warmup=1", "--variable", "connections=32", "--precision", "5%", "--max-iterations", "8"}
 }
 
@@ -188,25 +193,7 @@ func TestBisectNoCommitIsWorse(t *testing.T) {
 // say the rounds ran side by side. Judging requests/s side by side is refused before anything runs.
 func TestBisectSideBySideFindsTheMutex(t *testing.T) {
 	repo, shas := bisectRepo(t, 4, 3)
-	cfg := writeFile(t, t.TempDir(), "app.yml", `
-imports:
-  - `+filepath.Join(testEnv.root, "scenarios/jobs/builtin.yml")+`
-jobs:
-  app:
-    source:
-      localFolder: `+repo+`
-    buildCommand: go build -o app .
-    executable: ./app
-    arguments: --port {{serverPort}}
-    readyStateText: Application started.
-    variables: {serverPort: 5000}
-scenarios:
-  app:
-    application:
-      job: app
-    load:
-      job: builtin
-`)
+	cfg := bisectConfig(t, repo, "builtin")
 	args := []string{"bisect", "--config", cfg, "--scenario", "app", "--good", shas[0], "--bad", shas[3], "--side-by-side",
 		"--variable", "serverPort=" + strconv.Itoa(testutil.FreeRun(t, 3)), "--variable", "duration=1", "--variable", "warmup=0",
 		"--variable", "connections=8", "--load.variables.rate", "2000", "--interval", "0.25", "--application.cpuSet", "0", "--load.cpuSet", "1",
