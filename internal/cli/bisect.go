@@ -151,6 +151,9 @@ func runBisect(ctx context.Context, st State, args []string) int {
 	if side != nil {
 		fmt.Fprintf(st.Stderr, "bisect: side by side: the commits of a round at once, %s on ports %d-%d (the commits taking them in turn), each with its own load\n",
 			src.service, side.port, side.port+maxPositions-1)
+		for _, l := range side.open {
+			fmt.Fprintf(st.Stderr, "bisect: side by side: load %q has no fixed rate (rate 0): the commits' loads compete for the machine, and what one gets the others do not; set --%s.variables.rate\n", l, l)
+		}
 	}
 	// The ends first, interleaved: a range whose bad end is not worse ends here; otherwise each
 	// commit is told by which end it is significantly nearer, the three measured in the same

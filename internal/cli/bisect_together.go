@@ -34,6 +34,8 @@ const maxPositions = 3
 type together struct {
 	port  int
 	loads []string
+	// open are the loads with no fixed rate (rate 0 or none): said out loud, as they compete.
+	open []string
 }
 
 // sideBySide checks that the scenario can run several copies of the bisected service at once, and
@@ -63,6 +65,9 @@ func sideBySide(r *config.Resolved, service, metric string) (together, error) {
 			return together{}, fmt.Errorf("--side-by-side: load %q aims at serverPort %q, not service %q's %s: each copy's load is moved with it", s.Name, got, service, app)
 		}
 		t.loads = append(t.loads, s.Name)
+		if rate, _ := strconv.ParseFloat(fmt.Sprint(s.Job.Variables["rate"]), 64); !(rate > 0) {
+			t.open = append(t.open, s.Name)
+		}
 	}
 	if len(t.loads) == 0 {
 		return together{}, fmt.Errorf("--side-by-side: scenario %q has no load (a job that runs to its end) to give each commit", r.Scenario)
@@ -90,10 +95,9 @@ func copyName(name string, i int) string { return fmt.Sprintf("%s#%d", name, i+1
 
 // roundTogether runs round r's iteration (from 0) of every commit at once and adds each its own:
 // its copies of the bisected service and the loads, in its position of the round (started in the
-// positions' order), and the services they share (run once, from the first commit's scenario). A
-// round during which the hypervisor took StealShare is run again, as once does. When the run
-// fails, each commit is run alone to say which one fails.
-// The shared services are the first commit's in position 0: where no copy is moved.
+// positions' order), and the services they share (run once, from the first commit's run in
+// position 0: where nothing is moved). A round during which the hypervisor took StealShare is run
+// again, as once does. When the run fails, each commit is run alone to say which one fails.
 func (b *bisector) roundTogether(ctx context.Context, crs []*commitRun, r int) (*commitRun, error) {
 	var shared []controller.Service
 	copies := make([][]controller.Service, len(crs))
@@ -139,9 +143,9 @@ func (b *bisector) roundTogether(ctx context.Context, crs []*commitRun, r int) (
 	}
 }
 
-// splitCopy is the part of the commit in position i of a round run side by side, under the scenario's own
-// service names: its copies, with their CPU per request over its own load's requests (not all
-// the loads'), and the shared services as they are.
+// splitCopy is the part of the commit in position i of a round run side by side, under the
+// scenario's own service names: its copies, with their CPU per request over its own load's
+// requests (not all the loads'), and the shared services as they are.
 func splitCopy(res *results.Result, i int) *results.Result {
 	out := *res
 	out.JobResults.Jobs = map[string]*results.JobResult{}

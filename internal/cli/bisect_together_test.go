@@ -21,8 +21,13 @@ func sideScenario(appPort, loadPort any) *config.Resolved {
 
 func TestSideBySideChecksTheScenario(t *testing.T) {
 	tg, err := sideBySide(sideScenario(5000, 5000), "application", measure.CPUPerRequest)
-	if err != nil || tg.port != 5000 || len(tg.loads) != 1 || tg.loads[0] != "load" {
-		t.Fatalf("a scenario that can: %+v, %v", tg, err)
+	if err != nil || tg.port != 5000 || len(tg.loads) != 1 || tg.loads[0] != "load" || len(tg.open) != 1 {
+		t.Fatalf("a scenario that can, its load with no rate: %+v, %v", tg, err)
+	}
+	fixed := sideScenario(5000, 5000)
+	fixed.Services[2].Job.Variables["rate"] = 3000
+	if tg, err := sideBySide(fixed, "application", measure.CPUPerRequest); err != nil || len(tg.open) != 0 {
+		t.Errorf("a load at a fixed rate: open loads %v, %v", tg.open, err)
 	}
 	f := &runFlags{variables: map[string]string{"connections": "8"}}
 	tg.move(f, "application", 2)

@@ -189,12 +189,13 @@ func TestBisectNoCommitIsWorse(t *testing.T) {
 
 // TestBisectSideBySideFindsTheMutex: --side-by-side runs the commits of a round at once, each app
 // on its own port with its own load at a fixed rate, and judges the app's CPU per request (the
-// critical section's 50 µs spin is CPU): 4 commits, the 3rd adds it, named; the JSON and the path
-// say the rounds ran side by side. Judging requests/s side by side is refused before anything runs.
+// critical section's 50 µs spin is CPU): 3 commits, the 3rd adds it, so one step (the 2nd,
+// measured beside both ends: three copies at once) and the answer; the JSON and the path say the
+// rounds ran side by side. Judging requests/s side by side is refused before anything runs.
 func TestBisectSideBySideFindsTheMutex(t *testing.T) {
-	repo, shas := bisectRepo(t, 4, 3)
+	repo, shas := bisectRepo(t, 3, 3)
 	cfg := bisectConfig(t, repo, "builtin")
-	args := []string{"bisect", "--config", cfg, "--scenario", "app", "--good", shas[0], "--bad", shas[3], "--side-by-side",
+	args := []string{"bisect", "--config", cfg, "--scenario", "app", "--good", shas[0], "--bad", shas[2], "--side-by-side",
 		"--variable", "serverPort=" + strconv.Itoa(testutil.FreeRun(t, 3)), "--variable", "duration=1", "--variable", "warmup=0",
 		"--variable", "connections=8", "--load.variables.rate", "2000", "--interval", "0.25", "--application.cpuSet", "0", "--load.cpuSet", "1",
 		"--precision", "5%", "--max-iterations", "12"}
@@ -203,8 +204,8 @@ func TestBisectSideBySideFindsTheMutex(t *testing.T) {
 		t.Fatalf("requests/s side by side: exit %d, want 2 and why\n%s", refused.code, refused.stderr)
 	}
 	out := filepath.Join(t.TempDir(), "bisect.json")
-	// 3 rounds of the ends, 5 or 6 a step for 2 steps (and each again if its place was marginal),
-	// each round a run of 1 s: 40 to 80 s here.
+	// 3 or 4 rounds of the ends, 5 or 6 for the step (again if its place was marginal), each round
+	// a run of 1 s: 20 to 40 s here.
 	r := crank(t, 6*time.Minute, append(args, "--metric", "application:benchmarks/cpu/per-request", "--json", out)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
