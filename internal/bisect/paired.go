@@ -57,8 +57,8 @@ func PlaceFitted(good, cand, bad []float64, fitted int) Placement {
 		return undecided
 	}
 	good, cand, bad = good[:n], cand[:n], bad[:n]
-	if allPositive(good) && allPositive(cand) && allPositive(bad) {
-		good, cand, bad = logs(good), logs(cand), logs(bad)
+	if stats.AllPositive(good) && stats.AllPositive(cand) && stats.AllPositive(bad) {
+		good, cand, bad = stats.Logs(good), stats.Logs(cand), stats.Logs(bad)
 	}
 	dir := stats.Mean(bad) - stats.Mean(good)
 	if dir == 0 {
@@ -101,21 +101,4 @@ func (p Placement) Verdict() string {
 		return Good
 	}
 	return ""
-}
-
-func allPositive(xs []float64) bool {
-	for _, x := range xs {
-		if !(x > 0) {
-			return false
-		}
-	}
-	return true
-}
-
-func logs(xs []float64) []float64 {
-	out := make([]float64, len(xs))
-	for i, x := range xs {
-		out[i] = math.Log(x)
-	}
-	return out
 }

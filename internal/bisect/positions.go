@@ -1,6 +1,10 @@
 package bisect
 
-import "math"
+import (
+	"math"
+
+	"github.com/crankshaft/crankshaft/internal/stats"
+)
 
 // Side by side (crank bisect --side-by-side), the commits of a round run at once, each in a
 // position of its own: its port, its place in the order the applications start. A position can
@@ -30,13 +34,13 @@ func Unbias(series [][]float64) ([][]float64, int) {
 	}
 	positive := true
 	for _, s := range series {
-		positive = positive && allPositive(s[:rounds])
+		positive = positive && stats.AllPositive(s[:rounds])
 	}
 	x := make([][]float64, n)
 	for i, s := range series {
 		x[i] = append([]float64(nil), s[:rounds]...)
 		if positive {
-			x[i] = logs(x[i])
+			x[i] = stats.Logs(x[i])
 		}
 	}
 	level, commit, pos := make([]float64, rounds), make([]float64, n), make([]float64, n)

@@ -27,8 +27,7 @@ import (
 type commitRun struct {
 	c   bisect.Commit
 	dir string // the folder the commit was exported to; "" for a repository the agent clones
-	run controller.Run
-	// at is the run in each position side by side (at[0] is run).
+	// at is the run of one iteration in each position side by side; at[0] alone otherwise.
 	at  []controller.Run
 	acc *results.Result
 	// rerun counts the iterations run again for steal (maxRerun).
@@ -79,7 +78,6 @@ func (b *bisector) prepare(ctx context.Context, c bisect.Commit) (*commitRun, er
 		}
 		cr.at = append(cr.at, controller.Run{Scenario: r.Scenario, Iterations: 1, Services: servicesOf(r, f.interval)})
 	}
-	cr.run = cr.at[0]
 	return cr, nil
 }
 
@@ -92,7 +90,7 @@ func (cr *commitRun) release() {
 
 // fresh is the same commit with no iteration yet (its folder and run shared).
 func (cr *commitRun) fresh() *commitRun {
-	return &commitRun{c: cr.c, dir: cr.dir, run: cr.run, at: cr.at}
+	return &commitRun{c: cr.c, dir: cr.dir, at: cr.at}
 }
 
 // maxRerun is how many times in a row an iteration disturbed by steal is run again; the next is
@@ -107,7 +105,7 @@ const maxRerun = 1
 func (b *bisector) once(ctx context.Context, cr *commitRun) error {
 	th := diagnose.DefaultThresholds()
 	for again := 0; ; again++ {
-		res, err := b.ctl.Execute(ctx, cr.run)
+		res, err := b.ctl.Execute(ctx, cr.at[0])
 		if err != nil {
 			return err
 		}
@@ -136,13 +134,11 @@ func (b *bisector) rounds(ctx context.Context, decided func() bool, crs ...*comm
 			if failed, err := b.roundTogether(ctx, crs, round-1); err != nil {
 				return failed, err
 			}
-		}
-		for _, cr := range roundOrder(crs, round) {
-			if b.side != nil && len(crs) > 1 {
-				break
-			}
-			if err := b.once(ctx, cr); err != nil {
-				return cr, err
+		} else {
+			for _, cr := range roundOrder(crs, round) {
+				if err := b.once(ctx, cr); err != nil {
+					return cr, err
+				}
 			}
 		}
 		var line []string

@@ -120,7 +120,7 @@ func (b *bisector) roundTogether(ctx context.Context, crs []*commitRun, r int) (
 	for _, c := range copies {
 		shared = append(shared, c...)
 	}
-	run := controller.Run{Scenario: crs[0].run.Scenario, Iterations: 1, Services: shared}
+	run := controller.Run{Scenario: crs[0].at[0].Scenario, Iterations: 1, Services: shared}
 	th := diagnose.DefaultThresholds()
 	for again := 0; ; again++ {
 		res, err := b.ctl.Execute(ctx, run)
@@ -178,7 +178,7 @@ func (b *bisector) whichFails(ctx context.Context, crs []*commitRun, roundErr er
 		return crs[len(crs)-1], roundErr
 	}
 	for _, cr := range crs {
-		if _, err := b.ctl.Execute(ctx, cr.run); err != nil {
+		if _, err := b.ctl.Execute(ctx, cr.at[0]); err != nil {
 			return cr, err
 		}
 	}

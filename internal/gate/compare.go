@@ -240,35 +240,23 @@ func testSignificance(c *Comparison, base, head []float64, opts CompareOptions) 
 // the 95 % interval of the ratio of head to base from the same differences, neither counting the
 // fitted degrees of freedom.
 func testPaired(c *Comparison, base, head []float64, fitted int) {
-	positive := true
-	for i := range base {
-		positive = positive && base[i] > 0 && head[i] > 0
-	}
+	positive := stats.AllPositive(base) && stats.AllPositive(head)
 	x, y := base, head
 	if positive {
-		x, y = logsOf(base), logsOf(head)
+		x, y = stats.Logs(base), stats.Logs(head)
 	}
-	t, err := stats.PairedT(x, y, fitted)
-	if err != nil {
+	if len(x) < 2+fitted {
 		return
 	}
-	c.Test, c.PValue = TestPaired, t.PValue
+	d := make([]float64, len(x))
+	for i := range x {
+		d[i] = y[i] - x[i]
+	}
+	c.Test, c.PValue = TestPaired, stats.MeanT(d, fitted).PValue
 	if positive {
-		d := make([]float64, len(x))
-		for i := range x {
-			d[i] = y[i] - x[i]
-		}
 		m, half := stats.MeanCIFitted(d, 0.95, fitted)
 		c.CI, c.HasCI = stats.Interval{Low: math.Exp(m - half), High: math.Exp(m + half), Level: 0.95}, true
 	}
-}
-
-func logsOf(xs []float64) []float64 {
-	out := make([]float64, len(xs))
-	for i, x := range xs {
-		out[i] = math.Log(x)
-	}
-	return out
 }
 
 // decide turns a comparison into a verdict: a change within the threshold is no change; past it, a

@@ -27,6 +27,25 @@ func Variance(xs []float64) float64 {
 	return s / float64(len(xs)-1)
 }
 
+// AllPositive reports whether every value is above 0 (then a ratio scale, Logs, applies).
+func AllPositive(xs []float64) bool {
+	for _, x := range xs {
+		if !(x > 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// Logs is the natural logarithm of each value.
+func Logs(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = math.Log(x)
+	}
+	return out
+}
+
 // StdDev is the sample standard deviation of xs.
 func StdDev(xs []float64) float64 { return math.Sqrt(Variance(xs)) }
 

@@ -46,14 +46,23 @@ func PairedT(x, y []float64, fitted int) (TTest, error) {
 	for i := range x {
 		d[i] = y[i] - x[i]
 	}
+	return MeanT(d, fitted), nil
+}
+
+// MeanT is the two-sided t-test that the mean of d is 0 (d: PairedT's differences), fitted as
+// PairedT's; d needs at least 2 + fitted values (else its p is 1).
+func MeanT(d []float64, fitted int) TTest {
 	n, df := float64(len(d)), float64(len(d)-1-fitted)
+	if df < 1 {
+		return TTest{DF: df, PValue: 1}
+	}
 	mean, se := Mean(d), math.Sqrt(Variance(d)*(n-1)/df/n)
 	if se == 0 {
 		if mean == 0 {
-			return TTest{DF: df, PValue: 1}, nil
+			return TTest{DF: df, PValue: 1}
 		}
-		return TTest{T: math.Copysign(math.Inf(1), mean), DF: df}, nil
+		return TTest{T: math.Copysign(math.Inf(1), mean), DF: df}
 	}
 	t := mean / se
-	return TTest{T: t, DF: df, PValue: studentTTwoSided(t, df)}, nil
+	return TTest{T: t, DF: df, PValue: studentTTwoSided(t, df)}
 }
