@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/agent/output"
+	"github.com/crankshaft/crankshaft/internal/agent/proc"
 	"github.com/crankshaft/crankshaft/internal/agent/runtime"
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/parsers"
@@ -55,8 +56,9 @@ type job struct {
 	reused   bool
 	// buildLog is the length of the output once the source was ready: the clone and build log.
 	buildLog int64
-	// measuredStart is when the measured run's process started (after any warm-up run).
-	measuredStart time.Time
+	// measuredStart is when the measured run's process started (after any warm-up run), and
+	// measuredEnd when it exited (zero before).
+	measuredStart, measuredEnd time.Time
 	// uploads holds each completed upload's digest of what it extracted (extract.ExtractRoot), its
 	// build cache identity, by source name ("" the job's own source).
 	uploads       map[string]string
@@ -190,6 +192,10 @@ func (j *job) status() api.JobStatus {
 		t := j.measuredStart
 		s.MeasuredStart = &t
 	}
+	if !j.measuredEnd.IsZero() {
+		t := j.measuredEnd
+		s.MeasuredEnd = &t
+	}
 	return s
 }
 
@@ -280,10 +286,13 @@ func (j *job) warn(msg string) {
 	j.out.WriteString("warning: " + msg + "\n")
 }
 
-// setExit records the measured process's exit code.
-func (j *job) setExit(code int) {
+// setExit records the measured process's exit code, and the first exit's time as its end.
+func (j *job) setExit(e proc.Exit) {
 	j.mu.Lock()
-	j.exitCode = &code
+	j.exitCode = &e.Code
+	if j.measuredEnd.IsZero() && !j.measuredStart.IsZero() {
+		j.measuredEnd = e.Time
+	}
 	j.mu.Unlock()
 }
 

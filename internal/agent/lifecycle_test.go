@@ -101,6 +101,10 @@ func TestWaitForExitParsesMeasuredRun(t *testing.T) {
 	if len(rps) != 1 || rps[0].Value != 1234.5 || rps[0].Timestamp.IsZero() {
 		t.Errorf("rps measurements = %+v, want one 1234.5 from the measured run", rps)
 	}
+	// The measured run's end is its process's exit, the time its figures are stamped with.
+	if st.MeasuredEnd == nil || st.MeasuredStart == nil || len(rps) != 1 || !st.MeasuredEnd.Equal(rps[0].Timestamp) || !st.MeasuredEnd.After(*st.MeasuredStart) {
+		t.Errorf("measured end = %v, want the exit that stamped %+v, after the start %v", st.MeasuredEnd, rps, st.MeasuredStart)
+	}
 	found := false
 	for _, md := range ms.Metadata {
 		found = found || (md.Name == measure.RPS && md.Unit == measure.UnitRPS)

@@ -42,7 +42,7 @@ func (a *Agent) waitReady(ctx context.Context, j *job, p runtime.Handle, from in
 		return errStopping
 	case err == errExited:
 		e := p.Exit()
-		j.setExit(e.Code)
+		j.setExit(e)
 		return fmt.Errorf("job %s: %s exited before it was ready (%s; waited for %s); last output:\n%s",
 			j.id, j.program(), e, what, j.out.Tail(from, tailLines))
 	default:

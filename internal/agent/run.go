@@ -83,7 +83,7 @@ func (a *Agent) runMeasured(ctx context.Context, j *job) error {
 	if err != nil {
 		return err
 	}
-	defer func() { j.setExit(h.Stop(StopGrace).Code) }() // no-op when it has exited
+	defer func() { j.setExit(h.Stop(StopGrace)) }() // no-op when it has exited
 	j.mu.Lock()
 	j.measuredStart = started
 	j.mu.Unlock()
@@ -117,18 +117,18 @@ func (a *Agent) supervise(ctx context.Context, j *job, p runtime.Handle, from in
 		if j.spec.WaitForExit && j.parser != nil {
 			return a.interrupted(j, p, from, stdout)
 		}
-		j.setExit(p.Stop(StopGrace).Code)
+		j.setExit(p.Stop(StopGrace))
 		a.jobStatistics(j, from)
 		return errStopping
 	case <-timeout:
 		e := p.Stop(StopGrace)
-		j.setExit(e.Code)
+		j.setExit(e)
 		return fmt.Errorf("job %s: %s did not exit within %s and was stopped (%s); last output:\n%s",
 			j.id, j.program(), j.spec.Timeout.Std(), e, j.out.Tail(from, tailLines))
 	case <-p.Wait():
 	}
 	e := p.Exit()
-	j.setExit(e.Code)
+	j.setExit(e)
 	j.log.Info("exited", "what", p.String(), "exit", e.String())
 	if !e.Success() {
 		return fmt.Errorf("job %s: %s exited with %s; last output:\n%s", j.id, j.program(), e, j.out.Tail(from, tailLines))
@@ -146,7 +146,7 @@ func (a *Agent) supervise(ctx context.Context, j *job, p runtime.Handle, from in
 // nothing readable is said so in a job warning.
 func (a *Agent) interrupted(j *job, p runtime.Handle, from int64, stdout *output.Buffer) error {
 	e := p.Interrupt(StopGrace)
-	j.setExit(e.Code)
+	j.setExit(e)
 	a.jobStatistics(j, from)
 	ran := e.Time.Sub(j.measuredStartTime()).Round(100 * time.Millisecond)
 	if err := a.parse(j, stdout, e.Time); err != nil {

@@ -43,6 +43,9 @@ type JobStatus struct {
 	BuildLogBytes int64 `json:"buildLogBytes,omitempty"`
 	// MeasuredStart is when a load job's measured run began (after its warm-up run).
 	MeasuredStart *time.Time `json:"measuredStart,omitempty"`
+	// MeasuredEnd is when that run's process exited: the load's own end, which the controller
+	// sees only at its next status read.
+	MeasuredEnd *time.Time `json:"measuredEnd,omitempty"`
 	// Warnings say what the job asked for and does not get: a limit this machine cannot apply,
 	// counters that cannot be read (and why). The controller prints them.
 	Warnings []string `json:"warnings,omitempty"`

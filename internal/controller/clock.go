@@ -39,3 +39,11 @@ func (in *instance) measuredStartLocal() (time.Time, bool) {
 	}
 	return in.status.MeasuredStart.Add(-in.clockOffset), true
 }
+
+// measuredEndLocal is when the instance's measured run ended, on the controller's clock, if it has.
+func (in *instance) measuredEndLocal() (time.Time, bool) {
+	if in.status.MeasuredEnd == nil {
+		return time.Time{}, false
+	}
+	return in.status.MeasuredEnd.Add(-in.clockOffset), true
+}

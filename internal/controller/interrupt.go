@@ -101,6 +101,6 @@ func markInterruptedWindow(loads, servers []*instance, loadEnd time.Time) {
 		}
 	}
 	if measuring {
-		markOutsideLoad(servers, first, measuredStart(loads, first), loadEnd)
+		markOutsideLoad(servers, first, measuredStart(loads, first), measuredEnd(loads, loadEnd))
 	}
 }

@@ -141,7 +141,7 @@ func (c *Controller) runPass(ctx context.Context, services []Service, h *held, l
 	for _, in := range reused {
 		in.dropBefore(passStart) // samples of earlier passes
 	}
-	markOutsideLoad(servers, loadStart, measuredStart(loads, loadStart), loadEnd)
+	markOutsideLoad(servers, loadStart, measuredStart(loads, loadStart), measuredEnd(loads, loadEnd))
 	return assemble(services, all)
 }
 
@@ -276,6 +276,21 @@ func measuredStart(loads []*instance, loadStart time.Time) time.Time {
 		}
 	}
 	return start
+}
+
+// measuredEnd is when the first load's measured run ended, as its agent saw its process exit, or
+// seen, when the controller saw the loads ended: it learns of an end only at its next status read
+// (up to a poll later, or once a stop returned), and a server's sample taken in that gap covers
+// an idle tail. The servers' window is the time every load was measuring, as it opens at the
+// last one's start.
+func measuredEnd(loads []*instance, seen time.Time) time.Time {
+	end := seen
+	for _, in := range loads {
+		if e, ok := in.measuredEndLocal(); ok && e.Before(end) {
+			end = e
+		}
+	}
+	return end
 }
 
 // isOnce tells the measurements taken once per job rather than sampled.

@@ -84,3 +84,37 @@ func TestWindowKeepsMarksAndOnceFigures(t *testing.T) {
 		t.Errorf("marks %s, want mwmm (the build time is not a sample, the agent's warm-up stays)", got)
 	}
 }
+
+// The window ends when the first load's process exited, on the controller's clock, not when the
+// controller saw it: a server's sample taken between the two covers an idle tail.
+func TestWindowEndsAtTheLoadsOwnEnd(t *testing.T) {
+	t0 := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
+	seen := t0.Add(2300 * time.Millisecond) // a status read after the tick at 2.2 s
+	ended := func(ms int, offset time.Duration) *instance {
+		at := t0.Add(time.Duration(ms)*time.Millisecond + offset) // the agent's clock
+		return &instance{clockOffset: offset, status: api.JobStatus{MeasuredEnd: &at}}
+	}
+	cases := []struct {
+		name  string
+		loads []*instance
+		want  time.Time
+	}{
+		{"no end reported (an older agent)", []*instance{{}}, seen},
+		{"its own end", []*instance{ended(2050, 0)}, t0.Add(2050 * time.Millisecond)},
+		{"an agent 3 s ahead", []*instance{ended(2050, 3*time.Second)}, t0.Add(2050 * time.Millisecond)},
+		{"the first of two", []*instance{ended(2100, 0), ended(1900, -time.Second)}, t0.Add(1900 * time.Millisecond)},
+		{"an end after it was seen (clock noise) keeps what was seen", []*instance{ended(2400, 0)}, seen},
+	}
+	for _, c := range cases {
+		if got := measuredEnd(c.loads, seen); !got.Equal(c.want) {
+			t.Errorf("%s: window ends %s after t0, want %s", c.name, got.Sub(t0), c.want.Sub(t0))
+		}
+	}
+	// The tick at 2.2 s covers [1.2, 2.2]: with the load over at 2.05 s it is cool-down.
+	ms := []api.Measurement{{Name: measure.CPU, Timestamp: t0.Add(200 * time.Millisecond)},
+		{Name: measure.CPU, Timestamp: t0.Add(1200 * time.Millisecond)}, {Name: measure.CPU, Timestamp: t0.Add(2200 * time.Millisecond)}}
+	markWindow(ms, t0, t0, measuredEnd([]*instance{ended(2050, 0)}, seen))
+	if got := phases(ms); got != "wmc" {
+		t.Errorf("marks %s, want wmc", got)
+	}
+}
