@@ -55,7 +55,7 @@ func (c *Controller) salvage(ctx context.Context, services []Service, all []*ins
 	if len(measured) == 0 {
 		return nil
 	}
-	markInterruptedWindow(loads, others, loadEnd)
+	c.markInterruptedWindow(loads, others, loadEnd)
 	jobs, err := assemble(services, measured)
 	if err != nil {
 		c.log.Warn("interrupted: summarizing", "err", err)
@@ -89,7 +89,7 @@ func (c *Controller) interrupted(ex results.Exclusion, res *results.Result, perS
 // markInterruptedWindow marks the servers' samples outside the loads' measured window, as a
 // finished run does, when a load had started measuring: the window ends when the loads were
 // stopped, so the servers' figures cover the same time as the loads' partial ones.
-func markInterruptedWindow(loads, servers []*instance, loadEnd time.Time) {
+func (c *Controller) markInterruptedWindow(loads, servers []*instance, loadEnd time.Time) {
 	var first time.Time
 	measuring := false
 	for _, in := range loads {
@@ -101,6 +101,7 @@ func markInterruptedWindow(loads, servers []*instance, loadEnd time.Time) {
 		}
 	}
 	if measuring {
-		markOutsideLoad(servers, first, measuredStart(loads, first), measuredEnd(loads, loadEnd))
+		from, to := measuredStart(loads, first), measuredEnd(loads, loadEnd)
+		c.warnIdle(markOutsideLoad(servers, first, from, to), from, to)
 	}
 }

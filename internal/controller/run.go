@@ -141,7 +141,8 @@ func (c *Controller) runPass(ctx context.Context, services []Service, h *held, l
 	for _, in := range reused {
 		in.dropBefore(passStart) // samples of earlier passes
 	}
-	markOutsideLoad(servers, loadStart, measuredStart(loads, loadStart), measuredEnd(loads, loadEnd))
+	from, to := measuredStart(loads, loadStart), measuredEnd(loads, loadEnd)
+	c.warnIdle(markOutsideLoad(servers, loadStart, from, to), from, to)
 	return assemble(services, all)
 }
 

@@ -15,16 +15,32 @@ import (
 // cut by Ctrl-C. A sample that covers the load's warm-up and the window's start covers a loaded
 // server and counts, as before. When no sample of a name qualifies (a window shorter than its
 // interval), the samples taken in the window count, so a short run still has its servers' figures.
-// Every sample stays in the timeline; summaries use the measured ones.
-func markOutsideLoad(servers []*instance, began, from, to time.Time) {
+// Every sample stays in the timeline; summaries use the measured ones. It returns, for each
+// server whose figures had to count such samples, how far back before the load they reach.
+func markOutsideLoad(servers []*instance, began, from, to time.Time) map[*instance]time.Duration {
+	idle := map[*instance]time.Duration{}
 	for _, in := range servers {
-		markWindow(in.measured.Measurements, began, from, to)
+		if d := markWindow(in.measured.Measurements, began, from, to); d > 0 {
+			idle[in] = d
+		}
+	}
+	return idle
+}
+
+// warnIdle says which servers' figures count samples reaching back before the load began (a
+// window shorter than the sampling interval): their CPU and counters read low by that share.
+func (c *Controller) warnIdle(idle map[*instance]time.Duration, from, to time.Time) {
+	for in, d := range idle {
+		c.progress(in.service, "warning: the measured window (%s) is shorter than the sampling interval: the figures "+
+			"sampled on %s (CPU, the counters' rates) cover up to %s before the load began, the idle server, so they read low; "+
+			"run longer or sample more often (--interval)", to.Sub(from).Round(10*time.Millisecond), in.url, d.Round(10*time.Millisecond))
 	}
 }
 
 // markWindow marks ms (one job's samples, in the order taken) against the window [from, to] of a
-// load that began at began.
-func markWindow(ms []api.Measurement, began, from, to time.Time) {
+// load that began at began, and returns how far back before began the samples it had to count
+// reach (0 when every name had a sample of loaded time only).
+func markWindow(ms []api.Measurement, began, from, to time.Time) time.Duration {
 	byName := map[string][]int{}
 	for i, m := range ms {
 		if !isOnce(m.Name) {
@@ -32,6 +48,7 @@ func markWindow(ms []api.Measurement, began, from, to time.Time) {
 		}
 	}
 	starts := intervalStarts(ms)
+	var reach time.Duration
 	for _, idx := range byName {
 		someLoaded := false // a sample in the window covers no time before the load began
 		for _, i := range idx {
@@ -41,8 +58,12 @@ func markWindow(ms []api.Measurement, began, from, to time.Time) {
 			idle := someLoaded && starts[i].Before(began)
 			ms[i].Warmup = ms[i].Warmup || ms[i].Timestamp.Before(from) || idle
 			ms[i].Cooldown = ms[i].Timestamp.After(to)
+			if !ms[i].Warmup && !ms[i].Cooldown && starts[i].Before(began) {
+				reach = max(reach, began.Sub(starts[i]))
+			}
 		}
 	}
+	return reach
 }
 
 // intervalStarts gives, for each sample ms[i], when the interval it covers began. Samples taken

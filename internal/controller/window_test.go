@@ -118,3 +118,33 @@ func TestWindowEndsAtTheLoadsOwnEnd(t *testing.T) {
 		t.Errorf("marks %s, want wmc", got)
 	}
 }
+
+// A window shorter than the sampling interval counts samples that reach back before the load
+// began; markWindow says how far, so that the run can say its servers' figures read low.
+func TestWindowSaysHowFarItsSamplesReachBack(t *testing.T) {
+	t0 := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	cpu := func(times ...int) []api.Measurement {
+		var ms []api.Measurement
+		for _, x := range times {
+			ms = append(ms, api.Measurement{Name: measure.CPU, Timestamp: at(x)})
+		}
+		return ms
+	}
+	cases := []struct {
+		name            string
+		ms              []api.Measurement
+		began, from, to int
+		want            time.Duration
+	}{
+		{"a 1 s run sampled each second", cpu(-810, 190, 1190), 0, 0, 1020, 810 * time.Millisecond},
+		{"a 2 s run has a sample of loaded time", cpu(-700, 300, 1300, 2300), 0, 0, 2000, 0},
+		{"after a warm-up", cpu(-700, 300, 1300), -1000, 0, 1000, 0},
+		{"a lone sample covers nothing before it", cpu(300), 0, 0, 500, 0},
+	}
+	for _, c := range cases {
+		if got := markWindow(slices.Clone(c.ms), at(c.began), at(c.from), at(c.to)); got != c.want {
+			t.Errorf("%s: reaches back %s, want %s", c.name, got, c.want)
+		}
+	}
+}
