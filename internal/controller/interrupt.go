@@ -102,6 +102,6 @@ func (c *Controller) markInterruptedWindow(loads, servers []*instance, loadEnd t
 	}
 	if measuring {
 		from, to := measuredStart(loads, first), measuredEnd(loads, loadEnd)
-		c.warnIdle(markOutsideLoad(servers, first, from, to), from, to)
+		c.warnIdle(servers, markOutsideLoad(servers, first, from, to), from, to)
 	}
 }

@@ -142,7 +142,7 @@ func (c *Controller) runPass(ctx context.Context, services []Service, h *held, l
 		in.dropBefore(passStart) // samples of earlier passes
 	}
 	from, to := measuredStart(loads, loadStart), measuredEnd(loads, loadEnd)
-	c.warnIdle(markOutsideLoad(servers, loadStart, from, to), from, to)
+	c.warnIdle(servers, markOutsideLoad(servers, loadStart, from, to), from, to)
 	return assemble(services, all)
 }
 

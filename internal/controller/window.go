@@ -16,21 +16,25 @@ import (
 // server and counts, as before. When no sample of a name qualifies (a window shorter than its
 // interval), the samples taken in the window count, so a short run still has its servers' figures.
 // Every sample stays in the timeline; summaries use the measured ones. It returns, for each
-// server whose figures had to count such samples, how far back before the load they reach.
-func markOutsideLoad(servers []*instance, began, from, to time.Time) map[*instance]time.Duration {
-	idle := map[*instance]time.Duration{}
-	for _, in := range servers {
-		if d := markWindow(in.measured.Measurements, began, from, to); d > 0 {
-			idle[in] = d
-		}
+// server (in order), how far back before the load the samples its figures had to count reach (0:
+// none did).
+func markOutsideLoad(servers []*instance, began, from, to time.Time) []time.Duration {
+	idle := make([]time.Duration, len(servers))
+	for i, in := range servers {
+		idle[i] = markWindow(in.measured.Measurements, began, from, to)
 	}
 	return idle
 }
 
 // warnIdle says which servers' figures count samples reaching back before the load began (a
 // window shorter than the sampling interval): their CPU and counters read low by that share.
-func (c *Controller) warnIdle(idle map[*instance]time.Duration, from, to time.Time) {
-	for in, d := range idle {
+// idle is markOutsideLoad's answer for servers.
+func (c *Controller) warnIdle(servers []*instance, idle []time.Duration, from, to time.Time) {
+	for i, in := range servers {
+		d := idle[i]
+		if d <= 0 {
+			continue
+		}
 		c.progress(in.service, "warning: the measured window (%s) is shorter than the sampling interval: the figures "+
 			"sampled on %s (CPU, the counters' rates) cover up to %s before the load began, the idle server, so they read low; "+
 			"run longer or sample more often (--interval)", to.Sub(from).Round(10*time.Millisecond), in.url, d.Round(10*time.Millisecond))
