@@ -245,12 +245,9 @@ func testPaired(c *Comparison, base, head []float64, fitted int) {
 	if positive {
 		x, y = stats.Logs(base), stats.Logs(head)
 	}
-	if len(x) < 2+fitted {
+	d, err := stats.PairedDifferences(x, y, fitted)
+	if err != nil {
 		return
-	}
-	d := make([]float64, len(x))
-	for i := range x {
-		d[i] = y[i] - x[i]
 	}
 	c.Test, c.PValue = TestPaired, stats.MeanT(d, fitted).PValue
 	if positive {

@@ -39,14 +39,24 @@ func WelchT(x, y []float64) (TTest, error) {
 // samples need the same length, at least 2 + fitted. No spread in the differences: p is 1 when
 // they are all 0, else 0.
 func PairedT(x, y []float64, fitted int) (TTest, error) {
+	d, err := PairedDifferences(x, y, fitted)
+	if err != nil {
+		return TTest{}, err
+	}
+	return MeanT(d, fitted), nil
+}
+
+// PairedDifferences is y[i] - x[i] for PairedT and the intervals taken from the same pairs: the
+// samples need the same length, at least 2 + fitted.
+func PairedDifferences(x, y []float64, fitted int) ([]float64, error) {
 	if len(x) != len(y) || len(x) < 2+fitted {
-		return TTest{}, fmt.Errorf("paired t-test: need two samples of the same length, at least %d, have %d and %d", 2+fitted, len(x), len(y))
+		return nil, fmt.Errorf("paired t-test: need two samples of the same length, at least %d, have %d and %d", 2+fitted, len(x), len(y))
 	}
 	d := make([]float64, len(x))
 	for i := range x {
 		d[i] = y[i] - x[i]
 	}
-	return MeanT(d, fitted), nil
+	return d, nil
 }
 
 // MeanT is the two-sided t-test that the mean of d is 0 (d: PairedT's differences), fitted as
