@@ -9,10 +9,12 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/crankshaft/crankshaft/internal/undumpable"
 )
 
 func main() {
-	if err := undumpable(); err != nil {
+	if err := undumpable.Set(); err != nil {
 		fmt.Fprintf(os.Stderr, "crank-agent: cannot keep its jobs from reading its environment: %v\n", err)
 		os.Exit(1)
 	}

@@ -9,9 +9,16 @@ import (
 	"syscall"
 
 	"github.com/crankshaft/crankshaft/internal/cli"
+	"github.com/crankshaft/crankshaft/internal/undumpable"
 )
 
 func main() {
+	// The embedded agent's jobs run as crank's user: dumpable, crank's /proc/<pid>/environ would
+	// give them CRANK_AGENT_TOKEN and CRANK_INFLUX_TOKEN (issue 41, MEDIUM 9).
+	if err := undumpable.Set(); err != nil {
+		fmt.Fprintf(os.Stderr, "crank: cannot keep its jobs from reading its environment: %v\n", err)
+		os.Exit(1)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// The first signal stops the jobs and keeps what was measured; a second one quits at once.
 	interrupted := context.AfterFunc(ctx, func() {

@@ -1,5 +1,0 @@
-//go:build !linux
-
-package main
-
-func undumpable() error { return nil }
