@@ -11,23 +11,36 @@ import (
 	"time"
 )
 
+// nobodyCopy skips the test unless it runs as root (root reads any process), and copies the built
+// binary name into a fresh folder nobody owns, where that user may run it; it returns both.
+func nobodyCopy(t *testing.T, name string) (dir, bin string) {
+	t.Helper()
+	if os.Getuid() != 0 {
+		t.Skip("needs root to run " + name + " and its reader as another user")
+	}
+	dir = t.TempDir()
+	if err := os.Chown(dir, nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(testEnv.bins, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin = filepath.Join(dir, name)
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Dir(dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir, bin
+}
+
 // TestCrankEnvironmentUnreadableByItsJobs: the embedded agent's jobs run as crank's own user and
 // could read CRANK_AGENT_TOKEN and CRANK_INFLUX_TOKEN from /proc/<crank>/environ (issue 41,
 // MEDIUM 9); crank makes itself non-dumpable as crank-agent does, so its job cannot.
 func TestCrankEnvironmentUnreadableByItsJobs(t *testing.T) {
-	if os.Getuid() != 0 {
-		t.Skip("needs root to run crank and its job as another user (root reads any process)")
-	}
-	const nobody = 65534
-	dir := t.TempDir()
-	if err := os.Chmod(filepath.Dir(dir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	bin, err := os.ReadFile(filepath.Join(testEnv.bins, "crank"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	crankBin := writeFile(t, dir, "crank", string(bin))
+	dir, crankBin := nobodyCopy(t, "crank")
 	// The job reads its parent's (crank's) environment into a file the test reads afterwards.
 	out := filepath.Join(dir, "read.txt")
 	script := writeFile(t, dir, "read.sh", "cat /proc/$PPID/environ > "+out+" 2>&1; echo \" exit $?\" >> "+out+"\n")
@@ -42,14 +55,6 @@ scenarios:
     application:
       job: reader
 `)
-	for _, p := range []string{dir, crankBin} {
-		if err := os.Chown(p, nobody, nobody); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Chmod(crankBin, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, crankBin, "--config", cfg, "--scenario", "read")

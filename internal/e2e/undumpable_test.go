@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bufio"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -16,25 +15,7 @@ import (
 // agent's token from /proc/$PPID/environ (issue 25, 4); the agent makes itself non-dumpable, so a
 // process of the same user cannot.
 func TestAgentEnvironmentUnreadableByItsJobs(t *testing.T) {
-	if os.Getuid() != 0 {
-		t.Skip("needs root to run the agent and the reader as another user")
-	}
-	const nobody = 65534
-	dir := t.TempDir()
-	if err := os.Chown(dir, nobody, nobody); err != nil {
-		t.Fatal(err)
-	}
-	bin, err := os.ReadFile(filepath.Join(testEnv.bins, "crank-agent"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	agentBin := filepath.Join(dir, "crank-agent") // where that user may run it
-	if err := os.WriteFile(agentBin, bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(filepath.Dir(dir), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, agentBin := nobodyCopy(t, "crank-agent")
 	port := strconv.Itoa(freePort(t))
 	cmd := exec.Command(agentBin, "--url", "http://127.0.0.1:"+port, "--dir", filepath.Join(dir, "agent"),
 		"--cache-dir", filepath.Join(dir, "cache"))
