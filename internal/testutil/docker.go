@@ -114,3 +114,19 @@ func FrameworkRepo(t testing.TB, root string, port, metricsPort int, dockerfile 
 	git("commit", "--quiet", "-m", "crankshaft framework")
 	return dir
 }
+
+// Sniffer builds the hostile job program of internal/testutil/sniffer, static (for an image FROM
+// scratch), into dir and returns its path.
+func Sniffer(t testing.TB, dir string) string {
+	t.Helper()
+	out := filepath.Join(dir, "sniffer")
+	build := exec.Command("go", "build", "-trimpath", "-o", out, "github.com/crankshaft/crankshaft/internal/testutil/sniffer")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("static build of the sniffer: %v\n%s", err, b)
+	}
+	return out
+}
+
+// SnifferDockerfile runs the program Sniffer built, FROM scratch.
+const SnifferDockerfile = "FROM scratch\nCOPY sniffer /sniffer\nENTRYPOINT [\"/sniffer\"]\n"

@@ -73,8 +73,9 @@ func parseRunArgs(s string) (runArgs, error) {
 }
 
 // hostAccess refuses the options that give a container the host, unless the agent was started
-// with --allow-privileged-docker: --privileged, any --cap-add (DAC_READ_SEARCH alone reads every
-// file of the host through open_by_handle_at), --ipc=host or another container's, and
+// with --allow-privileged-docker: --privileged, any --cap-add of a capability the container does
+// not keep anyway (DAC_READ_SEARCH alone reads every file of the host through open_by_handle_at;
+// NET_RAW sniffs crank's requests), --ipc=host or another container's, and
 // --network=container:NAME (another job's network namespace).
 func (ra runArgs) hostAccess(allowed bool) error {
 	if allowed {
@@ -84,7 +85,8 @@ func (ra runArgs) hostAccess(allowed bool) error {
 	if ra.privileged {
 		asked = append(asked, "--privileged")
 	}
-	for _, c := range ra.capAdd {
+	caps := withheld(ra.capAdd)
+	for _, c := range caps {
 		asked = append(asked, "--cap-add="+c)
 	}
 	// Compared ignoring case, and any namespace path (ns:/proc/1/ns/net) counts: what the engine
@@ -99,5 +101,10 @@ func (ra runArgs) hostAccess(allowed bool) error {
 	if len(asked) == 0 {
 		return nil
 	}
-	return fmt.Errorf("arguments: %s would give the job's container the host (root on this machine); this agent refuses it unless started with --allow-privileged-docker", strings.Join(asked, " "))
+	err := fmt.Errorf("arguments: %s would give the job's container the host (root on this machine); this agent refuses it unless started with --allow-privileged-docker", strings.Join(asked, " "))
+	if len(caps) > 0 {
+		err = fmt.Errorf("%w (its jobs' containers keep only the capabilities %s: %s withheld)", err,
+			strings.Join(keptCaps, ", "), strings.Join(caps, ", "))
+	}
+	return err
 }

@@ -24,7 +24,8 @@ const defaultEngineTimeout = 30 * time.Second
 
 // Start creates and starts the job's container, as crank's agent does: on the host's network,
 // with the job's environment variables, its arguments' docker run options, dockerCommand as the
-// command, and cpuSet, memoryLimitInBytes and cpuLimitRatio as the container's limits.
+// command, and cpuSet, memoryLimitInBytes and cpuLimitRatio as the container's limits; unlike
+// crank's, with only the capabilities a server needs and no new privileges (confine).
 func (r *Runtime) Start(ctx context.Context, j *runtime.Job, run runtime.Run) (runtime.Handle, error) {
 	cli, err := r.engine(ctx)
 	if err != nil {
@@ -49,7 +50,8 @@ func (r *Runtime) Start(ctx context.Context, j *runtime.Job, run runtime.Run) (r
 		network = "host"
 	}
 	hc := &container.HostConfig{NetworkMode: container.NetworkMode(network), ExtraHosts: ra.extraHosts,
-		Privileged: ra.privileged, CapAdd: ra.capAdd, IpcMode: container.IpcMode(ra.ipc)}
+		Privileged: ra.privileged, IpcMode: container.IpcMode(ra.ipc)}
+	confine(hc, ra.capAdd)
 	hc.CpusetCpus = j.Spec.CpuSet
 	hc.Memory = int64(j.Spec.MemoryLimitInBytes)
 	if j.Spec.CPULimitRatio > 0 {
