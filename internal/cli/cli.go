@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"os/exec"
 	"slices"
 	"time"
@@ -28,6 +27,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/progress"
 	"github.com/crankshaft/crankshaft/internal/report"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/safewrite"
 	"github.com/crankshaft/crankshaft/internal/termchart"
 )
 
@@ -346,7 +346,7 @@ func writeDryRunJSON(st State, who, path string, b []byte, err error) int {
 		if path == "-" {
 			_, err = st.Stdout.Write(append(b, '\n'))
 		} else {
-			err = os.WriteFile(path, append(b, '\n'), 0o644)
+			err = safewrite.Replace(path, append(b, '\n'), safewrite.Output)
 		}
 	}
 	if err != nil {

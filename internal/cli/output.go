@@ -2,15 +2,15 @@ package cli
 
 import (
 	"encoding/csv"
-	"errors"
 	"fmt"
-	"os"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/safewrite"
 )
 
 // outputFlags are crank's options about what is written and recorded.
@@ -100,23 +100,15 @@ func writeCSV(path string, res *results.Result, now time.Time) error {
 	for _, k := range props {
 		add(k, res.JobResults.Properties[k])
 	}
-	_, err := os.Stat(path)
-	isNew := errors.Is(err, os.ErrNotExist)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
-	if isNew {
-		_ = w.Write(header)
-	}
-	_ = w.Write(row)
-	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return safewrite.Append(path, safewrite.Output, func(f io.Writer, empty bool) error {
+		w := csv.NewWriter(f)
+		if empty {
+			_ = w.Write(header)
+		}
+		_ = w.Write(row)
+		w.Flush()
+		return w.Error()
+	})
 }
 
 func sortedKeys(m map[string]any) []string {

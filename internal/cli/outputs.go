@@ -11,6 +11,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/gate"
 	"github.com/crankshaft/crankshaft/internal/progress"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/safewrite"
 )
 
 // ExitInterrupted is the exit code of a run cut short by Ctrl-C or SIGTERM (128 + SIGINT), after
@@ -24,6 +25,11 @@ func checkOutputs(f *runFlags) error {
 	if f.jsonOut != "" && f.jsonOut != "-" {
 		if err := writable(f.jsonOut); err != nil {
 			problems = append(problems, fmt.Errorf("--json %s: %w", f.jsonOut, err))
+		}
+	}
+	if f.output.csv != "" {
+		if err := writable(f.output.csv); err != nil {
+			problems = append(problems, fmt.Errorf("--csv %s: %w", f.output.csv, err))
 		}
 	}
 	for _, c := range f.compare {
@@ -41,11 +47,14 @@ func checkOutputs(f *runFlags) error {
 	return errors.Join(problems...)
 }
 
-// writable tells whether a file can be created at path, by creating (and removing) another
-// file in its folder.
+// writable tells whether a file can be written at path: nothing crank refuses to write through
+// is there (safewrite.Check: a link, a folder), and another file can be created in its folder.
 func writable(path string) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return errors.New("is a folder")
+	}
+	if err := safewrite.Check(path); err != nil {
+		return err
 	}
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)

@@ -16,7 +16,7 @@ import (
 func (f *runFlags) writes() []string {
 	var out []string
 	if f.jsonOut != "" && f.jsonOut != "-" {
-		out = append(out, f.jsonOut, f.jsonOut+".tmp") // results.WriteJSON renames the .tmp
+		out = append(out, f.jsonOut)
 	}
 	if f.output.csv != "" {
 		out = append(out, f.output.csv)

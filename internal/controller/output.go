@@ -3,11 +3,11 @@ package controller
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/safewrite"
 )
 
 // CommandLine is the program and arguments a job runs, as the agent will split them.
@@ -100,7 +100,7 @@ func (c *Controller) saveOutputs(ctx context.Context, ins []*instance) {
 		}
 		for suffix, text := range map[string]string{".build.log": out[:split], ".output.log": out[split:]} {
 			p := filepath.Join(c.opts.OutputDir, name+iteration+suffix)
-			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			if err := safewrite.Replace(p, []byte(text), safewrite.Output); err != nil {
 				c.log.Warn("saving the job's output", "file", p, "err", err)
 			}
 		}

@@ -1,15 +1,15 @@
 package gate
 
 import (
-	"errors"
+	"bytes"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/safewrite"
 	"github.com/crankshaft/crankshaft/internal/stats"
 )
 
@@ -89,12 +89,11 @@ func compareFiles(rs []*results.Result, names []string, opts CompareOptions, std
 }
 
 func writeMarkdownFile(path string, rep Report) error {
-	f, err := os.Create(path)
-	if err != nil {
+	var b bytes.Buffer
+	if err := rep.WriteMarkdown(&b); err != nil {
 		return fmt.Errorf("markdown %s: %w", path, err)
 	}
-	werr := rep.WriteMarkdown(f)
-	if err := errors.Join(werr, f.Close()); err != nil {
+	if err := safewrite.Replace(path, b.Bytes(), safewrite.Output); err != nil {
 		return fmt.Errorf("markdown %s: %w", path, err)
 	}
 	return nil

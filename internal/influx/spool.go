@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/crankshaft/crankshaft/internal/privdir"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,7 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/privdir"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/safewrite"
 )
 
 // SpoolExt ends the name of every spooled run.
@@ -60,32 +61,10 @@ func (s Spool) Save(name string, header []string, lines []string) (string, error
 		b.WriteString(l + "\n")
 	}
 	path := filepath.Join(s.Dir, name)
-	if err := writeAtomic(path, []byte(b.String())); err != nil {
+	if err := safewrite.Replace(path, []byte(b.String()), safewrite.Secret); err != nil {
 		return "", fmt.Errorf("spool %s: %w", path, err)
 	}
 	return path, nil
-}
-
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
 }
 
 // List returns the spooled runs, oldest first. A missing folder has none.

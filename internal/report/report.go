@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/gate"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/safewrite"
 )
 
 //go:embed report.html.tmpl
@@ -258,7 +258,7 @@ func Main(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crank report: %v\n", err)
 		return 1
 	}
-	if err := os.WriteFile(*out, b.Bytes(), 0o644); err != nil {
+	if err := safewrite.Replace(*out, b.Bytes(), safewrite.Output); err != nil {
 		fmt.Fprintf(stderr, "crank report: %v\n", err)
 		return 1
 	}

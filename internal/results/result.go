@@ -13,6 +13,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/safewrite"
 )
 
 // Result is one run of a scenario, in crank's JSON shape plus a start time and the run's identity.
@@ -201,21 +202,16 @@ func Marshal(r *Result) ([]byte, error) {
 	return append(b, '\n'), err
 }
 
-// WriteFile writes the result as indented JSON, atomically (temporary file, then rename).
+// WriteFile writes the result as indented JSON, as WriteJSON does.
 func WriteFile(path string, r *Result) error { return WriteJSON(path, r) }
 
-// WriteJSON writes v as indented JSON, atomically (temporary file, then rename).
+// WriteJSON writes v as indented JSON, atomically and never through a link (safewrite.Replace).
 func WriteJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
+	return safewrite.Replace(path, b, safewrite.Output)
 }
 
 // WriteTemp writes the result into a new file in the system's temporary folder and names it:

@@ -1,0 +1,98 @@
+package safewrite
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// TestModes: a new file takes the caller's mode as the umask leaves it; a replaced file keeps its
+// own mode, never looser than the caller's.
+func TestModes(t *testing.T) {
+	old := syscall.Umask(0o027)
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	out, secret, kept := filepath.Join(dir, "out"), filepath.Join(dir, "secret"), filepath.Join(dir, "kept")
+	if err := os.WriteFile(kept, nil, 0o604); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(kept, 0o604); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []struct {
+		path string
+		perm fs.FileMode
+	}{{out, Output}, {secret, Secret}, {kept, Output}} {
+		if err := Replace(w.path, []byte("x"), w.perm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Append(filepath.Join(dir, "csv"), Output, func(io.Writer, bool) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]fs.FileMode{out: 0o640, secret: 0o600, kept: 0o604, filepath.Join(dir, "csv"): 0o640} {
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v (%v), want %v", filepath.Base(path), fi.Mode().Perm(), err, want)
+		}
+	}
+}
+
+// TestInTheWay: a link, a folder or a fifo at the path is refused naming it, before anything is
+// opened (a fifo would hang an open for writing); nothing is left beside it.
+func TestInTheWay(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("kept"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lnk, sub, fifo := filepath.Join(dir, "link"), filepath.Join(dir, "sub"), filepath.Join(dir, "fifo")
+	if err := errors.Join(os.Symlink(target, lnk), os.Mkdir(sub, 0o755), syscall.Mkfifo(fifo, 0o644)); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]error{lnk: ErrLink, sub: ErrNotRegular, fifo: ErrNotRegular} {
+		for name, err := range map[string]error{
+			"Replace": Replace(path, []byte("x"), Output),
+			"Append":  Append(path, Output, func(io.Writer, bool) error { return nil }),
+			"Check":   Check(path),
+		} {
+			var pe *fs.PathError
+			if !errors.Is(err, want) || !errors.As(err, &pe) || pe.Path != path {
+				t.Errorf("%s(%s): %v, want %v naming the path", name, filepath.Base(path), err, want)
+			}
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != "kept" {
+		t.Errorf("the link's target was written: %q", b)
+	}
+	if names, _ := filepath.Glob(filepath.Join(dir, ".*")); len(names) > 0 {
+		t.Errorf("left beside: %v", names)
+	}
+}
+
+// TestAppendTellsEmpty: Append says whether the file was empty (the CSV header is written once),
+// and a failed write is an error naming the path.
+func TestAppendTellsEmpty(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "runs.csv")
+	var seen []bool
+	for range 2 {
+		if err := Append(path, Output, func(w io.Writer, empty bool) error {
+			seen = append(seen, empty)
+			_, err := io.WriteString(w, "row\n")
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, _ := os.ReadFile(path); string(b) != "row\nrow\n" || fmt.Sprint(seen) != "[true false]" {
+		t.Errorf("file %q, empty %v: want two rows, empty then not", b, seen)
+	}
+	err := Append(path, Output, func(io.Writer, bool) error { return errors.New("disk full") })
+	if err == nil || err.Error() != "appending to "+path+": disk full" {
+		t.Errorf("a failed write: %v", err)
+	}
+}
