@@ -8,8 +8,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
@@ -35,9 +37,14 @@ func (r Repo) git(ctx context.Context, args ...string) (string, error) {
 	return strings.TrimSpace(out.String()), nil
 }
 
-// Resolve is the commit a revision names.
+// Resolve is the commit a revision names. A revision starting with "-" is refused (git would read
+// `--good --output=/p` as an option and write that file: issue 41, MEDIUM 10); what reaches git
+// after --end-of-options is read as a revision whatever it is.
 func (r Repo) Resolve(ctx context.Context, rev string) (Commit, error) {
-	out, err := r.git(ctx, "log", "-1", "--format=%H%x00%s", rev+"^{commit}", "--")
+	if strings.HasPrefix(rev, "-") {
+		return Commit{}, fmt.Errorf("revision %q: a revision does not start with \"-\" (git would read it as an option)", rev)
+	}
+	out, err := r.git(ctx, "log", "-1", "--format=%H%x00%s", "--end-of-options", rev+"^{commit}", "--")
 	if err != nil {
 		return Commit{}, err
 	}
@@ -48,10 +55,10 @@ func (r Repo) Resolve(ctx context.Context, rev string) (Commit, error) {
 // Range is the commits after good up to bad, oldest first, on the ancestry path from good to bad
 // (as git bisect considers them). good must be an ancestor of bad.
 func (r Repo) Range(ctx context.Context, good, bad Commit) ([]Commit, error) {
-	if _, err := r.git(ctx, "merge-base", "--is-ancestor", good.SHA, bad.SHA); err != nil {
+	if _, err := r.git(ctx, "merge-base", "--is-ancestor", "--end-of-options", good.SHA, bad.SHA); err != nil {
 		return nil, fmt.Errorf("--good %s is not an ancestor of --bad %s", good.Short(), bad.Short())
 	}
-	out, err := r.git(ctx, "log", "--reverse", "--ancestry-path", "--format=%H%x00%s", good.SHA+".."+bad.SHA, "--")
+	out, err := r.git(ctx, "log", "--reverse", "--ancestry-path", "--format=%H%x00%s", "--end-of-options", good.SHA+".."+bad.SHA, "--")
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +76,7 @@ func (r Repo) Export(ctx context.Context, c Commit, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	archive := exec.CommandContext(ctx, "git", "-C", r.Dir, "archive", "--format=tar", c.SHA)
+	archive := exec.CommandContext(ctx, "git", "-C", r.Dir, "archive", "--format=tar", "--end-of-options", c.SHA)
 	untar := exec.CommandContext(ctx, "tar", "-x", "-C", dir)
 	pipe, err := archive.StdoutPipe()
 	if err != nil {
@@ -89,6 +96,36 @@ func (r Repo) Export(ctx context.Context, c Commit, dir string) error {
 		return fmt.Errorf("extracting %s: %v: %s", c.Short(), err, errb.String())
 	}
 	return nil
+}
+
+// Folder is the folder rel inside dir, a tree Export wrote, refused when a component on the way
+// (rel itself included) is a symbolic link or not a folder: the tree is the commit author's, and
+// a commit that turned a parent of source.localFolder into a link to a folder outside the
+// repository had crank pack and upload that folder's files (issue 41, MEDIUM 10).
+func Folder(dir, rel string) (string, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	rel = filepath.Clean(rel)
+	if rel == "." {
+		return dir, nil
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	for i := range parts {
+		p := filepath.Join(parts[:i+1]...)
+		fi, err := root.Lstat(p)
+		switch {
+		case err != nil:
+			return "", fmt.Errorf("%s in this commit: %w", p, err)
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return "", fmt.Errorf("%s is a symbolic link in this commit: bisect packs only folders inside the repository", p)
+		case !fi.IsDir():
+			return "", fmt.Errorf("%s is not a folder in this commit", p)
+		}
+	}
+	return filepath.Join(dir, rel), nil
 }
 
 // Toplevel is the work tree holding dir, "" when dir is in none.

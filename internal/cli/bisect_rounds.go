@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/crankshaft/crankshaft/internal/bisect"
@@ -52,7 +51,12 @@ func (b *bisector) prepare(ctx context.Context, c bisect.Commit) (*commitRun, er
 			cr.release()
 			return nil, err
 		}
-		where = [2]string{b.src.service + ".source.localFolder", filepath.Join(dir, b.src.local)}
+		folder, err := bisect.Folder(dir, b.src.local)
+		if err != nil {
+			cr.release()
+			return nil, fmt.Errorf("commit %s: source.localFolder %s: %w", c.Short(), b.src.local, err)
+		}
+		where = [2]string{b.src.service + ".source.localFolder", folder}
 	}
 	positions := 1
 	if b.side != nil {
