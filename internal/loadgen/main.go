@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/crankshaft/crankshaft/internal/safewrite"
 )
 
 // Exit codes of Main.
@@ -29,7 +30,7 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 		return ExitOK
 	}
 	if c.latencyLog != "" {
-		f, err := os.Create(c.latencyLog)
+		f, err := safewrite.Create(c.latencyLog, safewrite.Output)
 		if err != nil {
 			return fail(c, stdout, stderr, fmt.Errorf("--latency-log: %w", err))
 		}

@@ -123,27 +123,14 @@ func createTemp(path string, perm fs.FileMode) (*os.File, error) {
 // Append opens the regular file at path to append to it (made with perm as the umask leaves it
 // when missing) and calls write with it and whether it was empty before.
 func Append(path string, perm fs.FileMode, write func(w io.Writer, empty bool) error) error {
-	if _, err := check(path); err != nil {
-		return err
-	}
-	// O_NOFOLLOW: a link planted after the check fails the open; O_NONBLOCK: a fifo planted
-	// after it does not hang the open (and is refused below).
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, perm)
-	if errors.Is(err, syscall.ELOOP) {
-		return &fs.PathError{Op: "write", Path: path, Err: ErrLink}
-	}
+	f, err := open(path, os.O_APPEND, perm)
 	if err != nil {
 		return err
 	}
 	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = &fs.PathError{Op: "write", Path: path, Err: ErrNotRegular}
+	if err == nil {
+		err = write(f, fi.Size() == 0)
 	}
-	if err != nil {
-		f.Close()
-		return err
-	}
-	err = write(f, fi.Size() == 0)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -151,4 +138,35 @@ func Append(path string, perm fs.FileMode, write func(w io.Writer, empty bool) e
 		return fmt.Errorf("appending to %s: %w", path, err)
 	}
 	return nil
+}
+
+// Create opens the regular file at path to write it from its start as it goes (a log written
+// during a run), made with perm as the umask leaves it when missing, emptied when not.
+func Create(path string, perm fs.FileMode) (*os.File, error) {
+	return open(path, os.O_TRUNC, perm)
+}
+
+// open opens the regular file at path for writing with flag, creating it with perm.
+func open(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	if _, err := check(path); err != nil {
+		return nil, err
+	}
+	// O_NOFOLLOW: a link planted after the check fails the open; O_NONBLOCK: a fifo planted
+	// after it does not hang the open (and is refused below).
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|flag, perm)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, &fs.PathError{Op: "write", Path: path, Err: ErrLink}
+	}
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = &fs.PathError{Op: "write", Path: path, Err: ErrNotRegular}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -94,5 +95,35 @@ func TestAppendTellsEmpty(t *testing.T) {
 	err := Append(path, Output, func(io.Writer, bool) error { return errors.New("disk full") })
 	if err == nil || err.Error() != "appending to "+path+": disk full" {
 		t.Errorf("a failed write: %v", err)
+	}
+}
+
+// TestCreate: Create empties a regular file it opens, and refuses a link naming the path.
+func TestCreate(t *testing.T) {
+	dir := t.TempDir()
+	path, target := filepath.Join(dir, "latency.log"), filepath.Join(dir, "target")
+	if err := errors.Join(os.WriteFile(path, []byte("old"), 0o644), os.WriteFile(target, []byte("kept"), 0o644)); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Create(path, Output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.WriteString(f, "new")
+	if err := errors.Join(err, f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "new" {
+		t.Errorf("%s: %q, want only what was written", path, b)
+	}
+	lnk := filepath.Join(dir, "link")
+	if err := os.Symlink(target, lnk); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := Create(lnk, Output); !errors.Is(err, ErrLink) || !strings.Contains(err.Error(), lnk) {
+		t.Errorf("Create through a link: %v, %v; want ErrLink naming it", f, err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "kept" {
+		t.Errorf("the link's target was written: %q", b)
 	}
 }
