@@ -3,12 +3,12 @@ package bisect
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/crankshaft/crankshaft/internal/pack"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 // gitRepo makes a repository in a new folder and returns it with a function that commits the
@@ -16,17 +16,7 @@ import (
 func gitRepo(t *testing.T) (string, func(msg string) Commit) {
 	t.Helper()
 	dir := t.TempDir()
-	git := func(args ...string) string {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := testutil.Git(t, dir)
 	git("init", "--quiet", "-b", "main")
 	return dir, func(msg string) Commit {
 		git("add", "-A")

@@ -32,16 +32,11 @@ func (s *SyncBuffer) String() string {
 	return s.b.String()
 }
 
-// GitRepo makes a git repository in a temporary folder with one commit per script, each
-// committing the script as the executable app.sh, and returns the folder and the commits in
-// order. The test is skipped when git is not installed.
-func GitRepo(t testing.TB, scripts ...string) (dir string, commits []string) {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		Missing(t, "git is not installed")
-	}
-	dir = t.TempDir()
-	git := func(args ...string) string {
+// Git runs git in dir with a fixed author and no global configuration, failing the test when it
+// fails, and returns its output trimmed.
+func Git(t testing.TB, dir string) func(args ...string) string {
+	return func(args ...string) string {
+		t.Helper()
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
@@ -52,6 +47,18 @@ func GitRepo(t testing.TB, scripts ...string) (dir string, commits []string) {
 		}
 		return strings.TrimSpace(string(out))
 	}
+}
+
+// GitRepo makes a git repository in a temporary folder with one commit per script, each
+// committing the script as the executable app.sh, and returns the folder and the commits in
+// order. The test is skipped when git is not installed.
+func GitRepo(t testing.TB, scripts ...string) (dir string, commits []string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		Missing(t, "git is not installed")
+	}
+	dir = t.TempDir()
+	git := Git(t, dir)
 	git("init", "--quiet", "-b", "main")
 	for i, script := range scripts {
 		if err := os.WriteFile(filepath.Join(dir, "app.sh"), []byte(script), 0o755); err != nil {
