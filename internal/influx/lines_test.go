@@ -28,12 +28,15 @@ func TestBackslashNamesExactLines(t *testing.T) {
 
 // TestBackslashFieldWrittenToInfluxDB: a run whose job reports a statistic `lat\` is written
 // whole to a real InfluxDB (before, every line was refused and the run spooled), its value under
-// `lat`.
+// `lat`; so are names with spaces, commas, equals signs, tabs, newlines and quotes.
 func TestBackslashFieldWrittenToInfluxDB(t *testing.T) {
 	srv := influxtest.Start(t)
 	cfg := testConfig(t, srv.URL, srv.DB)
 	res := influxtest.Run{Start: t0, Session: "bs", Arch: "x64", Partitions: "1", RPS: 1000}.Result()
 	res.JobResults.Jobs["load"].Results[`lat\`] = 4.25
+	for _, name := range []string{"a b,c=d", "tab\there", "new\nline", `q"uote`, `mid\dle`} { // escaped, not refused
+		res.JobResults.Jobs["load"].Results[name] = 1
+	}
 	sum, err := Publish(context.Background(), cfg, res, nil)
 	if err != nil || sum.Err != nil || sum.Spooled != 0 || sum.Written == 0 {
 		t.Fatalf("Publish: %v, %v; summary %+v, want every point written", err, sum.Err, sum)
