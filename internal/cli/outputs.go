@@ -27,8 +27,8 @@ func checkOutputs(f *runFlags) error {
 			problems = append(problems, fmt.Errorf("--json %s: %w", f.jsonOut, err))
 		}
 	}
-	if f.output.csv != "" {
-		if err := writable(f.output.csv); err != nil {
+	if f.output.csv != "" { // appended to: its folder need not take new files
+		if err := safewrite.Check(f.output.csv); err != nil {
 			problems = append(problems, fmt.Errorf("--csv %s: %w", f.output.csv, err))
 		}
 	}
