@@ -358,8 +358,12 @@ func writeDryRunJSON(st State, who, path string, b []byte, err error) int {
 
 // finish writes the JSON first (nothing is lost), then prints the tables, then compares.
 // A failed write still prints the tables (and keeps the results in a temporary file). An
-// interrupted run's results are neither published nor compared.
+// interrupted run's results are neither published nor compared. A figure that is not a finite
+// number (a script's, a precision's) is not measured, with why, and said: the rest is written.
 func finish(ctx context.Context, st State, f *runFlags, run controller.Run, res *results.Result, log *slog.Logger) int {
+	for _, note := range results.Finite(res) {
+		fmt.Fprintf(st.Stderr, "crank: warning: %s\n", note)
+	}
 	f.output.apply(res)
 	written := true
 	if f.output.csv != "" {

@@ -16,6 +16,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/pack"
 	"github.com/crankshaft/crankshaft/internal/progress"
+	"github.com/crankshaft/crankshaft/internal/results"
 )
 
 // Service is one service of a resolved scenario.
@@ -134,6 +135,14 @@ func (c *Controller) Close(ctx context.Context) error {
 
 func (c *Controller) progress(service, format string, args ...any) {
 	fmt.Fprintf(c.opts.Progress, "[%s] %s\n", service, fmt.Sprintf(format, args...))
+}
+
+// finite moves the figures of jobs that are not finite numbers to their NotMeasured and says so
+// (results.FiniteJobs).
+func (c *Controller) finite(jobs map[string]*results.JobResult) {
+	for _, note := range results.FiniteJobs(jobs) {
+		fmt.Fprintf(c.opts.Progress, "warning: %s\n", note)
+	}
 }
 
 // endpoints returns the agent URLs of a service, starting the embedded agent when it has none.
