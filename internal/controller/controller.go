@@ -17,6 +17,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/pack"
 	"github.com/crankshaft/crankshaft/internal/progress"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/termtext"
 )
 
 // Service is one service of a resolved scenario.
@@ -133,15 +134,17 @@ func (c *Controller) Close(ctx context.Context) error {
 	return stop(ctx)
 }
 
+// What it prints may hold an agent's or a job's text (a job's output, a warning, an error): it is
+// cleaned (termtext.Clean), so an escape sequence or a newline in it cannot act or forge a line.
 func (c *Controller) progress(service, format string, args ...any) {
-	fmt.Fprintf(c.opts.Progress, "[%s] %s\n", service, fmt.Sprintf(format, args...))
+	fmt.Fprintf(c.opts.Progress, "[%s] %s\n", service, termtext.Clean(fmt.Sprintf(format, args...)))
 }
 
 // finite moves the figures of jobs that are not finite numbers to their NotMeasured and says so
 // (results.FiniteJobs).
 func (c *Controller) finite(jobs map[string]*results.JobResult) {
 	for _, note := range results.FiniteJobs(jobs) {
-		fmt.Fprintf(c.opts.Progress, "warning: %s\n", note)
+		fmt.Fprintf(c.opts.Progress, "warning: %s\n", termtext.Clean(note))
 	}
 }
 
