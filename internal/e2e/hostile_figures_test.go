@@ -15,22 +15,28 @@ import (
 )
 
 // answerMeasurements makes a rewrite that answers every job's /measurements with ms (stamped
-// now), and lets the real agent answer the rest.
-func answerMeasurements(ms func(now time.Time) api.Measurements) rewrite {
+// now), its JSON edited by the old, new pairs of edits (JSON no encoder writes, such as 1e999),
+// and lets the real agent answer the rest.
+func answerMeasurements(ms func(now time.Time) api.Measurements, edits ...string) rewrite {
 	return func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, "/measurements") {
 			return false
 		}
+		b, err := json.Marshal(ms(time.Now()))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return true
+		}
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(ms(time.Now()))
+		_, _ = strings.NewReplacer(edits...).WriteString(w, string(b))
 		return true
 	}
 }
 
 // TestHostileInfiniteFigureKeepsTheRun: an agent whose samples overflow when crank combines them
-// (two 1e308 summed, requests and bad responses at the largest number JSON carries, so an error
-// rate of Inf/Inf) lost the whole run: the JSON encoder refused +Inf, and neither --json nor the
-// CSV was written (exit 1). Now those figures are not measured, with why, and the rest is written
+// (two 1e308 summed, requests and bad responses at the largest float64, so an error rate of
+// Inf/Inf) lost the whole run: the JSON encoder refused +Inf, and neither --json nor the CSV was
+// written (exit 1); a sample of 1e999 (JSON allows it) failed the answer's decoding, and the run. Now those figures are not measured, with why, and the rest is written
 // in the JSON, the CSV and the tables (issue 41, MEDIUM 6).
 func TestHostileInfiniteFigureKeepsTheRun(t *testing.T) {
 	huge := func(now time.Time) api.Measurements {
@@ -41,13 +47,15 @@ func TestHostileInfiniteFigureKeepsTheRun(t *testing.T) {
 			return api.Measurement{Name: name, Timestamp: now, Value: v}
 		}
 		return api.Measurements{
-			Metadata: []api.Metadata{sum("hostile/huge"), sum(measure.Requests), sum(measure.BadResponses), sum("hostile/fine")},
+			Metadata: []api.Metadata{sum("hostile/huge"), sum(measure.Requests), sum(measure.BadResponses), sum("hostile/fine"), sum("hostile/beyond")},
 			Measurements: []api.Measurement{m("hostile/huge", 1e308), m("hostile/huge", 1e308),
 				m(measure.Requests, math.MaxFloat64), m(measure.Requests, math.MaxFloat64),
-				m(measure.BadResponses, math.MaxFloat64), m(measure.BadResponses, math.MaxFloat64), m("hostile/fine", 42)},
+				m(measure.BadResponses, math.MaxFloat64), m(measure.BadResponses, math.MaxFloat64), m("hostile/fine", 42),
+				m("hostile/beyond", 1.25e300)},
 		}
 	}
-	url := hostileAgent(t, "hostile-token", answerMeasurements(huge))
+	// 1e999: a number JSON allows and a float64 cannot hold (the answer's decoding failed).
+	url := hostileAgent(t, "hostile-token", answerMeasurements(huge, "1.25e+300", "1e999"))
 	dir := t.TempDir()
 	out, csvPath := filepath.Join(dir, "out.json"), filepath.Join(dir, "out.csv")
 	r := crankEnv(t, time.Minute, []string{"CRANK_AGENT_TOKEN=hostile-token"},
@@ -78,6 +86,7 @@ func TestHostileInfiniteFigureKeepsTheRun(t *testing.T) {
 		"hostile/huge":    "+Inf, not a finite number: the agents' values (aggregate sum, reduce sum) overflow",
 		measure.Requests:  "+Inf, not a finite number",
 		measure.ErrorRate: "NaN, not a finite number: the agents' values (derived from other figures)",
+		"hostile/beyond":  "+Inf, not a finite number: the agents' values (aggregate sum, reduce sum)",
 	} {
 		if !strings.HasPrefix(load.NotMeasured[name], why) {
 			t.Errorf("notMeasured[%s] = %q, want it to begin %q", name, load.NotMeasured[name], why)
