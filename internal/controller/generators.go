@@ -16,7 +16,7 @@ import (
 // generator's share, own figures, window (on the controller's clock) and rates; the latency
 // figures of the whole from the generators' merged histograms when every one gave one (else the
 // reduction's, marked approximate); the spread of the windows; the rate asked in all. A part no
-// real run can give (implausiblePart) is not merged: the run fails naming its agent and figures.
+// real run can give (implausiblePart) is not merged: ImplausiblePart names its agent and figures.
 func generators(jr *results.JobResult, ins []*instance) error {
 	catalog := measure.Default()
 	var hists []string
@@ -29,7 +29,7 @@ func generators(jr *results.JobResult, ins []*instance) error {
 			return fmt.Errorf("generator on %s: %w", in.url, err)
 		}
 		if why := implausiblePart(own, in.measured.Load); len(why) > 0 {
-			return implausibleError(in.url, why)
+			return &ImplausiblePart{Service: in.service, Endpoint: in.url, Why: why, in: in}
 		}
 		g := results.Generator{Endpoint: in.url, Results: own}
 		if in.share != nil {

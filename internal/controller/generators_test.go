@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -195,4 +196,31 @@ func honestWith(in *instance, name string, v float64) *instance {
 	in.measured.Metadata = append(in.measured.Metadata, api.Metadata{Name: name, Aggregate: api.OpMax, Reduce: api.OpMax})
 	in.measured.Measurements = append(in.measured.Measurements, api.Measurement{Name: name, Timestamp: in.measured.Load.End, Value: v})
 	return in
+}
+
+// TestKeepPlausibleLeavesTheBadPartOut: the run that fails on implausible parts keeps the other
+// generators' figures, as one that lost a generator does: the load's requests/s is the honest
+// generators' sum, each implausible one is listed as failed with why, and the error names each.
+func TestKeepPlausibleLeavesTheBadPartOut(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	hist, p99 := encoded(t, 100, 200, 300)
+	part := func(url string, rps float64) *instance { return loadInstance(url, 0, t0, 1000, rps, p99, hist) }
+	services := []Service{{Name: "load", Job: api.Job{WaitForExit: true}}}
+	jobs, err := keepPlausible(services, []*instance{part("http://a", 1000), part("http://bad", -1e9), part("http://c", 1000), part("http://worse", math.Inf(-1))})
+	ip := (*ImplausiblePart)(nil)
+	if !errors.As(err, &ip) || !strings.Contains(err.Error(), `service "load": the generator on http://bad reported what no run can measure`) ||
+		!strings.Contains(err.Error(), "the generator on http://worse reported") {
+		t.Fatalf("error %v, want both implausible generators named", err)
+	}
+	load := jobs["load"]
+	if load == nil || load.Results[measure.RPS] != 2000 {
+		t.Fatalf("load %+v, want http/rps/mean 2000 from the two honest generators", load)
+	}
+	failed := map[string]string{}
+	for _, g := range load.Generators {
+		failed[g.Endpoint] = g.Failed
+	}
+	if len(failed) != 4 || failed["http://a"] != "" || !strings.Contains(failed["http://bad"], "the tool gave -1e+09") || !strings.Contains(failed["http://worse"], "the tool gave -Inf") {
+		t.Errorf("generators %v, want a and c measured, bad and worse failed with why", failed)
+	}
 }

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -65,8 +66,44 @@ func implausiblePart(own map[string]float64, lr *api.LoadReport) []string {
 	return out
 }
 
-// implausibleError is the error of a run one of whose generators gave an implausible part.
-func implausibleError(url string, why []string) error {
-	return fmt.Errorf("the generator on %s reported what no run can measure, so its part cannot be merged into the load's: %s",
-		url, strings.Join(why, "; "))
+// ImplausiblePart is the error of a run one of whose generators gave a part no real run can give
+// (implausiblePart): the run fails naming it and its figures; the load's figures are the other
+// generators' (keepPlausible).
+type ImplausiblePart struct {
+	Service, Endpoint string
+	Why               []string
+	in                *instance
+}
+
+func (e *ImplausiblePart) Error() string {
+	return fmt.Sprintf("service %q: the generator on %s reported what no run can measure, so its part is not merged into the load's: %s",
+		e.Service, e.Endpoint, strings.Join(e.Why, "; "))
+}
+
+// keepPlausible assembles the services' results from the instances without the split loads'
+// implausible parts: each such generator is left out of its load's figures and listed among its
+// generators as failed, with why, and the error names every one. Each round leaves one instance
+// out, so it ends within len(all) rounds.
+func keepPlausible(services []Service, all []*instance) (map[string]*results.JobResult, error) {
+	var bad []error
+	var parts []*ImplausiblePart
+	rest := all
+	for {
+		jobs, err := assemble(services, rest)
+		ip := (*ImplausiblePart)(nil)
+		if !errors.As(err, &ip) {
+			if err != nil || len(parts) == 0 {
+				return jobs, err
+			}
+			for _, p := range parts {
+				if jr := jobs[p.Service]; jr != nil {
+					jr.Generators = append(jr.Generators, results.Generator{Endpoint: p.Endpoint,
+						Failed: "it reported what no run can measure: " + strings.Join(p.Why, "; ")})
+				}
+			}
+			return jobs, errors.Join(bad...)
+		}
+		bad, parts = append(bad, err), append(parts, ip)
+		rest = slices.DeleteFunc(slices.Clone(rest), func(in *instance) bool { return in == ip.in })
+	}
 }

@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -83,7 +82,7 @@ func (c *Controller) Execute(ctx context.Context, r Run) (res *results.Result, e
 			if repeating {
 				err = fmt.Errorf("iteration %d: %w", i, err)
 			}
-			if gl := (*GeneratorLost)(nil); errors.As(err, &gl) && ctx.Err() == nil && jobs != nil {
+			if keepsFigures(err) && ctx.Err() == nil && jobs != nil {
 				res.JobResults.Jobs = jobs // the other generators' (partial) figures
 				res.Failures = []string{err.Error()}
 				return res, err

@@ -30,7 +30,8 @@ func loadPart(rps, requests float64) func(now time.Time) api.Measurements {
 
 // TestHostileSplitPartFailsTheRun: a load split over three agents, one of which reports
 // -1e9 req/s, made the merged http/rps/mean -999,998,000 and crank exited 0 with no word. Now the
-// run fails naming that agent and the figure, and the merged figure is not written (issue 41,
+// run fails naming that agent and the figure, and the rest is written as for a lost generator:
+// the load's figures are the two honest generators', the liar listed as failed with why (issue 41,
 // MEDIUM 7). The application runs on a real agent; each generator's agent is a real agent behind
 // a proxy answering its part.
 func TestHostileSplitPartFailsTheRun(t *testing.T) {
@@ -49,16 +50,28 @@ profiles:
 	out := filepath.Join(t.TempDir(), "out.json")
 	r := crankEnv(t, time.Minute, []string{"CRANK_AGENT_TOKEN=" + token},
 		"--config", cfg, "--scenario", "shell", "--profile", "split", "--json", out)
-	if r.code == 0 {
+	if r.code != 1 {
 		b, _ := os.ReadFile(out)
-		t.Fatalf("exit 0 with one generator at -1e9 req/s, want a failure naming it\n%s\n%s", r.stderr, b)
+		t.Fatalf("exit %d with one generator at -1e9 req/s, want 1 naming it\n%s\n%s", r.code, r.stderr, b)
 	}
-	mustContain(t, "stderr", r.stderr, "the generator on "+liar+" reported what no run can measure",
+	said := `service "load": the generator on ` + liar + " reported what no run can measure"
+	mustContain(t, "stderr", r.stderr, said,
 		"http/rps/mean: the tool gave -1e+09, which no run can measure", "load report achievedRate: the agent gave -1e+09")
-	if strings.Contains(r.stderr, "the generator on "+honest1) || strings.Contains(r.stderr, "the generator on "+honest2) {
+	if strings.Contains(r.stderr, "the generator on "+honest1+" reported") || strings.Contains(r.stderr, "the generator on "+honest2+" reported") {
 		t.Errorf("an honest generator was blamed:\n%s", r.stderr)
 	}
-	if b, err := os.ReadFile(out); err == nil && strings.Contains(string(b), "-999998000") {
-		t.Errorf("the merged figure was written:\n%s", b)
+	load, failures := readSplit(t, out)
+	if len(failures) != 1 || !strings.HasPrefix(failures[0], said) {
+		t.Errorf("failures %q, want the liar named", failures)
+	}
+	if got := load.Results[measure.RPS]; got != 2000 {
+		t.Errorf("http/rps/mean %v, want 2000, the honest generators' sum", got)
+	}
+	failed := map[string]string{}
+	for _, g := range load.Generators {
+		failed[g.Endpoint] = g.Failed
+	}
+	if len(failed) != 3 || failed[honest1] != "" || failed[honest2] != "" || !strings.Contains(failed[liar], "the tool gave -1e+09") {
+		t.Errorf("generators %q, want the liar alone failed, with why", failed)
 	}
 }
