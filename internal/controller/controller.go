@@ -218,6 +218,13 @@ func (c *Controller) client(ctx context.Context, url string) (agentConn, error) 
 	if ag.offset != 0 {
 		c.log.Info("agent clock offset", "agent", url, "offset", ag.offset)
 	}
+	note, err := clockNote(url, ag.offset, info.Time)
+	if err != nil {
+		return agentConn{}, err
+	}
+	if note != "" {
+		fmt.Fprintln(c.opts.Progress, termtext.Clean(note))
+	}
 	c.mu.Lock()
 	c.agents[url] = ag
 	c.mu.Unlock()
