@@ -2,7 +2,8 @@ package agent
 
 import (
 	"encoding/json"
-	"io"
+	"errors"
+	"fmt"
 	"net/http"
 	"sort"
 	"strconv"
@@ -29,7 +30,11 @@ func (a *Agent) lookup(r *http.Request) (*job, error) {
 
 func (a *Agent) handleCreate(r *http.Request) (any, error) {
 	var spec api.Job
-	if err := json.NewDecoder(io.LimitReader(r.Body, maxJobBody)).Decode(&spec); err != nil {
+	err := json.NewDecoder(http.MaxBytesReader(nil, r.Body, maxJobBody)).Decode(&spec)
+	if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
+		return nil, &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("job: larger than %d bytes, the agent's cap on a job submission", int64(maxJobBody))}
+	}
+	if err != nil {
 		return nil, badRequest("job: bad JSON: %v", err)
 	}
 	j, err := a.createJob(spec)

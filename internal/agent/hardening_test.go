@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -220,5 +221,20 @@ func TestBuildCacheKeyIsTheAgents(t *testing.T) {
 		if st.State != api.StateStopped || said != c.want || st.BuildReused != c.reused {
 			t.Errorf("%s with FLAVOR=%s: %s, said %q, reused %v; want %q, reused %v", c.app, c.flavor, st.State, said, st.BuildReused, c.want, c.reused)
 		}
+	}
+}
+
+// TestOversizedJobIs413: a job whose environment value alone exceeds the submission cap is answered
+// 413 naming the cap, not 400 "bad JSON" (the audit's 100 MB value; issue 41).
+func TestOversizedJobIs413(t *testing.T) {
+	t.Parallel()
+	ta := newTestAgent(t, Options{})
+	big := api.Job{Executable: "sh", Environment: map[string]string{"BIG": strings.Repeat("x", maxJobBody+1)}}
+	_, err := ta.c.Submit(t.Context(), big)
+	if statusCode(err) != http.StatusRequestEntityTooLarge || !strings.Contains(err.Error(), fmt.Sprintf("larger than %d bytes", maxJobBody)) {
+		t.Errorf("a job over the cap: %v, want 413 naming the cap", err)
+	}
+	if _, err := ta.c.Submit(t.Context(), api.Job{Executable: "sh", Environment: map[string]string{"SMALL": "x"}}); err != nil {
+		t.Errorf("a small job after it: %v", err)
 	}
 }

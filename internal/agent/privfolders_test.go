@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/crankshaft/crankshaft/internal/privdir"
 	"github.com/crankshaft/crankshaft/internal/testutil"
 
 	"github.com/crankshaft/crankshaft/internal/api"
@@ -67,5 +69,32 @@ func TestSecondSourceUploadRefused(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ta.opts.Dir, id, "zz_evil.go")); err == nil {
 		t.Error("the second upload's file is in the job's folder")
+	}
+}
+
+// TestDefaultCacheFolderIsPrivate: without a cache folder of the user's, the build cache under the
+// shared temporary folder is 0700 as docs/SECURITY.md says (internal/privdir made it 0711), while
+// the job folders' parents stay 0711 so a job given another user reaches its own folder (issue 41).
+func TestDefaultCacheFolderIsPrivate(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	t.Setenv("HOME", "")
+	t.Setenv("XDG_CACHE_HOME", "")
+	a, err := New(Options{NoToken: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := a.Shutdown(context.Background()); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	for dir, want := range map[string]os.FileMode{privdir.Temp("builds"): 0o700, privdir.Root(): 0o711, a.Dir(): 0o711} {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s mode %s, want %s", dir, fi.Mode().Perm(), want)
+		}
 	}
 }

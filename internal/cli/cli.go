@@ -29,6 +29,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/safewrite"
 	"github.com/crankshaft/crankshaft/internal/termchart"
+	"github.com/crankshaft/crankshaft/internal/termtext"
 )
 
 // Version is the crank version reported by `crank version` and the embedded agent.
@@ -157,7 +158,7 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("interrupted: %w", err)
 		}
-		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
+		fmt.Fprintf(st.Stderr, "crank: %s\n", termtext.Lines(err.Error())) // it may hold an agent's text
 		if res == nil && ctx.Err() != nil {
 			fmt.Fprintln(st.Stderr, "crank: interrupted before anything was measured")
 			return ExitInterrupted
@@ -358,8 +359,12 @@ func writeDryRunJSON(st State, who, path string, b []byte, err error) int {
 
 // finish writes the JSON first (nothing is lost), then prints the tables, then compares.
 // A failed write still prints the tables (and keeps the results in a temporary file). An
-// interrupted run's results are neither published nor compared.
+// interrupted run's results are neither published nor compared. A figure that is not a finite
+// number (a script's, a precision's) is not measured, with why, and said: the rest is written.
 func finish(ctx context.Context, st State, f *runFlags, run controller.Run, res *results.Result, log *slog.Logger) int {
+	for _, note := range results.Finite(res) {
+		fmt.Fprintf(st.Stderr, "crank: warning: %s\n", termtext.Clean(note))
+	}
 	f.output.apply(res)
 	written := true
 	if f.output.csv != "" {

@@ -298,7 +298,8 @@ Run options (crank's names):
   --chart-scale off|auto   off (default): the chart starts at 0; auto: at the lowest value
   --script NAME            run the configuration's scripts.NAME once the results exist (repeatable)
   --variable-json name=JSON a typed variable: a number, list or object (repeatable)
-  --csv FILE               append the results as one CSV row (headers written when FILE is new)
+  --csv FILE               append the results as one CSV row (headers written when FILE is new;
+                           a FILE whose header has other columns is refused)
   --no-measurements        leave the samples out of the JSON (results only)
   --no-metadata            leave the metadata out of the JSON
   --command-line-property  record this command line (minus output and secret options) as property command-line

@@ -65,13 +65,15 @@ func (o *outputFlags) apply(res *results.Result) {
 
 // writeCSV appends one row to path as crank does: session, time, description, then per service
 // its results (by metadata), environment and variables, then the properties; the header row is
-// written when the file is new. Columns are sorted by name within each group.
+// written when the file is new (or empty), and a file whose header has other columns is refused
+// (sameCSVHeader). Columns are sorted by name within each group. Cells a spreadsheet would read
+// as formulas are quoted (csvCell).
 func writeCSV(path string, res *results.Result, now time.Time) error {
 	header := []string{"Session", "DateTimeUtc", "Description"}
-	row := []string{res.Session, now.UTC().Format("2006-01-02T15:04:05"), res.Description}
+	row := []string{csvCell(res.Session), now.UTC().Format("2006-01-02T15:04:05"), csvCell(res.Description)}
 	add := func(name, value string) {
-		header = append(header, name)
-		row = append(row, value)
+		header = append(header, csvCell(name))
+		row = append(row, csvCell(value))
 	}
 	jobs := sortedJobs(res)
 	for _, name := range jobs {
@@ -99,6 +101,15 @@ func writeCSV(path string, res *results.Result, now time.Time) error {
 	sort.Strings(props)
 	for _, k := range props {
 		add(k, res.JobResults.Properties[k])
+	}
+	have, err := csvHeader(path)
+	if err != nil {
+		return err
+	}
+	if have != nil {
+		if err := sameCSVHeader(path, have, header); err != nil {
+			return err
+		}
 	}
 	return safewrite.Append(path, safewrite.Output, func(f io.Writer, empty bool) error {
 		w := csv.NewWriter(f)

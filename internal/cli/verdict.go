@@ -10,6 +10,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/config"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/termtext"
 	"github.com/crankshaft/crankshaft/internal/threshold"
 )
 
@@ -130,7 +131,7 @@ func writeVerdict(w, errw io.Writer, res *results.Result) {
 		}
 	}
 	for _, f := range res.Failures {
-		fmt.Fprintf(errw, "crank: run failed (exit %d): %s\n", res.ReturnCode, f)
+		fmt.Fprintf(errw, "crank: run failed (exit %d): %s\n", res.ReturnCode, termtext.Lines(f))
 	}
 }
 

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -79,6 +80,9 @@ func assemble(services []Service, all []*instance) (map[string]*results.JobResul
 		jr.Results = res
 		if s.Job.WaitForExit && len(ran) > 1 {
 			if err := generators(jr, ran); err != nil {
+				if ip := (*ImplausiblePart)(nil); errors.As(err, &ip) {
+					return nil, err // it names the service
+				}
 				return nil, fmt.Errorf("service %q: %w", s.Name, err)
 			}
 		}

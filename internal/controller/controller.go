@@ -16,6 +16,8 @@ import (
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/pack"
 	"github.com/crankshaft/crankshaft/internal/progress"
+	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/termtext"
 )
 
 // Service is one service of a resolved scenario.
@@ -132,8 +134,18 @@ func (c *Controller) Close(ctx context.Context) error {
 	return stop(ctx)
 }
 
+// What it prints may hold an agent's or a job's text (a job's output, a warning, an error): it is
+// cleaned (termtext.Clean), so an escape sequence or a newline in it cannot act or forge a line.
 func (c *Controller) progress(service, format string, args ...any) {
-	fmt.Fprintf(c.opts.Progress, "[%s] %s\n", service, fmt.Sprintf(format, args...))
+	fmt.Fprintf(c.opts.Progress, "[%s] %s\n", service, termtext.Clean(fmt.Sprintf(format, args...)))
+}
+
+// finite moves the figures of jobs that are not finite numbers to their NotMeasured and says so
+// (results.FiniteJobs).
+func (c *Controller) finite(jobs map[string]*results.JobResult) {
+	for _, note := range results.FiniteJobs(jobs) {
+		fmt.Fprintf(c.opts.Progress, "warning: %s\n", termtext.Clean(note))
+	}
 }
 
 // endpoints returns the agent URLs of a service, starting the embedded agent when it has none.
@@ -205,6 +217,13 @@ func (c *Controller) client(ctx context.Context, url string) (agentConn, error) 
 	ag = agentConn{client: cl, info: info, offset: clockOffset(sent, time.Now(), info.Time)}
 	if ag.offset != 0 {
 		c.log.Info("agent clock offset", "agent", url, "offset", ag.offset)
+	}
+	note, err := clockNote(url, ag.offset, info.Time)
+	if err != nil {
+		return agentConn{}, err
+	}
+	if note != "" {
+		fmt.Fprintln(c.opts.Progress, termtext.Clean(note))
 	}
 	c.mu.Lock()
 	c.agents[url] = ag

@@ -15,7 +15,8 @@ import (
 // generators fills in a load that ran on several endpoints (docs/DISTRIBUTED.md): each
 // generator's share, own figures, window (on the controller's clock) and rates; the latency
 // figures of the whole from the generators' merged histograms when every one gave one (else the
-// reduction's, marked approximate); the spread of the windows; the rate asked in all.
+// reduction's, marked approximate); the spread of the windows; the rate asked in all. A part no
+// real run can give (implausiblePart) is not merged: ImplausiblePart names its agent and figures.
 func generators(jr *results.JobResult, ins []*instance) error {
 	catalog := measure.Default()
 	var hists []string
@@ -26,6 +27,9 @@ func generators(jr *results.JobResult, ins []*instance) error {
 		own, err := results.Summarize(jr.Metadata, [][]api.Measurement{in.measured.Measurements})
 		if err != nil {
 			return fmt.Errorf("generator on %s: %w", in.url, err)
+		}
+		if why := implausiblePart(own, in.measured.Load); len(why) > 0 {
+			return &ImplausiblePart{Service: in.service, Endpoint: in.url, Why: why, in: in}
 		}
 		g := results.Generator{Endpoint: in.url, Results: own}
 		if in.share != nil {

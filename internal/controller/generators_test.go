@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -125,5 +127,100 @@ func TestWarmupOf(t *testing.T) {
 		if got := warmupOf(c.args, c.job, c.vars); got != c.want {
 			t.Errorf("warmupOf(%q, %s, %v) = %s, want %s", c.args, c.job, c.vars, got, c.want)
 		}
+	}
+}
+
+// TestImplausiblePartFailsTheMerge: one of three generators reporting -1e9 req/s made the merged
+// http/rps/mean -999,998,000 with no word; now the merge fails naming its agent and the figure.
+// So do a rate its requests and window cannot give, latency percentiles out of order, a negative
+// latency, a load report's rate that is not a number and a window that ends before it starts
+// (issue 41, MEDIUM 7).
+func TestImplausiblePartFailsTheMerge(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	hist, p99 := encoded(t, 100, 200, 300)
+	withReqs := func(in *instance, reqs float64) *instance {
+		in.measured.Metadata = append(in.measured.Metadata, api.Metadata{Name: measure.Requests, Aggregate: api.OpMax, Reduce: api.OpSum})
+		in.measured.Measurements = append(in.measured.Measurements, api.Measurement{Name: measure.Requests, Timestamp: t0, Value: reqs})
+		return in
+	}
+	honest := func(url string) *instance { return withReqs(loadInstance(url, 0, t0, 1000, 1000, p99, hist), 2000) }
+	cases := map[string]struct {
+		bad  *instance
+		want []string
+	}{
+		"negative rate": {withReqs(loadInstance("http://bad", 0, t0, 1000, -1e9, p99, hist), 2000),
+			[]string{"http/rps/mean: the tool gave -1e+09, which no run can measure", "load report achievedRate: the agent gave -1e+09"}},
+		"rate beyond its requests": {withReqs(loadInstance("http://bad", 0, t0, 1000, 1e6, p99, hist), 2000),
+			[]string{"http/rps/mean: 1,000,000 req/s, more than 4 times what its 2,000 requests over its 2s window allow"}},
+		"negative latency": {honestWith(honest("http://bad"), measure.Latency50, -3), []string{"http/latency/50: the tool gave -3"}},
+		"percentiles out of order": {honestWith(honestWith(honest("http://bad"), measure.Latency50, 50), measure.Latency90, 5),
+			[]string{"http/latency/90: the tool printed 5 ms, below http/latency/50's 50 ms"}},
+		"not a number": {func() *instance { in := honest("http://bad"); in.measured.Load.AskedRate = math.NaN(); return in }(),
+			[]string{"load report askedRate: the agent gave NaN"}},
+		"window backwards": {func() *instance { in := honest("http://bad"); in.measured.Load.End = t0.Add(-time.Second); return in }(),
+			[]string{"load report window: it ends 1s before it starts"}},
+	}
+	for name, c := range cases {
+		ins := []*instance{honest("http://a"), c.bad, honest("http://c")}
+		err := generators(mergedOf(ins), ins)
+		if err == nil {
+			t.Errorf("%s: merged, want an error naming http://bad", name)
+			continue
+		}
+		for _, w := range append(c.want, "the generator on http://bad reported what no run can measure") {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %v\nwant it to say %q", name, err, w)
+			}
+		}
+	}
+	ins := []*instance{honest("http://a"), honest("http://b"), honest("http://c")}
+	jr := mergedOf(ins)
+	if err := generators(jr, ins); err != nil || jr.Results[measure.RPS] != 3000 {
+		t.Errorf("three honest parts: %v, http/rps/mean %v, want 3000", err, jr.Results[measure.RPS])
+	}
+}
+
+// mergedOf is the load's result before its generators are filled in, as assemble makes it.
+func mergedOf(ins []*instance) *results.JobResult {
+	jr := &results.JobResult{}
+	for _, in := range ins {
+		jr.Metadata = results.MergeMetadata(jr.Metadata, in.measured.Metadata)
+		jr.Measurements = append(jr.Measurements, in.measured.Measurements)
+	}
+	jr.Results, _ = results.Summarize(jr.Metadata, jr.Measurements)
+	return jr
+}
+
+// honestWith adds a sample of name to the part.
+func honestWith(in *instance, name string, v float64) *instance {
+	in.measured.Metadata = append(in.measured.Metadata, api.Metadata{Name: name, Aggregate: api.OpMax, Reduce: api.OpMax})
+	in.measured.Measurements = append(in.measured.Measurements, api.Measurement{Name: name, Timestamp: in.measured.Load.End, Value: v})
+	return in
+}
+
+// TestKeepPlausibleLeavesTheBadPartOut: the run that fails on implausible parts keeps the other
+// generators' figures, as one that lost a generator does: the load's requests/s is the honest
+// generators' sum, each implausible one is listed as failed with why, and the error names each.
+func TestKeepPlausibleLeavesTheBadPartOut(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	hist, p99 := encoded(t, 100, 200, 300)
+	part := func(url string, rps float64) *instance { return loadInstance(url, 0, t0, 1000, rps, p99, hist) }
+	services := []Service{{Name: "load", Job: api.Job{WaitForExit: true}}}
+	jobs, err := keepPlausible(services, []*instance{part("http://a", 1000), part("http://bad", -1e9), part("http://c", 1000), part("http://worse", math.Inf(-1))})
+	ip := (*ImplausiblePart)(nil)
+	if !errors.As(err, &ip) || !strings.Contains(err.Error(), `service "load": the generator on http://bad reported what no run can measure`) ||
+		!strings.Contains(err.Error(), "the generator on http://worse reported") {
+		t.Fatalf("error %v, want both implausible generators named", err)
+	}
+	load := jobs["load"]
+	if load == nil || load.Results[measure.RPS] != 2000 {
+		t.Fatalf("load %+v, want http/rps/mean 2000 from the two honest generators", load)
+	}
+	failed := map[string]string{}
+	for _, g := range load.Generators {
+		failed[g.Endpoint] = g.Failed
+	}
+	if len(failed) != 4 || failed["http://a"] != "" || !strings.Contains(failed["http://bad"], "the tool gave -1e+09") || !strings.Contains(failed["http://worse"], "the tool gave -Inf") {
+		t.Errorf("generators %v, want a and c measured, bad and worse failed with why", failed)
 	}
 }

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"bytes"
 	"context"
 	"github.com/crankshaft/crankshaft/internal/testutil"
 	"net"
@@ -97,5 +98,23 @@ func TestBuildIsNotSilent(t *testing.T) {
 	}
 	if strings.Contains(progress.String(), "[load] still building") {
 		t.Errorf("a job without a build command is said to build:\n%s", progress.String())
+	}
+}
+
+// TestAgentTextIsCleaned: an agent's warning holding a newline and escapes, and a failed job's
+// error and output holding escapes, are printed and reported escaped: no forged line, no escape
+// reaching the terminal (issue 41, LOW).
+func TestAgentTextIsCleaned(t *testing.T) {
+	var progress bytes.Buffer
+	c := New(Options{Progress: &progress})
+	in := &instance{service: "load", url: "http://agent", job: api.Job{WaitForExit: true},
+		status: api.JobStatus{Warnings: []string{"cpuSet ignored\n[load] done on http://agent (1s)\x1b]0;title\x07"}}}
+	c.reportWarnings(in)
+	want := "[load] warning from http://agent: cpuSet ignored\\n[load] done on http://agent (1s)\\x1b]0;title\\x07\n"
+	if progress.String() != want {
+		t.Errorf("printed %q, want %q", progress.String(), want)
+	}
+	if got := lastLines("ok\n\x1b[2Jcleared\n", 5); got != `ok`+"\n"+`\x1b[2Jcleared` {
+		t.Errorf("lastLines = %q", got)
 	}
 }

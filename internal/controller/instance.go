@@ -12,6 +12,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/netguard"
 	"github.com/crankshaft/crankshaft/internal/pack"
+	"github.com/crankshaft/crankshaft/internal/termtext"
 )
 
 // instance is one service's job on one agent.
@@ -186,7 +187,7 @@ func (c *Controller) poll(ctx context.Context, in *instance) error {
 
 // failure describes a Failed job, with the end of its output when the agent's error lacks it.
 func (c *Controller) failure(ctx context.Context, in *instance) error {
-	msg := in.status.Error
+	msg := termtext.Clean(in.status.Error)
 	if msg == "" {
 		msg = "no error given"
 	}
@@ -208,6 +209,9 @@ func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
+	}
+	for i, l := range lines {
+		lines[i] = termtext.Clean(l) // a job's output, printed in crank's error
 	}
 	return strings.Join(lines, "\n")
 }

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -25,6 +26,13 @@ type GeneratorLost struct {
 
 func (e *GeneratorLost) Error() string {
 	return fmt.Sprintf("service %q: the generator on %s was lost: %s", e.Service, e.Endpoint, e.Why)
+}
+
+// keepsFigures tells whether a run that failed with err keeps the figures it measured: a lost or
+// implausible generator fails the run, while the others' figures are written.
+func keepsFigures(err error) bool {
+	gl, ip := (*GeneratorLost)(nil), (*ImplausiblePart)(nil)
+	return errors.As(err, &gl) || errors.As(err, &ip)
 }
 
 // lost wraps the failure of a split load's generator as GeneratorLost; any other instance's

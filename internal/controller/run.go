@@ -143,7 +143,7 @@ func (c *Controller) runPass(ctx context.Context, services []Service, h *held, l
 	}
 	from, to := measuredStart(loads, loadStart), measuredEnd(loads, loadEnd)
 	c.warnIdle(servers, markOutsideLoad(servers, loadStart, from, to), from, to)
-	return assemble(services, all)
+	return keepPlausible(services, all)
 }
 
 func groupByService(ins []*instance) [][]*instance {

@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -36,9 +35,15 @@ type Run struct {
 // Execute runs the scenario Iterations times (at least once), or until Span has passed. With
 // several iterations, each service's results are the means over the iterations kept (Exclude),
 // Spread holds their spread, each iteration's results are kept in Iterations, and the timelines
-// are the last iteration's.
-func (c *Controller) Execute(ctx context.Context, r Run) (*results.Result, error) {
-	res := &results.Result{
+// are the last iteration's. A figure that is not a finite number (agents' values that overflow
+// when combined) is not measured, with why, and said (results.Finite).
+func (c *Controller) Execute(ctx context.Context, r Run) (res *results.Result, err error) {
+	defer func() {
+		if res != nil {
+			c.finite(res.JobResults.Jobs)
+		}
+	}()
+	res = &results.Result{
 		StartTime:   time.Now().UTC(),
 		Scenario:    r.Scenario,
 		Profiles:    r.Profiles,
@@ -77,7 +82,7 @@ func (c *Controller) Execute(ctx context.Context, r Run) (*results.Result, error
 			if repeating {
 				err = fmt.Errorf("iteration %d: %w", i, err)
 			}
-			if gl := (*GeneratorLost)(nil); errors.As(err, &gl) && ctx.Err() == nil && jobs != nil {
+			if keepsFigures(err) && ctx.Err() == nil && jobs != nil {
 				res.JobResults.Jobs = jobs // the other generators' (partial) figures
 				res.Failures = []string{err.Error()}
 				return res, err

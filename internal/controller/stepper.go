@@ -31,6 +31,7 @@ func (s *Stepper) Step(ctx context.Context, services []Service) (map[string]*res
 	jobs, err := s.c.runPass(ctx, services, s.h, false)
 	if jobs != nil {
 		results.Derive(jobs)
+		s.c.finite(jobs)
 	}
 	return jobs, err
 }

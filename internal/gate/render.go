@@ -10,6 +10,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/stats"
+	"github.com/crankshaft/crankshaft/internal/termtext"
 )
 
 // header is the table's column titles: one value column per file, then the comparison columns.
@@ -51,7 +52,11 @@ func (row Row) cells(verdict func(Verdict) string) []string {
 		cis = append(cis, formatCI(c))
 	}
 	join := func(xs []string) string { return strings.Join(xs, " / ") }
-	return append(out, join(change), join(verdicts), join(ps), join(cis))
+	out = append(out, join(change), join(verdicts), join(ps), join(cis))
+	for i := range out { // a metric's name and a not-measured reason come from the agents
+		out[i] = termtext.Clean(out[i])
+	}
+	return out
 }
 
 func cellValue(v float64, present bool, notMeasured, format string) string {
@@ -156,13 +161,13 @@ func (r Report) WriteText(w io.Writer) error {
 		}
 	}
 	b.WriteString("\n")
-	for _, w := range r.Warnings {
-		b.WriteString("warning: " + w + "\n")
+	for _, w := range r.Warnings { // they name the machines as their agents described them
+		b.WriteString("warning: " + termtext.Clean(w) + "\n")
 	}
 	for _, n := range r.notes() {
-		b.WriteString(n + "\n")
+		b.WriteString(termtext.Clean(n) + "\n")
 	}
-	b.WriteString(r.summary() + "\n")
+	b.WriteString(termtext.Clean(r.summary()) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

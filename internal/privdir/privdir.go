@@ -23,10 +23,11 @@ func Root() string {
 // Temp is a folder of this user's under Root: the fallback when there is no home or cache folder.
 func Temp(name string) string { return filepath.Join(Root(), name) }
 
-// Make creates dir (0711: others may pass through to a job folder given to them, not list or write; with its missing parents) and checks it, and every folder between it and
-// Root when it lies under Root, as Owned does.
+// Make creates dir 0700 (with its missing parents: nobody else may list, enter or write them) and
+// checks it, and every folder between it and Root when it lies under Root, as Owned does. The
+// agent opens its job folders' parents to 0711 itself (a job given another user passes through).
 func Make(dir string) error {
-	if err := os.MkdirAll(dir, 0o711); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
 	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {

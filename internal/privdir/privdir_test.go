@@ -50,7 +50,9 @@ func TestOwned(t *testing.T) {
 	if err := Make(made); err != nil {
 		t.Fatal(err)
 	}
-	if fi, _ := os.Stat(made); fi.Mode().Perm() != 0o711 {
-		t.Errorf("made %s mode %s, want 0711", made, fi.Mode().Perm())
+	for _, d := range []string{made, filepath.Dir(made)} {
+		if fi, _ := os.Stat(d); fi.Mode().Perm() != 0o700 {
+			t.Errorf("made %s mode %s, want 0700 (docs/SECURITY.md)", d, fi.Mode().Perm())
+		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/termtext"
 )
 
 // Mode says how progress is shown.
@@ -138,7 +139,10 @@ func (p *Printer) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// line prints one step line, cleaned (termtext.Clean): what every caller prints may hold an
+// agent's or a job's text.
 func (p *Printer) line(s string) {
+	s = termtext.Clean(s)
 	switch p.mode {
 	case Terminal:
 		fmt.Fprintf(p.w, "%s%s\n", clearLine, s)

@@ -66,3 +66,16 @@ func TestTerminalStatusFitsOnOneLine(t *testing.T) {
 		t.Errorf("status of %d characters, want %d", got, DefaultWidth-1)
 	}
 }
+
+// TestStepLinesAreCleaned: a step line holding a job's escape sequences (a screen clear, OSC 52)
+// is printed with them escaped, on a terminal and elsewhere (issue 41, LOW).
+func TestStepLinesAreCleaned(t *testing.T) {
+	for _, mode := range []Mode{Terminal, Plain} {
+		var b bytes.Buffer
+		p := New(&b, mode, func() time.Time { return time.Unix(0, 0) })
+		p.Write([]byte("[load] \x1b[2J\x1b]52;c;aWQK\x07 naïve\n"))
+		if got := strings.TrimPrefix(b.String(), clearLine); strings.ContainsAny(got, "\x1b\x07") || !strings.Contains(got, `[load] \x1b[2J\x1b]52;c;aWQK\x07 naïve`) {
+			t.Errorf("mode %v printed %q", mode, b.String())
+		}
+	}
+}

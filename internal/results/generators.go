@@ -35,6 +35,8 @@ type Generator struct {
 	Failed string `json:"failed,omitempty"`
 	// Histogram is its latency histogram (microseconds, HdrHistogram V2 compressed, base64).
 	Histogram string `json:"histogram,omitempty"`
+	// NotMeasured are its figures that were not finite numbers, with why (Finite).
+	NotMeasured map[string]string `json:"notMeasured,omitempty"`
 }
 
 // Behind tells whether achieved falls more than MaxBehind short of asked (never with asked 0).

@@ -13,6 +13,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/termtext"
 )
 
 // WriteTables prints one table per service (in the given order): name, value, unit, in the order
@@ -37,8 +38,11 @@ func WriteTablesWith(w io.Writer, r *Result, services []string, extra Column) er
 		var more []string
 		if extra != nil {
 			for _, row := range rs {
-				more = append(more, extra(svc, jr, row[0]))
+				more = append(more, termtext.Clean(extra(svc, jr, row[0])))
 			}
+		}
+		for i, row := range rs { // names, values and reasons may hold an agent's text
+			rs[i] = [3]string{termtext.Clean(row[0]), termtext.Clean(row[1]), termtext.Clean(row[2])}
 		}
 		writeTable(&b, svc, rs, more)
 	}
@@ -208,11 +212,11 @@ func writeDiagnostics(b *strings.Builder, ds []Diagnostic) {
 		if i > 0 {
 			label = "also"
 		}
-		fmt.Fprintf(b, "  %s %s: %s\n", label, d.Kind, d.Message)
+		fmt.Fprintf(b, "  %s %s: %s\n", label, d.Kind, termtext.Clean(d.Message))
 		if len(d.Figures) > 0 {
 			figs := make([]string, len(d.Figures))
 			for k, f := range d.Figures {
-				figs[k] = f.String()
+				figs[k] = termtext.Clean(f.String())
 			}
 			fmt.Fprintf(b, "    rests on: %s\n", strings.Join(figs, "; "))
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/gate"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/termtext"
 )
 
 // WriteReport writes the sweep's tables: one per metric (each variant's mean ± CV and ratio to
@@ -27,7 +28,7 @@ func (f *File) WriteReport(w io.Writer, opts gate.CompareOptions) error {
 	fmt.Fprintf(w, "sweep of %s: %d variants, %d of %d runs done; baseline %s\n", f.Scenario,
 		len(f.Variants), f.Done, f.Total(), f.Baseline)
 	for _, m := range metrics {
-		fmt.Fprintf(w, "\n%s (%s)%s\n", m.Name, m.Service, f.unit(m))
+		fmt.Fprintf(w, "\n%s (%s)%s\n", termtext.Clean(m.Name), m.Service, f.unit(m))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "variant\tmean\t± CV\tn\tvs baseline\tverdict\tp\t")
 		var unmeasured []string
@@ -206,5 +207,5 @@ func (f *File) notMeasured(i int, m Metric) string {
 	if r == nil || r.JobResults.Jobs[m.Service] == nil {
 		return ""
 	}
-	return r.JobResults.Jobs[m.Service].NotMeasured[m.Name]
+	return termtext.Clean(r.JobResults.Jobs[m.Service].NotMeasured[m.Name]) // an agent's reason, printed
 }

@@ -182,30 +182,35 @@ func TestInterruptedSweepResumes(t *testing.T) {
 
 // TestSweepNotMeasured: a variant whose tool could not measure p99 in every run (wrk pipelined)
 // keeps its row with n 0, and the report says why under the table; a reason seen in any run is kept
-// across the variant's runs.
+// across the variant's runs. A reason holding an agent's escapes and newline is printed escaped
+// (issue 41, LOW).
 func TestSweepNotMeasured(t *testing.T) {
-	f, err := NewFile("plaintext", nil, axes(t, "pipeline=1,16"), "", 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	why := "wrk printed 0.00us though its latencies reach 16.64 ms"
-	run := func(_ context.Context, v Variant) (*results.Result, error) {
-		r := fakeRun(1000, 10)
-		if v.Value("pipeline") == "16" {
-			load := r.JobResults.Jobs["load"]
-			delete(load.Results, measure.Latency99)
-			load.NotMeasured = map[string]string{measure.Latency99: why}
+	for why, printed := range map[string]string{
+		"wrk printed 0.00us though its latencies reach 16.64 ms": "wrk printed 0.00us though its latencies reach 16.64 ms",
+		"\x1b]52;c;aWQK\x07\nforged":                             `\x1b]52;c;aWQK\x07\nforged`,
+	} {
+		f, err := NewFile("plaintext", nil, axes(t, "pipeline=1,16"), "", 2)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return r, nil
-	}
-	if err := Run(t.Context(), f, Options{Path: filepath.Join(t.TempDir(), "s.json"), Run: run}); err != nil {
-		t.Fatal(err)
-	}
-	var out strings.Builder
-	if err := f.WriteReport(&out, gate.CompareOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if want := "pipeline=16: not measured in some runs: " + why; !strings.Contains(out.String(), want) {
-		t.Errorf("report lacks %q:\n%s", want, out.String())
+		run := func(_ context.Context, v Variant) (*results.Result, error) {
+			r := fakeRun(1000, 10)
+			if v.Value("pipeline") == "16" {
+				load := r.JobResults.Jobs["load"]
+				delete(load.Results, measure.Latency99)
+				load.NotMeasured = map[string]string{measure.Latency99: why}
+			}
+			return r, nil
+		}
+		if err := Run(t.Context(), f, Options{Path: filepath.Join(t.TempDir(), "s.json"), Run: run}); err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		if err := f.WriteReport(&out, gate.CompareOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if want := "pipeline=16: not measured in some runs: " + printed; !strings.Contains(out.String(), want) || strings.ContainsAny(out.String(), "\x1b\x07") {
+			t.Errorf("report lacks %q or holds an escape:\n%s", want, out.String())
+		}
 	}
 }
