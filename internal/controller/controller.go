@@ -158,16 +158,17 @@ func (c *Controller) endpoints(ctx context.Context, s Service) ([]string, error)
 	return []string{c.embeddedURL}, nil
 }
 
-// token is the bearer token for the agent at url.
-func (c *Controller) token(ctx context.Context, url string) string {
+// token is the token that signs for the agent at url and, for a local agent's token file, the
+// address whose file it is (the client dials it, never the name again).
+func (c *Controller) token(ctx context.Context, url string) (token, addr string) {
 	c.mu.Lock()
 	embedded := url == c.embeddedURL
 	c.mu.Unlock()
 	switch {
 	case embedded:
-		return c.opts.EmbeddedToken
+		return c.opts.EmbeddedToken, ""
 	case c.opts.AgentToken != "":
-		return c.opts.AgentToken
+		return c.opts.AgentToken, ""
 	}
 	return api.LocalToken(ctx, url)
 }
@@ -188,7 +189,8 @@ func (c *Controller) client(ctx context.Context, url string) (agentConn, error) 
 	if ok {
 		return ag, nil
 	}
-	cl, err := api.NewClient(url, c.token(ctx, url), c.opts.HTTPClient)
+	token, addr := c.token(ctx, url)
+	cl, err := api.NewClient(url, token, c.opts.HTTPClient, api.DialAddr(addr))
 	if err != nil {
 		return agentConn{}, err
 	}
