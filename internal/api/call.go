@@ -38,13 +38,13 @@ type Bounds struct {
 }
 
 // DefaultBounds: a 10-minute run sampled every second gives a job about 50 measurements a
-// second of about 100 bytes, 3 MB, and a split load's generators answer one each: 64 MiB is twenty
+// second of about 100 bytes, 3 MB, and a split load's generators answer one each: 32 MiB is ten
 // times that. /info is a few KB, a status a few KB with the last lines of a failed job's output.
 var DefaultBounds = Bounds{
 	Status:        4 << 20,
 	Info:          4 << 20,
 	Output:        8 << 20,
-	Measurements:  64 << 20,
+	Measurements:  32 << 20,
 	Timeout:       DefaultRequestTimeout,
 	UploadSilence: 30 * time.Second,
 }
