@@ -27,6 +27,9 @@ type Service struct {
 	// Shares, for a load on several endpoints, are each endpoint's part of it (in Endpoints'
 	// order): its job, rendered with its share of the split variables. Nil: Job on every one.
 	Shares []Share
+	// Fetched names the endpoints that only configurations fetched from a URL name, each with
+	// such a file's URL (config.Resolved.FetchedOnly): they get no token but one scoped to them.
+	Fetched map[string]string
 }
 
 // Share is one endpoint's part of a load split across endpoints (config.Share).
@@ -47,9 +50,16 @@ type Options struct {
 	// Status, when set, receives the run's status on every poll (phase, elapsed and remaining
 	// time, live requests/s and CPU).
 	Status func(progress.Status)
-	// AgentToken is sent to every agent; with none, an agent on this machine's loopback is sent
-	// the token it keeps in its token file (api.LocalToken).
+	// AgentToken signs for every agent but those ScopedTokens names and those only fetched
+	// configurations name (Service.Fetched) unless TokenFor names them; with none, an agent on
+	// this machine's loopback is signed for with the token it keeps in its token file
+	// (api.LocalToken), under the same rule.
 	AgentToken string
+	// ScopedTokens sign for their endpoints only (api.EndpointKey -> token).
+	ScopedTokens map[string]string
+	// TokenFor are the endpoints (api.EndpointKey) only fetched configurations name that
+	// AgentToken (or a local token file) may sign for all the same.
+	TokenFor map[string]bool
 	// EmbeddedToken is the token of the agent StartEmbedded starts.
 	EmbeddedToken string
 	HTTPClient    *http.Client
@@ -159,18 +169,38 @@ func (c *Controller) endpoints(ctx context.Context, s Service) ([]string, error)
 }
 
 // token is the token that signs for the agent at url and, for a local agent's token file, the
-// address whose file it is (the client dials it, never the name again).
-func (c *Controller) token(ctx context.Context, url string) (token, addr string) {
+// address whose file it is (the client dials it, never the name again). An agent that only
+// fetched configurations name (fetchedFrom, the URL of one) gets a token scoped to it or none.
+func (c *Controller) token(ctx context.Context, url, fetchedFrom string) (token, addr string) {
 	c.mu.Lock()
 	embedded := url == c.embeddedURL
 	c.mu.Unlock()
-	switch {
-	case embedded:
+	key, _ := api.EndpointKey(url)
+	if embedded {
 		return c.opts.EmbeddedToken, ""
-	case c.opts.AgentToken != "":
+	}
+	if tok, ok := c.opts.ScopedTokens[key]; ok {
+		return tok, ""
+	}
+	if fetchedFrom != "" && !c.opts.TokenFor[key] {
+		return "", ""
+	}
+	if c.opts.AgentToken != "" {
 		return c.opts.AgentToken, ""
 	}
 	return api.LocalToken(ctx, url)
+}
+
+// withheldHint says, for an agent that refused crank (401) and that crank sent no token because
+// only a fetched configuration names it, how to scope one to it.
+func withheldHint(err error, url, fetchedFrom string) string {
+	var ae *api.AgentError
+	if fetchedFrom == "" || !errors.As(err, &ae) || ae.StatusCode != http.StatusUnauthorized {
+		return ""
+	}
+	key, _ := api.EndpointKey(url)
+	return fmt.Sprintf("; crank signs with no unscoped token (CRANK_AGENT_TOKEN, --agent-token, a token file's lone token or a local agent's) for an agent named only by a configuration fetched from a URL (%s): scope one to it with a line %q in --agent-token-file, or pass --agent-token-for %s",
+		fetchedFrom, key+" TOKEN", key)
 }
 
 // agentConn is what the controller knows of one agent.
@@ -182,14 +212,14 @@ type agentConn struct {
 }
 
 // client returns the agent at url, checking once that it answers and estimating its clock offset.
-func (c *Controller) client(ctx context.Context, url string) (agentConn, error) {
+func (c *Controller) client(ctx context.Context, url, fetchedFrom string) (agentConn, error) {
 	c.mu.Lock()
 	ag, ok := c.agents[url]
 	c.mu.Unlock()
 	if ok {
 		return ag, nil
 	}
-	token, addr := c.token(ctx, url)
+	token, addr := c.token(ctx, url, fetchedFrom)
 	cl, err := api.NewClient(url, token, c.opts.HTTPClient, api.DialAddr(addr))
 	if err != nil {
 		return agentConn{}, err
@@ -202,7 +232,7 @@ func (c *Controller) client(ctx context.Context, url string) (agentConn, error) 
 	sent := time.Now()
 	info, err := cl.Info(hctx)
 	if err != nil {
-		return agentConn{}, fmt.Errorf("reading the agent's /info: %w", err) // err names the agent
+		return agentConn{}, fmt.Errorf("reading the agent's /info: %w%s", err, withheldHint(err, url, fetchedFrom)) // err names the agent
 	}
 	ag = agentConn{client: cl, info: info, offset: clockOffset(sent, time.Now(), info.Time)}
 	if ag.offset != 0 {

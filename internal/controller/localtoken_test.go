@@ -71,7 +71,7 @@ func TestLocalTokenGoesToItsOwnAddress(t *testing.T) {
 	}
 	c := New(Options{HTTPClient: &http.Client{Transport: tr}})
 	url := fmt.Sprintf("http://localhost:%d", port)
-	if _, err := c.client(t.Context(), url); err != nil {
+	if _, err := c.client(t.Context(), url, ""); err != nil {
 		t.Errorf("the local agent at %s with its token file: %v", url, err)
 	}
 	mu.Lock()
