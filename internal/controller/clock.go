@@ -6,6 +6,10 @@ import "time"
 // below it the offset is measurement noise (the agent's answer takes time to build).
 const clockSlack = 10 * time.Millisecond
 
+// clockWarnOffset: an agent clock this far from the controller's is warned about, naming the agent
+// and the offset (a machine synchronised by NTP is within milliseconds).
+const clockWarnOffset = time.Minute
+
 // clockOffset estimates an agent's clock minus the controller's from one request sent at sent,
 // answered at received, that the agent stamped at agentTime (taken at the midpoint of the round
 // trip). An offset within half the round trip plus clockSlack is 0, as is an agent that sent no time.

@@ -235,7 +235,10 @@ func (c *Controller) client(ctx context.Context, url, fetchedFrom string) (agent
 		return agentConn{}, fmt.Errorf("reading the agent's /info: %w%s", err, withheldHint(err, url, fetchedFrom)) // err names the agent
 	}
 	ag = agentConn{client: cl, info: info, offset: clockOffset(sent, time.Now(), info.Time)}
-	if ag.offset != 0 {
+	switch {
+	case ag.offset.Abs() >= clockWarnOffset:
+		c.log.Warn("agent clock far from this machine's: its times are corrected by the offset, but check its clock (NTP)", "agent", url, "offset", ag.offset)
+	case ag.offset != 0:
 		c.log.Info("agent clock offset", "agent", url, "offset", ag.offset)
 	}
 	c.mu.Lock()
