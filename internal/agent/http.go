@@ -132,8 +132,11 @@ func (a *Agent) authorize(next http.Handler) http.Handler {
 		}
 		if err != nil {
 			code := http.StatusUnauthorized
-			if errors.Is(err, reqsign.ErrCacheFull) {
+			switch {
+			case errors.Is(err, reqsign.ErrCacheFull):
 				code = http.StatusServiceUnavailable
+			case errors.Is(err, reqsign.ErrTooLarge):
+				code = http.StatusRequestEntityTooLarge
 			}
 			a.log.Warn("request refused", "method", r.Method, "path", r.URL.Path, "remote", r.RemoteAddr, "status", code, "err", err)
 			w.Header().Set("WWW-Authenticate", reqsign.Scheme+` realm="crank-agent"`)

@@ -231,3 +231,16 @@ func TestStreamedUploadCheckedAtItsEnd(t *testing.T) {
 		t.Errorf("a refused upload's file: %v, want it removed", err)
 	}
 }
+
+// TestLargeBodyAnswers413: a signed request whose body is past the agent's bound for a job's
+// description (a 5 MB environment value) is answered 413, not 400 nor 401.
+func TestLargeBodyAnswers413(t *testing.T) {
+	ta, _, url := signedAgent(t, Options{})
+	body := []byte(`{"name":"x","executable":"/bin/true","environmentVariables":{"BIG":"` + strings.Repeat("x", 5<<20) + `"}}`)
+	req, _ := http.NewRequest(http.MethodPost, url+"/jobs", nil)
+	reqsign.Sign(req, ta.Token(), time.Now(), body)
+	code, msg := send(t, captured{req.Method, req.URL.String(), req.Header, body}, nil)
+	if code != http.StatusRequestEntityTooLarge || !strings.Contains(msg, "larger than 4194304 bytes") {
+		t.Errorf("POST /jobs of 5 MB: %d %.200s, want 413", code, msg)
+	}
+}

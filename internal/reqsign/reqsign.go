@@ -112,7 +112,7 @@ func checkTrailer(key []byte, requestMAC, value, digest string) bool {
 	return err == nil && b == digest && hmac.Equal(got, trailerMAC(key, requestMAC, digest))
 }
 
-// Errors of Parse and Check, each answered 401 by the agent.
+// Errors of Parse and Check, answered 401 by the agent but where said.
 var (
 	ErrMissing   = errors.New("the request is not signed (Authorization: " + Scheme + " ...)")
 	ErrMalformed = errors.New("malformed signature")
@@ -120,6 +120,7 @@ var (
 	ErrTime      = errors.New("request time outside the agent's window")
 	ErrReplayed  = errors.New("request already seen (a replay)")
 	ErrBody      = errors.New("the body does not match its signed digest")
+	ErrTooLarge  = errors.New("request too large") // answered 413
 )
 
 // Parse reads a signed request's Authorization header; method and uri are the request's.

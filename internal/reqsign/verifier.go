@@ -71,7 +71,7 @@ func (v *Verifier) Check(r *http.Request, stream bool, maxBody int64) error {
 		return fmt.Errorf("reading the body: %w", err)
 	}
 	if int64(len(body)) > maxBody {
-		return fmt.Errorf("%w: larger than %d bytes", ErrBody, maxBody)
+		return fmt.Errorf("%w: the body is larger than %d bytes", ErrTooLarge, maxBody)
 	}
 	if BodyDigest(body) != s.Body {
 		return ErrBody
