@@ -244,3 +244,19 @@ func TestLargeBodyAnswers413(t *testing.T) {
 		t.Errorf("POST /jobs of 5 MB: %d %.200s, want 413", code, msg)
 	}
 }
+
+// TestReplayToRestartedAgentRefused: an agent forgets the nonces it saw when it restarts; a request
+// captured before the restart (here, by an agent sharing the token that starts after the capture)
+// is refused as signed before the agent started.
+func TestReplayToRestartedAgentRefused(t *testing.T) {
+	ta, rec, _ := signedAgent(t, Options{Token: "shared-token"})
+	if _, err := ta.c.Info(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got := rec.last(t, http.MethodGet, "/info")
+	_, _, restarted := signedAgent(t, Options{Token: "shared-token"})
+	got.url = restarted + "/info"
+	if code, msg := send(t, got, nil); code != http.StatusUnauthorized || !strings.Contains(msg, "signed before the agent started") {
+		t.Errorf("a capture replayed to an agent started after it: %d %s, want 401", code, msg)
+	}
+}

@@ -17,6 +17,9 @@ type Verifier struct {
 	window time.Duration
 	now    func() time.Time
 	cache  *ReplayCache
+	// started: a request signed before the verifier existed is refused, since the nonces an
+	// agent saw before a restart are forgotten (a capture replayed to the restarted agent).
+	started time.Time
 }
 
 // NewVerifier checks requests signed with token's key, within window (DefaultWindow when <= 0)
@@ -31,7 +34,7 @@ func NewVerifier(token string, window time.Duration, now func() time.Time, cache
 	if cache == nil {
 		cache = NewReplayCache(0)
 	}
-	return &Verifier{key: Key(token), window: window, now: now, cache: cache}
+	return &Verifier{key: Key(token), window: window, now: now, cache: cache, started: now().Truncate(time.Millisecond)}
 }
 
 // Now is the verifier's clock (what the agent answers in TimeHeader).
@@ -49,6 +52,9 @@ func (v *Verifier) Check(r *http.Request, stream bool, maxBody int64) error {
 	now := v.now()
 	if err := s.Verify(v.key, now, v.window); err != nil {
 		return err
+	}
+	if s.Time.Before(v.started) {
+		return fmt.Errorf("%w: the request was signed before the agent started (%s)", ErrTime, v.started.Format(time.RFC3339Nano))
 	}
 	if err := v.cache.Add(s.Nonce, s.Time.Add(v.window), now); err != nil {
 		return err
