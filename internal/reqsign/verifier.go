@@ -17,8 +17,10 @@ type Verifier struct {
 	window time.Duration
 	now    func() time.Time
 	cache  *ReplayCache
-	// started: a request signed before the verifier existed is refused, since the nonces an
-	// agent saw before a restart are forgotten (a capture replayed to the restarted agent).
+	// started (with its monotonic reading): a request signed before the verifier existed is
+	// refused, since the nonces an agent saw before a restart are forgotten (a capture replayed
+	// to the restarted agent). When the verifier started is taken as now minus its uptime, so a
+	// wall clock that NTP steps back does not refuse what is signed after the step.
 	started time.Time
 }
 
@@ -34,7 +36,7 @@ func NewVerifier(token string, window time.Duration, now func() time.Time, cache
 	if cache == nil {
 		cache = NewReplayCache(0)
 	}
-	return &Verifier{key: Key(token), window: window, now: now, cache: cache, started: now().Truncate(time.Millisecond)}
+	return &Verifier{key: Key(token), window: window, now: now, cache: cache, started: time.Now()}
 }
 
 // Now is the verifier's clock (what the agent answers in TimeHeader).
@@ -53,11 +55,14 @@ func (v *Verifier) Check(r *http.Request, stream bool, maxBody int64) error {
 	if err := s.Verify(v.key, now, v.window); err != nil {
 		return err
 	}
-	if s.Time.Before(v.started) {
-		return fmt.Errorf("%w: the request was signed before the agent started (%s)", ErrTime, v.started.Format(time.RFC3339Nano))
+	if started := now.Add(-time.Since(v.started)).Truncate(time.Millisecond); s.Time.Before(started) {
+		return fmt.Errorf("%w: the request was signed before the agent started (%s)", ErrTime, started.Format(time.RFC3339Nano))
 	}
 	if err := v.cache.Add(s.Nonce, s.Time.Add(v.window), now); err != nil {
 		return err
+	}
+	if r.Body == nil { // a server's request always has one; a client's may not
+		r.Body = http.NoBody
 	}
 	if stream {
 		d := &digestReader{r: r.Body, sum: sha256.New(), want: func(digest string) bool { return digest == s.Body }}
