@@ -170,32 +170,34 @@ func (c *Controller) endpoints(ctx context.Context, s Service) ([]string, error)
 
 // token is the token that signs for the agent at url and, for a local agent's token file, the
 // address whose file it is (the client dials it, never the name again). An agent that only
-// fetched configurations name (fetchedFrom, the URL of one) gets a token scoped to it or none.
-func (c *Controller) token(ctx context.Context, url, fetchedFrom string) (token, addr string) {
+// fetched configurations name (fetchedFrom, the URL of one) gets a token scoped to it or none
+// (withheld).
+func (c *Controller) token(ctx context.Context, url, fetchedFrom string) (token, addr string, withheld bool) {
 	c.mu.Lock()
 	embedded := url == c.embeddedURL
 	c.mu.Unlock()
 	key, _ := api.EndpointKey(url)
 	if embedded {
-		return c.opts.EmbeddedToken, ""
+		return c.opts.EmbeddedToken, "", false
 	}
 	if tok, ok := c.opts.ScopedTokens[key]; ok {
-		return tok, ""
+		return tok, "", false
 	}
 	if fetchedFrom != "" && !c.opts.TokenFor[key] {
-		return "", ""
+		return "", "", true
 	}
 	if c.opts.AgentToken != "" {
-		return c.opts.AgentToken, ""
+		return c.opts.AgentToken, "", false
 	}
-	return api.LocalToken(ctx, url)
+	token, addr = api.LocalToken(ctx, url)
+	return token, addr, false
 }
 
 // withheldHint says, for an agent that refused crank (401) and that crank sent no token because
-// only a fetched configuration names it, how to scope one to it.
-func withheldHint(err error, url, fetchedFrom string) string {
+// only a fetched configuration (fetchedFrom) names it (withheld), how to scope one to it.
+func withheldHint(err error, url, fetchedFrom string, withheld bool) string {
 	var ae *api.AgentError
-	if fetchedFrom == "" || !errors.As(err, &ae) || ae.StatusCode != http.StatusUnauthorized {
+	if !withheld || !errors.As(err, &ae) || ae.StatusCode != http.StatusUnauthorized {
 		return ""
 	}
 	key, _ := api.EndpointKey(url)
@@ -219,7 +221,7 @@ func (c *Controller) client(ctx context.Context, url, fetchedFrom string) (agent
 	if ok {
 		return ag, nil
 	}
-	token, addr := c.token(ctx, url, fetchedFrom)
+	token, addr, withheld := c.token(ctx, url, fetchedFrom)
 	cl, err := api.NewClient(url, token, c.opts.HTTPClient, api.DialAddr(addr))
 	if err != nil {
 		return agentConn{}, err
@@ -232,7 +234,7 @@ func (c *Controller) client(ctx context.Context, url, fetchedFrom string) (agent
 	sent := time.Now()
 	info, err := cl.Info(hctx)
 	if err != nil {
-		return agentConn{}, fmt.Errorf("reading the agent's /info: %w%s", err, withheldHint(err, url, fetchedFrom)) // err names the agent
+		return agentConn{}, fmt.Errorf("reading the agent's /info: %w%s", err, withheldHint(err, url, fetchedFrom, withheld)) // err names the agent
 	}
 	ag = agentConn{client: cl, info: info, offset: clockOffset(sent, time.Now(), info.Time)}
 	switch {

@@ -44,11 +44,15 @@ func TestScopedTokenGoesOnlyToItsEndpoint(t *testing.T) {
 		{"fetched", Options{AgentToken: "T2"}, two, "https://lab.example/lab.yml", "--agent-token-for " + key(two)},
 		{"fetched, token for", Options{AgentToken: "T2", TokenFor: map[string]bool{key(two): true}}, two, "https://lab.example/lab.yml", ""},
 		{"fetched, scoped", Options{ScopedTokens: map[string]string{key(two): "T2"}}, two, "https://lab.example/lab.yml", ""},
+		{"fetched, wrong scoped token", Options{ScopedTokens: map[string]string{key(two): "T1"}}, two, "https://lab.example/lab.yml", "(401)"},
 	} {
 		c.opts.Logger = slog.New(slog.DiscardHandler)
 		_, err := New(c.opts).client(t.Context(), c.url, c.from)
 		if (err == nil) != (c.want == "") || (err != nil && !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+		if hint := "--agent-token-for"; err != nil && c.from != "" && strings.Contains(c.want, hint) != strings.Contains(err.Error(), hint) {
+			t.Errorf("%s: %v; want the scoping hint only when crank withheld the token", c.name, err)
 		}
 	}
 }
