@@ -75,11 +75,11 @@ func TestTokenlessLoopbackAgentMakesAToken(t *testing.T) {
 	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("token file %s: %v, %v; want mode 0600", file, fi, err)
 	}
-	tok := api.LocalToken(ctx, url)
-	if len(tok) < 40 {
-		t.Fatalf("LocalToken(%s) = %q", url, tok)
+	tok, at := api.LocalToken(ctx, url)
+	if len(tok) < 40 || at != addr.String() {
+		t.Fatalf("LocalToken(%s) = %q, %q; want a token and %s", url, tok, at, addr)
 	}
-	c, _ := api.NewClient(url, tok, nil)
+	c, _ := api.NewClient(url, tok, nil, api.DialAddr(at))
 	if _, err := c.Info(ctx); err != nil {
 		t.Errorf("info with the file's token: %v", err)
 	}

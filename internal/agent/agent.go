@@ -106,10 +106,17 @@ type Options struct {
 	ImageCacheMaxBytes int64
 	// Lease: a job whose status has not been read for this long is stopped and deleted.
 	Lease time.Duration
-	// Token is required as a bearer token on every endpoint but /health. Default: a random one
-	// (Agent.Token tells it), unless NoToken.
+	// Token signs every request but /health (reqsign). Default: a random one (Agent.Token tells
+	// it), unless NoToken.
 	Token   string
 	NoToken bool
+	// AcceptBearer also accepts the token itself as "Authorization: Bearer TOKEN" (curl by hand):
+	// whoever sees such a request on the network holds the token.
+	AcceptBearer bool
+	// SignatureWindow is how far a signed request's time may be from Clock (reqsign.DefaultWindow).
+	SignatureWindow time.Duration
+	// Clock is the agent's clock for signed requests (time.Now when nil; tests skew it).
+	Clock func() time.Time
 	// MaxUpload caps a source upload (HTTP 413 beyond), MaxUploadEntries its entries (default
 	// DefaultMaxUploadEntries).
 	MaxUpload        int64

@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/reqsign"
 )
 
 // handlerFunc is an endpoint: it returns the value to send or an error. wrap turns it into an
@@ -97,21 +100,47 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// authorize requires the bearer token on every path but /health, when the agent has a token.
+// authorize requires a request signed with the token (reqsign) on every path but /health, when
+// the agent has a token; with AcceptBearer, the token itself as a bearer token too. Every answer
+// gives the agent's clock (reqsign.TimeHeader), so that a client signs with the agent's time.
 func (a *Agent) authorize(next http.Handler) http.Handler {
 	if a.opts.Token == "" {
-		return next
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set(reqsign.TimeHeader, strconv.FormatInt(time.Now().UnixMilli(), 10))
+			next.ServeHTTP(w, r)
+		})
 	}
+	v := reqsign.NewVerifier(a.opts.Token, a.opts.SignatureWindow, a.opts.Clock, nil)
 	want := []byte(a.opts.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(reqsign.TimeHeader, strconv.FormatInt(v.Now().UnixMilli(), 10))
 		if r.URL.Path == "/health" {
 			next.ServeHTTP(w, r)
 			return
 		}
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="crank-agent"`)
-			writeJSON(w, http.StatusUnauthorized, api.ErrorBody{Error: "missing or wrong bearer token"})
+		bearer, isBearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		var err error
+		switch {
+		case isBearer && a.opts.AcceptBearer:
+			if subtle.ConstantTimeCompare([]byte(bearer), want) != 1 {
+				err = errors.New("wrong bearer token")
+			}
+		case isBearer:
+			err = errors.New("a bearer token is refused: sign the request with the token (crank does), or start the agent with --accept-bearer")
+		default:
+			err = v.Check(r, r.Method == http.MethodPut, maxJobBody)
+		}
+		if err != nil {
+			code := http.StatusUnauthorized
+			switch {
+			case errors.Is(err, reqsign.ErrCacheFull):
+				code = http.StatusServiceUnavailable
+			case errors.Is(err, reqsign.ErrTooLarge):
+				code = http.StatusRequestEntityTooLarge
+			}
+			a.log.Warn("request refused", "method", r.Method, "path", r.URL.Path, "remote", r.RemoteAddr, "status", code, "err", err)
+			w.Header().Set("WWW-Authenticate", reqsign.Scheme+` realm="crank-agent"`)
+			writeJSON(w, code, api.ErrorBody{Error: err.Error()})
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/reqsign"
 )
 
 // TestSlowlorisFromOneHostCannotStarveAnother: a host that opens more connections than the agent
@@ -57,7 +59,7 @@ func TestSlowlorisFromOneHostCannotStarveAnother(t *testing.T) {
 	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DialContext: dialer.DialContext, DisableKeepAlives: true}}
 	for _, path := range []string{"/health", "/jobs"} {
 		req, _ := http.NewRequest(http.MethodGet, "http://"+addr+path, nil)
-		req.Header.Set("Authorization", "Bearer "+token)
+		reqsign.Sign(req, token, time.Now(), nil)
 		start := time.Now()
 		resp, err := client.Do(req)
 		took := time.Since(start)

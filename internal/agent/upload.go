@@ -11,6 +11,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/agent/extract"
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/reqsign"
 )
 
 // handleSource extracts a job's source upload into its folder. The upload ends with the job: a
@@ -44,6 +45,9 @@ func (a *Agent) handleSource(w http.ResponseWriter, r *http.Request, name string
 	// A read waiting on a silent client is cut when the job goes; the connection is then closed.
 	unblock := context.AfterFunc(ctx, func() { _ = rc.SetReadDeadline(time.Now()) })
 	digest, err := extract.ExtractRoot(ctx, body, root, extract.Limits{MaxBytes: 8 * a.opts.MaxUpload, MaxEntries: a.opts.MaxUploadEntries})
+	if err == nil { // to its end: a signed body is checked there (reqsign.ErrBody), before it counts
+		_, err = io.Copy(io.Discard, body)
+	}
 	if !unblock() { // before endUpload ends ctx: the deadline must not fall on the connection's next request
 		w.Header().Set("Connection", "close")
 	}
@@ -69,6 +73,8 @@ func (a *Agent) uploadError(j *job, ctx context.Context, err error) error {
 	var tooBig *http.MaxBytesError
 	var deleted *jobDeleted
 	switch {
+	case errors.Is(err, reqsign.ErrBody):
+		return &httpError{http.StatusUnauthorized, fmt.Sprintf("job %s: source upload refused, its files removed: %v", j.id, err)}
 	case errors.As(context.Cause(ctx), &deleted):
 		return &httpError{http.StatusConflict, deleted.Error()}
 	case errors.As(err, &tooBig):

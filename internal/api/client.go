@@ -1,32 +1,85 @@
 package api
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/reqsign"
 )
 
 // Client talks to one agent. The zero value is not usable: build it with NewClient.
 type Client struct {
-	base  *url.URL
-	token string
-	http  *http.Client
+	base *url.URL
+	key  []byte // the signing key derived from the token; nil: requests go unsigned
+	http *http.Client
+	// offset is the agent's clock minus ours (nanoseconds), learnt from its answers: requests are
+	// signed with the agent's time.
+	offset atomic.Int64
+	bounds Bounds
 }
 
-// DefaultRequestTimeout bounds every call but uploads, so an unreachable agent fails fast.
+// DefaultRequestTimeout bounds every call but uploads, answer included, so an unreachable or
+// trickling agent fails fast.
 const DefaultRequestTimeout = 8 * time.Second
 
-// NewClient returns a client for the agent at baseURL ("http://10.0.0.2:5010"). token may be empty.
-// httpClient may be nil (a client with DefaultRequestTimeout per call is used).
-func NewClient(baseURL, token string, httpClient *http.Client) (*Client, error) {
+// Option configures a Client.
+type Option func(*Client) error
+
+// DialAddr makes the client connect to addr (an IP and port) whatever the URL's host resolves to:
+// the address whose token file was read (LocalAgent), so that a name resolving to several
+// loopback addresses cannot send the request to another user's listener. Not through a proxy.
+func DialAddr(addr string) Option {
+	return func(c *Client) error {
+		if addr == "" {
+			return nil
+		}
+		base := c.http.Transport
+		if base == nil {
+			base = http.DefaultTransport
+		}
+		t, ok := base.(*http.Transport)
+		if !ok {
+			return fmt.Errorf("agent %s: cannot pin its address %s on a %T", c.base, addr, base)
+		}
+		t = t.Clone()
+		hostport := c.base.Host
+		if c.base.Port() == "" {
+			hostport = net.JoinHostPort(c.base.Hostname(), map[string]string{"http": "80", "https": "443"}[c.base.Scheme])
+		}
+		dial := t.DialContext
+		if dial == nil {
+			dial = (&net.Dialer{}).DialContext
+		}
+		t.Proxy = nil
+		t.DialContext = func(ctx context.Context, network, a string) (net.Conn, error) {
+			if a != hostport {
+				return nil, fmt.Errorf("agent %s: dialling %s, want only %s (pinned to %s)", c.base, a, hostport, addr)
+			}
+			return dial(ctx, network, addr)
+		}
+		hc := *c.http
+		hc.Transport = t
+		c.http = &hc
+		return nil
+	}
+}
+
+// WithBounds sets the answers' size bounds (DefaultBounds otherwise).
+func WithBounds(b Bounds) Option {
+	return func(c *Client) error { c.bounds = b; return nil }
+}
+
+// NewClient returns a client for the agent at baseURL ("http://10.0.0.2:5010"). token may be
+// empty; requests are signed with it (reqsign), it is never sent. httpClient may be nil.
+func NewClient(baseURL, token string, httpClient *http.Client, opts ...Option) (*Client, error) {
 	u, err := url.Parse(strings.TrimRight(baseURL, "/"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("agent URL %q: want http(s)://host:port", baseURL)
@@ -34,7 +87,16 @@ func NewClient(baseURL, token string, httpClient *http.Client) (*Client, error) 
 	if httpClient == nil {
 		httpClient = &http.Client{}
 	}
-	return &Client{base: u, token: token, http: httpClient}, nil
+	c := &Client{base: u, http: httpClient, bounds: DefaultBounds}
+	if token != "" {
+		c.key = reqsign.Key(token)
+	}
+	for _, o := range opts {
+		if err := o(c); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }
 
 // URL is the agent's base URL.
@@ -49,80 +111,38 @@ type AgentError struct {
 
 func (e *AgentError) Error() string {
 	if e.StatusCode == http.StatusUnauthorized {
-		return fmt.Sprintf("agent %s refused the request (401): %s; give the agent's token with --agent-token or CRANK_AGENT_TOKEN", e.URL, e.Message)
+		return fmt.Sprintf("agent %s refused the request (401): %s; give the agent's token with --agent-token, --agent-token-file or CRANK_AGENT_TOKEN", e.URL, e.Message)
 	}
 	return fmt.Sprintf("agent %s: %d: %s", e.URL, e.StatusCode, e.Message)
 }
 
-func (c *Client) do(ctx context.Context, method, path string, body io.Reader, contentType string, timeout time.Duration, out any) error {
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base.String()+path, body)
-	if err != nil {
-		return err
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("agent %s did not answer %s %s within %s: %w", c.base, method, path, timeout, err)
-		}
-		return fmt.Errorf("agent %s: %s %s: %w", c.base, method, path, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		var eb ErrorBody
-		raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		if json.Unmarshal(raw, &eb) != nil || eb.Error == "" {
-			eb.Error = strings.TrimSpace(string(raw))
-		}
-		return &AgentError{URL: c.base.String(), StatusCode: resp.StatusCode, Message: eb.Error}
-	}
-	if out == nil {
-		_, err = io.Copy(io.Discard, resp.Body)
-		return err
-	}
-	if s, ok := out.(*string); ok {
-		raw, err := io.ReadAll(resp.Body)
-		*s = string(raw)
-		return err
-	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-		return fmt.Errorf("agent %s: %s %s: bad answer: %w", c.base, method, path, err)
-	}
-	return nil
+// agentTime is now on the agent's clock, as far as the client knows it.
+func (c *Client) agentTime() time.Time {
+	return time.Now().Add(time.Duration(c.offset.Load()))
 }
 
-func (c *Client) doJSON(ctx context.Context, method, path string, in, out any) error {
-	var body io.Reader
-	ct := ""
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return err
-		}
-		body, ct = bytes.NewReader(b), "application/json"
+// learnClock takes the agent's clock from an answer's reqsign.TimeHeader, sent at sent; it tells
+// whether the offset moved by more than a second.
+func (c *Client) learnClock(resp *http.Response, sent time.Time) bool {
+	ms, err := strconv.ParseInt(resp.Header.Get(reqsign.TimeHeader), 10, 64)
+	if err != nil {
+		return false
 	}
-	return c.do(ctx, method, path, body, ct, DefaultRequestTimeout, out)
+	now := time.Now()
+	off := time.UnixMilli(ms).Sub(sent.Add(now.Sub(sent) / 2))
+	old := time.Duration(c.offset.Swap(int64(off)))
+	return (off - old).Abs() > time.Second
 }
 
-// Health answers nil when the agent is up. It needs no token.
+// Health answers nil when the agent is up. It needs no token; it also learns the agent's clock.
 func (c *Client) Health(ctx context.Context) error {
-	return c.doJSON(ctx, http.MethodGet, "/health", nil, nil)
+	return c.do(ctx, call{method: http.MethodGet, path: "/health", limit: c.bounds.Status})
 }
 
 // Info reads the agent's machine description.
 func (c *Client) Info(ctx context.Context) (Info, error) {
 	var i Info
-	err := c.doJSON(ctx, http.MethodGet, "/info", nil, &i)
+	err := c.do(ctx, call{method: http.MethodGet, path: "/info", limit: c.bounds.Info, out: &i})
 	return i, err
 }
 
@@ -139,18 +159,19 @@ func (c *Client) Upload(ctx context.Context, id string, tgz io.Reader) error {
 }
 
 // UploadSource sends one of the job's named sources (Job.Sources) as a tar.gz stream; the name ""
-// is the job's own source.
+// is the job's own source. A stream that is an io.ReadSeeker is hashed before it is sent; another
+// carries its digest in a trailer.
 func (c *Client) UploadSource(ctx context.Context, id, name string, tgz io.Reader) error {
 	p := "/jobs/" + url.PathEscape(id) + "/source"
 	if name != "" {
 		p += "?name=" + url.QueryEscape(name)
 	}
-	return c.do(ctx, http.MethodPut, p, tgz, "application/gzip", 0, nil)
+	return c.upload(ctx, p, tgz)
 }
 
 // UploadBuildFiles sends the job's build files as a tar.gz stream (paths inside the job's folder).
 func (c *Client) UploadBuildFiles(ctx context.Context, id string, tgz io.Reader) error {
-	return c.do(ctx, http.MethodPut, "/jobs/"+url.PathEscape(id)+"/buildfiles", tgz, "application/gzip", 0, nil)
+	return c.upload(ctx, "/jobs/"+url.PathEscape(id)+"/buildfiles", tgz)
 }
 
 // Start builds (if needed) and starts the job.
@@ -165,17 +186,19 @@ func (c *Client) Status(ctx context.Context, id string) (JobStatus, error) {
 	return s, err
 }
 
-// Output reads the job's combined output from byte offset since.
+// Output reads the job's combined output from byte offset since: at most Bounds.Output bytes of
+// it (the rest at the next read, from since plus what this one returned).
 func (c *Client) Output(ctx context.Context, id string, since int64) (string, error) {
 	var s string
-	err := c.do(ctx, http.MethodGet, "/jobs/"+url.PathEscape(id)+"/output?since="+strconv.FormatInt(since, 10), nil, "", DefaultRequestTimeout, &s)
+	err := c.do(ctx, call{method: http.MethodGet, path: "/jobs/" + url.PathEscape(id) + "/output?since=" + strconv.FormatInt(since, 10),
+		limit: c.bounds.Output, prefix: true, out: &s})
 	return s, err
 }
 
 // Measurements reads the job's metadata and samples.
 func (c *Client) Measurements(ctx context.Context, id string) (Measurements, error) {
 	var m Measurements
-	err := c.doJSON(ctx, http.MethodGet, "/jobs/"+url.PathEscape(id)+"/measurements", nil, &m)
+	err := c.do(ctx, call{method: http.MethodGet, path: "/jobs/" + url.PathEscape(id) + "/measurements", limit: c.bounds.Measurements, out: &m})
 	return m, err
 }
 

@@ -60,29 +60,32 @@ func WriteTokenFile(addr net.Addr, token string) (string, error) {
 }
 
 // LocalToken returns the token a local agent at agentURL wrote, when its host resolves to a
-// loopback address and the file is there; "" otherwise.
-func LocalToken(ctx context.Context, agentURL string) string {
+// loopback address and the file is there, and that address (IP and port): the client must dial
+// that address (DialAddr), not resolve the name again, since the name may resolve to another
+// loopback address where another user listens. "", "" otherwise.
+func LocalToken(ctx context.Context, agentURL string) (token, addr string) {
 	u, err := url.Parse(agentURL)
 	if err != nil || u.Port() == "" {
-		return ""
+		return "", ""
 	}
 	addrs, err := net.DefaultResolver.LookupIPAddr(ctx, u.Hostname())
 	if err != nil {
-		return ""
+		return "", ""
 	}
 	for _, a := range addrs {
 		if !a.IP.IsLoopback() {
 			continue
 		}
-		tcp, err := net.ResolveTCPAddr("tcp", net.JoinHostPort(a.IP.String(), u.Port()))
+		hostport := net.JoinHostPort(a.IP.String(), u.Port())
+		tcp, err := net.ResolveTCPAddr("tcp", hostport)
 		if err != nil {
 			continue
 		}
 		if b, err := os.ReadFile(TokenFile(tcp)); err == nil {
-			return strings.TrimSpace(string(b))
+			return strings.TrimSpace(string(b)), hostport
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // ReadTokenFile reads a token kept in a file (crank-agent --token-file, crank --agent-token-file):

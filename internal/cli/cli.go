@@ -224,10 +224,24 @@ func newController(st State, f *runFlags, log *slog.Logger, progressTo io.Writer
 	if err != nil {
 		return nil, fmt.Errorf("--agent-ca: %w", err)
 	}
+	var scoped map[string]string
 	if f.tokenFile != "" {
-		if f.agentToken, err = api.ReadTokenFile(f.tokenFile); err != nil {
+		toks, err := api.ReadTokens(f.tokenFile)
+		if err != nil {
 			return nil, fmt.Errorf("--agent-token-file: %w", err)
 		}
+		if toks.Unscoped != "" {
+			f.agentToken = toks.Unscoped
+		}
+		scoped = toks.Scoped
+	}
+	tokenFor := map[string]bool{}
+	for _, u := range f.tokenFor {
+		key, err := api.EndpointKey(u)
+		if err != nil {
+			return nil, fmt.Errorf("--agent-token-for: %w", err)
+		}
+		tokenFor[key] = true
 	}
 	if f.display.outputDir != "" {
 		recordWritten(st, f.display.outputDir)
@@ -240,6 +254,8 @@ func newController(st State, f *runFlags, log *slog.Logger, progressTo io.Writer
 		OutputDir:     f.display.outputDir,
 		Exclude:       exclude(st, f),
 		AgentToken:    f.agentToken,
+		ScopedTokens:  scoped,
+		TokenFor:      tokenFor,
 		EmbeddedToken: embeddedToken,
 		HTTPClient:    httpClient,
 		StartEmbedded: func(ctx context.Context) (string, func(context.Context) error, error) {
@@ -254,11 +270,12 @@ func newController(st State, f *runFlags, log *slog.Logger, progressTo io.Writer
 // 0: each job's own) as every job's sampling interval.
 func servicesOf(res *config.Resolved, interval float64) []controller.Service {
 	var out []controller.Service
+	fetched := res.FetchedOnly()
 	for _, s := range res.Services {
 		if interval > 0 { // crank's --interval: every job's sampling interval
 			s.Job.Interval = api.Duration(interval * float64(time.Second))
 		}
-		svc := controller.Service{Name: s.Name, Job: s.Job, Endpoints: s.Endpoints}
+		svc := controller.Service{Name: s.Name, Job: s.Job, Endpoints: s.Endpoints, Fetched: fetched}
 		for _, sh := range s.Shares {
 			if interval > 0 {
 				sh.Job.Interval = s.Job.Interval

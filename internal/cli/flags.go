@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/suggest"
 )
 
@@ -25,6 +26,7 @@ type runFlags struct {
 	agentToken  string
 	agentCA     string
 	tokenFile   string   // --agent-token-file
+	tokenFor    []string // --agent-token-for URL[,URL...], repeatable
 	compare     []string // --compare FILE, repeatable as in crank
 	session     string
 	verbose     bool
@@ -179,6 +181,13 @@ func (f *runFlags) set(name, value string) error {
 		f.agentToken = value
 	case "agent-token-file":
 		f.tokenFile = value
+	case "agent-token-for":
+		for u := range strings.SplitSeq(value, ",") {
+			if _, err := api.EndpointKey(u); err != nil {
+				return usagef("--agent-token-for: %v", err)
+			}
+			f.tokenFor = append(f.tokenFor, u)
+		}
 	case "agent-ca":
 		f.agentCA = value
 	case "compare":
@@ -286,8 +295,12 @@ Run options (crank's names):
   --dry-run FILE           write the resolved scenario as JSON ("-" for stdout) and run nothing
   --compare FILE           compare the results with FILE right after the run (exit 1 on regression;
                            repeatable: each FILE in turn)
-  --agent-token TOKEN      bearer token for the agents (or CRANK_AGENT_TOKEN; a command line is visible in ps)
-  --agent-token-file FILE  read the agents' bearer token from this file
+  --agent-token TOKEN      the agents' token, which signs crank's requests (or CRANK_AGENT_TOKEN; a command
+                           line is visible in ps); not for agents only fetched configurations name
+  --agent-token-file FILE  read the agents' tokens from this file: a line TOKEN, and lines
+                           URL [URL...] TOKEN scoping a token to those agents
+  --agent-token-for URL    let the unscoped token sign for this agent too, although only a configuration
+                           fetched from a URL names it (repeatable, or URL,URL...)
   --agent-ca FILE          PEM CA certificate(s) that signed the agents' TLS certificates (or CRANK_AGENT_CA)
   --session ID             session id recorded with the results (default: generated)
   --influx-url/--influx-token/--influx-org/--influx-bucket   push results to InfluxDB (or CRANK_INFLUX_*)

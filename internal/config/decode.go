@@ -24,6 +24,10 @@ type decoder struct {
 	errs   []error
 	warns  []string
 	notes  []string
+	// fetched are the endpoints named in a file fetched from a URL, each with that file's URL;
+	// local, those named in a local file or on the command line.
+	fetched map[string]string
+	local   map[string]bool
 	// project is crank's source.project: one of crank's load wrappers or a .NET build.
 	project    string
 	projectPos Pos
@@ -293,7 +297,13 @@ func (d *decoder) endpoints(p pair) []string {
 			d.fail(it.pos, p.key, "%q is not an agent URL (http(s)://host:port)", s)
 			continue
 		}
-		out = append(out, strings.TrimRight(s, "/"))
+		ep := strings.TrimRight(s, "/")
+		out = append(out, ep)
+		if isURL(it.pos.File) {
+			d.fetched[ep] = it.pos.File
+		} else {
+			d.local[ep] = true
+		}
 	}
 	return out
 }

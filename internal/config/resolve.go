@@ -41,6 +41,23 @@ type Resolved struct {
 	Variant map[string]string
 }
 
+// FetchedOnly returns the endpoints that only files fetched from a URL name (no local file and no
+// option), each with the URL of a file naming it: crank sends them no token but one scoped to them.
+func (r *Resolved) FetchedOnly() map[string]string {
+	out := map[string]string{}
+	for _, s := range r.Services {
+		for ep, file := range s.fetched {
+			out[ep] = file
+		}
+	}
+	for _, s := range r.Services {
+		for ep := range s.local {
+			delete(out, ep)
+		}
+	}
+	return out
+}
+
 // Service is one service of the scenario.
 type Service struct {
 	Name string
@@ -55,6 +72,9 @@ type Service struct {
 	// job rendered with its share of rate and connections (split.go). Nil otherwise.
 	Shares []Share
 	uses   map[string]bool // variables the job declares or its templates mention
+	// fetched and local: where the endpoints were named (decoder.fetched, decoder.local).
+	fetched map[string]string
+	local   map[string]bool
 
 	raw     *node  // the job before rendering (its share is rendered from it)
 	cmdVars *node  // the command line's variables
@@ -313,9 +333,10 @@ func (c *Config) finish(e *liquid.Engine, where, svc, jobName string, job, cmdVa
 // decodeService decodes a rendered service's job strictly, runs crank's wrapper translation and
 // the job's onConfigure scripts, and collects warnings and notes into r.
 func (c *Config) decodeService(js *script.Engine, r *Resolved, s *Service) error {
-	d := &decoder{where: s.where, dirs: c.dirs, log: c.log, strict: c.strict}
+	d := &decoder{where: s.where, dirs: c.dirs, log: c.log, strict: c.strict, fetched: map[string]string{}, local: map[string]bool{}}
 	j := &s.Job
 	s.Endpoints = d.job(s.body, j)
+	s.fetched, s.local = d.fetched, d.local
 	s.body = nil
 	s.Weights = d.weights
 	if len(d.weights) > 0 && len(d.weights) != len(s.Endpoints) {

@@ -29,6 +29,9 @@ type Service struct {
 	// Shares, for a load on several endpoints, are each endpoint's part of it (in Endpoints'
 	// order): its job, rendered with its share of the split variables. Nil: Job on every one.
 	Shares []Share
+	// Fetched names the endpoints that only configurations fetched from a URL name, each with
+	// such a file's URL (config.Resolved.FetchedOnly): they get no token but one scoped to them.
+	Fetched map[string]string
 }
 
 // Share is one endpoint's part of a load split across endpoints (config.Share).
@@ -49,9 +52,16 @@ type Options struct {
 	// Status, when set, receives the run's status on every poll (phase, elapsed and remaining
 	// time, live requests/s and CPU).
 	Status func(progress.Status)
-	// AgentToken is sent to every agent; with none, an agent on this machine's loopback is sent
-	// the token it keeps in its token file (api.LocalToken).
+	// AgentToken signs for every agent but those ScopedTokens names and those only fetched
+	// configurations name (Service.Fetched) unless TokenFor names them; with none, an agent on
+	// this machine's loopback is signed for with the token it keeps in its token file
+	// (api.LocalToken), under the same rule.
 	AgentToken string
+	// ScopedTokens sign for their endpoints only (api.EndpointKey -> token).
+	ScopedTokens map[string]string
+	// TokenFor are the endpoints (api.EndpointKey) only fetched configurations name that
+	// AgentToken (or a local token file) may sign for all the same.
+	TokenFor map[string]bool
 	// EmbeddedToken is the token of the agent StartEmbedded starts.
 	EmbeddedToken string
 	HTTPClient    *http.Client
@@ -170,18 +180,41 @@ func (c *Controller) endpoints(ctx context.Context, s Service) ([]string, error)
 	return []string{c.embeddedURL}, nil
 }
 
-// token is the bearer token for the agent at url.
-func (c *Controller) token(ctx context.Context, url string) string {
+// token is the token that signs for the agent at url and, for a local agent's token file, the
+// address whose file it is (the client dials it, never the name again). An agent that only
+// fetched configurations name (fetchedFrom, the URL of one) gets a token scoped to it or none
+// (withheld).
+func (c *Controller) token(ctx context.Context, url, fetchedFrom string) (token, addr string, withheld bool) {
 	c.mu.Lock()
 	embedded := url == c.embeddedURL
 	c.mu.Unlock()
-	switch {
-	case embedded:
-		return c.opts.EmbeddedToken
-	case c.opts.AgentToken != "":
-		return c.opts.AgentToken
+	key, _ := api.EndpointKey(url)
+	if embedded {
+		return c.opts.EmbeddedToken, "", false
 	}
-	return api.LocalToken(ctx, url)
+	if tok, ok := c.opts.ScopedTokens[key]; ok {
+		return tok, "", false
+	}
+	if fetchedFrom != "" && !c.opts.TokenFor[key] {
+		return "", "", true
+	}
+	if c.opts.AgentToken != "" {
+		return c.opts.AgentToken, "", false
+	}
+	token, addr = api.LocalToken(ctx, url)
+	return token, addr, false
+}
+
+// withheldHint says, for an agent that refused crank (401) and that crank sent no token because
+// only a fetched configuration (fetchedFrom) names it (withheld), how to scope one to it.
+func withheldHint(err error, url, fetchedFrom string, withheld bool) string {
+	var ae *api.AgentError
+	if !withheld || !errors.As(err, &ae) || ae.StatusCode != http.StatusUnauthorized {
+		return ""
+	}
+	key, _ := api.EndpointKey(url)
+	return fmt.Sprintf("; crank signs with no unscoped token (CRANK_AGENT_TOKEN, --agent-token, a token file's lone token or a local agent's) for an agent named only by a configuration fetched from a URL (%s): scope one to it with a line %q in --agent-token-file, or pass --agent-token-for %s",
+		fetchedFrom, key+" TOKEN", key)
 }
 
 // agentConn is what the controller knows of one agent.
@@ -193,14 +226,15 @@ type agentConn struct {
 }
 
 // client returns the agent at url, checking once that it answers and estimating its clock offset.
-func (c *Controller) client(ctx context.Context, url string) (agentConn, error) {
+func (c *Controller) client(ctx context.Context, url, fetchedFrom string) (agentConn, error) {
 	c.mu.Lock()
 	ag, ok := c.agents[url]
 	c.mu.Unlock()
 	if ok {
 		return ag, nil
 	}
-	cl, err := api.NewClient(url, c.token(ctx, url), c.opts.HTTPClient)
+	token, addr, withheld := c.token(ctx, url, fetchedFrom)
+	cl, err := api.NewClient(url, token, c.opts.HTTPClient, api.DialAddr(addr))
 	if err != nil {
 		return agentConn{}, err
 	}
@@ -212,7 +246,7 @@ func (c *Controller) client(ctx context.Context, url string) (agentConn, error) 
 	sent := time.Now()
 	info, err := cl.Info(hctx)
 	if err != nil {
-		return agentConn{}, fmt.Errorf("reading the agent's /info: %w", err) // err names the agent
+		return agentConn{}, fmt.Errorf("reading the agent's /info: %w%s", err, withheldHint(err, url, fetchedFrom, withheld)) // err names the agent
 	}
 	ag = agentConn{client: cl, info: info, offset: clockOffset(sent, time.Now(), info.Time)}
 	if ag.offset != 0 {

@@ -24,7 +24,7 @@ func TestUnreachableAgentSaysHowToStartOne(t *testing.T) {
 	l.Close() // nothing listens there now
 	c := New(Options{})
 	defer c.Close(context.Background())
-	_, err = c.client(context.Background(), u)
+	_, err = c.client(context.Background(), u, "")
 	if err == nil {
 		t.Fatalf("connecting to %s succeeded with nothing listening", u)
 	}

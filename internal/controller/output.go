@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/safewrite"
@@ -19,6 +20,9 @@ func CommandLine(j api.Job) string {
 func building(s api.JobState) bool {
 	return s == api.StateNew || s == api.StateInitializing || s == api.StateWaiting
 }
+
+// maxLine is the longest piece of a line follow waits to see the end of.
+const maxLine = 1 << 20
 
 // follow prints the new complete lines of output of the jobs whose options.displayOutput or
 // options.displayBuild is set, each line prefixed with the service's name.
@@ -37,6 +41,9 @@ func (c *Controller) follow(ctx context.Context, targets, others []*instance) {
 			continue
 		}
 		end := strings.LastIndexByte(text, '\n')
+		if end < 0 && len(text) >= maxLine { // a line that long is shown in pieces
+			end = len(text) - 1
+		}
 		if end < 0 {
 			continue
 		}
@@ -85,24 +92,65 @@ func (c *Controller) saveOutputs(ctx context.Context, ins []*instance) {
 		if in.id == "" || in.status.Skipped != "" {
 			continue
 		}
-		out, err := in.client.Output(ctx, in.id, 0)
-		if err != nil {
-			c.log.Warn("saving the job's output", "service", in.service, "agent", in.url, "err", err)
-			continue
-		}
 		name := in.service
 		if rank[in.service] > 1 {
 			name = fmt.Sprintf("%s-%d", in.service, rank[in.service])
 		}
-		split := min(max(in.status.BuildLogBytes, 0), int64(len(out)))
-		if building(in.status.State) {
-			split = int64(len(out))
-		}
-		for suffix, text := range map[string]string{".build.log": out[:split], ".output.log": out[split:]} {
-			p := filepath.Join(c.opts.OutputDir, name+iteration+suffix)
-			if err := safewrite.Replace(p, []byte(text), safewrite.Output); err != nil {
-				c.log.Warn("saving the job's output", "file", p, "err", err)
-			}
+		if err := c.saveOutput(ctx, in, filepath.Join(c.opts.OutputDir, name+iteration)); err != nil {
+			c.log.Warn("saving the job's output", "service", in.service, "agent", in.url, "err", err)
 		}
 	}
+}
+
+// Bounds on a job's output saved in Options.OutputDir: what an agent sends beyond them is not kept
+// (a job that prints forever, or an agent that says it did).
+const (
+	MaxSavedOutput    = 64 << 20
+	maxOutputReads    = 1024
+	outputReadTimeout = time.Minute
+)
+
+// saveOutput writes a job's build log and output to base.build.log and base.output.log, one
+// bounded read after another, up to MaxSavedOutput bytes, maxOutputReads reads and
+// outputReadTimeout; past a bound, the error names it.
+func (c *Controller) saveOutput(ctx context.Context, in *instance, base string) error {
+	ctx, cancel := context.WithTimeout(ctx, outputReadTimeout)
+	defer cancel()
+	build, err := safewrite.Create(base+".build.log", safewrite.Output)
+	if err != nil {
+		return err
+	}
+	defer build.Close()
+	output, err := safewrite.Create(base+".output.log", safewrite.Output)
+	if err != nil {
+		return err
+	}
+	defer output.Close()
+	split := max(in.status.BuildLogBytes, 0)
+	if building(in.status.State) {
+		split = MaxSavedOutput
+	}
+	var off int64
+	for range maxOutputReads {
+		text, err := in.client.Output(ctx, in.id, off)
+		if err != nil || text == "" {
+			return err
+		}
+		full := off+int64(len(text)) > MaxSavedOutput
+		if full {
+			text = text[:MaxSavedOutput-off]
+		}
+		cut := min(max(split-off, 0), int64(len(text)))
+		if _, err := build.WriteString(text[:cut]); err != nil {
+			return err
+		}
+		if _, err := output.WriteString(text[cut:]); err != nil {
+			return err
+		}
+		off += int64(len(text))
+		if full {
+			return fmt.Errorf("agent %s: job %s: output longer than %d bytes: the rest is not saved", in.url, in.id, MaxSavedOutput)
+		}
+	}
+	return fmt.Errorf("agent %s: job %s: output not over after %d reads: the rest is not saved", in.url, in.id, maxOutputReads)
 }

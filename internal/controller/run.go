@@ -62,7 +62,7 @@ func (c *Controller) runPass(ctx context.Context, services []Service, h *held, l
 		}
 		var mine []*instance
 		for i, u := range urls {
-			ag, err := c.client(ctx, u)
+			ag, err := c.client(ctx, u, s.Fetched[u])
 			if err != nil {
 				return nil, fmt.Errorf("service %q: %w", s.Name, err)
 			}

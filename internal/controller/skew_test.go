@@ -64,7 +64,7 @@ func TestClockFarOffIsSaid(t *testing.T) {
 	var progress bytes.Buffer
 	c := New(Options{Progress: &progress})
 	defer c.Close(context.Background())
-	ag, err := c.client(t.Context(), far)
+	ag, err := c.client(t.Context(), far, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestClockFarOffIsSaid(t *testing.T) {
 		t.Errorf("progress %q, want it to begin %q", progress.String(), want)
 	}
 	progress.Reset()
-	if _, err := c.client(t.Context(), startAgent(t, 0, nil)); err != nil || progress.Len() != 0 {
+	if _, err := c.client(t.Context(), startAgent(t, 0, nil), ""); err != nil || progress.Len() != 0 {
 		t.Errorf("an agent on time: %v, progress %q", err, progress.String())
 	}
 	y2500 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -87,7 +87,7 @@ func TestClockFarOffIsSaid(t *testing.T) {
 		_, _ = w.Write([]byte(`{"time":"2500-01-01T00:00:00Z"}`))
 	}))
 	defer y2500.Close()
-	if _, err := c.client(t.Context(), y2500.URL); err == nil || !strings.Contains(err.Error(), "agent "+y2500.URL+": its clock says 2500-01-01T00:00:00Z, too far from crank's to correct") {
+	if _, err := c.client(t.Context(), y2500.URL, ""); err == nil || !strings.Contains(err.Error(), "agent "+y2500.URL+": its clock says 2500-01-01T00:00:00Z, too far from crank's to correct") {
 		t.Errorf("a clock in 2500: %v, want a refusal naming the agent", err)
 	}
 }

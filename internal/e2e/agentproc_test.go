@@ -119,10 +119,11 @@ func (ap *agentProc) waitHealthy(t *testing.T, client *http.Client, d time.Durat
 // and keeps in its token file.
 func (ap *agentProc) client(t *testing.T, token string, hc *http.Client) *api.Client {
 	t.Helper()
+	var addr string
 	if token == "" {
-		token = api.LocalToken(context.Background(), ap.url)
+		token, addr = api.LocalToken(context.Background(), ap.url)
 	}
-	c, err := api.NewClient(ap.url, token, hc)
+	c, err := api.NewClient(ap.url, token, hc, api.DialAddr(addr))
 	if err != nil {
 		t.Fatal(err)
 	}

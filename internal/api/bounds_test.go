@@ -1,0 +1,85 @@
+package api
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// boundedServer answers with h; its client has bounds b.
+func boundedServer(t *testing.T, b Bounds, h http.HandlerFunc) (*Client, string) {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	c, err := NewClient(srv.URL, "tok", nil, WithBounds(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, srv.URL
+}
+
+// waitGone blocks a handler until its client goes, or release is closed (a server that has not
+// read the body does not see its client go).
+func waitGone(r *http.Request, release <-chan struct{}) {
+	select {
+	case <-r.Context().Done():
+	case <-release:
+	}
+}
+
+// TestAnswerBounds: an answer past its bound is an error naming the agent, the request and the
+// bound; an output read past its bound returns the bound's worth, the rest for the next read.
+func TestAnswerBounds(t *testing.T) {
+	b := DefaultBounds
+	b.Info, b.Output = 1024, 10
+	c, url := boundedServer(t, b, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"hardware":"` + strings.Repeat("x", 5000) + `"}`))
+	})
+	_, err := c.Info(t.Context())
+	var be *BoundError
+	if !errors.As(err, &be) || !strings.Contains(err.Error(), "agent "+url+": GET /info: answer larger than 1024 bytes") {
+		t.Errorf("Info of 5 KB with a 1 KB bound: %v", err)
+	}
+	out, err := c.Output(t.Context(), "j", 0)
+	if err != nil || out != `{"hardware` {
+		t.Errorf("Output with a 10-byte bound: %q, %v; want the first 10 bytes", out, err)
+	}
+}
+
+// TestUploadBounds: an upload the agent stops reading, or never answers once read, ends after
+// UploadSilence with an error naming the agent and which bound it was.
+func TestUploadBounds(t *testing.T) {
+	b := DefaultBounds
+	b.UploadSilence = 300 * time.Millisecond
+	for _, c := range []struct {
+		name string
+		h    func(w http.ResponseWriter, r *http.Request, release <-chan struct{})
+		want string
+	}{
+		{"reads nothing", func(w http.ResponseWriter, r *http.Request, release <-chan struct{}) { waitGone(r, release) }, "the agent read none of the upload for 300ms"},
+		{"never answers", func(w http.ResponseWriter, r *http.Request, release <-chan struct{}) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			waitGone(r, release)
+		}, "no answer within 300ms of the upload's end"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			release := make(chan struct{})
+			cl, url := boundedServer(t, b, func(w http.ResponseWriter, r *http.Request) { c.h(w, r, release) })
+			start := time.Now()
+			err := cl.UploadSource(t.Context(), "j", "", bytes.NewReader(make([]byte, 64<<20)))
+			close(release) // the handler goes; srv.Close then finds no request
+			var be *BoundError
+			if !errors.As(err, &be) || !strings.Contains(err.Error(), "agent "+url+": PUT /jobs/j/source: "+c.want) {
+				t.Errorf("upload: %v, want %q", err, c.want)
+			}
+			if took := time.Since(start); took > 20*time.Second {
+				t.Errorf("upload ended after %s, want about 300 ms past the data's end", took)
+			}
+		})
+	}
+}
