@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -65,6 +66,9 @@ type Options struct {
 	// EmbeddedToken is the token of the agent StartEmbedded starts.
 	EmbeddedToken string
 	HTTPClient    *http.Client
+	// Resolver looks up the agents' host names, to pin a name that resolves to several loopback
+	// addresses to the one where the agent listens (api.LoopbackAddr); nil: net.DefaultResolver.
+	Resolver api.Resolver
 	// StartEmbedded is called at most once, when a service has no endpoint.
 	StartEmbedded EmbeddedStarter
 	// Exclude names the result files (this run's outputs, earlier runs' as recorded) that are
@@ -234,6 +238,16 @@ func (c *Controller) client(ctx context.Context, url, fetchedFrom string) (agent
 		return ag, nil
 	}
 	token, addr, withheld := c.token(ctx, url, fetchedFrom)
+	if addr == "" {
+		var r api.Resolver = net.DefaultResolver
+		if c.opts.Resolver != nil {
+			r = c.opts.Resolver
+		}
+		var err error
+		if addr, err = api.LoopbackAddr(ctx, url, r); err != nil {
+			return agentConn{}, err
+		}
+	}
 	cl, err := api.NewClient(url, token, c.opts.HTTPClient, api.DialAddr(addr))
 	if err != nil {
 		return agentConn{}, err
