@@ -33,12 +33,14 @@ func NewReplayCache(capacity int) *ReplayCache {
 	return &ReplayCache{capacity: capacity, seen: map[string]time.Time{}}
 }
 
-// Add records nonce until expires; it refuses a nonce already held (ErrReplayed) and, when the
+// Add records nonce until expires (included); it refuses a nonce already held (ErrReplayed) and, when the
 // cache is full of unexpired nonces, any new one (ErrCacheFull).
 func (c *ReplayCache) Add(nonce string, expires, now time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for len(c.expiries) > 0 && !c.expiries[0].at.After(now) {
+	// A nonce is held through its expiry itself: Verify accepts a request whose time is exactly
+	// the window away.
+	for len(c.expiries) > 0 && c.expiries[0].at.Before(now) {
 		e := heap.Pop(&c.expiries).(expiry)
 		delete(c.seen, e.nonce)
 	}
