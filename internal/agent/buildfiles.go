@@ -35,7 +35,7 @@ func (j *job) filesTarget() (*os.Root, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err
 	}
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	if err := os.Mkdir(dir, 0o700); err != nil { // private, as the job's folder (its appsettings.json)
 		return nil, err
 	}
 	return os.OpenRoot(dir)

@@ -98,3 +98,48 @@ func TestDefaultCacheFolderIsPrivate(t *testing.T) {
 		}
 	}
 }
+
+// TestJobSideFoldersArePrivate: the folders beside a job's folder that hold its files for a
+// while, its build files until its sources are in place (<id>.files) and its clone until it is
+// moved in (<id>.clone), were 0755 under the agents' 0711 folder: another local user who learnt
+// the job's id read its appsettings.json or the clone's .git/config (a URL with a password).
+// They are 0700, as the job's folder.
+func TestJobSideFoldersArePrivate(t *testing.T) {
+	ta := newTestAgent(t, Options{})
+	ctx := t.Context()
+	id, err := ta.c.Submit(ctx, api.Job{Executable: "/bin/true", Source: &api.Source{LocalFolder: "own"}, BuildFiles: []string{"appsettings.json"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ta.c.Upload(ctx, id, testutil.TarGz(t, testutil.TarFile("f", "x", 0o644))); err != nil {
+		t.Fatal(err)
+	}
+	if err := ta.c.UploadBuildFiles(ctx, id, testutil.TarGz(t, testutil.TarFile("appsettings.json", `{"password":"p"}`, 0o644))); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(ta.opts.Dir, id+filesSuffix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o700 {
+		t.Errorf("build files folder %s mode %s, want 0700", id+filesSuffix, fi.Mode().Perm())
+	}
+
+	// The clone's folder, seen by a git that says its folder's mode and fails.
+	bin, mark := t.TempDir(), filepath.Join(t.TempDir(), "mode")
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte("#!/bin/sh\nstat -c %a . > "+mark+"\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	id = ta.submit(t, api.Job{Executable: "/bin/true", Source: &api.Source{Repository: "file:///nonexistent/repo"}})
+	if st := ta.waitState(t, id, api.StateStopped, api.StateFailed); st.State != api.StateFailed {
+		t.Fatalf("the clone with a failing git: %s, want Failed", st.State)
+	}
+	b, err := os.ReadFile(mark)
+	if err != nil {
+		t.Fatalf("the fake git did not run: %v", err)
+	}
+	if got := strings.TrimSpace(string(b)); got != "700" {
+		t.Errorf("clone folder mode %s, want 700", got)
+	}
+}

@@ -105,7 +105,7 @@ func (a *Agent) clone(ctx context.Context, j *job, repo, rev, dest string) (stri
 	if err := os.RemoveAll(staging); err != nil {
 		return "", fmt.Errorf("job %s: clone: %w", j.id, err)
 	}
-	if err := os.Mkdir(staging, 0o755); err != nil {
+	if err := os.Mkdir(staging, 0o700); err != nil { // private, as the job's folder (a URL's password in .git/config)
 		return "", fmt.Errorf("job %s: clone: %w", j.id, err)
 	}
 	defer os.RemoveAll(staging)
