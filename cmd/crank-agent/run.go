@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/crankshaft/crankshaft/internal/agent"
 	"github.com/crankshaft/crankshaft/internal/api"
@@ -166,13 +167,24 @@ func parseListenURL(raw, cert, key string) (*url.URL, error) {
 // no token, the agent makes one up and keeps it in a file only its user reads, which works for a
 // crank on the same machine; beyond loopback it refuses, unless insecure. Anyone who can reach a
 // tokenless agent could run any command on the machine.
+//
+// Beyond loopback a token shorter than minTokenLen is refused too: a request signed with it, seen
+// once on the network, lets anyone guess it offline (the HMAC is an oracle for each guess).
 func checkListen(addr net.Addr, host, token string, insecure bool) error {
+	if token != "" && !isLoopback(addr) && utf8.RuneCountInString(token) < minTokenLen {
+		return refusal{fmt.Errorf("refusing a token of %d characters on %q: whoever sees one signed request on the network can guess a short token offline; "+
+			"give one of at least %d random characters (%s, --token-file or --token; agents/install.sh makes 32 random bytes), or pass --insecure on a trusted network",
+			utf8.RuneCountInString(token), host, minTokenLen, tokenEnv)}
+	}
 	if token != "" || insecure || isLoopback(addr) {
 		return nil
 	}
 	return refusal{fmt.Errorf("refusing to listen on %q without a token: the agent runs any command it is sent, "+
 		"so give a token (%s, --token-file or --token), listen on 127.0.0.1, or pass --insecure on a trusted network", host, tokenEnv)}
 }
+
+// minTokenLen is the fewest characters of a token an agent beyond loopback takes.
+const minTokenLen = 20
 
 func isLoopback(addr net.Addr) bool {
 	tcp, ok := addr.(*net.TCPAddr)

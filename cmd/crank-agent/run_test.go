@@ -40,7 +40,10 @@ func TestCheckListen(t *testing.T) {
 		{"0.0.0.0", tcp("0.0.0.0"), "", false, false},
 		{"10.0.0.2", tcp("10.0.0.2"), "", false, false},
 		{"bench-01.example", tcp("192.0.2.7"), "", false, false},
-		{"0.0.0.0", tcp("0.0.0.0"), "tok", false, true},
+		{"0.0.0.0", tcp("0.0.0.0"), "a-token-of-20-chars!", false, true},
+		{"0.0.0.0", tcp("0.0.0.0"), "tok", false, false},                  // guessed offline from one signed request
+		{"10.0.0.2", tcp("10.0.0.2"), "benchmarks-lab-tok", false, false}, // 18 characters
+		{"127.0.0.1", tcp("127.0.0.1"), "tok", false, true},               // loopback: nobody sees it but root
 		{"0.0.0.0", tcp("0.0.0.0"), "", true, true},
 	}
 	for _, c := range cases {
