@@ -40,7 +40,9 @@ func TokenFile(addr net.Addr) string {
 // returns its path.
 func WriteTokenFile(addr net.Addr, token string) (string, error) {
 	path := TokenFile(addr)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	// Made and checked as privdir does: the fallback folder lies under the shared temporary folder,
+	// where another user could make it first and then swap the token file for one of their own.
+	if err := privdir.Make(filepath.Dir(path)); err != nil {
 		return "", fmt.Errorf("token file: %w", err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".token-")
@@ -70,6 +72,9 @@ func LocalToken(ctx context.Context, agentURL string) (token, addr string) {
 	}
 	addrs, err := net.DefaultResolver.LookupIPAddr(ctx, u.Hostname())
 	if err != nil {
+		return "", ""
+	}
+	if privdir.Owned(TokenDir()) != nil { // another user's folder: a token planted there is not ours
 		return "", ""
 	}
 	for _, a := range addrs {
