@@ -20,6 +20,7 @@ type listener struct {
 	addr  netip.Addr // the listening address (unspecified for a wildcard)
 	port  int
 	inode string // the socket's identity: two entries with one inode are one socket
+	uid   string // the socket's owner
 	v6    bool   // from /proc/net/tcp6 (a wildcard there may take IPv4 too)
 }
 
@@ -72,11 +73,11 @@ func LoopbackAddr(ctx context.Context, agentURL string, r Resolver) (string, err
 		return "", nil
 	}
 	var served []netip.Addr
-	var sockets []string
+	var owners, sockets []string
 	for _, ip := range ips {
 		for _, l := range lns {
 			if l.port == p && listensOn(l, ip) {
-				served = append(served, ip)
+				served, owners = append(served, ip), append(owners, l.uid)
 				if !containsString(sockets, l.inode) {
 					sockets = append(sockets, l.inode)
 				}
@@ -90,10 +91,10 @@ func LoopbackAddr(ctx context.Context, agentURL string, r Resolver) (string, err
 	case len(sockets) > 1:
 		names := make([]string, len(served))
 		for i, ip := range served {
-			names[i] = net.JoinHostPort(ip.String(), port)
+			names[i] = fmt.Sprintf("%s (uid %s)", net.JoinHostPort(ip.String(), port), owners[i])
 		}
-		return "", fmt.Errorf("agent %s: %s resolves to loopback addresses where different programs listen on port %s (%s): one may be another local user's or a job's, waiting for crank's requests; name the agent by the address it listens on (http://%s)",
-			agentURL, host, port, strings.Join(names, ", "), names[0])
+		return "", fmt.Errorf("agent %s: %s resolves to loopback addresses where different programs listen on port %s: %s; one may be another local user's or a job's, waiting for crank's requests: name the agent by the address its crank-agent listens on instead of %s",
+			agentURL, host, port, strings.Join(names, ", "), host)
 	}
 	return net.JoinHostPort(served[0].String(), port), nil
 }

@@ -24,7 +24,7 @@ func tcpListeners() (lns []listener, ok bool) {
 			}
 			addr, port, good := procAddr(f[1])
 			if good {
-				lns = append(lns, listener{addr: addr, port: port, inode: f[9], v6: file == "/proc/net/tcp6"})
+				lns = append(lns, listener{addr: addr, port: port, inode: f[9], uid: f[7], v6: file == "/proc/net/tcp6"})
 			}
 		}
 	}

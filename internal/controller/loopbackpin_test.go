@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -89,8 +90,8 @@ func TestLoopbackNameNotSentToAnotherListener(t *testing.T) {
 	thief := listenThief()
 	_, err = newController().client(t.Context(), url, "")
 	if err == nil || !strings.Contains(err.Error(), "different programs listen") ||
-		!strings.Contains(err.Error(), thiefAddr) || !strings.Contains(err.Error(), fmt.Sprintf("127.0.0.1:%d", port)) {
-		t.Errorf("with listeners on both loopbacks: err = %v, want the two addresses named", err)
+		!strings.Contains(err.Error(), thiefAddr) || !strings.Contains(err.Error(), fmt.Sprintf("127.0.0.1:%d (uid %d)", port, os.Getuid())) {
+		t.Errorf("with listeners on both loopbacks: err = %v, want the two addresses and their owners named", err)
 	}
 	if thiefDialled() {
 		t.Errorf("crank dialled %s (another user's listener)", thiefAddr)
