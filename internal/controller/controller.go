@@ -243,8 +243,11 @@ func (c *Controller) client(ctx context.Context, url, fetchedFrom string) (agent
 		if c.opts.Resolver != nil {
 			r = c.opts.Resolver
 		}
+		lctx, cancel := context.WithTimeout(ctx, c.opts.AgentSilence) // a name server that never answers
 		var err error
-		if addr, err = api.LoopbackAddr(ctx, url, r); err != nil {
+		addr, err = api.LoopbackAddr(lctx, url, r)
+		cancel()
+		if err != nil {
 			return agentConn{}, err
 		}
 	}
