@@ -48,6 +48,13 @@ func newEngine() *liquid.Engine {
 		ctx.Set(strings.TrimSpace(ctx.TagArgs()), s)
 		return "", nil
 	})
+	// osteele/liquid's include reads any file crank's user can read (joined to the working
+	// folder: '../../etc/passwd' reaches anything) and renders it into the value: a fetched
+	// configuration put crank's token file into a job it sent, and /dev/zero grew crank's memory
+	// without bound. crank's configurations never include files; the tag is refused.
+	e.RegisterTag("include", func(liquidrender.Context) (string, error) {
+		return "", errInclude
+	})
 	e.RegisterFilter("concat", func(a, b []any) ([]any, error) {
 		if len(a)+len(b) > MaxRender {
 			return nil, errTooLarge
@@ -66,6 +73,8 @@ var captureRe = regexp.MustCompile(`^(\{%-?\s*)(end)?capture\b`)
 const MaxRender = 1 << 20
 
 var errTooLarge = fmt.Errorf("renders more than %d KiB (a loop that doubles a string or nests too deep?): refused", MaxRender>>10)
+
+var errInclude = errors.New("{% include %} is not available: crank's templates do not read files (use imports: or a variable)")
 
 func bounded(s string) (string, error) {
 	if len(s) > MaxRender {
