@@ -2,6 +2,7 @@ package config
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -65,5 +66,54 @@ func TestLiquidIncludeRefused(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLiquidLoopsBounded: a 40-byte loop over a range, `{% for i in (1..100000000) %}{% endfor %}`,
+// ran two minutes, and a larger range or nested loops ran for ever, from a fetched configuration
+// as from any. The loops of one resolution take at most MaxLoopSteps steps (an iteration each, a
+// KiB a string filter makes each); honest loops, their modifiers and else keep working.
+func TestLiquidLoopsBounded(t *testing.T) {
+	for _, src := range []string{
+		"{% for i in (1..1000000000) %}{% endfor %}",
+		"{% for a in (1..100000) %}{% for b in (1..100000) %}{% endfor %}{% endfor %}",
+		"{% assign s = big %}{% for i in (1..100000) %}{% assign s = s | replace: 'a', 'a' %}{% endfor %}",
+	} {
+		out, err := render(newEngine(), src, map[string]any{"big": strings.Repeat("a", 1<<19)})
+		if !errors.Is(err, errLoopSteps) && (err == nil || !strings.Contains(err.Error(), errLoopSteps.Error())) {
+			t.Errorf("%s: rendered %.40q, error %v; want %v", src, out, err, errLoopSteps)
+		}
+	}
+	honest := map[string]string{
+		"{% for a in (1..3) reversed %}{{a}}{% endfor %}":                          "321",
+		"{% for a in (1..10) limit: 2 offset: 3 %}{{a}}{% endfor %}":               "45",
+		"{% for a in (1..3) limit:2 %}{{a}}{% else %}E{% endfor %}":                "12",
+		"{%- for x in list -%}{{x}},{%- endfor -%}":                                "p,q,r,",
+		"{% for x in m %}{{x[0]}}={{x[1]}}{% endfor %}":                            "k=v",
+		"{% for x in none %}{{x}}{% else %}E{% endfor %}":                          "",
+		"{% for x in csv | split: ',' reversed %}{{x}}{% endfor %}":                "cba",
+		"{% tablerow x in list cols: 2 %}{{x}}{% endtablerow %}":                   `<tr class="row1"><td class="col1">p</td><td class="col2">q</td></tr><tr class="row2"><td class="col1">r</td></tr>`,
+		"{% for a in (1..1000) %}{% for b in (1..900) %}{% endfor %}{% endfor %}x": "x",
+	}
+	for src, want := range honest {
+		out, err := render(newEngine(), src, map[string]any{"list": []any{"p", "q", "r"}, "m": map[string]any{"k": "v"}, "csv": "a,b,c"})
+		if err != nil || out != want {
+			t.Errorf("%s: rendered %q, error %v; want %q", src, out, err, want)
+		}
+	}
+
+	// Through Load and Resolve, from a fetched file: the error names the file and the key.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte("jobs:\n  r:\n    executable: /bin/true\n    arguments: \"{% for i in (1..1000000000) %}{% endfor %}\"\n" +
+			"scenarios:\n  s:\n    app:\n      job: r\n"))
+	}))
+	defer srv.Close()
+	cfg, err := Load(context.Background(), []string{srv.URL + "/loop.yml"}, LoadOptions{})
+	if err == nil {
+		_, err = cfg.Resolve(Request{Scenario: "s"})
+	}
+	if err == nil || !strings.Contains(err.Error(), "loop.yml") || !strings.Contains(err.Error(), `key "arguments"`) ||
+		!strings.Contains(err.Error(), "loops take more than") {
+		t.Fatalf("resolved the loop; error %v, want the loop refused naming the file and key", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync/atomic"
 
 	"github.com/osteele/liquid"
 	liquidrender "github.com/osteele/liquid/render"
@@ -23,16 +24,23 @@ const (
 // newEngine returns a Liquid engine with crank's `blank` and `empty` comparisons added.
 func newEngine() *liquid.Engine {
 	e := liquid.NewEngine()
+	// Loops are bounded by the steps every template of the engine (one resolution) may take: a
+	// 40-byte `{% for i in (1..100000000) %}{% endfor %}` ran two minutes, and nested loops or a
+	// larger range would have run for ever. The pre-pass pipes every for and tablerow collection
+	// through crank_loop, whose items charge the budget as the loop reads them.
+	steps := &loopSteps{}
+	steps.left.Store(MaxLoopSteps)
+	e.RegisterFilter(filterLoop, steps.wrap)
 	e.RegisterFilter(filterBlank, isBlank)
 	e.RegisterFilter(filterNotBlank, func(v any) bool { return !isBlank(v) })
 	e.RegisterFilter(filterEmpty, isEmpty)
 	e.RegisterFilter(filterNotEmpty, func(v any) bool { return !isEmpty(v) })
 	// The string filters that can double a value in a loop are bounded like the output: a few
 	// hundred bytes of configuration must not exhaust crank's memory.
-	e.RegisterFilter("append", func(s, more any) (string, error) { return bounded(str(s) + str(more)) })
-	e.RegisterFilter("prepend", func(s, more any) (string, error) { return bounded(str(more) + str(s)) })
+	e.RegisterFilter("append", func(s, more any) (string, error) { return steps.bounded(str(s) + str(more)) })
+	e.RegisterFilter("prepend", func(s, more any) (string, error) { return steps.bounded(str(more) + str(s)) })
 	e.RegisterFilter("replace", func(s, old, repl any) (string, error) {
-		return bounded(strings.ReplaceAll(str(s), str(old), str(repl)))
+		return steps.bounded(strings.ReplaceAll(str(s), str(old), str(repl)))
 	})
 	// So are capture (its content renders into a string of its own, not the bounded output: the
 	// pre-pass renames it, as the engine keeps its own definition) and
@@ -42,7 +50,7 @@ func newEngine() *liquid.Engine {
 		if err != nil {
 			return "", err
 		}
-		if _, err := bounded(s); err != nil {
+		if _, err := steps.bounded(s); err != nil {
 			return "", err
 		}
 		ctx.Set(strings.TrimSpace(ctx.TagArgs()), s)
@@ -69,12 +77,83 @@ const tagCapture = "crank_capture"
 
 var captureRe = regexp.MustCompile(`^(\{%-?\s*)(end)?capture\b`)
 
+// loopRe finds a for or tablerow tag's collection: what follows `in` up to its modifiers
+// (reversed, limit:, offset:, cols:) or the tag's end.
+var loopRe = regexp.MustCompile(`(?s)^(\{%-?\s*(?:for|tablerow)\s+[A-Za-z_][\w-]*\s+in\s+)(.*?)((?:\s+(?:reversed|limit\s*:|offset\s*:|cols\s*:).*?)?\s*-?%\})$`)
+
 // MaxRender bounds what one template may render, and any string a filter makes while rendering.
 const MaxRender = 1 << 20
 
 var errTooLarge = fmt.Errorf("renders more than %d KiB (a loop that doubles a string or nests too deep?): refused", MaxRender>>10)
 
 var errInclude = errors.New("{% include %} is not available: crank's templates do not read files (use imports: or a variable)")
+
+// filterLoop is the filter the pre-pass puts after every loop's collection.
+const filterLoop = "crank_loop"
+
+// MaxLoopSteps bounds the work of one resolution's templates: one step a loop iteration, and one
+// per KiB a string filter (append, prepend, replace, capture) makes. Configurations loop over
+// hosts, arguments and variants: a few thousand steps.
+const MaxLoopSteps = 1_000_000
+
+var errLoopSteps = fmt.Errorf("loops take more than %d steps (one an iteration, one per KiB a string filter makes) in this configuration: refused", MaxLoopSteps)
+
+// loopSteps is what is left of an engine's MaxLoopSteps.
+type loopSteps struct{ left atomic.Int64 }
+
+// take takes n steps, errLoopSteps past the bound.
+func (l *loopSteps) take(n int64) error {
+	if l.left.Add(-n) < 0 {
+		return errLoopSteps
+	}
+	return nil
+}
+
+// bounded is the package's bounded, and takes a step for each KiB of the string.
+func (l *loopSteps) bounded(s string) (string, error) {
+	if _, err := bounded(s); err != nil {
+		return "", err
+	}
+	if err := l.take(int64(len(s) >> 10)); err != nil {
+		return "", err
+	}
+	return s, nil
+}
+
+// wrap is crank_loop: a collection a loop iterates, charging a step for each item read.
+func (l *loopSteps) wrap(v any) any {
+	if it, ok := v.(interface {
+		Len() int
+		Index(int) any
+	}); ok { // a range (1..n)
+		return countedItems{l, it.Len, it.Index}
+	}
+	if v == nil {
+		return nil
+	}
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array {
+		return countedItems{l, rv.Len, func(i int) any { return rv.Index(i).Interface() }}
+	}
+	return v // a map is as long as its data; anything else is not iterated
+}
+
+// countedItems is a collection whose items charge a step each as the loop reads them.
+type countedItems struct {
+	steps *loopSteps
+	n     func() int
+	at    func(int) any
+}
+
+func (c countedItems) Len() int { return c.n() }
+
+// Index panics with errLoopSteps past the bound, which render recovers: a loop's item cannot
+// return an error.
+func (c countedItems) Index(i int) any {
+	if err := c.steps.take(1); err != nil {
+		panic(err)
+	}
+	return c.at(i)
+}
 
 func bounded(s string) (string, error) {
 	if len(s) > MaxRender {
@@ -150,6 +229,7 @@ var (
 func prepareTemplate(src string) string {
 	return markupRe.ReplaceAllStringFunc(src, func(m string) string {
 		m = captureRe.ReplaceAllString(m, "${1}${2}"+tagCapture)
+		m = loopRe.ReplaceAllString(m, "${1}${2} | "+filterLoop+"${3}")
 		m = filterColonRe.ReplaceAllString(m, "| $1:")
 		m = blankRightRe.ReplaceAllStringFunc(m, func(s string) string {
 			g := blankRightRe.FindStringSubmatch(s)
@@ -183,8 +263,8 @@ func render(e *liquid.Engine, src string, vars map[string]any) (out string, err 
 	}
 	defer func() { // osteele/liquid panics with the writer's error: the bound's refusal
 		if r := recover(); r != nil {
-			if re, ok := r.(error); ok && errors.Is(re, errTooLarge) {
-				out, err = "", errTooLarge
+			if re, ok := r.(error); ok && (errors.Is(re, errTooLarge) || errors.Is(re, errLoopSteps)) {
+				out, err = "", re
 				return
 			}
 			panic(r)
