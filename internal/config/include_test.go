@@ -117,3 +117,44 @@ func TestLiquidLoopsBounded(t *testing.T) {
 		t.Fatalf("resolved the loop; error %v, want the loop refused naming the file and key", err)
 	}
 }
+
+// TestLiquidFiltersBounded: filters that make a longer string than they are given were sized
+// only after they had made it, or not at all: from a string of 1 MiB doubled in a loop,
+// `s | split: ” | join: s` and `s | replace: ”, s` would each be a TiB, and `escape` chained
+// multiplies by 5 a time. Each is refused before it grows past MaxRender; honest uses render.
+func TestLiquidFiltersBounded(t *testing.T) {
+	mib := "{% assign s = 'aaaaaaaa' %}{% for i in (1..17) %}{% assign s = s | append: s %}{% endfor %}"
+	kib := "{% assign s = '&&&&&&&&' %}{% for i in (1..14) %}{% assign s = s | append: s %}{% endfor %}"
+	for _, src := range []string{
+		mib + "{{ s | split: '' | join: s | size }}",
+		mib + "{{ s | replace: '', s | size }}",
+		kib + "{{ s | escape | escape | escape | size }}",
+		kib + "{{ s | url_encode | url_encode | url_encode | url_encode | size }}",
+		mib + "{% assign l = s | split: '' %}{{ l | json | size }}",
+		mib + "{% assign l = s | split: '' %}{{ l | inspect | size }}",
+	} {
+		out, err := render(newEngine(), src, map[string]any{})
+		if err == nil || !strings.Contains(err.Error(), errTooLarge.Error()) {
+			t.Errorf("%s: rendered %.40q, error %v; want %v", strings.TrimPrefix(strings.TrimPrefix(src, mib), kib), out, err, errTooLarge)
+		}
+	}
+	honest := map[string]string{
+		"{{ 'a,b' | split: ',' | join: '-' }}":    "a-b",
+		"{{ 'a,b' | split: ',' | join }}":         "a b",
+		"{{ 'a<b' | escape }}":                    "a&lt;b",
+		"{{ '&lt;' | escape_once }}":              "&lt;",
+		"{{ 'x.x' | replace: 'x', 'yz' }}":        "yz.yz",
+		"{{ l | json }}":                          `["p",1]`,
+		"{{ l | inspect }}":                       `["p",1]`,
+		"{{ 'a b&' | url_encode }}":               "a+b%26",
+		"{{ s | newline_to_br }}":                 "a<br />b",
+		"{{ kib | split: '' | join: '' | size }}": "1024",
+		"{% assign x = l | json %}{{ x | size }}": "7",
+	}
+	for src, want := range honest {
+		out, err := render(newEngine(), src, map[string]any{"l": []any{"p", 1}, "s": "a\nb", "kib": strings.Repeat("k", 1024)})
+		if err != nil || out != want {
+			t.Errorf("%s: rendered %q, error %v; want %q", src, out, err, want)
+		}
+	}
+}

@@ -1,8 +1,11 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
+	"net/url"
 	"reflect"
 	"regexp"
 	"strings"
@@ -40,8 +43,64 @@ func newEngine() *liquid.Engine {
 	e.RegisterFilter("append", func(s, more any) (string, error) { return steps.bounded(str(s) + str(more)) })
 	e.RegisterFilter("prepend", func(s, more any) (string, error) { return steps.bounded(str(more) + str(s)) })
 	e.RegisterFilter("replace", func(s, old, repl any) (string, error) {
-		return steps.bounded(strings.ReplaceAll(str(s), str(old), str(repl)))
+		// Sized before it is made: replace(s, '', s) of a 1 MiB s would be a TiB.
+		in, o, r := str(s), str(old), str(repl)
+		if n := strings.Count(in, o); len(in)+n*(len(r)-len(o)) > MaxRender || n > 0 && len(r) > MaxRender {
+			return "", errTooLarge
+		}
+		return steps.bounded(strings.ReplaceAll(in, o, r))
 	})
+	// So are the filters that make a longer string than they are given: join (a list of a
+	// million items joined with a 1 MiB separator would be a TiB, sized before it is made), json
+	// and inspect (written into a bounded buffer), and the escapes (up to 6 times their input,
+	// and chained: escape | escape | ... multiplied 1 MiB by 5 a time).
+	e.RegisterFilter("join", func(a []any, sep func(string) string) (string, error) {
+		sp := sep(" ")
+		var b strings.Builder
+		for i, v := range a {
+			if v == nil {
+				continue
+			}
+			item := fmt.Sprint(v)
+			if b.Len()+len(item)+len(sp) > MaxRender {
+				return "", errTooLarge
+			}
+			if i > 0 {
+				b.WriteString(sp)
+			}
+			b.WriteString(item)
+		}
+		return steps.bounded(b.String())
+	})
+	jsonOf := func(v any) (string, error) {
+		var w limitWriter
+		if err := json.NewEncoder(&w).Encode(v); err != nil {
+			if errors.Is(err, errTooLarge) {
+				return "", errTooLarge
+			}
+			return "", err
+		}
+		return strings.TrimSuffix(w.b.String(), "\n"), nil
+	}
+	e.RegisterFilter("json", jsonOf)
+	e.RegisterFilter("inspect", func(v any) (string, error) {
+		if s, err := jsonOf(v); err == nil || errors.Is(err, errTooLarge) {
+			return s, err
+		}
+		return bounded(fmt.Sprintf("%#v", v))
+	})
+	grows := func(f func(string) string) func(string) (string, error) {
+		return func(s string) (string, error) {
+			if len(s) > MaxRender {
+				return "", errTooLarge
+			}
+			return steps.bounded(f(s))
+		}
+	}
+	e.RegisterFilter("escape", grows(html.EscapeString))
+	e.RegisterFilter("escape_once", grows(func(s string) string { return html.EscapeString(html.UnescapeString(s)) }))
+	e.RegisterFilter("newline_to_br", grows(func(s string) string { return strings.ReplaceAll(s, "\n", "<br />") }))
+	e.RegisterFilter("url_encode", grows(url.QueryEscape))
 	// So are capture (its content renders into a string of its own, not the bounded output: the
 	// pre-pass renames it, as the engine keeps its own definition) and
 	// concat (a list doubled in a loop): a second audit of issue 25 doubled both 40 times.
