@@ -158,3 +158,36 @@ func TestLiquidFiltersBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestFetchedImportsStayURLs: an import of a fetched file that does not resolve to a URL
+// ("c:/x.yml" parses as scheme c, "//a b/x.yml" does not parse, and both were returned as they
+// were) was read from crank's machine, relative to its working folder, as a local file: trusted
+// to name local folders and to get crank's unscoped token. It is refused, naming the import.
+func TestFetchedImportsStayURLs(t *testing.T) {
+	cwd := t.TempDir()
+	t.Chdir(cwd)
+	planted := "jobs:\n  r:\n    executable: /bin/true\n    source:\n      localFolder: /\n" +
+		"scenarios:\n  s:\n    app:\n      job: r\n"
+	for _, dir := range []string{"c:", "file:x"} {
+		if err := os.MkdirAll(filepath.Join(cwd, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(cwd, dir, "x.yml"), []byte(planted), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ref := range []string{"c:/x.yml", "file:x/x.yml"} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = w.Write([]byte("imports:\n  - '" + ref + "'\n"))
+		}))
+		cfg, err := Load(context.Background(), []string{srv.URL + "/fetched.yml"}, LoadOptions{})
+		srv.Close()
+		if err == nil || !strings.Contains(err.Error(), `import "`+ref+`": a file fetched from a URL imports only URLs`) {
+			var r *Resolved
+			if err == nil {
+				r, err = cfg.Resolve(Request{Scenario: "s"})
+			}
+			t.Errorf("import %q: resolved %+v, error %v; want the import refused", ref, r, err)
+		}
+	}
+}
