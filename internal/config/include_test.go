@@ -3,6 +3,7 @@ package config
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -113,7 +114,7 @@ func TestLiquidLoopsBounded(t *testing.T) {
 		_, err = cfg.Resolve(Request{Scenario: "s"})
 	}
 	if err == nil || !strings.Contains(err.Error(), "loop.yml") || !strings.Contains(err.Error(), `key "arguments"`) ||
-		!strings.Contains(err.Error(), "loops take more than") {
+		!strings.Contains(err.Error(), "templates take more than") {
 		t.Fatalf("resolved the loop; error %v, want the loop refused naming the file and key", err)
 	}
 }
@@ -189,5 +190,31 @@ func TestFetchedImportsStayURLs(t *testing.T) {
 			}
 			t.Errorf("import %q: resolved %+v, error %v; want the import refused", ref, r, err)
 		}
+	}
+}
+
+// TestVariablesThatGrowAreBounded: variables of variables are rendered pass after pass, and a
+// chain of 80 that each double the next (v0: '{{ v1 }}{{ v1 }}', ...) re-parsed megabytes of
+// markup a pass: 43 s, and a longer chain longer still, without a loop or a bound crossed. Parsing
+// takes a step each 8 bytes of the resolution's MaxLoopSteps, so it ends, naming the variable.
+func TestVariablesThatGrowAreBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("variables:\n")
+	const n = 200
+	for i := range n {
+		fmt.Fprintf(&b, "  v%d: '{{ v%d }}{{ v%d }}'\n", i, i+1, i+1)
+	}
+	fmt.Fprintf(&b, "  v%d: x\njobs:\n  r:\n    executable: /bin/true\n    arguments: '{{ v0 | size }}'\n"+
+		"scenarios:\n  s:\n    app:\n      job: r\n", n)
+	file := filepath.Join(t.TempDir(), "grow.yml")
+	if err := os.WriteFile(file, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(context.Background(), []string{file}, LoadOptions{})
+	if err == nil {
+		_, err = cfg.Resolve(Request{Scenario: "s"})
+	}
+	if err == nil || !strings.Contains(err.Error(), "grow.yml") || !strings.Contains(err.Error(), errLoopSteps.Error()) {
+		t.Fatalf("error %.300v; want the growth refused naming the file and the bound", err)
 	}
 }

@@ -24,8 +24,14 @@ const (
 	filterNotEmpty = "crank_not_empty"
 )
 
+// engine is a Liquid engine and the steps its templates may still take (one resolution's).
+type engine struct {
+	*liquid.Engine
+	steps *loopSteps
+}
+
 // newEngine returns a Liquid engine with crank's `blank` and `empty` comparisons added.
-func newEngine() *liquid.Engine {
+func newEngine() *engine {
 	e := liquid.NewEngine()
 	// Loops are bounded by the steps every template of the engine (one resolution) may take: a
 	// 40-byte `{% for i in (1..100000000) %}{% endfor %}` ran two minutes, and nested loops or a
@@ -128,7 +134,7 @@ func newEngine() *liquid.Engine {
 		}
 		return append(append(make([]any, 0, len(a)+len(b)), a...), b...), nil
 	})
-	return e
+	return &engine{e, steps}
 }
 
 // tagCapture is the bounded capture block; the pre-pass renames `capture` to it.
@@ -153,9 +159,11 @@ const filterLoop = "crank_loop"
 // MaxLoopSteps bounds the work of one resolution's templates: one step a loop iteration, and one
 // per KiB a string filter (append, prepend, replace, capture) makes. Configurations loop over
 // hosts, arguments and variants: a few thousand steps.
+//
+// Parsing a template takes a step each 8 bytes, rendering one a KiB written.
 const MaxLoopSteps = 1_000_000
 
-var errLoopSteps = fmt.Errorf("loops take more than %d steps (one an iteration, one per KiB a string filter makes) in this configuration: refused", MaxLoopSteps)
+var errLoopSteps = fmt.Errorf("templates take more than %d steps in this configuration (one a loop iteration, 8 bytes of template parsed, a KiB rendered or made by a string filter): refused", MaxLoopSteps)
 
 // loopSteps is what is left of an engine's MaxLoopSteps.
 type loopSteps struct{ left atomic.Int64 }
@@ -316,9 +324,14 @@ func blankFilter(word, op string) string {
 }
 
 // render renders one template string against vars.
-func render(e *liquid.Engine, src string, vars map[string]any) (out string, err error) {
+func render(e *engine, src string, vars map[string]any) (out string, err error) {
 	if !hasMarkup(src) {
 		return src, nil
+	}
+	// Parsing costs about a microsecond a byte of markup: a step each 8 bytes, so that values
+	// that grow pass after pass (variables of variables) cannot take crank's time for ever.
+	if err := e.steps.take(int64(len(src)/8 + 1)); err != nil {
+		return "", err
 	}
 	defer func() { // osteele/liquid panics with the writer's error: the bound's refusal
 		if r := recover(); r != nil {
@@ -331,6 +344,9 @@ func render(e *liquid.Engine, src string, vars map[string]any) (out string, err 
 	}()
 	var w limitWriter
 	if err := e.ParseAndFRender(&w, []byte(prepareTemplate(src)), vars); err != nil {
+		return "", err
+	}
+	if err := e.steps.take(int64(w.b.Len() >> 10)); err != nil {
 		return "", err
 	}
 	return w.b.String(), nil
