@@ -25,8 +25,8 @@ import (
 const MaxBuildFileBytes = 256 << 20
 
 // MaxBuildFilesBytes bounds all of one job's build files together, as crank holds their archive
-// in memory: eight URLs of 256 MiB each, from a configuration fetched from anywhere, had crank
-// hold 2 GiB. It is also below the agent's default --max-upload (512 MiB).
+// in memory: eight URLs of 256 MiB of random bytes each, from a configuration fetched from
+// anywhere, would have it hold 2 GiB. It is also below the agent's default --max-upload (512 MiB).
 const MaxBuildFilesBytes = 256 << 20
 
 // buildFileTimeout bounds one download.
