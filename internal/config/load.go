@@ -130,7 +130,15 @@ func (l *loader) load(loc string) (*node, error) {
 				errs = append(errs, fmt.Errorf("%s: an import must be a path or URL", it.pos))
 				continue
 			}
-			in, err := l.load(importTarget(loc, ref))
+			target := importTarget(loc, ref)
+			if isURL(loc) && !isURL(target) {
+				// ref is not a URL once resolved ("c:/x.yml" parses with scheme c; "//a b/x"
+				// does not parse): it would be read from this machine, as a local file, trusted
+				// to name local folders and to get crank's token.
+				errs = append(errs, fmt.Errorf("%s: import %q: a file fetched from a URL imports only URLs", it.pos, ref))
+				continue
+			}
+			in, err := l.load(target)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s: import %q: %w", it.pos, ref, err))
 				continue

@@ -12,7 +12,6 @@ import (
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/script"
 	"github.com/crankshaft/crankshaft/internal/threshold"
-	"github.com/osteele/liquid"
 )
 
 // Request is what the command line asks for.
@@ -259,7 +258,7 @@ func (n *node) pairsOrNil() []pair {
 }
 
 // resolveService builds one service's job.
-func (c *Config) resolveService(e *liquid.Engine, scenario string, svc pair, profiles []pair, overrides []Override, cmdVars *node) (Service, error) {
+func (c *Config) resolveService(e *engine, scenario string, svc pair, profiles []pair, overrides []Override, cmdVars *node) (Service, error) {
 	where := fmt.Sprintf("scenario %q: service %q", scenario, svc.key)
 	spec := svc.value
 	jobName, _ := spec.get("job").str()
@@ -309,7 +308,7 @@ func (c *Config) resolveService(e *liquid.Engine, scenario string, svc pair, pro
 
 // finish merges and renders the variables, renders the job and decodes it. A job with a metrics
 // endpoint gets the default counters (measure.WithDefaultCounters) besides its own.
-func (c *Config) finish(e *liquid.Engine, where, svc, jobName string, job, cmdVars *node) (Service, error) {
+func (c *Config) finish(e *engine, where, svc, jobName string, job, cmdVars *node) (Service, error) {
 	vars := newMap(Pos{})
 	vars = merge(vars, c.root.get(keyVariables))
 	vars = merge(vars, job.get(keyVariables))

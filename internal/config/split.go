@@ -9,7 +9,6 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/script"
-	"github.com/osteele/liquid"
 )
 
 // SplitVariables are the variables of a load that are totals: a load service on several
@@ -48,7 +47,7 @@ func (d *decoder) weightList(p pair) []float64 {
 // split gives a load service on several endpoints one share each of its split variables,
 // rendering the job once per endpoint with them. A service that runs until stopped, or on one
 // endpoint, or whose job has none of the variables is left as it is.
-func (c *Config) split(e *liquid.Engine, s *Service) error {
+func (c *Config) split(e *engine, s *Service) error {
 	if !s.Job.WaitForExit || len(s.Endpoints) < 2 {
 		return nil
 	}

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/osteele/liquid"
 )
 
 // maxVariablePasses bounds the rendering of variables that are templates of other variables.
@@ -17,7 +15,7 @@ const maxVariablePasses = 8
 // against all the variables, pass after pass until nothing changes. A rendered value that reads as
 // an integer ("5000") becomes an integer, so Liquid comparisons such as `port > 1024` work.
 // A variable that depends on itself, directly or not, is an error naming the cycle.
-func renderVariables(e *liquid.Engine, vars *node, where string) error {
+func renderVariables(e *engine, vars *node, where string) error {
 	if cycles := findCycles(vars); len(cycles) > 0 {
 		errs := make([]error, len(cycles))
 		for i, c := range cycles {
@@ -55,7 +53,7 @@ func renderVariables(e *liquid.Engine, vars *node, where string) error {
 // renderTree renders every string with markup under *n (at key path) against vars; it reports
 // whether anything changed. With retype, a result that is exactly an integer's decimal form becomes
 // that integer. Errors name the position, where (scenario and service) and the key path.
-func renderTree(e *liquid.Engine, n **node, vars map[string]any, retype bool, where, path string) (bool, error) {
+func renderTree(e *engine, n **node, vars map[string]any, retype bool, where, path string) (bool, error) {
 	cur := *n
 	switch {
 	case cur == nil:

@@ -16,9 +16,19 @@ const maxYAMLDepth = 64
 
 // parseYAML reads the first YAML document of data into a node tree; name (a path or URL) goes into
 // every position and into syntax errors ("scenarios/x.yml:3: did not find expected key").
+// maxLocateBytes is the largest file goccy/go-yaml is asked to locate a syntax error in.
+const maxLocateBytes = 1 << 20
+
 func parseYAML(data []byte, name string) (*node, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
+		// A file yaml.v3 found nested too deep is not given to goccy/go-yaml, whose parser
+		// takes memory quadratic in the nesting: 200 KB of '[' took crank to 15 GB in 23 s.
+		// Nor is a file over maxLocateBytes: goccy takes about 150 times a file's size (an 8 MB
+		// file of anchors took crank to 1.6 GB); yaml.v3's message names its line.
+		if strings.Contains(err.Error(), "exceeded max depth") || len(data) > maxLocateBytes {
+			return nil, yamlError(name, err)
+		}
 		if err := syntaxError(data, name); err != nil {
 			return nil, err
 		}

@@ -96,3 +96,37 @@ func TestImportBombRefused(t *testing.T) {
 		t.Errorf("refused after %s", d)
 	}
 }
+
+// TestDeepFlowNestingBounded: 100,000 nested flow sequences ('[' 100,000 times, 200 KB) fail
+// yaml.v3 at its depth bound, and crank then asked goccy/go-yaml where the syntax error was: its
+// parser took 15 GB and 23 s on them. The depth error is said without the second parser.
+func TestDeepFlowNestingBounded(t *testing.T) {
+	data := []byte("a: " + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + "\n")
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := parseYAML(data, "deep.yml")
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "deep.yml") || !strings.Contains(err.Error(), "exceeded max depth") {
+		t.Errorf("error %v, want the depth refused naming the file", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 256<<20 {
+		t.Errorf("parsing 200 KB allocated %d MB, want under 256 MB", grew>>20)
+	}
+}
+
+// TestLargeFileErrorLocatedCheaply: goccy/go-yaml, asked where yaml.v3's syntax error is, takes
+// about 150 times a file's size: an 8 MB file of anchors with an error on its last line took crank
+// to 1.6 GB. Past maxLocateBytes yaml.v3's own message (naming the line) is said.
+func TestLargeFileErrorLocatedCheaply(t *testing.T) {
+	data := []byte(strings.Repeat("- &a x\n", (MaxConfigBytes-16)/7) + " bad: : x\n")
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := parseYAML(data, "big.yml")
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "big.yml") {
+		t.Errorf("error %v, want a syntax error naming the file", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 700<<20 {
+		t.Errorf("parsing %d MB allocated %d MB, want under 700 MB", len(data)>>20, grew>>20)
+	}
+}

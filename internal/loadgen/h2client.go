@@ -56,8 +56,12 @@ type h2session struct {
 	prev     []byte // the previous encoding, until block is known
 	dec      *hpack.Decoder
 	decoding *h2stream // the stream whose header block dec is decoding
-	hdr      headerCache
-	said     said
+	// blockBytes is how much of the block being decoded in pieces has come: past maxHeadBytes
+	// (a response head's bound, as HTTP/1.1's) it is malformed, else a server's endless
+	// CONTINUATION frames would grow the decoder without bound.
+	blockBytes int
+	hdr        headerCache
+	said       said
 	// endAfterHeaders: the block being decoded ends its stream (END_STREAM on its HEADERS).
 	endAfterHeaders bool
 

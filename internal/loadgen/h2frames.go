@@ -53,6 +53,9 @@ const http2MaxFrame = 16384
 
 var errH2Protocol = errors.New("HTTP/2 protocol error")
 
+// errH2HeaderBlock is a response header block, in pieces, longer than maxHeadBytes.
+var errH2HeaderBlock = parseError("an HTTP/2 header block longer than 16 KiB")
+
 // handleFrames handles every whole frame in the buffer (with mu held). An error breaks the
 // connection and counts as malformed.
 func (c *h2client) handleFrames(s *h2session, now int64) {
@@ -109,7 +112,7 @@ func (c *h2client) handle(s *h2session, f http2.Frame, now int64) error {
 		if err := c.catchUp(s); err != nil {
 			return err
 		}
-		s.decoding, s.endAfterHeaders = st, f.StreamEnded()
+		s.decoding, s.endAfterHeaders, s.blockBytes = st, f.StreamEnded(), 0
 		return c.decode(s, f.HeaderBlockFragment(), false, now)
 	case *http2.ContinuationFrame:
 		return c.decode(s, f.HeaderBlockFragment(), f.HeadersEnded(), now)
@@ -180,6 +183,9 @@ func (c *h2client) setting(s *h2session, v http2.Setting) error {
 func (c *h2client) decode(s *h2session, frag []byte, ended bool, now int64) error {
 	if s.decoding == nil {
 		return errH2Protocol
+	}
+	if s.blockBytes += len(frag); s.blockBytes > maxHeadBytes {
+		return errH2HeaderBlock
 	}
 	if _, err := s.dec.Write(frag); err != nil {
 		return err

@@ -72,6 +72,33 @@ func (g guarded) RoundTrip(r *http.Request) (*http.Response, error) {
 		if why, refused := Refused(a); refused {
 			return nil, fmt.Errorf("netguard: not connecting to %s: %s; a configuration may not make crank fetch it", a, why)
 		}
+	} else if numeric(host) {
+		// 2852039166, 0xa9fea9fe, 0251.0376.0251.0376 and 169.254.43518 are 169.254.169.254 to
+		// inet_aton, which a proxy may use; no name is all numbers.
+		return nil, fmt.Errorf("netguard: not fetching %s: an IPv4 address in a form other than dotted decimal; a configuration may not make crank fetch it", host)
 	}
 	return g.next.RoundTrip(r)
+}
+
+// numeric tells whether host is made of numbers as inet_aton reads them (decimal, octal, 0x hex),
+// up to four of them separated by dots.
+func numeric(host string) bool {
+	parts := strings.Split(host, ".")
+	if len(parts) > 4 {
+		return false
+	}
+	for _, p := range parts {
+		digits := p
+		if h, ok := strings.CutPrefix(p, "0x"); ok {
+			digits = h
+			if strings.Trim(digits, "0123456789abcdef") != "" {
+				return false
+			}
+			continue
+		}
+		if digits == "" || strings.Trim(digits, "0123456789") != "" {
+			return false
+		}
+	}
+	return true
 }

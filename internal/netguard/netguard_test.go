@@ -5,7 +5,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -56,5 +58,52 @@ func TestMetadataRefusedDirectAndAfterRedirect(t *testing.T) {
 		if why, refused := Refused(netip.MustParseAddr(a)); refused {
 			t.Errorf("%s refused (%s), want it allowed", a, why)
 		}
+	}
+}
+
+// TestNumericHostsRefusedThroughAProxy: through a proxy crank does not resolve the URL's host;
+// the guard compared it with dotted addresses only, so 169.254.169.254 written as inet_aton also
+// reads it (2852039166, 0xa9fea9fe, octal, 169.254.43518) went to the proxy, which may read it
+// as the metadata address. Such hosts are refused; names and dotted addresses go to the proxy.
+func TestNumericHostsRefusedThroughAProxy(t *testing.T) {
+	var (
+		mu      sync.Mutex
+		proxied []string
+	)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		proxied = append(proxied, r.URL.Host)
+		_, _ = w.Write([]byte("proxied"))
+	}))
+	defer proxy.Close()
+	pu, err := url.Parse(proxy.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = http.ProxyURL(pu)
+	client := &http.Client{Transport: guarded{tr}, Timeout: 10 * time.Second}
+	for _, host := range []string{"2852039166", "0xa9fea9fe", "0251.0376.0251.0376", "169.254.43518", "0xa9.0xfe.0xa9.0xfe", "169.254.169.254"} {
+		resp, err := client.Get("http://" + host + "/latest/meta-data/")
+		if err == nil {
+			resp.Body.Close()
+			t.Errorf("GET http://%s/ through a proxy: %s, want it refused", host, resp.Status)
+		} else if !strings.Contains(err.Error(), "netguard: not") {
+			t.Errorf("GET http://%s/: %v, want netguard's refusal", host, err)
+		}
+	}
+	for _, host := range []string{"lab-app:5010", "10.0.0.1", "deadbeef.cafe", "1e100.net"} {
+		resp, err := client.Get("http://" + host + "/")
+		if err != nil {
+			t.Errorf("GET http://%s/ through a proxy: %v, want it proxied", host, err)
+			continue
+		}
+		resp.Body.Close()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(proxied) != 4 {
+		t.Errorf("the proxy was asked for %q, want the four allowed hosts only", proxied)
 	}
 }

@@ -24,6 +24,11 @@ import (
 // MaxBuildFileBytes bounds one build file downloaded from a URL.
 const MaxBuildFileBytes = 256 << 20
 
+// MaxBuildFilesBytes bounds all of one job's build files together, as crank holds their archive
+// in memory: eight URLs of 256 MiB of random bytes each, from a configuration fetched from
+// anywhere, would have it hold 2 GiB. It is also below the agent's default --max-upload (512 MiB).
+const MaxBuildFilesBytes = 256 << 20
+
 // buildFileTimeout bounds one download.
 const buildFileTimeout = 2 * time.Minute
 
@@ -36,8 +41,11 @@ func PackBuildFiles(ctx context.Context, entries []string, client *http.Client) 
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
 	h := sha256.New()
-	files := 0
+	files, total := 0, 0
 	add := func(name string, mode fs.FileMode, body []byte) error {
+		if total += len(body); total > MaxBuildFilesBytes {
+			return fmt.Errorf("the build files come to more than %d MiB in all (at %s): crank holds them in memory to upload", MaxBuildFilesBytes>>20, name)
+		}
 		hdr := &tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: int64(mode.Perm()), Size: int64(len(body))}
 		if err := tw.WriteHeader(hdr); err != nil {
 			return err

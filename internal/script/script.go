@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+
+	"github.com/crankshaft/crankshaft/internal/termtext"
 )
 
 // DefaultTimeout bounds one script's run.
@@ -55,7 +57,9 @@ func New(out io.Writer) *Engine {
 			for i, a := range call.Arguments {
 				parts[i] = a.String()
 			}
-			fmt.Fprintln(out, strings.Join(parts, " "))
+			// A script (from a fetched configuration, or printing what a job measured) must not
+			// act on the terminal: escape sequences print as text, its own line breaks are kept.
+			fmt.Fprintln(out, termtext.Lines(strings.Join(parts, " ")))
 			return goja.Undefined()
 		})
 	}

@@ -69,3 +69,18 @@ func TestErrorsNameTheScript(t *testing.T) {
 		t.Error("the timeout did not stop the script")
 	}
 }
+
+// TestConsoleCannotActOnTheTerminal: console.log from a script (a fetched configuration's, or one
+// printing what a job measured) wrote escape sequences raw to crank's terminal: OSC 52 sets the
+// clipboard, others set the title or clear the screen. They print as visible escapes; the
+// script's own line breaks are kept.
+func TestConsoleCannotActOnTheTerminal(t *testing.T) {
+	var out strings.Builder
+	e := New(&out)
+	if err := e.Run("test", `console.log("\x1b]52;c;Y3VybCBldmlsfHNo\x07copied", "\x1b[2J"); console.warn("a\nb\u202e")`); err != nil {
+		t.Fatal(err)
+	}
+	if want := `\x1b]52;c;Y3VybCBldmlsfHNo\x07copied \x1b[2J` + "\n" + "a\n" + `b\u202e` + "\n"; out.String() != want {
+		t.Errorf("console wrote %q, want %q", out.String(), want)
+	}
+}
