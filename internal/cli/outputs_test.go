@@ -181,3 +181,46 @@ func TestCompareWithSeveralFiles(t *testing.T) {
 		t.Errorf("--compare twice: %v %v", err, f)
 	}
 }
+
+// TestOutputDirKeepsServiceNamesInside: a service named "../../escaped" (any configuration may
+// name one, a fetched one too) had its logs written two folders above --output-dir; they are
+// written inside it, the name's slashes as underscores, and nothing is written outside.
+func TestOutputDirKeepsServiceNamesInside(t *testing.T) {
+	root := t.TempDir()
+	cfg := filepath.Join(root, "c.yml")
+	if err := os.WriteFile(cfg, []byte(`
+jobs:
+  quick:
+    executable: /bin/sh
+    arguments: '-c "echo out"'
+    waitForExit: true
+scenarios:
+  s:
+    "../../escaped":
+      job: quick
+    "..":
+      job: quick
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "a", "logs")
+	if _, stderr, code := run(t, "--config", cfg, "--scenario", "s", "--output-dir", dir); code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for name, want := range map[string]string{".._.._escaped.output.log": "out\n", "...output.log": "out\n", ".._.._escaped.build.log": ""} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || string(b) != want {
+			t.Errorf("%s: %q (%v), want %q", name, b, err, want)
+		}
+	}
+	var outside []string
+	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && p != cfg && filepath.Dir(p) != dir {
+			outside = append(outside, p)
+		}
+		return err
+	})
+	if len(outside) > 0 {
+		t.Errorf("written outside --output-dir %s: %v", dir, outside)
+	}
+}
