@@ -7,6 +7,8 @@
 //   - a whole file is written into a temporary file made exclusively (O_EXCL, O_NOFOLLOW) with
 //     an unpredictable name beside the path, then renamed over it: no predictable PATH.tmp
 //     another user can plant, and no half-written file;
+//   - another user's file in a sticky folder anyone may write (/tmp) is refused, as the kernel's
+//     fs.protected_regular refuses it: that user planted it to read or rewrite what crank writes;
 //   - a new file gets the caller's mode as the user's umask leaves it (0666 gives the 0644 users
 //     expect of outputs with umask 022; a secret asks for 0600); a file replaced keeps its mode,
 //     never looser than the caller's.
@@ -38,6 +40,8 @@ var (
 	ErrLink = errors.New("is a symbolic link: crank does not write through links (remove it, or name another path)")
 	// ErrNotRegular is the error for a folder, fifo, socket or device at the path.
 	ErrNotRegular = errors.New("is not a regular file: crank writes only regular files (remove it, or name another path)")
+	// ErrPlanted is the error for another user's file in a sticky folder others may write.
+	ErrPlanted = errors.New("belongs to another user, in a folder anyone may write: crank does not write into it (remove it, or name another path)")
 )
 
 // Check tells why crank may not write the file at path (nil: it may), before a run that ends in
@@ -60,7 +64,24 @@ func check(path string) (fs.FileInfo, error) {
 	case !fi.Mode().IsRegular():
 		return nil, &fs.PathError{Op: "write", Path: path, Err: ErrNotRegular}
 	}
-	return fi, nil
+	return fi, plantedFile(path, fi)
+}
+
+// plantedFile refuses a file of another user in a folder where everyone may make files and only
+// their owners remove them (a sticky, world-writable folder: /tmp): that user made it first, and
+// crank running as root appended its results to it, wrote a job's logs into it (the other user
+// reading them), or replaced it keeping its mode (0666: results anyone could rewrite). The
+// kernel's fs.protected_regular refuses the same opens, where it is on.
+func plantedFile(path string, fi fs.FileInfo) error {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || int(st.Uid) == os.Geteuid() {
+		return nil
+	}
+	dir, err := os.Stat(filepath.Dir(path))
+	if err != nil || dir.Mode()&fs.ModeSticky == 0 || dir.Mode().Perm()&0o002 == 0 {
+		return nil
+	}
+	return &fs.PathError{Op: "write", Path: path, Err: fmt.Errorf("%w (user %d's)", ErrPlanted, st.Uid)}
 }
 
 // Replace writes data as the file at path: into a new temporary file beside it, then renamed over
@@ -163,6 +184,9 @@ func open(path string, flag int, perm fs.FileMode) (*os.File, error) {
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
 		err = &fs.PathError{Op: "write", Path: path, Err: ErrNotRegular}
+	}
+	if err == nil {
+		err = plantedFile(path, fi)
 	}
 	if err != nil {
 		f.Close()
