@@ -2,11 +2,13 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -81,5 +83,25 @@ func TestUploadBounds(t *testing.T) {
 				t.Errorf("upload ended after %s, want about 300 ms past the data's end", took)
 			}
 		})
+	}
+}
+
+// TestRedirectRefused: an agent's redirect was followed (a job's description, its environment
+// included, posted again wherever it pointed); it is an error naming the agent and the target, and
+// the target sees no request.
+func TestRedirectRefused(t *testing.T) {
+	var reached atomic.Int64
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached.Add(1) }))
+	t.Cleanup(elsewhere.Close)
+	c, url := boundedServer(t, DefaultBounds, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/steal", http.StatusTemporaryRedirect)
+	})
+	_, err := c.Submit(context.Background(), Job{Executable: "sh", Environment: map[string]string{"SECRET": "s"}})
+	want := "agent " + url + " redirected crank to " + elsewhere.URL + "/steal: crank does not follow an agent's redirects"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	if n := reached.Load(); n != 0 {
+		t.Errorf("the redirect's target got %d requests", n)
 	}
 }
