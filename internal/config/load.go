@@ -130,7 +130,12 @@ func (l *loader) load(loc string) (*node, error) {
 				errs = append(errs, fmt.Errorf("%s: an import must be a path or URL", it.pos))
 				continue
 			}
-			in, err := l.load(importTarget(loc, ref))
+			target := importTarget(loc, ref)
+			if isURL(loc) && !isURL(target) {
+				errs = append(errs, fmt.Errorf("%s: import %q: a configuration loaded from a URL imports only http(s) URLs, not %q on this machine", it.pos, ref, target))
+				continue
+			}
+			in, err := l.load(target)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s: import %q: %w", it.pos, ref, err))
 				continue
