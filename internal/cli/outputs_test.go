@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -222,5 +224,37 @@ scenarios:
 	})
 	if len(outside) > 0 {
 		t.Errorf("written outside --output-dir %s: %v", dir, outside)
+	}
+}
+
+// TestOutputDirPlantedByAnotherUser: --output-dir names a folder in a sticky folder anyone may
+// write (/tmp), and another user made it first: as a link (to /etc/logrotate.d, and root's crank
+// wrote its jobs' output there, read as root's configuration), or as a folder of their own (they
+// read the logs). Each is refused before the run, naming the folder and the user, and nothing is
+// written where the link points.
+func TestOutputDirPlantedByAnotherUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a folder to another user")
+	}
+	const nobody = 65534
+	shared := filepath.Join(t.TempDir(), "shared")
+	target := t.TempDir()
+	if err := errors.Join(os.Mkdir(shared, 0o755), os.Chmod(shared, 0o777|fs.ModeSticky)); err != nil {
+		t.Fatal(err)
+	}
+	link, folder := filepath.Join(shared, "logs"), filepath.Join(shared, "theirs")
+	if err := errors.Join(os.Symlink(target, link), os.Lchown(link, nobody, nobody), os.Mkdir(folder, 0o777), os.Chown(folder, nobody, nobody)); err != nil {
+		t.Fatal(err)
+	}
+	cfg := shellConfig(t, `-c "echo done"`)
+	for d, what := range map[string]string{link: "a link", folder: "a folder"} {
+		_, stderr, code := run(t, "--config", cfg, "--scenario", "shell", "--output-dir", d)
+		want := "--output-dir: write into " + d + ": belongs to another user"
+		if code != ExitBadInput || !strings.Contains(stderr, want) || !strings.Contains(stderr, "("+what+" of user 65534's)") || strings.Contains(stderr, "starting job") {
+			t.Errorf("--output-dir %s: exit %d, want 2 before anything starts with %q (%s):\n%s", d, code, want, what, stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(target); len(entries) > 0 {
+		t.Errorf("written through the planted link: %v", entries)
 	}
 }

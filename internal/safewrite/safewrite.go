@@ -84,6 +84,34 @@ func plantedFile(path string, fi fs.FileInfo) error {
 	return &fs.PathError{Op: "write", Path: path, Err: fmt.Errorf("%w (user %d's)", ErrPlanted, st.Uid)}
 }
 
+// CheckDir tells why crank may not write files into the folder at path (nil: it may, or it does
+// not exist yet): a link, or another user's folder, made in a sticky folder anyone may write
+// (/tmp). That user chose where crank's files go (a link to /etc/logrotate.d, where a job's output
+// would be read as root's configuration) or reads and replaces them. The kernel's
+// fs.protected_symlinks refuses to follow such a link, where it is on.
+func CheckDir(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || int(st.Uid) == os.Geteuid() {
+		return nil
+	}
+	parent, err := os.Stat(filepath.Dir(filepath.Clean(path)))
+	if err != nil || parent.Mode()&fs.ModeSticky == 0 || parent.Mode().Perm()&0o002 == 0 {
+		return nil
+	}
+	what := "a folder"
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		what = "a link"
+	}
+	return &fs.PathError{Op: "write into", Path: path, Err: fmt.Errorf("%w (%s of user %d's)", ErrPlanted, what, st.Uid)}
+}
+
 // Replace writes data as the file at path: into a new temporary file beside it, then renamed over
 // it (a rename replaces a link planted after the check instead of following it).
 func Replace(path string, data []byte, perm fs.FileMode) error {
