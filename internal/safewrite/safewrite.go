@@ -13,7 +13,8 @@
 //     expect of outputs with umask 022; a secret asks for 0600); a file replaced keeps its mode,
 //     never looser than the caller's.
 //
-// Only the last component of the path is checked: the folders on the way are the user's choice.
+// Of the folders on the way, only links another user planted in a sticky folder anyone may write
+// are refused (as fs.protected_symlinks would); the rest are the user's choice.
 package safewrite
 
 import (
@@ -53,6 +54,9 @@ func Check(path string) error {
 
 // check returns what is at path (nil when nothing is) or why crank may not write there.
 func check(path string) (fs.FileInfo, error) {
+	if err := checkFolders(path); err != nil {
+		return nil, err
+	}
 	fi, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -89,7 +93,10 @@ func plantedFile(path string, fi fs.FileInfo) error {
 // (/tmp). That user chose where crank's files go (a link to /etc/logrotate.d, where a job's output
 // would be read as root's configuration) or reads and replaces them. The kernel's
 // fs.protected_symlinks refuses to follow such a link, where it is on.
-func CheckDir(path string) error {
+func CheckDir(path string) error { return plantedDir(path, false) }
+
+// plantedDir is CheckDir, for links only when linksOnly.
+func plantedDir(path string, linksOnly bool) error {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -98,7 +105,7 @@ func CheckDir(path string) error {
 		return err
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || int(st.Uid) == os.Geteuid() {
+	if !ok || int(st.Uid) == os.Geteuid() || (linksOnly && fi.Mode()&fs.ModeSymlink == 0) {
 		return nil
 	}
 	parent, err := os.Stat(filepath.Dir(filepath.Clean(path)))
@@ -110,6 +117,24 @@ func CheckDir(path string) error {
 		what = "a link"
 	}
 	return &fs.PathError{Op: "write into", Path: path, Err: fmt.Errorf("%w (%s of user %d's)", ErrPlanted, what, st.Uid)}
+}
+
+// checkFolders refuses a link another user planted in a sticky folder anyone may write on the way
+// to path (CheckDir's links; another user's folder there may be a team's shared one): --json
+// /tmp/d/out.json with a link /tmp/d planted by another user wrote where that user chose.
+func checkFolders(path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil
+	}
+	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
+		if err := plantedDir(dir, true); err != nil {
+			return err
+		}
+		if dir == filepath.Dir(dir) {
+			return nil
+		}
+	}
 }
 
 // Replace writes data as the file at path: into a new temporary file beside it, then renamed over

@@ -174,3 +174,30 @@ func TestPlantedFileOfAnotherUser(t *testing.T) {
 		t.Errorf("another user's file outside a shared folder: %v", err)
 	}
 }
+
+// TestPlantedFolderOnTheWay: --json /tmp/d/out.json, with /tmp/d a link another user planted (to
+// a folder of root's), wrote out.json where that user chose; a link or another user's folder on
+// the way, made in a sticky folder anyone may write, is refused naming it, and nothing is written.
+func TestPlantedFolderOnTheWay(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a link to another user")
+	}
+	shared := filepath.Join(t.TempDir(), "shared")
+	target := t.TempDir()
+	if err := errors.Join(os.Mkdir(shared, 0o755), os.Chmod(shared, 0o777|fs.ModeSticky)); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(shared, "d")
+	if err := errors.Join(os.Symlink(target, link), os.Lchown(link, 65534, 65534)); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(link, "out.json"), filepath.Join(link, "sub", "..", "out.json")} {
+		err := Replace(p, []byte("{}"), Output)
+		if !errors.Is(err, ErrPlanted) || !strings.Contains(err.Error(), link+": belongs to another user") {
+			t.Errorf("Replace(%s): %v, want ErrPlanted naming %s", p, err, link)
+		}
+	}
+	if entries, _ := os.ReadDir(target); len(entries) > 0 {
+		t.Errorf("written through the planted link: %v", entries)
+	}
+}
