@@ -82,25 +82,36 @@ const (
 )
 
 // checkCounts counts the samples, metadata and figures not measured of an answer before it is
-// decoded: an error names the list and the bound.
+// decoded: an error names the list and the bound. Every member whose name matches a list's (as
+// encoding/json matches it: in any case) counts: a list given twice is decoded twice, the first
+// then dropped, and {"measurements":[{},...],"measurements":[]} would otherwise count none.
 func checkCounts(b []byte) error {
 	var top struct {
-		Metadata     json.RawMessage `json:"metadata"`
-		Measurements json.RawMessage `json:"measurements"`
-		NotMeasured  json.RawMessage `json:"notMeasured"`
+		Metadata     counted `json:"metadata"`
+		Measurements counted `json:"measurements"`
+		NotMeasured  counted `json:"notMeasured"`
 	}
 	if err := json.Unmarshal(b, &top); err != nil {
 		return err
 	}
 	for _, c := range []struct {
 		name string
-		raw  json.RawMessage
+		n    counted
 		max  int
 	}{{"measurements", top.Measurements, MaxSamples}, {"metadata", top.Metadata, MaxFigures}, {"notMeasured", top.NotMeasured, MaxFigures}} {
-		if n := elements(c.raw); n > c.max {
-			return fmt.Errorf("%d %s, more than crank takes from an agent (%d)", n, c.name, c.max)
+		if int(c.n) > c.max {
+			return fmt.Errorf("%d %s, more than crank takes from an agent (%d)", c.n, c.name, c.max)
 		}
 	}
+	return nil
+}
+
+// counted is the elements of every occurrence of a list in an answer, counted on the answer's
+// own bytes (nothing copied, nothing decoded).
+type counted int
+
+func (c *counted) UnmarshalJSON(b []byte) error {
+	*c += counted(elements(b))
 	return nil
 }
 

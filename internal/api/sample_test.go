@@ -65,6 +65,7 @@ func TestDenseAnswerRefused(t *testing.T) {
 		{`{"metadata":` + list(MaxFigures+1, `{"name":"a,b","source":"[{\"}"}`) + `}`, "16385 metadata, more than crank takes from an agent (16384)"},
 		{`{"measurements":[` + names(MaxFigures+1, "1") + `]}`, "samples naming more than 16384 figures, more than crank takes from an agent"},
 		{`{"measurements":[` + names(MaxFigures+1, "1e999") + `]}`, "samples naming more than 16384 figures, more than crank takes from an agent"},
+		{`{"measurements":` + list(MaxSamples, `{}`) + `,"Measurements":[{}],"measurements":[]}`, "524289 measurements, more than crank takes from an agent (524288)"},
 		{`{"notMeasured":{` + strings.TrimSuffix(strings.Repeat(`"k":"v",`, MaxFigures+1), ",") + `}}`, "16385 notMeasured, more than crank takes from an agent (16384)"},
 	} {
 		err := json.Unmarshal([]byte(c.body), new(Measurements))
