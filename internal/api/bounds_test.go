@@ -2,11 +2,15 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -81,5 +85,86 @@ func TestUploadBounds(t *testing.T) {
 				t.Errorf("upload ended after %s, want about 300 ms past the data's end", took)
 			}
 		})
+	}
+}
+
+// TestRedirectRefused: an agent's redirect was followed (a job's description, its environment
+// included, posted again wherever it pointed); it is an error naming the agent and the target, and
+// the target sees no request.
+func TestRedirectRefused(t *testing.T) {
+	var reached atomic.Int64
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached.Add(1) }))
+	t.Cleanup(elsewhere.Close)
+	c, url := boundedServer(t, DefaultBounds, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/steal", http.StatusTemporaryRedirect)
+	})
+	_, err := c.Submit(context.Background(), Job{Executable: "sh", Environment: map[string]string{"SECRET": "s"}})
+	want := "agent " + url + " redirected crank to " + elsewhere.URL + "/steal: crank does not follow an agent's redirects"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	if n := reached.Load(); n != 0 {
+		t.Errorf("the redirect's target got %d requests", n)
+	}
+}
+
+// TestUploadReadSlowly: an agent that reads a little of the upload before each silence runs out
+// (a small receive buffer makes crank's writes go on a few KiB at a time) held crank as long as it
+// chose; an upload of a known size is read whole within UploadSilence plus its size at
+// UploadRate, or fails naming the agent, the size and the bound.
+func TestUploadReadSlowly(t *testing.T) {
+	b := DefaultBounds
+	b.UploadSilence, b.UploadRate = time.Second, 8<<20
+	release := make(chan struct{})
+	small := func(opt int) func(_, _ string, c syscall.RawConn) error {
+		return func(_, _ string, c syscall.RawConn) error {
+			var serr error
+			err := c.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, opt, 4096) })
+			return errors.Join(err, serr)
+		}
+	}
+	lc := net.ListenConfig{Control: small(syscall.SO_RCVBUF)}
+	ln, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		buf := make([]byte, 8<<10)
+		for {
+			if _, err := io.ReadFull(r.Body, buf); err != nil {
+				return
+			}
+			select {
+			case <-r.Context().Done():
+				return
+			case <-release:
+				return
+			case <-tick.C:
+			}
+		}
+	}))
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(srv.Close)
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = (&net.Dialer{Control: small(syscall.SO_SNDBUF)}).DialContext
+	cl, err := NewClient(srv.URL, "tok", &http.Client{Transport: tr}, WithBounds(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err = cl.UploadSource(t.Context(), "j", "", bytes.NewReader(make([]byte, 4<<20)))
+	took := time.Since(start)
+	close(release)
+	var be *BoundError
+	want := "agent " + srv.URL + ": PUT /jobs/j/source: the agent did not read the upload's 4194304 bytes within 1.5s"
+	if !errors.As(err, &be) || !strings.Contains(err.Error(), want) {
+		t.Errorf("upload: %v, want %q", err, want)
+	}
+	if took > 10*time.Second {
+		t.Errorf("upload ended after %s, want about 1.5 s", took)
 	}
 }

@@ -35,6 +35,10 @@ type Bounds struct {
 	// UploadSilence bounds an upload's silences: the agent reads none of it for this long, or
 	// has not answered this long after the whole body was sent.
 	UploadSilence time.Duration
+	// UploadRate is the slowest an agent may read an upload of a known size, in bytes a second:
+	// the whole of it is read within UploadSilence plus its size at this rate. An agent reading a
+	// little before each silence ran out held crank for as long as it chose.
+	UploadRate int64
 }
 
 // DefaultBounds: a 10-minute run sampled every second gives a job about 50 measurements a
@@ -47,6 +51,7 @@ var DefaultBounds = Bounds{
 	Measurements:  32 << 20,
 	Timeout:       DefaultRequestTimeout,
 	UploadSilence: 30 * time.Second,
+	UploadRate:    64 << 10,
 }
 
 // BoundError is an answer that exceeded a bound.
@@ -127,6 +132,9 @@ func (c *Client) once(ctx context.Context, cl call) (err error, clockMoved bool)
 	var w *uploadWatch
 	if cl.upload {
 		w = &uploadWatch{silence: c.bounds.UploadSilence, bound: bound}
+		if l, ok := cl.body.(interface{ Len() int }); ok && c.bounds.UploadRate > 0 {
+			w.size, w.whole = int64(l.Len()), c.bounds.UploadSilence+time.Duration(float64(l.Len())/float64(c.bounds.UploadRate)*float64(time.Second))
+		}
 		w.start()
 		defer w.stop()
 	} else {
@@ -241,9 +249,20 @@ type uploadWatch struct {
 	bound   func(what string)
 	phase   atomic.Int32 // 0 sending, 1 sent, 2 answered
 	timer   *time.Timer
+	// size and whole: an upload of a known size is read whole within whole (0: no such bound).
+	size  int64
+	whole time.Duration
+	all   *time.Timer
 }
 
 func (w *uploadWatch) start() {
+	if w.whole > 0 {
+		w.all = time.AfterFunc(w.whole, func() {
+			if w.phase.Load() == 0 {
+				w.bound(fmt.Sprintf("the agent did not read the upload's %d bytes within %s", w.size, w.whole.Round(time.Millisecond)))
+			}
+		})
+	}
 	w.timer = time.AfterFunc(w.silence, func() {
 		switch w.phase.Load() {
 		case 0:
@@ -276,7 +295,12 @@ func (w *uploadWatch) answered(timeout time.Duration) {
 	w.timer.Reset(timeout)
 }
 
-func (w *uploadWatch) stop() { w.timer.Stop() }
+func (w *uploadWatch) stop() {
+	w.timer.Stop()
+	if w.all != nil {
+		w.all.Stop()
+	}
+}
 
 // watchedReader is an upload's body: each read is progress, its end starts the wait for the
 // answer, and it hashes what it reads when the digest goes in a trailer.

@@ -87,7 +87,9 @@ func NewClient(baseURL, token string, httpClient *http.Client, opts ...Option) (
 	if httpClient == nil {
 		httpClient = &http.Client{}
 	}
-	c := &Client{base: u, http: httpClient, bounds: DefaultBounds}
+	hc := *httpClient
+	hc.CheckRedirect = refuseRedirect(u)
+	c := &Client{base: u, http: &hc, bounds: DefaultBounds}
 	if token != "" {
 		c.key = reqsign.Key(token)
 	}
@@ -97,6 +99,16 @@ func NewClient(baseURL, token string, httpClient *http.Client, opts ...Option) (
 		}
 	}
 	return c, nil
+}
+
+// refuseRedirect is the client's answer to an agent's redirect: an error naming the agent and
+// where it pointed. An agent never redirects; one that does sent crank, its request body (a
+// job's description, its environment) and, to a name under the agent's, its signature, to
+// wherever it pointed: a pinned local agent's address, a machine of crank's network.
+func refuseRedirect(base *url.URL) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, _ []*http.Request) error {
+		return fmt.Errorf("agent %s redirected crank to %s: crank does not follow an agent's redirects", base, req.URL.Redacted())
+	}
 }
 
 // URL is the agent's base URL.

@@ -38,7 +38,12 @@ func checkOutputs(f *runFlags) error {
 		}
 	}
 	if d := f.display.outputDir; d != "" {
-		if err := os.MkdirAll(d, 0o755); err != nil {
+		// Checked before it is made (MkdirAll would make a planted link's target) and after.
+		if err := safewrite.CheckDir(d); err != nil {
+			problems = append(problems, fmt.Errorf("--output-dir: %w", err))
+		} else if err := os.MkdirAll(d, 0o755); err != nil {
+			problems = append(problems, fmt.Errorf("--output-dir: %w", err))
+		} else if err := safewrite.CheckDir(d); err != nil {
 			problems = append(problems, fmt.Errorf("--output-dir: %w", err))
 		} else if err := writable(filepath.Join(d, "check")); err != nil {
 			problems = append(problems, fmt.Errorf("--output-dir %s: %w", d, err))

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -179,5 +181,80 @@ func TestCompareWithSeveralFiles(t *testing.T) {
 	f, err := parseRunFlags([]string{"-c", "a.yml", "-s", "x", "--compare", same, "--Compare", faster}, func(string) string { return "" })
 	if err != nil || len(f.compare) != 2 {
 		t.Errorf("--compare twice: %v %v", err, f)
+	}
+}
+
+// TestOutputDirKeepsServiceNamesInside: a service named "../../escaped" (any configuration may
+// name one, a fetched one too) had its logs written two folders above --output-dir; they are
+// written inside it, the name's slashes as underscores, and nothing is written outside.
+func TestOutputDirKeepsServiceNamesInside(t *testing.T) {
+	root := t.TempDir()
+	cfg := filepath.Join(root, "c.yml")
+	if err := os.WriteFile(cfg, []byte(`
+jobs:
+  quick:
+    executable: /bin/sh
+    arguments: '-c "echo out"'
+    waitForExit: true
+scenarios:
+  s:
+    "../../escaped":
+      job: quick
+    "..":
+      job: quick
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "a", "logs")
+	if _, stderr, code := run(t, "--config", cfg, "--scenario", "s", "--output-dir", dir); code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for name, want := range map[string]string{".._.._escaped.output.log": "out\n", "...output.log": "out\n", ".._.._escaped.build.log": ""} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || string(b) != want {
+			t.Errorf("%s: %q (%v), want %q", name, b, err, want)
+		}
+	}
+	var outside []string
+	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && p != cfg && filepath.Dir(p) != dir {
+			outside = append(outside, p)
+		}
+		return err
+	})
+	if len(outside) > 0 {
+		t.Errorf("written outside --output-dir %s: %v", dir, outside)
+	}
+}
+
+// TestOutputDirPlantedByAnotherUser: --output-dir names a folder in a sticky folder anyone may
+// write (/tmp), and another user made it first: as a link (to /etc/logrotate.d, and root's crank
+// wrote its jobs' output there, read as root's configuration), or as a folder of their own (they
+// read the logs). Each is refused before the run, naming the folder and the user, and nothing is
+// written where the link points.
+func TestOutputDirPlantedByAnotherUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a folder to another user")
+	}
+	const nobody = 65534
+	shared := filepath.Join(t.TempDir(), "shared")
+	target := t.TempDir()
+	if err := errors.Join(os.Mkdir(shared, 0o755), os.Chmod(shared, 0o777|fs.ModeSticky)); err != nil {
+		t.Fatal(err)
+	}
+	link, folder := filepath.Join(shared, "logs"), filepath.Join(shared, "theirs")
+	if err := errors.Join(os.Symlink(target, link), os.Lchown(link, nobody, nobody), os.Mkdir(folder, 0o777), os.Chown(folder, nobody, nobody)); err != nil {
+		t.Fatal(err)
+	}
+	cfg := shellConfig(t, `-c "echo done"`)
+	for d, what := range map[string]string{link: "a link", folder: "a folder"} {
+		_, stderr, code := run(t, "--config", cfg, "--scenario", "shell", "--output-dir", d)
+		want := "--output-dir: write into " + d + ": belongs to another user"
+		if code != ExitBadInput || !strings.Contains(stderr, want) || !strings.Contains(stderr, "("+what+" of user 65534's)") || strings.Contains(stderr, "starting job") {
+			t.Errorf("--output-dir %s: exit %d, want 2 before anything starts with %q (%s):\n%s", d, code, want, what, stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(target); len(entries) > 0 {
+		t.Errorf("written through the planted link: %v", entries)
 	}
 }

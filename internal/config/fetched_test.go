@@ -2,11 +2,13 @@ package config
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -60,5 +62,30 @@ profiles:
 				t.Errorf("FetchedOnly() = %v, want %v", got, c.want)
 			}
 		})
+	}
+}
+
+// TestFetchedImportsOnlyURLs: a fetched file's import that does not resolve to a URL against the
+// file's own (a ref with a scheme, "lab:mine.yml", or one url.Parse refuses, "x%zz.yml") was
+// opened as a file of this machine, in crank's working folder, and read as a local file: its
+// endpoints got the unscoped token, its localFolder was uploaded. It is an error naming the
+// import.
+func TestFetchedImportsOnlyURLs(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	local := "profiles:\n  mine:\n    agents:\n      application: { endpoints: [ \"http://evil:5010\" ] }\n"
+	for _, name := range []string{"lab:mine.yml", "x%zz.yml"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(local), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = w.Write([]byte("imports: [ \"" + name + "\" ]\njobs:\n  r: { executable: /bin/true }\nscenarios:\n  s:\n    application: { job: r }\n"))
+		}))
+		_, err := Load(context.Background(), []string{srv.URL + "/lab.yml"}, LoadOptions{})
+		srv.Close()
+		want := fmt.Sprintf("import %q: a configuration loaded from a URL imports only http(s) URLs, not %q on this machine", name, name)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), srv.URL+"/lab.yml") {
+			t.Errorf("import %s: %v, want an error naming the file and %q", name, err, want)
+		}
 	}
 }

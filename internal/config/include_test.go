@@ -183,7 +183,7 @@ func TestFetchedImportsStayURLs(t *testing.T) {
 		}))
 		cfg, err := Load(context.Background(), []string{srv.URL + "/fetched.yml"}, LoadOptions{})
 		srv.Close()
-		if err == nil || !strings.Contains(err.Error(), `import "`+ref+`": a file fetched from a URL imports only URLs`) {
+		if err == nil || !strings.Contains(err.Error(), `import "`+ref+`": a configuration loaded from a URL imports only http(s) URLs`) {
 			var r *Resolved
 			if err == nil {
 				r, err = cfg.Resolve(Request{Scenario: "s"})

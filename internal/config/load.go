@@ -132,10 +132,7 @@ func (l *loader) load(loc string) (*node, error) {
 			}
 			target := importTarget(loc, ref)
 			if isURL(loc) && !isURL(target) {
-				// ref is not a URL once resolved ("c:/x.yml" parses with scheme c; "//a b/x"
-				// does not parse): it would be read from this machine, as a local file, trusted
-				// to name local folders and to get crank's token.
-				errs = append(errs, fmt.Errorf("%s: import %q: a file fetched from a URL imports only URLs", it.pos, ref))
+				errs = append(errs, fmt.Errorf("%s: import %q: a configuration loaded from a URL imports only http(s) URLs, not %q on this machine", it.pos, ref, target))
 				continue
 			}
 			in, err := l.load(target)

@@ -96,7 +96,7 @@ func (c *Controller) saveOutputs(ctx context.Context, ins []*instance) {
 		if rank[in.service] > 1 {
 			name = fmt.Sprintf("%s-%d", in.service, rank[in.service])
 		}
-		if err := c.saveOutput(ctx, in, filepath.Join(c.opts.OutputDir, name+iteration)); err != nil {
+		if err := c.saveOutput(ctx, in, c.opts.OutputDir, fileName(name+iteration)); err != nil {
 			c.log.Warn("saving the job's output", "service", in.service, "agent", in.url, "err", err)
 		}
 	}
@@ -110,18 +110,30 @@ const (
 	outputReadTimeout = time.Minute
 )
 
-// saveOutput writes a job's build log and output to base.build.log and base.output.log, one
-// bounded read after another, up to MaxSavedOutput bytes, maxOutputReads reads and
-// outputReadTimeout; past a bound, the error names it.
-func (c *Controller) saveOutput(ctx context.Context, in *instance, base string) error {
+// fileName is a service's name as one file name in Options.OutputDir: its slashes (and
+// backslashes, NULs) as underscores. A service may be named "../../x" by a configuration (one
+// fetched from a URL too), and its logs were written outside --output-dir (issue 41's fifth audit).
+func fileName(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == 0 {
+			return '_'
+		}
+		return r
+	}, name)
+}
+
+// saveOutput writes a job's build log and output to dir/name.build.log and dir/name.output.log
+// (name one file name: fileName), one bounded read after another, up to MaxSavedOutput bytes,
+// maxOutputReads reads and outputReadTimeout; past a bound, the error names it.
+func (c *Controller) saveOutput(ctx context.Context, in *instance, dir, name string) error {
 	ctx, cancel := context.WithTimeout(ctx, outputReadTimeout)
 	defer cancel()
-	build, err := safewrite.Create(base+".build.log", safewrite.Output)
+	build, err := safewrite.Create(filepath.Join(dir, name+".build.log"), safewrite.Output)
 	if err != nil {
 		return err
 	}
 	defer build.Close()
-	output, err := safewrite.Create(base+".output.log", safewrite.Output)
+	output, err := safewrite.Create(filepath.Join(dir, name+".output.log"), safewrite.Output)
 	if err != nil {
 		return err
 	}

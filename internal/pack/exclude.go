@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/safewrite"
 )
 
 // Exclude names the files of an uploaded folder that are crank's results, not source: a result
@@ -111,12 +114,13 @@ func (l Ledger) Record(paths ...string) error {
 		return err
 	}
 	// One append per call, each line well under PIPE_BUF: concurrent cranks do not interleave.
-	f, err := os.OpenFile(string(l), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
+	// Through safewrite: the ledger may sit in a cache folder another user can write (root's
+	// crank run with a user's XDG_CACHE_HOME), and a link planted at it had root append there.
+	err := safewrite.Append(string(l), safewrite.Secret, func(w io.Writer, _ bool) error {
+		_, err := io.WriteString(w, b.String())
 		return err
-	}
-	_, werr := f.WriteString(b.String())
-	if err := errors.Join(werr, f.Close()); err != nil {
+	})
+	if err != nil {
 		return err
 	}
 	return l.compact()
@@ -173,9 +177,5 @@ func (l Ledger) compact() error {
 		}
 		fmt.Fprintf(&b, "%d %d %s\n", st.Size, st.ModNano, p)
 	}
-	tmp := string(l) + ".tmp"
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, string(l))
+	return safewrite.Replace(string(l), []byte(b.String()), safewrite.Secret)
 }

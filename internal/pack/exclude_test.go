@@ -1,12 +1,15 @@
 package pack
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/safewrite"
 )
 
 // TestPackLeavesOutResultFiles: this run's outputs (a file, the .tmp beside it, a folder) and the
@@ -91,5 +94,27 @@ func TestLedgerStaysBounded(t *testing.T) {
 	}
 	if _, err := ledger.Read(); err == nil || !strings.Contains(err.Error(), string(ledger)+":1") {
 		t.Errorf("a corrupt ledger: %v, want an error naming its file and line", err)
+	}
+}
+
+// TestLedgerNotWrittenThroughALink: the ledger sits in a cache folder (a user's XDG_CACHE_HOME
+// under root's crank, through sudo -E); a link planted at it had root append its lines to the file
+// it pointed to (and its compaction went through a predictable written.tmp). Now it is written
+// through safewrite: the link is refused naming the ledger, the target untouched.
+func TestLedgerNotWrittenThroughALink(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "out.json", "{}")
+	target := filepath.Join(dir, "target")
+	write(t, dir, "target", "root's file\n")
+	ledger := Ledger(filepath.Join(dir, "written"))
+	if err := os.Symlink(target, string(ledger)); err != nil {
+		t.Fatal(err)
+	}
+	err := ledger.Record(filepath.Join(dir, "out.json"))
+	if !errors.Is(err, safewrite.ErrLink) || !strings.Contains(err.Error(), string(ledger)) {
+		t.Errorf("Record through a link: %v, want safewrite.ErrLink naming %s", err, ledger)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "root's file\n" {
+		t.Errorf("the link's target now holds %q", b)
 	}
 }

@@ -7,11 +7,14 @@
 //   - a whole file is written into a temporary file made exclusively (O_EXCL, O_NOFOLLOW) with
 //     an unpredictable name beside the path, then renamed over it: no predictable PATH.tmp
 //     another user can plant, and no half-written file;
+//   - another user's file in a sticky folder anyone may write (/tmp) is refused, as the kernel's
+//     fs.protected_regular refuses it: that user planted it to read or rewrite what crank writes;
 //   - a new file gets the caller's mode as the user's umask leaves it (0666 gives the 0644 users
 //     expect of outputs with umask 022; a secret asks for 0600); a file replaced keeps its mode,
 //     never looser than the caller's.
 //
-// Only the last component of the path is checked: the folders on the way are the user's choice.
+// Of the folders on the way, only links another user planted in a sticky folder anyone may write
+// are refused (as fs.protected_symlinks would); the rest are the user's choice.
 package safewrite
 
 import (
@@ -38,6 +41,8 @@ var (
 	ErrLink = errors.New("is a symbolic link: crank does not write through links (remove it, or name another path)")
 	// ErrNotRegular is the error for a folder, fifo, socket or device at the path.
 	ErrNotRegular = errors.New("is not a regular file: crank writes only regular files (remove it, or name another path)")
+	// ErrPlanted is the error for another user's file in a sticky folder others may write.
+	ErrPlanted = errors.New("belongs to another user, in a folder anyone may write: crank does not write into it (remove it, or name another path)")
 )
 
 // Check tells why crank may not write the file at path (nil: it may), before a run that ends in
@@ -49,6 +54,9 @@ func Check(path string) error {
 
 // check returns what is at path (nil when nothing is) or why crank may not write there.
 func check(path string) (fs.FileInfo, error) {
+	if err := checkFolders(path); err != nil {
+		return nil, err
+	}
 	fi, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -60,7 +68,73 @@ func check(path string) (fs.FileInfo, error) {
 	case !fi.Mode().IsRegular():
 		return nil, &fs.PathError{Op: "write", Path: path, Err: ErrNotRegular}
 	}
-	return fi, nil
+	return fi, plantedFile(path, fi)
+}
+
+// plantedFile refuses a file of another user in a folder where everyone may make files and only
+// their owners remove them (a sticky, world-writable folder: /tmp): that user made it first, and
+// crank running as root appended its results to it, wrote a job's logs into it (the other user
+// reading them), or replaced it keeping its mode (0666: results anyone could rewrite). The
+// kernel's fs.protected_regular refuses the same opens, where it is on.
+func plantedFile(path string, fi fs.FileInfo) error {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || int(st.Uid) == os.Geteuid() {
+		return nil
+	}
+	dir, err := os.Stat(filepath.Dir(path))
+	if err != nil || dir.Mode()&fs.ModeSticky == 0 || dir.Mode().Perm()&0o002 == 0 {
+		return nil
+	}
+	return &fs.PathError{Op: "write", Path: path, Err: fmt.Errorf("%w (user %d's)", ErrPlanted, st.Uid)}
+}
+
+// CheckDir tells why crank may not write files into the folder at path (nil: it may, or it does
+// not exist yet): a link, or another user's folder, made in a sticky folder anyone may write
+// (/tmp). That user chose where crank's files go (a link to /etc/logrotate.d, where a job's output
+// would be read as root's configuration) or reads and replaces them. The kernel's
+// fs.protected_symlinks refuses to follow such a link, where it is on.
+func CheckDir(path string) error { return plantedDir(path, false) }
+
+// plantedDir is CheckDir, for links only when linksOnly.
+func plantedDir(path string, linksOnly bool) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || int(st.Uid) == os.Geteuid() || (linksOnly && fi.Mode()&fs.ModeSymlink == 0) {
+		return nil
+	}
+	parent, err := os.Stat(filepath.Dir(filepath.Clean(path)))
+	if err != nil || parent.Mode()&fs.ModeSticky == 0 || parent.Mode().Perm()&0o002 == 0 {
+		return nil
+	}
+	what := "a folder"
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		what = "a link"
+	}
+	return &fs.PathError{Op: "write into", Path: path, Err: fmt.Errorf("%w (%s of user %d's)", ErrPlanted, what, st.Uid)}
+}
+
+// checkFolders refuses a link another user planted in a sticky folder anyone may write on the way
+// to path (CheckDir's links; another user's folder there may be a team's shared one): --json
+// /tmp/d/out.json with a link /tmp/d planted by another user wrote where that user chose.
+func checkFolders(path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil
+	}
+	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
+		if err := plantedDir(dir, true); err != nil {
+			return err
+		}
+		if dir == filepath.Dir(dir) {
+			return nil
+		}
+	}
 }
 
 // Replace writes data as the file at path: into a new temporary file beside it, then renamed over
@@ -163,6 +237,9 @@ func open(path string, flag int, perm fs.FileMode) (*os.File, error) {
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
 		err = &fs.PathError{Op: "write", Path: path, Err: ErrNotRegular}
+	}
+	if err == nil {
+		err = plantedFile(path, fi)
 	}
 	if err != nil {
 		f.Close()

@@ -127,3 +127,77 @@ func TestCreate(t *testing.T) {
 		t.Errorf("the link's target was written: %q", b)
 	}
 }
+
+// TestPlantedFileOfAnotherUser: in a sticky folder anyone may write (/tmp), another user made the
+// file first (0666): root's crank appended to it, wrote logs into it, or replaced it keeping 0666.
+// Each is refused naming the path and the user, the file left as it was; in a folder that is not
+// sticky and world-writable, another user's file is the user's choice and written.
+func TestPlantedFileOfAnotherUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a file to another user")
+	}
+	const nobody = 65534
+	shared := filepath.Join(t.TempDir(), "shared")
+	if err := errors.Join(os.Mkdir(shared, 0o755), os.Chmod(shared, 0o777|fs.ModeSticky)); err != nil {
+		t.Fatal(err)
+	}
+	plant := func(dir string) string {
+		p := filepath.Join(dir, "out")
+		if err := errors.Join(os.WriteFile(p, []byte("planted"), 0o666), os.Chmod(p, 0o666), os.Chown(p, nobody, nobody)); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p := plant(shared)
+	noop := func(io.Writer, bool) error { return nil }
+	for name, write := range map[string]func() error{
+		"Replace": func() error { return Replace(p, []byte("results"), Output) },
+		"Append":  func() error { return Append(p, Output, noop) },
+		"Create": func() error {
+			f, err := Create(p, Output)
+			if err == nil {
+				f.Close()
+			}
+			return err
+		},
+	} {
+		err := write()
+		if !errors.Is(err, ErrPlanted) || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "user 65534's") {
+			t.Errorf("%s: %v, want ErrPlanted naming %s and the user", name, err, p)
+		}
+		if b, _ := os.ReadFile(p); string(b) != "planted" {
+			t.Errorf("%s: the planted file now holds %q", name, b)
+		}
+	}
+	mine := plant(t.TempDir())
+	if err := Append(mine, Output, func(w io.Writer, _ bool) error { _, err := io.WriteString(w, "+"); return err }); err != nil {
+		t.Errorf("another user's file outside a shared folder: %v", err)
+	}
+}
+
+// TestPlantedFolderOnTheWay: --json /tmp/d/out.json, with /tmp/d a link another user planted (to
+// a folder of root's), wrote out.json where that user chose; a link or another user's folder on
+// the way, made in a sticky folder anyone may write, is refused naming it, and nothing is written.
+func TestPlantedFolderOnTheWay(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a link to another user")
+	}
+	shared := filepath.Join(t.TempDir(), "shared")
+	target := t.TempDir()
+	if err := errors.Join(os.Mkdir(shared, 0o755), os.Chmod(shared, 0o777|fs.ModeSticky)); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(shared, "d")
+	if err := errors.Join(os.Symlink(target, link), os.Lchown(link, 65534, 65534)); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(link, "out.json"), filepath.Join(link, "sub", "..", "out.json")} {
+		err := Replace(p, []byte("{}"), Output)
+		if !errors.Is(err, ErrPlanted) || !strings.Contains(err.Error(), link+": belongs to another user") {
+			t.Errorf("Replace(%s): %v, want ErrPlanted naming %s", p, err, link)
+		}
+	}
+	if entries, _ := os.ReadDir(target); len(entries) > 0 {
+		t.Errorf("written through the planted link: %v", entries)
+	}
+}
