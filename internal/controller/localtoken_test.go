@@ -13,6 +13,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/agent"
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 // TestLocalTokenGoesToItsOwnAddress: HIGH 2. crank read the token file of the agent on
@@ -29,7 +30,7 @@ func TestLocalTokenGoesToItsOwnAddress(t *testing.T) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	thief, err := net.Listen("tcp", fmt.Sprintf("[::1]:%d", port))
 	if err != nil {
-		t.Skipf("no IPv6 loopback to listen on: %v", err) // the attack needs it
+		testutil.Missing(t, "no IPv6 loopback to listen on: %v", err) // the attack needs it
 	}
 	defer thief.Close()
 	go func() {
@@ -42,17 +43,7 @@ func TestLocalTokenGoesToItsOwnAddress(t *testing.T) {
 		}
 	}()
 
-	a, err := agent.New(agent.Options{Dir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(a.Handler())
-	srv.Listener = ln
-	srv.Start()
-	t.Cleanup(func() {
-		_ = a.Shutdown(context.Background())
-		srv.Close()
-	})
+	a := serveAgent(t, ln, "")
 	if _, err := api.WriteTokenFile(ln.Addr(), a.Token()); err != nil {
 		t.Fatal(err)
 	}
@@ -79,4 +70,21 @@ func TestLocalTokenGoesToItsOwnAddress(t *testing.T) {
 	if slices.Contains(dialled, fmt.Sprintf("[::1]:%d", port)) || len(dialled) == 0 {
 		t.Errorf("crank dialled %q, want only 127.0.0.1:%d (whose token file it read)", dialled, port)
 	}
+}
+
+// serveAgent serves a real agent with token ("": one made up) on ln until the test ends.
+func serveAgent(t *testing.T, ln net.Listener, token string) *agent.Agent {
+	t.Helper()
+	a, err := agent.New(agent.Options{Dir: t.TempDir(), Token: token, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(a.Handler())
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(func() {
+		_ = a.Shutdown(context.Background())
+		srv.Close()
+	})
+	return a
 }

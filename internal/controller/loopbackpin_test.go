@@ -3,17 +3,15 @@ package controller
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/crankshaft/crankshaft/internal/agent"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 // bothLoopbacks resolves every name to ::1 then 127.0.0.1, as Go's resolver does "localhost"
@@ -37,22 +35,12 @@ func TestLoopbackNameNotSentToAnotherListener(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
-	a, err := agent.New(agent.Options{Dir: t.TempDir(), Token: token, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(a.Handler())
-	srv.Listener = ln
-	srv.Start()
-	t.Cleanup(func() {
-		_ = a.Shutdown(context.Background())
-		srv.Close()
-	})
+	serveAgent(t, ln, token)
 	thiefAddr := fmt.Sprintf("[::1]:%d", port)
 	listenThief := func() net.Listener {
 		thief, err := net.Listen("tcp", thiefAddr)
 		if err != nil {
-			t.Skipf("no IPv6 loopback to listen on: %v", err) // the attack needs it
+			testutil.Missing(t, "no IPv6 loopback to listen on: %v", err) // the attack needs it
 		}
 		go func() {
 			for {
