@@ -77,15 +77,24 @@ func check(path string) (fs.FileInfo, error) {
 // reading them), or replaced it keeping its mode (0666: results anyone could rewrite). The
 // kernel's fs.protected_regular refuses the same opens, where it is on.
 func plantedFile(path string, fi fs.FileInfo) error {
+	if uid, ok := plantedBy(path, fi); ok {
+		return &fs.PathError{Op: "write", Path: path, Err: fmt.Errorf("%w (user %d's)", ErrPlanted, uid)}
+	}
+	return nil
+}
+
+// plantedBy tells whether fi, what is at path, belongs to another user (whose id it returns) and
+// lies in a sticky folder anyone may write: made there first by that user, not by crank's.
+func plantedBy(path string, fi fs.FileInfo) (uint32, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok || int(st.Uid) == os.Geteuid() {
-		return nil
+		return 0, false
 	}
-	dir, err := os.Stat(filepath.Dir(path))
-	if err != nil || dir.Mode()&fs.ModeSticky == 0 || dir.Mode().Perm()&0o002 == 0 {
-		return nil
+	parent, err := os.Stat(filepath.Dir(filepath.Clean(path)))
+	if err != nil || parent.Mode()&fs.ModeSticky == 0 || parent.Mode().Perm()&0o002 == 0 {
+		return 0, false
 	}
-	return &fs.PathError{Op: "write", Path: path, Err: fmt.Errorf("%w (user %d's)", ErrPlanted, st.Uid)}
+	return st.Uid, true
 }
 
 // CheckDir tells why crank may not write files into the folder at path (nil: it may, or it does
@@ -104,19 +113,18 @@ func plantedDir(path string, linksOnly bool) error {
 	if err != nil {
 		return err
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || int(st.Uid) == os.Geteuid() || (linksOnly && fi.Mode()&fs.ModeSymlink == 0) {
+	if linksOnly && fi.Mode()&fs.ModeSymlink == 0 {
 		return nil
 	}
-	parent, err := os.Stat(filepath.Dir(filepath.Clean(path)))
-	if err != nil || parent.Mode()&fs.ModeSticky == 0 || parent.Mode().Perm()&0o002 == 0 {
+	uid, planted := plantedBy(path, fi)
+	if !planted {
 		return nil
 	}
 	what := "a folder"
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		what = "a link"
 	}
-	return &fs.PathError{Op: "write into", Path: path, Err: fmt.Errorf("%w (%s of user %d's)", ErrPlanted, what, st.Uid)}
+	return &fs.PathError{Op: "write into", Path: path, Err: fmt.Errorf("%w (%s of user %d's)", ErrPlanted, what, uid)}
 }
 
 // checkFolders refuses a link another user planted in a sticky folder anyone may write on the way
