@@ -68,7 +68,7 @@ func (e *BoundError) Error() string {
 type call struct {
 	method, path string
 	body         io.Reader // nil: none
-	digest       string    // the body's hex SHA-256, or reqsign.InTrailer
+	digest       string    // the body's hex SHA-256, or reqsign.InTrailer ("": no body)
 	contentType  string
 	limit        int64 // the answer's bound
 	prefix       bool  // up to limit bytes are the answer (Output), not an error beyond
@@ -83,7 +83,7 @@ func (c *Client) doJSON(ctx context.Context, method, path string, in, out any) e
 		if err != nil {
 			return err
 		}
-		cl.body, cl.contentType = bytes.NewReader(b), "application/json"
+		cl.body, cl.contentType, cl.digest = bytes.NewReader(b), "application/json", reqsign.BodyDigest(b)
 	}
 	return c.do(ctx, cl)
 }
@@ -210,11 +210,6 @@ func (c *Client) request(ctx context.Context, cl call, w *uploadWatch) (*http.Re
 	d := cl.digest
 	if d == "" {
 		d = reqsign.BodyDigest(nil)
-		if b, ok := cl.body.(*bytes.Reader); ok {
-			raw := make([]byte, b.Len())
-			_, _ = b.ReadAt(raw, 0)
-			d = reqsign.BodyDigest(raw)
-		}
 	}
 	auth, mac := reqsign.Authorization(c.key, cl.method, req.URL.RequestURI(), c.agentTime(), d)
 	req.Header.Set("Authorization", auth)
