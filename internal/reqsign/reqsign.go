@@ -98,18 +98,26 @@ func trailerMAC(key []byte, requestMAC, bodyDigest string) []byte {
 
 // checkTrailer tells whether a BodyTrailer value signs digest for the request whose MAC is requestMAC.
 func checkTrailer(key []byte, requestMAC, value, digest string) bool {
-	var b, s string
-	for part := range strings.SplitSeq(value, ",") {
-		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
-		switch k {
-		case "b":
-			b = v
-		case "s":
-			s = v
-		}
+	f, err := fields(value)
+	if err != nil {
+		return false
 	}
-	got, err := hex.DecodeString(s)
-	return err == nil && b == digest && hmac.Equal(got, trailerMAC(key, requestMAC, digest))
+	got, err := hex.DecodeString(f["s"])
+	return err == nil && f["b"] == digest && hmac.Equal(got, trailerMAC(key, requestMAC, digest))
+}
+
+// fields reads a list "k=v, k=v" (a signature's, a trailer's): a part without "=" or a key given
+// twice is malformed.
+func fields(list string) (map[string]string, error) {
+	f := map[string]string{}
+	for part := range strings.SplitSeq(list, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if _, twice := f[k]; !ok || twice {
+			return nil, fmt.Errorf("%w: %q", ErrMalformed, part)
+		}
+		f[k] = v
+	}
+	return f, nil
 }
 
 // Errors of Parse and Check, answered 401 by the agent but where said.
@@ -129,32 +137,24 @@ func Parse(header, method, uri string) (Signed, error) {
 	if !ok {
 		return Signed{}, ErrMissing
 	}
-	s := Signed{Method: method, URI: uri}
-	seen := map[string]bool{}
-	for part := range strings.SplitSeq(rest, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
-		if !ok || seen[k] {
-			return Signed{}, fmt.Errorf("%w: %q", ErrMalformed, part)
-		}
-		seen[k] = true
-		switch k {
-		case "t":
-			ms, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				return Signed{}, fmt.Errorf("%w: t=%q", ErrMalformed, v)
-			}
-			s.Time = time.UnixMilli(ms)
-		case "n":
-			s.Nonce = v
-		case "b":
-			s.Body = v
-		case "s":
-			s.MAC = v
-		default:
+	f, err := fields(rest)
+	if err != nil {
+		return Signed{}, err
+	}
+	s := Signed{Method: method, URI: uri, Nonce: f["n"], Body: f["b"], MAC: f["s"]}
+	for k := range f {
+		if k != "t" && k != "n" && k != "b" && k != "s" {
 			return Signed{}, fmt.Errorf("%w: unknown field %q", ErrMalformed, k)
 		}
 	}
-	if !isHex(s.Nonce, 16, 64) || (!isHex(s.Body, 64, 64) && s.Body != InTrailer) || !isHex(s.MAC, 64, 64) || !seen["t"] {
+	if v, ok := f["t"]; ok {
+		ms, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return Signed{}, fmt.Errorf("%w: t=%q", ErrMalformed, v)
+		}
+		s.Time = time.UnixMilli(ms)
+	}
+	if !isHex(s.Nonce, 16, 64) || (!isHex(s.Body, 64, 64) && s.Body != InTrailer) || !isHex(s.MAC, 64, 64) || s.Time.IsZero() {
 		return Signed{}, fmt.Errorf("%w: want t=, n= (hex), b= (64 hex digits or trailer) and s= (64 hex digits)", ErrMalformed)
 	}
 	return s, nil
