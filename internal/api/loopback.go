@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -61,7 +62,7 @@ func LoopbackAddr(ctx context.Context, agentURL string, r Resolver) (string, err
 		if !ip.IsLoopback() {
 			return "", nil
 		}
-		if !containsAddr(ips, ip) {
+		if !slices.Contains(ips, ip) {
 			ips = append(ips, ip)
 		}
 	}
@@ -78,7 +79,7 @@ func LoopbackAddr(ctx context.Context, agentURL string, r Resolver) (string, err
 		for _, l := range lns {
 			if l.port == p && listensOn(l, ip) {
 				served, owners = append(served, ip), append(owners, l.uid)
-				if !containsString(sockets, l.inode) {
+				if !slices.Contains(sockets, l.inode) {
 					sockets = append(sockets, l.inode)
 				}
 				break
@@ -105,22 +106,4 @@ func listensOn(l listener, ip netip.Addr) bool {
 		return ip.Is4() == l.addr.Is4() || (l.v6 && ip.Is4())
 	}
 	return l.addr == ip
-}
-
-func containsAddr(s []netip.Addr, a netip.Addr) bool {
-	for _, x := range s {
-		if x == a {
-			return true
-		}
-	}
-	return false
-}
-
-func containsString(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
