@@ -8,7 +8,7 @@ CACHE     := .cache
 GOFLAGS   ?= -buildvcs=false
 export GOFLAGS
 
-.PHONY: build tools agents test check test-deps test-fresh fuzz fuzz-smoke bench clean
+.PHONY: build tools agents test check test-deps test-fresh measure fuzz fuzz-smoke bench clean
 
 # One `go build` for both: they share most packages. scripts/building.sh says what is built and,
 # every 5 s, that it still is (a first build with empty Go caches takes a minute or two).
@@ -70,7 +70,8 @@ test: test-deps build check
 	$(GO_TEST) -timeout 30m $$($(GO) list ./... | grep -v -E '/internal/(agent|controller|loadgen|app|progress|e2e)(/|$$)')
 	$(GO_TEST) -timeout 30m ./internal/e2e
 
-# The checks `make test` runs before the tests: gofmt, go vet, staticcheck (pinned), go.mod tidy, and the
+# The checks `make test` runs before the tests: gofmt, go vet, staticcheck (pinned; both with the
+# measure tag, so that they read the measuring tests' files too: every other file is in that build), go.mod tidy, and the
 # packages with the most concurrency (agent, controller, load generator, apps, progress) under the
 # race detector.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
@@ -78,10 +79,18 @@ RACE_PKGS   := ./internal/agent/... ./internal/controller/... ./internal/loadgen
 check:
 	@unformatted=$$("$$($(GO) env GOROOT)/bin/gofmt" -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.cache/*')); \
 	  if [ -n "$$unformatted" ]; then echo "not gofmt-ed (run gofmt -w):"; echo "$$unformatted"; exit 1; fi
-	$(GO) vet ./...
-	$(GO) run $(STATICCHECK) ./...
+	$(GO) vet -tags measure ./...
+	$(GO) run $(STATICCHECK) -tags measure ./...
 	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod or go.sum is not tidy: run go mod tidy (go mod tidy -diff shows what changes)"; exit 1; }
 	$(GO_TEST) -race -timeout 15m $(RACE_PKGS)
+
+# The measuring tests, apart from the gate: those whose outcome depends on the machine's speed (a
+# req/s band, a CPU share, a capacity or bisect search, a verdict read from measured figures) are in
+# files tagged `//go:build measure`, which `make test` does not build. scripts/measure.sh runs
+# exactly them, one at a time; run it on a quiet machine. The scheduled workflow
+# .github/workflows/measure.yml runs it nightly with the bench and its comparison.
+measure: test-deps build
+	PATH="$(CURDIR)/$(BIN):$(CURDIR)/$(CACHE)/bin:$$PATH" bash scripts/measure.sh $(MEASURE_ARGS)
 
 # Exploratory fuzzing, apart from the gate: every fuzz target (one per parser and per configuration
 # entry point) for FUZZTIME each. `make test` does not run it: a random search that has a bad moment on
