@@ -19,16 +19,17 @@ const benchScenario = "make bench"
 // (rowService), whose iterations are the rounds the row's figures use. Each round has the row's
 // CPU per request (measure.BenchCPUPerRequest) and its ratio to the reference's run of the same
 // round (measure.BenchRatio); the results are their medians (the tables' figures), the spread
-// their mean, stdev, min and max. A reference's own row has no ratio (it would be 1 by
+// their mean, stdev, min and max. The description and each job's environment say the commit. A reference's own row has no ratio (it would be 1 by
 // definition); a row without a figure says why under notMeasured. The agent's and crank's
 // overhead sections are not in it. A row name given twice is an error.
 func benchResult(r *report) (*results.Result, error) {
+	// The commit is not a property: properties name a run's variant, and each commit's runs would
+	// make a series of their own for crank regressions (influx.VariantOf).
 	res := &results.Result{StartTime: r.Date, Scenario: benchScenario,
-		Description: fmt.Sprintf("make bench at commit %s", r.Commit),
-		JobResults: results.JobResults{Jobs: map[string]*results.JobResult{},
-			Properties: map[string]string{"commit": r.Commit, "date": r.Date.UTC().Format(time.RFC3339)}}}
+		Description: fmt.Sprintf("make bench at commit %s on %s", r.Commit, r.Date.UTC().Format(time.RFC3339)),
+		JobResults:  results.JobResults{Jobs: map[string]*results.JobResult{}, Properties: map[string]string{}}}
 	if r.Warning != "" {
-		res.JobResults.Properties["warning"] = r.Warning
+		res.Description += ". " + r.Warning
 	}
 	for _, c := range r.Comparisons {
 		for _, rr := range summarize(c.Rows, c.Samples, c.Side) {
@@ -45,7 +46,7 @@ func benchResult(r *report) (*results.Result, error) {
 // rowJob is one row as a job result.
 func rowJob(r *report, c comparison, rr rowResult) *results.JobResult {
 	jr := &results.JobResult{Results: map[string]float64{}, NotMeasured: map[string]string{},
-		Environment: map[string]any{"os": r.Machine.OS, "arch": r.Machine.Arch, "cpuModel": r.Machine.CPUModel,
+		Environment: map[string]any{"commit": r.Commit, "os": r.Machine.OS, "arch": r.Machine.Arch, "cpuModel": r.Machine.CPUModel,
 			"cores": r.Machine.Cores, "kernel": r.Machine.Kernel, "undisturbedOnly": rr.Clean},
 		Variables: map[string]any{"comparison": c.Title, "subject": rr.Subject, "mode": rr.Mode, "reference": rr.Reference,
 			"side": c.Side, "seconds": r.Config.seconds, "connections": r.Config.connections, "pipeline": r.Config.pipeline}}

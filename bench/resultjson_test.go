@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crankshaft/crankshaft/internal/gate"
 	"github.com/crankshaft/crankshaft/internal/measure"
@@ -59,10 +62,17 @@ func TestResultRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.JobResults.Properties["commit"] != "0123abc+dirty" || !r.StartTime.Equal(testReport().Date) || r.Scenario != "make bench" {
-		t.Errorf("commit %q, start %v, scenario %q", r.JobResults.Properties["commit"], r.StartTime, r.Scenario)
+	if want := "make bench at commit 0123abc+dirty on 2026-11-22T07:40:00Z"; r.Description != want ||
+		!r.StartTime.Equal(testReport().Date) || r.Scenario != "make bench" || len(r.JobResults.Properties) != 0 {
+		t.Errorf("description %q, start %v, scenario %q, properties %v; want %q, the report's date, make bench, none",
+			r.Description, r.StartTime, r.Scenario, r.JobResults.Properties, want)
 	}
 	jobs := r.JobResults.Jobs
+	for name, jr := range jobs {
+		if jr.Environment["commit"] != "0123abc+dirty" {
+			t.Errorf("%s: environment %v lacks the commit", name, jr.Environment)
+		}
+	}
 	if names := slices.Sorted(maps.Keys(jobs)); !slices.Equal(names, []string{"gone-pipelined-16", "ref-unpipelined", "sub-unpipelined"}) {
 		t.Fatalf("jobs %q", names)
 	}
@@ -192,5 +202,38 @@ func TestCompareBenchResults(t *testing.T) {
 	}
 	if !maps.Equal(got, want) {
 		t.Errorf("verdicts:\n got %v\nwant %v", got, want)
+	}
+}
+
+// TestRegressionsOnBenchHistory: crank regressions reads a folder of bench results, one per
+// commit, as one series per row and figure (the commit must not split them), and finds the step
+// of a row 30% worse from the seventh run on.
+func TestRegressionsOnBenchHistory(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 12 {
+		rep := testReport()
+		rep.Date = rep.Date.Add(time.Duration(i) * time.Hour)
+		rep.Commit = fmt.Sprintf("c%02d", i)
+		f := 1 + 0.01*float64(i%3)
+		if i >= 6 {
+			f *= 1.3
+		}
+		rep.Comparisons = []comparison{{Title: "Generators", Side: sideClient,
+			Rows:    []row{{Subject: "wrk", Mode: "unpipelined", Reference: "wrk"}, {Subject: "crank load", Mode: "unpipelined", Reference: "wrk"}},
+			Samples: rounds(map[string][]float64{"crank load": {5 * f, 5.1 * f, 4.9 * f, 5.05 * f, 4.95 * f}})}}
+		if err := writeResult(filepath.Join(dir, fmt.Sprintf("r%02d.json", i)), rep, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	code := gate.Regressions(context.Background(), []string{"--history", dir, "--p-value", "0.05", "--fail-on-regression"}, &stdout, &stderr)
+	out := stdout.String()
+	if code != gate.ExitRegressed || !strings.Contains(out, "2 change point(s) in 3 series over 12 results") {
+		t.Errorf("exit %d, want %d and 2 change points in 3 series (wrk's CPU, crank load's CPU and ratio):\n%s%s", code, gate.ExitRegressed, out, stderr.String())
+	}
+	for _, m := range []string{measure.BenchRatio, measure.BenchCPUPerRequest} {
+		if !regexp.MustCompile(`crank-load-unpipelined +amd64 +` + m + ` +6 .* \+30\.00% .* regression`).MatchString(out) {
+			t.Errorf("no regression of crank-load-unpipelined %s at run 6:\n%s", m, out)
+		}
 	}
 }
