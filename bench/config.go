@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -31,6 +32,7 @@ type config struct {
 	limit           time.Duration
 	sections        []string
 	out             string
+	json            string // the crank-shaped result: out's name with .json unless --json says
 	nginx, wrk      string // the programs to use: a path, or a name looked up on PATH
 	repo            string // the repository root (the current folder)
 	bin             string // where `make build` put crank, crank-agent and bombardier
@@ -57,12 +59,19 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.nginx, "nginx", "nginx", "nginx to run (a path, or a name on PATH or in /usr/sbin)")
 	fs.StringVar(&c.wrk, "wrk", "wrk", "wrk to run (a path, or a name on PATH)")
 	fs.StringVar(&c.out, "out", "docs/PERFORMANCE.md", "the report to write")
+	fs.StringVar(&c.json, "json", "", "the tables' figures as a crank result to write, for crank compare (default: --out with .json for .md)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	if c.json == "" {
+		c.json = strings.TrimSuffix(c.out, filepath.Ext(c.out)) + ".json"
 	}
 	var problems []error
 	if c.rounds < 1 || c.seconds < 1 || c.connections < 1 || c.pipeline < 2 || c.overheadRuns < 1 {
 		problems = append(problems, errors.New("--rounds, --seconds, --connections and --overhead-runs must be >= 1, --pipeline >= 2"))
+	}
+	if filepath.Clean(c.json) == filepath.Clean(c.out) {
+		problems = append(problems, fmt.Errorf("--json %s: the report (--out) is written there", c.json))
 	}
 	if c.agentWindow < time.Second {
 		problems = append(problems, errors.New("--agent-window must be at least 1s"))

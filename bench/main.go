@@ -2,7 +2,8 @@
 // docs/PERFORMANCE.md (`make bench`): CPU time per request of the apps against nginx and of
 // `crank load` against wrk and bombardier (server pinned to CPU 0, client to CPU 1, rounds
 // alternated), the agent's own CPU while it samples a job, and crank's time from start to the
-// first request with a cached build. Every process it starts is in a process group of its own
+// first request with a cached build. The tables' figures also go to docs/PERFORMANCE.json as a
+// crank result (resultjson.go), written first, for crank compare and crank regressions. Every process it starts is in a process group of its own
 // and is ended on return, on SIGINT and on SIGTERM.
 package main
 
@@ -15,6 +16,9 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/safewrite"
 )
 
 func main() {
@@ -49,19 +53,51 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		log.Error("bench", "err", err)
 		return 1
 	}
+	code := 0
+	if err := writeResult(cfg.json, rep, log); err != nil {
+		log.Error("bench: write the result", "file", cfg.json, "err", err)
+		code = 1
+	}
 	doc := renderReport(rep)
 	fmt.Fprint(stdout, doc)
-	if err := os.WriteFile(cfg.out, []byte(doc), 0o644); err != nil {
-		log.Error("bench: write the report", "err", err)
+	if err := safewrite.Replace(cfg.out, []byte(doc), safewrite.Output); err != nil {
+		log.Error("bench: write the report", "file", cfg.out, "err", err)
 		return 1
 	}
 	log.Info("report written", "file", cfg.out, "elapsed", time.Since(rep.Date).Round(time.Second))
-	return 0
+	return code
+}
+
+// writeResult writes the report's tables as a crank result to path; figures that are not finite
+// numbers are left out with why (results.Finite), each logged.
+func writeResult(path string, rep *report, log *slog.Logger) error {
+	res, err := benchResult(rep)
+	if err != nil {
+		return err
+	}
+	for _, note := range results.Finite(res) {
+		log.Warn("bench result", "file", path, "left out", note)
+	}
+	b, err := results.Marshal(res)
+	if err != nil {
+		return err
+	}
+	if err := safewrite.Replace(path, b, safewrite.Output); err != nil {
+		return err
+	}
+	log.Info("result written", "file", path, "jobs", len(res.JobResults.Jobs), "commit", rep.Commit)
+	return nil
 }
 
 // bench runs the sections asked for and gathers the report.
 func (e *env) bench(ctx context.Context) (*report, error) {
 	rep := &report{Date: time.Now(), Config: e.cfg, Machine: readMachine(), Notes: notes}
+	commit, err := repoCommit(ctx, e.cfg.repo)
+	if err != nil {
+		e.log.Warn("the commit measured is unknown", "err", err)
+		commit = "unknown"
+	}
+	rep.Commit = commit
 	rep.LoadBefore = loadAverage()
 	if err := e.findTools(ctx); err != nil {
 		return nil, err

@@ -29,17 +29,23 @@ func TestParseFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.rounds != 2 || c.seconds != 3 || c.connections != 64 || c.pipeline != 16 || c.out != "docs/PERFORMANCE.md" {
+	if c.rounds != 2 || c.seconds != 3 || c.connections != 64 || c.pipeline != 16 || c.out != "docs/PERFORMANCE.md" ||
+		c.json != "docs/PERFORMANCE.json" {
 		t.Errorf("config = %+v", c)
+	}
+	for _, args := range [][]string{{"--out", "/tmp/r.md"}, {"--json", "/tmp/r.json"}} {
+		if c, err := parseFlags(args, io.Discard); err != nil || c.json != "/tmp/r.json" {
+			t.Errorf("parseFlags(%q): json %q, err %v; want /tmp/r.json", args, c.json, err)
+		}
 	}
 	if !c.wants(sectionAgent) || !c.wants(sectionOverhead) || c.wants(sectionServers) {
 		t.Errorf("sections = %q", c.sections)
 	}
 	var stderr bytes.Buffer
-	if _, err := parseFlags([]string{"--only", "nope", "--pipeline", "1"}, &stderr); err == nil {
+	if _, err := parseFlags([]string{"--only", "nope", "--pipeline", "1", "--out", "r.json"}, &stderr); err == nil {
 		t.Fatal("want an error")
 	}
-	for _, want := range []string{`unknown section "nope"`, "--pipeline >= 2"} {
+	for _, want := range []string{`unknown section "nope"`, "--pipeline >= 2", "--json r.json: the report (--out) is written there"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr %q lacks %q", stderr.String(), want)
 		}

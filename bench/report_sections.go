@@ -16,8 +16,8 @@ func renderComparison(p printer, c comparison) {
 	p("")
 	p("%s", c.About)
 	p("")
-	p("| subject | mode | %s CPU us/req | ratio (per-round median) | ratio of medians | target | met | %s us/req | req/s | runs |", c.Side, other)
-	p("| --- | --- | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: |")
+	p("| subject | mode | %s CPU us/req | ratio (per-round median) | per-round range | ratio of medians | target | met | %s us/req | req/s | runs |", c.Side, other)
+	p("| --- | --- | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: |")
 	results := summarize(c.Rows, c.Samples, c.Side)
 	otherMedians := otherSide(c.Side, c.Samples, results)
 	for _, r := range results {
@@ -26,21 +26,22 @@ func renderComparison(p printer, c comparison) {
 			target = "<= " + ratio(r.Target)
 		}
 		if r.Skipped != "" {
-			p("| %s | %s | %s | | | %s | - | | | 0 |", r.Subject, r.Mode, r.Skipped, target)
+			p("| %s | %s | %s | | | | %s | - | | | 0 |", r.Subject, r.Mode, r.Skipped, target)
 			continue
 		}
 		runs := fmt.Sprintf("%d of %d", r.Runs, r.AllRuns)
 		if !r.Clean {
 			runs = fmt.Sprintf("%d, disturbed incl.", r.Runs)
 		}
-		p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", r.Subject, r.Mode, num(r.Median, 2),
-			ratio(r.RoundRatio), ratio(r.RatioOfMedians), target, r.Met(),
+		p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", r.Subject, r.Mode, num(r.Median, 2),
+			ratio(r.RoundRatio), ratioRange(r.RoundRatios), ratio(r.RatioOfMedians), target, r.Met(),
 			num(otherMedians[r.Subject+"|"+r.Mode], 2), num(r.MedianRPS, 0), runs)
 	}
 	p("")
 	p("Ratios are against %s in the same mode. A row uses the runs in which neither CPU was", refName(c.Rows))
 	p("disturbed, when at least %d rounds have both its run and its reference's undisturbed (*runs*:", minCleanRounds)
-	p("used of valid); otherwise every valid run (*disturbed incl.*).")
+	p("used of valid); otherwise every valid run (*disturbed incl.*). *Per-round range* is the lowest and")
+	p("the highest of the per-round ratios the median is taken of: the run-to-run spread.")
 	p("")
 	p("<details><summary>Per round</summary>")
 	p("")
@@ -78,6 +79,14 @@ func renderComparison(p printer, c comparison) {
 	if len(c.Notes) > 0 {
 		p("")
 	}
+}
+
+// ratioRange is the lowest and highest of a row's per-round ratios ("0.55-0.66x"; "n/a" for none).
+func ratioRange(xs []float64) string {
+	if len(xs) == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f-%.2fx", slices.Min(xs), slices.Max(xs))
 }
 
 // sampleNote is the raw table's note on a run: why it does not count, whether it was disturbed.

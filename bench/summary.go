@@ -60,6 +60,15 @@ type rowResult struct {
 	// the figure the target is judged on, since neighbouring runs share the machine's conditions.
 	RoundRatio  float64
 	RoundRatios []float64
+	// Rounds are the subject's runs the figures use, in the order they ran.
+	Rounds []roundFigure
+}
+
+// roundFigure is one round of a row: the subject's CPU per request (us) and its ratio to the
+// reference's in the same round (NaN when the reference has no run counted in that round).
+type roundFigure struct {
+	Round     int
+	US, Ratio float64
 }
 
 // Met says whether the target is met: "yes", "no", or "-" when there is none or no figure.
@@ -133,6 +142,7 @@ func summarize(rows []row, samples []sample, side string) []rowResult {
 			res.RoundRatios, res.Clean = roundRatios(mine, ref, side), false
 		}
 		res.Runs, res.AllRuns = len(mine), len(all[mk])
+		res.Rounds = roundFigures(mine, ref, side)
 		res.Median = median(values(mine, func(s sample) float64 { return measuredUS(s, side) }))
 		res.MedianRPS = median(values(mine, func(s sample) float64 { return float64(s.Requests) / s.Seconds }))
 		res.RefMedian = median(values(ref, func(s sample) float64 { return measuredUS(s, side) }))
@@ -170,17 +180,31 @@ func values(ss []sample, f func(sample) float64) []float64 {
 	return out
 }
 
-// roundRatios pairs the subject's and the reference's runs by round, in round order.
+// roundRatios pairs the subject's and the reference's runs by round: the ratios of the rounds
+// that have both, in the order the subject's ran.
 func roundRatios(mine, ref []sample, side string) []float64 {
+	var out []float64
+	for _, f := range roundFigures(mine, ref, side) {
+		if !math.IsNaN(f.Ratio) {
+			out = append(out, f.Ratio)
+		}
+	}
+	return out
+}
+
+// roundFigures is each of the subject's runs with its ratio to the reference's run of its round.
+func roundFigures(mine, ref []sample, side string) []roundFigure {
 	refByRound := map[int]float64{}
 	for _, s := range ref {
 		refByRound[s.Round] = measuredUS(s, side)
 	}
-	var out []float64
+	out := make([]roundFigure, 0, len(mine))
 	for _, s := range mine {
+		f := roundFigure{Round: s.Round, US: measuredUS(s, side), Ratio: math.NaN()}
 		if r, ok := refByRound[s.Round]; ok && r > 0 {
-			out = append(out, measuredUS(s, side)/r)
+			f.Ratio = f.US / r
 		}
+		out = append(out, f)
 	}
 	return out
 }

@@ -11,17 +11,17 @@ import (
 )
 
 // isDefaultMetric tells whether a measurement is gated when no --metric is given: every RPS
-// (names ending in /rps/mean), the error rate, the 99th percentile latency, the CPU and the CPU
-// per request.
+// (names ending in /rps/mean), the error rate, the 99th percentile latency, the CPU, the CPU
+// per request, and the bench's ratio to the reference and CPU per request (docs/PERFORMANCE.json).
 func isDefaultMetric(name string) bool {
 	return metricRank(name) < len(defaultOrder)+1
 }
 
 // defaultOrder is the order of the default metrics after RPS.
-var defaultOrder = []string{measure.ErrorRate, measure.Latency99, measure.CPU, measure.CPUPerRequest}
+var defaultOrder = []string{measure.ErrorRate, measure.Latency99, measure.CPU, measure.CPUPerRequest,
+	measure.BenchRatio, measure.BenchCPUPerRequest}
 
-// metricRank orders a table's rows: RPS first, then the error rate, latency, CPU, CPU per
-// request, and the rest by name.
+// metricRank orders a table's rows: RPS first, then defaultOrder's, and the rest by name.
 func metricRank(name string) int {
 	if strings.HasSuffix(name, "/rps/mean") {
 		return 0

@@ -51,7 +51,7 @@ func (f *regressionsFlags) define(fs *flag.FlagSet) {
 	fs.Float64Var(&f.pvalue, "p-value", stats.DefaultPValue, "significance level a change point must reach")
 	fs.Var(&f.magnitude, "magnitude", "smallest relative change between the means before and after, as 2% or 0.02 (default 0)")
 	fs.IntVar(&f.window, "window", stats.DefaultWindow, "sliding window length, in runs")
-	fs.Var(&f.metrics, "metric", "metric to analyse (repeatable); default: RPS, http/latency/99, benchmarks/cpu")
+	fs.Var(&f.metrics, "metric", "metric to analyse (repeatable); default: crank compare's (RPS, error rate, http/latency/99, CPU, CPU per request, the bench's ratio and CPU per request)")
 	fs.BoolVar(&f.failOn, "fail-on-regression", false, "exit 1 when a change point goes the bad way")
 	fs.StringVar(&f.scenario, "scenario", "", "only the runs of this scenario")
 	fs.StringVar(&f.profile, "profile", "", `only the runs of these profiles, joined with "+" ("local+arm")`)

@@ -84,6 +84,11 @@ const (
 	ErrorRate     = "http/requests/error-rate"
 	CPUPerRequest = "benchmarks/cpu/per-request"
 	DBQueries     = "runtime-counter/db-queries"
+
+	// The figures of `make bench` (bench/, docs/PERFORMANCE.json): one job per row of its tables,
+	// one iteration per round; the results are the medians over the rounds.
+	BenchCPUPerRequest = "bench/cpu-per-request"
+	BenchRatio         = "bench/ratio"
 )
 
 // Aliases are the names crank's load jobs (wrk, bombardier, h2load) give values they also report
@@ -151,6 +156,8 @@ const (
 	UnitPerSec   = "/s"
 	UnitMsPerSec = "ms/s"
 	UnitMBPerSec = "MB/s"
+	// UnitRatio is a figure over another of the same unit (bench/ratio: 0.5x costs half).
+	UnitRatio = "x"
 )
 
 // Catalog maps measurement names to their metadata. Build one with Default.
@@ -182,7 +189,7 @@ func Default() Catalog {
 }
 
 // List returns the shipped catalog's entries in the order they are declared (host process, load,
-// tools, counters): the order of docs/MEASUREMENTS.md.
+// tools, counters, the bench's): the order of docs/MEASUREMENTS.md.
 func List() []api.Metadata {
 	list := base()
 	return append(list, aliasEntries(list)...)
@@ -247,5 +254,7 @@ func base() []api.Metadata {
 		lower(md("Counters", QueueLength, api.OpMax, api.OpMax, "n0", UnitCount, "Max queue length", "Highest number of work items waiting for a dispatch worker (Go apps) or the .NET thread pool")),
 		md("Counters", DBQueries, api.OpAvg, api.OpSum, "n0", UnitPerSec, "Database queries (/s)", "Queries the app sent to its database, per second (apps that use one)"),
 		lower(md("Counters", SchedLatencyP99, api.OpMax, api.OpMax, "n3", UnitMs, "Scheduling latency p99 (ms)", "99th percentile of the time goroutines waited to run after becoming runnable in one sampling interval, the worst interval")),
+		lower(md("bench", BenchCPUPerRequest, api.OpMedian, api.OpMax, "n2", UnitUs, "CPU per request (bench, µs)", "make bench: CPU time (user + system, from /proc ticks) of a row's measured side (the server, or the client) over the responses counted in one round, in µs; the result is the median over the rounds")),
+		lower(md("bench", BenchRatio, api.OpMedian, api.OpMax, "n3", UnitRatio, "Ratio to the reference (bench)", "make bench: a row's bench/cpu-per-request over its reference's in the same round (crank load over wrk, an app over nginx); the result is the median over the rounds, the figure the bench's targets are judged on")),
 	}
 }

@@ -17,7 +17,7 @@ import (
 
 // KB is crank's unit for its benchmarks/published-size, kept so that the name means crank's number.
 var units = []string{measure.UnitPercent, measure.UnitMB, measure.UnitMs, measure.UnitRPS,
-	measure.UnitCount, measure.UnitPerSec, measure.UnitMsPerSec, measure.UnitMBPerSec, measure.UnitKB, measure.UnitUs}
+	measure.UnitCount, measure.UnitPerSec, measure.UnitMsPerSec, measure.UnitMBPerSec, measure.UnitKB, measure.UnitUs, measure.UnitRatio}
 
 // TestCatalogEntries: every entry has a known unit, operations results.Apply knows, a format, a
 // source and descriptions, and no name is declared twice.
@@ -57,6 +57,7 @@ func TestUnitsByKind(t *testing.T) {
 		measure.LockContention: measure.UnitMsPerSec, measure.GCPause: measure.UnitMsPerSec,
 		measure.ExceptionCount: measure.UnitPerSec, measure.MonitorLockContention: measure.UnitPerSec,
 		measure.Requests: measure.UnitCount, measure.Goroutines: measure.UnitCount,
+		measure.CPUPerRequest: measure.UnitUs, measure.BenchCPUPerRequest: measure.UnitUs,
 	}
 	for name, unit := range want {
 		if got := c[name].Unit; got != unit {
