@@ -12,12 +12,5 @@ import "testing"
 // 2 s and the two differed by up to 7 % here and 15 % once in CI (0.91-1.07x in 30 runs); every
 // 0.25 s they cover most of it (0.98-1.04x in 36 runs, within 2 % in 34).
 func TestInterruptKeepsLoadFiguresRatio(t *testing.T) {
-	for _, job := range []string{"wrk", "builtin", "bombardier"} {
-		t.Run(job, func(t *testing.T) {
-			rps, served := interruptedRun(t, job)
-			if ratio := rps / served; ratio < 0.85 || ratio > 1.15 {
-				t.Errorf("load %.0f req/s against the application's %.0f req/s (%.2fx): want within 15 %%", rps, served, ratio)
-			}
-		})
-	}
+	interruptedRuns(t, 0.85, 1.15)
 }
