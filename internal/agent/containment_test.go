@@ -39,9 +39,23 @@ func daemonJob(t *testing.T, ta *testAgent, daemon string, env map[string]string
 	return id, pid
 }
 
-// A setsid daemon is in the job's control group: its CPU counts, and stop kills it.
+// A setsid daemon is in the job's control group: its CPU counts, and stop kills it. Counted is
+// checked as more than 5 % of a core and at most one: the job's own process sleeps, so counted
+// from the process tree the job would use ~0 %, and the daemon is one thread burning half a core,
+// at most a whole one while it catches up after being descheduled. The daemon's ~50 % itself (12-80 %) is
+// TestDaemonCPUShare (make measure).
 func TestDaemonCountedAndKilledOnStop(t *testing.T) {
 	t.Parallel()
+	if mean := daemonCPU(t); mean <= 5 || mean > 100 {
+		t.Errorf("job CPU %.1f%% of a core, want the daemon's counted (more than 5 %%, at most a core)", mean)
+	}
+}
+
+// daemonCPU runs a job whose setsid daemon burns half a core, reads 5 CPU samples of the job, stops
+// it, checks the daemon is killed, and returns the job's mean CPU after the first sample (% of a
+// core).
+func daemonCPU(t *testing.T) float64 {
+	t.Helper()
 	needCgroups(t)
 	ta := newTestAgent(t, Options{Interval: 200 * time.Millisecond})
 	exe, err := os.Executable()
@@ -66,19 +80,17 @@ func TestDaemonCountedAndKilledOnStop(t *testing.T) {
 	if len(cpu) < 5 {
 		t.Fatalf("%d CPU samples in 10 s", len(cpu))
 	}
-	// The daemon burns half a core; the job's process sleeps. Counted from the process tree, the
-	// job would use ~0% (the daemon is not in it); a busy machine may give the daemon less.
 	var sum float64
 	for _, v := range cpu[1:] {
 		sum += v
 	}
-	if mean := sum / float64(len(cpu)-1); mean < 12 || mean > 80 {
-		t.Errorf("job CPU %.1f%% of a core (samples %v), want the daemon's ~50%%", mean, cpu)
-	}
+	mean := sum / float64(len(cpu)-1)
+	t.Logf("job CPU %.1f%% of a core (samples %v)", mean, cpu)
 	if err := ta.c.Stop(ctx, id); err != nil {
 		t.Fatal(err)
 	}
 	waitGone(t, pid)
+	return mean
 }
 
 func TestDaemonKilledOnLeaseExpiry(t *testing.T) {

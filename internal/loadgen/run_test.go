@@ -69,8 +69,26 @@ func TestPipelineDepthHonoured(t *testing.T) {
 	}
 }
 
+// TestWarmupIsNotRecorded: a run with 300 ms of warm-up records only the responses after it, and
+// its window starts at the warm-up's end: after it, and before a second warm-up would have ended
+// (a start that ignored the warm-up, or waited it twice, fails; a timer waking late beside a busy
+// core, 74 ms seen on CI under -race, does not). Within 100 ms of it is
+// TestWarmupWindowStartsOnTime (make measure).
 func TestWarmupIsNotRecorded(t *testing.T) {
 	t.Parallel()
+	if off := warmupRun(t); off > 2*warmupTime {
+		t.Errorf("window starts %s after Run, want the %s warm-up", off, warmupTime)
+	}
+}
+
+// warmupTime is warmupRun's warm-up.
+const warmupTime = 300 * time.Millisecond
+
+// warmupRun runs 300 ms after warmupTime of warm-up, checks the window starts no earlier than the
+// warm-up's end, the run takes its duration plus a short drain, and only the responses after the
+// warm-up are recorded; it returns how long after Run the window started.
+func warmupRun(t *testing.T) time.Duration {
+	t.Helper()
 	var mu sync.Mutex
 	var answered []time.Time
 	s := startServer(t, func(n int64) reply {
@@ -79,11 +97,12 @@ func TestWarmupIsNotRecorded(t *testing.T) {
 		mu.Unlock()
 		return okReply(n)
 	})
-	warm, d, conns := 300*time.Millisecond, 300*time.Millisecond, 4
+	warm, d, conns := warmupTime, 300*time.Millisecond, 4
 	start := time.Now()
 	rep := run(t, Options{URL: s.url(), Connections: conns, Duration: d, Warmup: warm})
-	if off := rep.Start.Sub(start); off < warm || off > warm+100*time.Millisecond {
-		t.Errorf("window starts %s after Run, want the %s warm-up", off, warm)
+	off := rep.Start.Sub(start)
+	if off < warm {
+		t.Errorf("window starts %s after Run, before the end of the %s warm-up", off, warm)
 	}
 	if rep.Elapsed < d || rep.Elapsed > d+time.Second {
 		t.Errorf("elapsed %s, want %s plus a short drain", rep.Elapsed, d)
@@ -100,6 +119,7 @@ func TestWarmupIsNotRecorded(t *testing.T) {
 	if diff := rep.Requests - int64(after); after == len(answered) || diff < 0 || diff > int64(conns) {
 		t.Errorf("recorded %d responses; the server answered %d of %d after the warm-up", rep.Requests, after, len(answered))
 	}
+	return off
 }
 
 func TestBadStatusCounted(t *testing.T) {

@@ -1,0 +1,109 @@
+//go:build measure
+
+package e2e
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/diagnose"
+	"github.com/crankshaft/crankshaft/internal/measure"
+)
+
+// Nine of the ten cases of issue 24 (3) (verdicts_test.go has the tenth, error-bound, and rests):
+// each verdict is read from figures measured on real processes of this machine, so it depends on
+// the machine's speed and load, and runs in make measure:
+//
+//	go test -tags measure ./internal/e2e -run TestVerdict -v
+
+// (a) A server that spins 2 ms of CPU per request takes the machine: server-bound.
+func TestVerdictServerCPUBound(t *testing.T) {
+	v := runVerdict(t, 0, diagArgs(t, "spin", "2ms", false, "--load.variables.connections", "32")...)
+	if v.want(t, diagnose.ServerBound, false) {
+		rests(t, v.verdict, "application", measure.CPU)
+	}
+}
+
+// (b) wrk with one thread spending about half a millisecond of Lua per request: client-bound.
+func TestVerdictLoadCPUBound(t *testing.T) {
+	script := filepath.Join(testEnv.root, "internal/e2e/testdata/heavylua/heavy.lua")
+	v := runVerdict(t, 0, diagArgs(t, "spin", "0s", false, "--load.variables.script", script,
+		"--load.variables.connections", "8", "--load.variables.threads", "1")...)
+	if v.want(t, diagnose.ClientBound, false) {
+		rests(t, v.verdict, "load", measure.CPU)
+	}
+}
+
+// (c) The shipped plaintext scenario: the app and wrk fill the 2 cores together, which is neither
+// serialized nor underloaded, and no probe runs.
+func TestVerdictMachineSaturated(t *testing.T) {
+	v := runVerdict(t, 0, plaintextArgs(t)...)
+	if v.want(t, diagnose.MachineSaturated, false) {
+		rests(t, v.verdict, "application and load", measure.CPUGlobal)
+	}
+}
+
+// (d) Another process takes a quarter of the machine (half a core of two) beside a light run.
+func TestVerdictMachineBusy(t *testing.T) {
+	burner(t, 50, 90*time.Second)
+	v := runVerdict(t, 0, diagArgs(t, "stall", "1ms", false, "--load.variables.connections", "16")...)
+	if v.outside < 0.18 {
+		t.Errorf("the burner took %.0f %% of the machine, want a quarter", 100*v.outside)
+	}
+	v.want(t, diagnose.MachineBusy, false)
+	rests(t, v.verdict, "", "outside the run")
+}
+
+// (e) Every request sleeps 1 ms holding one mutex: contention-bound, on the server's own lock
+// counter.
+func TestVerdictLockContention(t *testing.T) {
+	v := runVerdict(t, 0, diagArgs(t, "mutex", "1ms", true, "--load.variables.connections", "16")...)
+	if v.want(t, diagnose.ContentionBound, false) {
+		rests(t, v.verdict, "application", measure.LockContention)
+	}
+}
+
+// (f) One goroutine serves every request behind a channel, no mutex: the lock counter stays low,
+// nothing is saturated, and the probe at twice the connections shows the RPS flat: serialized.
+func TestVerdictSerializedWithoutMutex(t *testing.T) {
+	v := runVerdict(t, 0, diagArgs(t, "worker", "1ms", true, "--load.variables.connections", "16")...)
+	if v.want(t, diagnose.Serialized, true) {
+		mustContain(t, "the verdict", v.verdict.Message, "16 -> 32 connections")
+		rests(t, v.verdict, "application", measure.LockContention)
+	}
+}
+
+// (g) bombardier capped at 1,000 requests/s against a server that stalls 50 ms per request
+// reaches about 32/0.05 = 640/s: the cap is not blamed; the probe finds more connections help.
+func TestVerdictRateNotReached(t *testing.T) {
+	v := runVerdict(t, 0, diagArgs(t, "stall", "50ms", false, "--load.job", "bombardier", "--load.variables.rate", "1000",
+		"--load.variables.connections", "32")...)
+	if v.want(t, diagnose.Underloaded, true) {
+		mustContain(t, "the verdict", v.verdict.Message, "was not reached", "raise connections (now 32)",
+			"checked by a short probe run: 32 -> 64 connections")
+		rests(t, v.verdict, "load", "variables/rate")
+	}
+}
+
+// (i) One connection without pipelining, set by a top-level --variable: a light load the probe
+// checks at 2 connections (not 1: the top-level variable is doubled too).
+func TestVerdictLightLoad(t *testing.T) {
+	v := runVerdict(t, 0, plaintextArgs(t, "--variable", "connections=1", "--variable", "pipeline=1")...)
+	if v.want(t, diagnose.Underloaded, true) {
+		mustContain(t, "the verdict", v.verdict.Message, "checked by a short probe run: 1 -> 2 connections")
+	}
+}
+
+// (j) The built-in generator capped at 1,000 requests/s on 32 connections against a server
+// sleeping 5 ms (room for 6,400/s) reaches its cap: rate-capped, and no probe (twice the
+// connections keep the rate).
+func TestVerdictRateCapReached(t *testing.T) {
+	v := runVerdict(t, 0, diagArgs(t, "stall", "5ms", false, "--load.job", "builtin", "--load.variables.rate", "1000",
+		"--load.variables.connections", "32")...)
+	if v.want(t, diagnose.RateCapped, false) {
+		if f := rests(t, v.verdict, "load", measure.RPS); f.Value < 950 || f.Value > 1050 {
+			t.Errorf("RPS %v, want about 1,000", f.Value)
+		}
+	}
+}
