@@ -60,15 +60,13 @@ test-deps: tools
 	fi
 
 # The packages `make check` has just tested under the race detector are not tested again. The
-# end-to-end tests run alone, after the rest: their measuring tests (bisect, capacity, sweeps) must
-# not share this 2-core machine with doccheck's real crank runs, which overlapped their first
-# minutes when all ran in one go test (a gate run here: TestBisectNoCommitIsWorse saw the machine
-# busy, searched twice and took 240 s instead of 40).
+# gate holds no measuring test (those are in `make measure`), so the end-to-end package runs beside
+# the others in one go test (-p 2: two test binaries at a time): it is named first so that it, the
+# longest, starts first.
 # GO_TEST runs go test with the tools built here (bin/, .cache/bin/) first on the PATH.
 GO_TEST := PATH="$(CURDIR)/$(BIN):$(CURDIR)/$(CACHE)/bin:$$PATH" $(GO) test -count=1
 test: test-deps build check
-	$(GO_TEST) -timeout 30m $$($(GO) list ./... | grep -v -E '/internal/(agent|controller|loadgen|app|progress|e2e)(/|$$)')
-	$(GO_TEST) -timeout 30m ./internal/e2e
+	$(GO_TEST) -p 2 -timeout 30m ./internal/e2e $$($(GO) list ./... | grep -v -E '/internal/(agent|controller|loadgen|app|progress|e2e)(/|$$)')
 
 # The checks `make test` runs before the tests: gofmt, go vet, staticcheck (pinned; both with the
 # measure tag, so that they read the measuring tests' files too: every other file is in that build), go.mod tidy, and the
