@@ -6,10 +6,17 @@
 # finds that the untagged build does not. Packages run one after another and their tests one at a
 # time (-p 1, -parallel 1): a measurement must not share the machine with another one.
 # Run it on a quiet machine; CI=true makes a missing component fail, as in `make test`.
-# Usage: scripts/measure.sh [go test flags...]   (e.g. -v, -run is not allowed: it is computed)
+# Usage: scripts/measure.sh [go test flags...]   (e.g. -v; -run is refused: the tests are computed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go=${GO:-go}
+for a in "$@"; do
+  case "$a" in
+    -run|-run=*|--run|--run=*|-test.run*)
+      echo "measure: $a: the tests to run are the measuring ones, computed here; run one with go test -tags measure -run NAME ./pkg" >&2
+      exit 2 ;;
+  esac
+done
 
 pkgs=$(grep -rl --include='*_test.go' '^//go:build measure$' . | xargs -r -n1 dirname | sort -u)
 if [ -z "$pkgs" ]; then
