@@ -4,15 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"runtime"
 	"strings"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/bisect"
 	"golang.org/x/sys/unix"
 )
 
@@ -62,34 +60,22 @@ func loadAverage() string {
 	return strings.Join(f[:3], " ")
 }
 
-// repoCommit is the repository's HEAD commit, with "+dirty" when its work tree differs from it
-// (`git status --porcelain` lists anything): what the bench measured.
+// repoCommit is the repository's HEAD commit, with "+dirty" when its work tree differs from it:
+// what the bench measured.
 func repoCommit(ctx context.Context, dir string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	git := func(args ...string) (string, error) {
-		cmd := exec.CommandContext(ctx, "git", args...)
-		cmd.Dir = dir
-		out, err := cmd.Output()
-		if err != nil {
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				err = fmt.Errorf("%w: %s", err, bytes.TrimSpace(ee.Stderr))
-			}
-			return "", fmt.Errorf("git %s in %s: %w", strings.Join(args, " "), dir, err)
-		}
-		return strings.TrimSpace(string(out)), nil
-	}
-	head, err := git("rev-parse", "HEAD")
+	repo := bisect.Repo{Dir: dir}
+	head, err := repo.Resolve(ctx, "HEAD")
 	if err != nil {
 		return "", err
 	}
-	status, err := git("status", "--porcelain")
+	dirty, err := repo.Dirty(ctx)
 	if err != nil {
 		return "", err
 	}
-	if status != "" {
-		head += "+dirty"
+	if dirty {
+		return head.SHA + "+dirty", nil
 	}
-	return head, nil
+	return head.SHA, nil
 }

@@ -52,6 +52,13 @@ func (r Repo) Resolve(ctx context.Context, rev string) (Commit, error) {
 	return Commit{SHA: sha, Subject: subject}, nil
 }
 
+// Dirty says whether the work tree differs from its HEAD (`git status --porcelain` lists anything:
+// a change, a file git does not track and does not ignore).
+func (r Repo) Dirty(ctx context.Context) (bool, error) {
+	out, err := r.git(ctx, "status", "--porcelain")
+	return out != "", err
+}
+
 // Range is the commits after good up to bad, oldest first, on the ancestry path from good to bad
 // (as git bisect considers them). good must be an ancestor of bad.
 func (r Repo) Range(ctx context.Context, good, bad Commit) ([]Commit, error) {

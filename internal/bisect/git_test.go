@@ -103,3 +103,32 @@ func TestExportedFolderConfinedToTheRepository(t *testing.T) {
 		}
 	}
 }
+
+// TestDirty: a work tree as committed is clean; a changed file, or a new one git does not ignore,
+// makes it dirty (what make bench marks "+dirty" beside the commit it measured).
+func TestDirty(t *testing.T) {
+	dir, commit := gitRepo(t)
+	write(t, filepath.Join(dir, "a.txt"), "a")
+	commit("first")
+	r := Repo{Dir: dir}
+	for _, step := range []struct {
+		what string
+		do   func()
+		want bool
+	}{
+		{"as committed", func() {}, false},
+		{"a.txt changed", func() { write(t, filepath.Join(dir, "a.txt"), "b") }, true},
+		{"a.txt back, b.txt new", func() {
+			write(t, filepath.Join(dir, "a.txt"), "a")
+			write(t, filepath.Join(dir, "b.txt"), "b")
+		}, true},
+	} {
+		step.do()
+		if got, err := r.Dirty(context.Background()); err != nil || got != step.want {
+			t.Errorf("%s: Dirty = %v, %v; want %v", step.what, got, err, step.want)
+		}
+	}
+	if _, err := (Repo{Dir: t.TempDir()}).Dirty(context.Background()); err == nil || !strings.Contains(err.Error(), "git status --porcelain") {
+		t.Errorf("Dirty outside a repository: %v, want git's error", err)
+	}
+}
