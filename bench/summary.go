@@ -136,13 +136,14 @@ func summarize(rows []row, samples []sample, side string) []rowResult {
 		}
 		mk, rk := key{r.Subject, r.Mode}, key{r.Reference, r.Mode}
 		mine, ref := clean[mk], clean[rk]
-		res.RoundRatios, res.Clean = roundRatios(mine, ref, side), true
+		res.Rounds, res.Clean = roundFigures(mine, ref, side), true
+		res.RoundRatios = roundRatios(res.Rounds)
 		if len(res.RoundRatios) < minCleanRounds {
 			mine, ref = all[mk], all[rk]
-			res.RoundRatios, res.Clean = roundRatios(mine, ref, side), false
+			res.Rounds, res.Clean = roundFigures(mine, ref, side), false
+			res.RoundRatios = roundRatios(res.Rounds)
 		}
 		res.Runs, res.AllRuns = len(mine), len(all[mk])
-		res.Rounds = roundFigures(mine, ref, side)
 		res.Median = median(values(mine, func(s sample) float64 { return measuredUS(s, side) }))
 		res.MedianRPS = median(values(mine, func(s sample) float64 { return float64(s.Requests) / s.Seconds }))
 		res.RefMedian = median(values(ref, func(s sample) float64 { return measuredUS(s, side) }))
@@ -180,11 +181,11 @@ func values(ss []sample, f func(sample) float64) []float64 {
 	return out
 }
 
-// roundRatios pairs the subject's and the reference's runs by round: the ratios of the rounds
-// that have both, in the order the subject's ran.
-func roundRatios(mine, ref []sample, side string) []float64 {
+// roundRatios is the ratios of the rounds in which the reference ran too, in the order the
+// subject's runs ran.
+func roundRatios(rounds []roundFigure) []float64 {
 	var out []float64
-	for _, f := range roundFigures(mine, ref, side) {
+	for _, f := range rounds {
 		if !math.IsNaN(f.Ratio) {
 			out = append(out, f.Ratio)
 		}
