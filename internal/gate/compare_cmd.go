@@ -38,7 +38,7 @@ func Compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var metrics stringList
 	threshold := fraction(DefaultThreshold)
-	fs.Var(&metrics, "metric", "metric to compare (repeatable); default: RPS (http/rps/mean once), http/requests/error-rate, http/latency/99, benchmarks/cpu, benchmarks/cpu/per-request, bench/ratio, bench/cpu-per-request")
+	fs.Var(&metrics, "metric", "metric to compare (repeatable); default: RPS (http/rps/mean once), "+strings.Join(defaultOrder, ", "))
 	fs.Var(&threshold, "threshold", "smallest relative change that counts, as 5% or 0.05")
 	markdown := fs.String("markdown", "", "also write the comparison as a markdown table to `FILE`")
 	alpha := fs.Float64("alpha", DefaultAlpha, "significance level of the tests")
