@@ -15,7 +15,23 @@ import (
 	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
-var workflowFiles = [...]string{"ci.yml", "nightly.yml", "pr-perf-gate.yml", "fuzz.yml"}
+// workflowFiles are the workflows the checks below read; TestWorkflowFilesListed keeps it equal to
+// the folder, so that a new workflow cannot escape actionlint and the untrusted-input check.
+var workflowFiles = [...]string{"ci.yml", "fuzz.yml", "measure.yml", "nightly.yml", "pr-perf-gate.yml"}
+
+func TestWorkflowFilesListed(t *testing.T) {
+	found, err := filepath.Glob(filepath.Join(moduleRoot(t), ".github", "workflows", "*.y*ml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range found {
+		names = append(names, filepath.Base(f))
+	}
+	if strings.Join(names, " ") != strings.Join(workflowFiles[:], " ") {
+		t.Errorf(".github/workflows holds %v; workflowFiles lists %v: list every workflow", names, workflowFiles)
+	}
+}
 
 // moduleRoot walks up from the package folder to the folder holding go.mod.
 func moduleRoot(t *testing.T) string {
@@ -143,6 +159,20 @@ func TestWorkflowsDoWhatTheyShould(t *testing.T) {
 		"actions/upload-artifact", `bin/crank regressions --history "$HISTORY/" --format markdown`, "GITHUB_STEP_SUMMARY"} {
 		if !strings.Contains(nText, want) {
 			t.Errorf("nightly.yml lacks %q", want)
+		}
+	}
+
+	measure, mText := readWorkflow(t, "measure.yml")
+	_, cron = measure.On["schedule"]
+	_, manual = measure.On["workflow_dispatch"]
+	if !cron || !manual {
+		t.Errorf("measure.yml: want schedule and workflow_dispatch; on = %v", measure.On)
+	}
+	for _, want := range []string{`CI: "true"`, "run: make measure", `make bench BENCH_ARGS="--out out/PERFORMANCE.md"`, `cp out/PERFORMANCE.json "$night"`,
+		`bin/crank compare "$HISTORY/last-good.json" "$NIGHT"`, `[ "$rc" = 0 ] || exit "$rc"`,
+		`bin/crank regressions --history "$HISTORY/nights/"`, "actions/cache/save", "actions/upload-artifact"} {
+		if !strings.Contains(mText, want) {
+			t.Errorf("measure.yml lacks %q", want)
 		}
 	}
 
