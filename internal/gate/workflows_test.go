@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +29,7 @@ func TestWorkflowFilesListed(t *testing.T) {
 	for _, f := range found {
 		names = append(names, filepath.Base(f))
 	}
-	if strings.Join(names, " ") != strings.Join(workflowFiles[:], " ") {
+	if !slices.Equal(names, workflowFiles[:]) {
 		t.Errorf(".github/workflows holds %v; workflowFiles lists %v: list every workflow", names, workflowFiles)
 	}
 }
