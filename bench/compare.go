@@ -17,6 +17,15 @@ type comparison struct {
 	Commands           []string
 	Notes              []string
 	NginxConf          string // the configuration nginx ran with, when it did
+	// Results are the rows' figures, summarized once from the samples (summarized).
+	Results []rowResult
+}
+
+// summarized is the comparison with its rows' figures computed from its samples: the report's
+// goals, its tables and the JSON result all read these.
+func summarized(c comparison) comparison {
+	c.Results = summarize(c.Rows, c.Samples, c.Side)
+	return c
 }
 
 // The subjects.
@@ -116,9 +125,9 @@ func (e *env) serversComparison(ctx context.Context, srv map[string]*server) com
 			c.Rows = append(c.Rows, r)
 			if r.Skipped == "" {
 				t := trial{Subject: sub.name, Pipeline: p, Server: srv[sub.server], Path: sub.path,
-					Client: wrkClient(e.tools.wrk, e.tools.lua)}
+					Client: wrkClient(e.tools.wrk, e.tools.lua), Long: p > 1}
 				trials = append(trials, t)
-				c.Commands = append(c.Commands, e.show(e.argv(t, e.cfg.seconds)))
+				c.Commands = append(c.Commands, e.show(e.argv(t, e.seconds(t))))
 			}
 		}
 	}
@@ -130,7 +139,7 @@ func (e *env) serversComparison(ctx context.Context, srv map[string]*server) com
 	}
 	c.Commands = append(starts, c.Commands...)
 	c.Samples = e.runRounds(ctx, "servers", trials, c.Rows)
-	return c
+	return summarized(c)
 }
 
 // generatorsComparison: crank load against wrk and bombardier, client CPU per request, all
@@ -152,14 +161,14 @@ func (e *env) generatorsComparison(ctx context.Context, srv map[string]*server) 
 		for _, g := range gens {
 			r := row{Subject: g.name, Mode: modeName(p), Reference: genWrk, Target: g.target[p > 1]}
 			r.Skipped = e.firstMissing("nginx", g.name) // no wrk: the others run, without a ratio
-			t := trial{Subject: g.name, Pipeline: p, Server: srv["nginx"], Path: "/plaintext", Client: g.client}
+			t := trial{Subject: g.name, Pipeline: p, Server: srv["nginx"], Path: "/plaintext", Client: g.client, Long: p > 1}
 			if _, ok := g.client.Args("http://x/", p, 1, 1); !ok && r.Skipped == "" {
 				r.Skipped = "n/a: " + g.name + " cannot pipeline"
 			}
 			c.Rows = append(c.Rows, r)
 			if r.Skipped == "" {
 				trials = append(trials, t)
-				c.Commands = append(c.Commands, e.show(e.argv(t, e.cfg.seconds)))
+				c.Commands = append(c.Commands, e.show(e.argv(t, e.seconds(t))))
 			}
 		}
 	}
@@ -167,7 +176,7 @@ func (e *env) generatorsComparison(ctx context.Context, srv map[string]*server) 
 		c.Commands = append([]string{s.Command}, c.Commands...)
 	}
 	c.Samples = e.runRounds(ctx, "generators", trials, c.Rows)
-	return c
+	return summarized(c)
 }
 
 // firstMissing is the reason the first missing tool or server of names gives, or "".

@@ -79,14 +79,14 @@ func (e *env) protocolsComparison(ctx context.Context) comparison {
 			c.Rows = append(c.Rows, r)
 			if r.Skipped == "" {
 				t := trial{Subject: cl.Name, Mode: p.mode, Pipeline: 1, Connections: p.conns,
-					Server: srv[p.server], Path: p.path, Client: cl}
+					Server: srv[p.server], Path: p.path, Client: cl, Long: p.mode != modeHTTPS}
 				trials = append(trials, t)
-				c.Commands = append(c.Commands, e.show(e.argv(t, e.cfg.seconds)))
+				c.Commands = append(c.Commands, e.show(e.argv(t, e.seconds(t))))
 			}
 		}
 	}
 	c.Samples = e.runRounds(ctx, "protocols", trials, c.Rows)
-	return c
+	return summarized(c)
 }
 
 // h2loadClient runs h2load with one thread, 70 streams per connection (-m), for a duration.

@@ -18,7 +18,7 @@ func renderComparison(p printer, c comparison) {
 	p("")
 	p("| subject | mode | %s CPU us/req | ratio (per-round median) | per-round range | ratio of medians | target | met | %s us/req | req/s | runs |", c.Side, other)
 	p("| --- | --- | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: |")
-	results := summarize(c.Rows, c.Samples, c.Side)
+	results := c.Results
 	otherMedians := otherSide(c.Side, c.Samples, results)
 	for _, r := range results {
 		target := "-"

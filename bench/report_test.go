@@ -16,12 +16,12 @@ func testReport() *report {
 		Date:    time.Date(2026, 11, 22, 7, 40, 0, 0, time.UTC),
 		Commit:  "0123abc+dirty",
 		Elapsed: 312 * time.Second,
-		Config:  config{rounds: 3, seconds: 3, connections: 64, pipeline: 16, json: "docs/PERFORMANCE.json"},
+		Config:  config{rounds: 3, seconds: 3, longSeconds: 10, connections: 64, pipeline: 16, json: "docs/PERFORMANCE.json"},
 		Machine: machine{CPUModel: "AMD EPYC", Cores: 2, Kernel: "6.18.44", OS: "linux", Arch: "amd64"},
 		Tools:   []string{"Go 1.26.8", "nginx/1.22.1"}, LoadBefore: "4.73 5.60 5.65", LoadAfter: "5.00 5.10 5.20",
-		Comparisons: []comparison{{Title: "Subjects", Side: sideServer, About: "About.", Rows: rows,
+		Comparisons: []comparison{summarized(comparison{Title: "Subjects", Side: sideServer, About: "About.", Rows: rows,
 			Samples: threeRounds(), Commands: []string{"taskset -c 1 wrk -c 64 URL"}, Notes: []string{"a note"},
-			NginxConf: "worker_processes 1;\n"}},
+			NginxConf: "worker_processes 1;\n"})},
 		Agent: &agentSection{Command: "bin/crank-agent --url U", Cases: []agentCase{
 			{Job: "sleep 60", Interval: time.Second, Window: 10 * time.Second, Ticks: 3, SchedNs: 25e6, Samples: 10},
 			{Job: "sleep 60", Interval: 100 * time.Millisecond, Window: 10 * time.Second, Ticks: 20, SchedNs: 201e6, Samples: 100},
@@ -50,6 +50,7 @@ func TestRenderReport(t *testing.T) {
 		"| kernel | linux/amd64 6.18.44 |",
 		"| load average (1, 5, 15 min) | 4.73 5.60 5.65 before, 5.00 5.10 5.20 after |",
 		"- Rounds of 3 s runs, after one unmeasured 1 s run per server path: 3, and more (up to 6)\n",
+		"  Pipelined, HTTP/2 and gRPC runs last 10 s (`--long-seconds`)",
 		"A row uses the runs in which neither CPU was\ndisturbed",
 		"| sub / ref, unpipelined, server CPU per request | 0.60x | <= 0.60x | yes |",
 		"| crank-agent sampling `sleep 60` every 1 s, its CPU | 0.30% of one core | < 1% of one core | yes |",
@@ -84,9 +85,10 @@ func TestRenderSkipped(t *testing.T) {
 	r.Overhead = &overheadSection{Skipped: "skipped: crank not built"}
 	r.Warning = "This run hit the bench's time limit."
 	r.Comparisons[0].Rows[1].Skipped = "skipped: wrk not installed"
-	r.Comparisons = append(r.Comparisons, comparison{Title: "No reference", Side: sideClient,
+	r.Comparisons[0] = summarized(r.Comparisons[0])
+	r.Comparisons = append(r.Comparisons, summarized(comparison{Title: "No reference", Side: sideClient,
 		Rows:    []row{{Subject: "sub", Mode: "unpipelined", Reference: "absent", Target: 1}},
-		Samples: threeRounds()})
+		Samples: threeRounds()}))
 	doc := renderReport(r)
 	for _, want := range []string{
 		"\n**This run hit the bench's time limit.**\n",

@@ -32,7 +32,7 @@ func benchResult(r *report) (*results.Result, error) {
 		res.Description += ". " + r.Warning
 	}
 	for _, c := range r.Comparisons {
-		for _, rr := range summarize(c.Rows, c.Samples, c.Side) {
+		for _, rr := range c.Results {
 			name := rowService(rr.row)
 			if _, dup := res.JobResults.Jobs[name]; dup {
 				return nil, fmt.Errorf("bench result: job %q (%s, %s in %q) is named twice", name, rr.Subject, rr.Mode, c.Title)

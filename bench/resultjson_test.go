@@ -140,7 +140,7 @@ func benchFile(t *testing.T, name string, subjects map[string][]float64) string 
 	for _, s := range slices.Sorted(maps.Keys(subjects)) {
 		rows = append(rows, row{Subject: s, Mode: "unpipelined", Reference: "wrk"})
 	}
-	rep.Comparisons = []comparison{{Title: "Generators", Side: sideClient, Rows: rows, Samples: rounds(subjects)}}
+	rep.Comparisons = []comparison{summarized(comparison{Title: "Generators", Side: sideClient, Rows: rows, Samples: rounds(subjects)})}
 	path := filepath.Join(t.TempDir(), name)
 	if err := writeResult(path, rep, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
 		t.Fatal(err)
@@ -218,9 +218,9 @@ func TestRegressionsOnBenchHistory(t *testing.T) {
 		if i >= 6 {
 			f *= 1.3
 		}
-		rep.Comparisons = []comparison{{Title: "Generators", Side: sideClient,
+		rep.Comparisons = []comparison{summarized(comparison{Title: "Generators", Side: sideClient,
 			Rows:    []row{{Subject: "wrk", Mode: "unpipelined", Reference: "wrk"}, {Subject: "crank load", Mode: "unpipelined", Reference: "wrk"}},
-			Samples: rounds(map[string][]float64{"crank load": {5 * f, 5.1 * f, 4.9 * f, 5.05 * f, 4.95 * f}})}}
+			Samples: rounds(map[string][]float64{"crank load": {5 * f, 5.1 * f, 4.9 * f, 5.05 * f, 4.95 * f}})})}
 		if err := writeResult(filepath.Join(dir, fmt.Sprintf("r%02d.json", i)), rep, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
 			t.Fatal(err)
 		}
