@@ -138,21 +138,30 @@ func markupVars(vars *node) []string {
 	return names
 }
 
-// strings under n, for the dependency scan.
+// collectStrings appends the templates under n (strings with markup), for the dependency scan.
 func collectStrings(n *node, out *[]string) {
+	eachString(n, func(s string) {
+		if hasMarkup(s) {
+			*out = append(*out, s)
+		}
+	})
+}
+
+// eachString calls f with every string under n.
+func eachString(n *node, f func(string)) {
 	switch {
 	case n == nil:
 	case n.isMap():
 		for _, p := range n.pairs {
-			collectStrings(p.value, out)
+			eachString(p.value, f)
 		}
 	case n.isList():
 		for _, it := range n.items {
-			collectStrings(it, out)
+			eachString(it, f)
 		}
 	default:
-		if s, ok := n.value.(string); ok && hasMarkup(s) {
-			*out = append(*out, s)
+		if s, ok := n.value.(string); ok {
+			f(s)
 		}
 	}
 }
