@@ -33,8 +33,9 @@ type Resolved struct {
 	Scenario string
 	Profiles []string
 	Services []Service // in the scenario's YAML order
-	// Warnings are problems that do not stop the run: keys nobody knows (not used), a --variable
-	// that no job uses. Notes are crank keys that have no effect here.
+	// Warnings are problems that do not stop the run: keys nobody knows (not used), a variable
+	// given for this run that no template reads (unread.go). Notes are crank keys that have no
+	// effect here.
 	Warnings, Notes []string
 	// Variant holds the variables set to other values than the scenario's defaults (Variant).
 	Variant map[string]string
@@ -70,7 +71,8 @@ type Service struct {
 	// Shares, for a load service on several endpoints, are each endpoint's part of the load: its
 	// job rendered with its share of rate and connections (split.go). Nil otherwise.
 	Shares []Share
-	uses   map[string]bool // variables the job declares or its templates mention
+	reads  reads   // what the job reads of its variables
+	given  []given // the variables the scenario and the command line give the service
 	// fetched and local: where the endpoints were named (decoder.fetched, decoder.local).
 	fetched map[string]string
 	local   map[string]bool
@@ -144,13 +146,9 @@ func (c *Config) Resolve(req Request) (*Resolved, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(unique(errs)...)
 	}
-	used := map[string]bool{}
-	for _, s := range r.Services {
-		for k := range s.uses {
-			used[k] = true
-		}
+	if err := c.checkUnread(r, cmdVars); err != nil {
+		return nil, err
 	}
-	r.Warnings = append(r.Warnings, unusedVariables(cmdVars, used)...)
 	return r, nil
 }
 
@@ -303,6 +301,7 @@ func (c *Config) resolveService(e *engine, scenario string, svc pair, profiles [
 	s, err := c.finish(e, where, svc.key, jobName, job.without(keyThresholds), cmdVars)
 	s.Thresholds = ths
 	s.raw, s.cmdVars = raw, cmdVars
+	s.given = givenVariables(svc, where, overrides)
 	return s, err
 }
 
@@ -312,9 +311,8 @@ func (c *Config) finish(e *engine, where, svc, jobName string, job, cmdVars *nod
 	vars := newMap(Pos{})
 	vars = merge(vars, c.root.get(keyVariables))
 	vars = merge(vars, job.get(keyVariables))
-	uses := map[string]bool{}
-	usedVariables(job, vars, uses)
 	vars = merge(vars, cmdVars)
+	reads := serviceReads(e, job, vars)
 	if err := renderVariables(e, vars, where); err != nil {
 		return Service{}, err
 	}
@@ -326,7 +324,7 @@ func (c *Config) finish(e *engine, where, svc, jobName string, job, cmdVars *nod
 	if _, err := renderTree(e, &body, withJob(bindings, job), false, where, ""); err != nil {
 		return Service{}, err
 	}
-	return Service{Name: svc, Job: api.Job{Service: svc, Name: jobName, Variables: bindings}, body: body, vars: vars, where: where, uses: uses}, nil
+	return Service{Name: svc, Job: api.Job{Service: svc, Name: jobName, Variables: bindings}, body: body, vars: vars, where: where, reads: reads}, nil
 }
 
 // decodeService decodes a rendered service's job strictly, runs crank's wrapper translation and
@@ -349,6 +347,9 @@ func (c *Config) decodeService(js *script.Engine, r *Resolved, s *Service) error
 	r.Notes = append(r.Notes, d.notes...)
 	if len(d.errs) > 0 {
 		return errors.Join(d.errs...)
+	}
+	for _, sn := range d.onConfigure {
+		s.reads.script(sn.Source)
 	}
 	if err := onConfigure(js, j, d.onConfigure); err != nil {
 		return fmt.Errorf("%s: %w", s.where, err)

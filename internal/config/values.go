@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
-	"github.com/crankshaft/crankshaft/internal/suggest"
 )
 
 // Load settings checked before anything starts: the variables the load jobs' templates use as
@@ -118,41 +117,4 @@ func defaultTimeout(j *api.Job, vars *node) {
 	}
 	w, _ := numberOf(vars.get("warmup"))
 	j.Timeout = api.Duration(time.Duration((max(d, 0)+max(w, 0))*float64(time.Second)) + TimeoutMargin)
-}
-
-// usedVariables adds to used the variables a job declares or its templates (and its variables'
-// templates) mention.
-func usedVariables(job, vars *node, used map[string]bool) {
-	for _, p := range vars.pairs {
-		used[p.key] = true
-	}
-	var srcs []string
-	collectStrings(job, &srcs)
-	collectStrings(vars, &srcs) // variables made of others: serverUri: http://{{serverAddress}}
-	for _, s := range srcs {
-		for _, r := range references(s) {
-			used[r] = true
-		}
-	}
-}
-
-// unusedVariables warns about command-line variables that no service of the scenario uses.
-func unusedVariables(cmdVars *node, used map[string]bool) []string {
-	var known []string
-	for k := range used {
-		known = append(known, k)
-	}
-	slices.Sort(known)
-	var out []string
-	for _, p := range cmdVars.pairs {
-		if used[p.key] {
-			continue
-		}
-		msg := fmt.Sprintf("--variable %s: no job of the scenario uses %s", p.key, p.key)
-		if near := suggest.Near(p.key, known); near != "" {
-			msg += fmt.Sprintf(" (did you mean %s?)", near)
-		}
-		out = append(out, msg)
-	}
-	return out
 }
