@@ -315,12 +315,6 @@ func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, *con
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, w := range res.Warnings {
-		fmt.Fprintf(st.Stderr, "crank: warning: %s\n", w)
-	}
-	for _, n := range res.Notes {
-		fmt.Fprintf(st.Stderr, "crank: note: %s\n", n)
-	}
 	if swaps := wrkFallback(cfg, res, st.LookPath); len(swaps) > 0 {
 		for _, o := range swaps {
 			fmt.Fprintf(st.Stderr, "[%s] wrk is not installed here: using the built-in load generator (%s %s)\n", o.Service, o, o.Value)
@@ -329,6 +323,14 @@ func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, *con
 		if res, err = cfg.Resolve(req); err != nil {
 			return nil, nil, err
 		}
+	}
+	// The warnings are those of the jobs that run: a variable wrk reads and the built-in
+	// generator does not (script) is said.
+	for _, w := range res.Warnings {
+		fmt.Fprintf(st.Stderr, "crank: warning: %s\n", w)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(st.Stderr, "crank: note: %s\n", n)
 	}
 	res.Variant = cfg.Variant(req, res)
 	return res, scripts, nil

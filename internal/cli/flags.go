@@ -318,7 +318,8 @@ Run options (crank's names):
   --command-line-property  record this command line (minus output and secret options) as property command-line
   --interval SECONDS       sampling interval of every job (crank's -m)
   --job NAME               run the job NAME (from the files, or defined by --NAME.<key> options) instead of a scenario (repeatable)
-  --strict                 keys nobody knows are errors (by default warnings: crank ignores them)
+  --strict                 keys nobody knows and variables nothing reads are errors (by default
+                           warnings: crank ignores them)
   -v, --verbose            print each service's rendered command lines, and debug logs
 Flag names ignore case. crank's short names: -c config, -s scenario, -p property, -i iterations,
 -j json, -m interval, -d debug (= --dry-run), -x exclude, -xo exclude-order, -v verbose; crank's
