@@ -55,3 +55,12 @@ func TestBoundedCaptureAndConcat(t *testing.T) {
 		}
 	}
 }
+
+// TestTemplateEnginePanicIsAnError: an integer past int64 in an expression makes osteele/liquid
+// panic; crank says which template it was and goes on, instead of crashing with a stack trace.
+func TestTemplateEnginePanicIsAnError(t *testing.T) {
+	got, err := render(newEngine(), "{{ 99999999999999999999 }}", nil)
+	if err == nil || got != "" || !strings.Contains(err.Error(), "value out of range") {
+		t.Errorf("render: %q, %v; want no output and the engine's error", got, err)
+	}
+}

@@ -333,13 +333,16 @@ func render(e *engine, src string, vars map[string]any) (out string, err error) 
 	if err := e.steps.take(int64(len(src)/8 + 1)); err != nil {
 		return "", err
 	}
-	defer func() { // osteele/liquid panics with the writer's error: the bound's refusal
+	// osteele/liquid panics with the writer's error (the bound's refusal), and on some input of its
+	// own (an integer past int64 in an expression): either is this template's error, not a crash.
+	defer func() {
 		if r := recover(); r != nil {
+			out = ""
 			if re, ok := r.(error); ok && (errors.Is(re, errTooLarge) || errors.Is(re, errLoopSteps)) {
-				out, err = "", re
+				err = re
 				return
 			}
-			panic(r)
+			err = fmt.Errorf("the template engine (osteele/liquid) failed on this template: %v", r)
 		}
 	}()
 	var w limitWriter
