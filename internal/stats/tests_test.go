@@ -167,3 +167,82 @@ func TestTestsOnKnownDistributions(t *testing.T) {
 	}
 	t.Logf("null: %d and %d significant; shifted: %d and %d (of %d)", mwNull, tNull, mwShift, tShift, trials)
 }
+
+func TestWelchDifference(t *testing.T) {
+	// Equal spreads and sizes: Welch's degrees of freedom are 2(n-1) = 4, se = sqrt(2/3), and the
+	// 95 % interval is 2 ± t(0.975, 4) se, t(0.975, 4) = 2.7764451051977987 (tables).
+	d, err := WelchDifference([]float64{1, 2, 3}, []float64{3, 4, 5}, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "df", d.DF, 4, 1e-12)
+	near(t, "estimate", d.Estimate, 2, 1e-12)
+	near(t, "half", d.Half, 2.266957935527523, 1e-6)
+	if ci := d.Interval(); ci.Low > 0 || d.PValue < 0.05 || ci.Level != 0.95 {
+		t.Errorf("interval %+v holds 0 and p %g must be above 0.05", ci, d.PValue)
+	}
+	same, _ := WelchDifference([]float64{5, 5, 5}, []float64{5, 5}, 0.95)
+	apart, _ := WelchDifference([]float64{5, 5, 5}, []float64{6, 6}, 0.95)
+	if same.Half != 0 || same.Estimate != 0 || same.PValue != 1 || apart.Half != 0 || apart.Estimate != 1 || apart.PValue != 0 {
+		t.Errorf("no spread: %+v and %+v, want the point 0 with p 1 and the point 1 with p 0", same, apart)
+	}
+	for _, c := range []struct {
+		x, y  []float64
+		level float64
+		want  string
+	}{
+		{[]float64{1}, []float64{1, 2}, 0.95, "need at least 2 values per sample, have 1 and 2"},
+		{[]float64{1, 2}, []float64{1, 2}, 1, "confidence level 1 not in (0, 1)"},
+	} {
+		if _, err := WelchDifference(c.x, c.y, c.level); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("WelchDifference(%v, %v, %g): %v, want %q", c.x, c.y, c.level, err, c.want)
+		}
+	}
+}
+
+func TestMeanDifference(t *testing.T) {
+	// PairedT's differences 1, 2, 1, 3: mean 1.75, sd sqrt(11/12), t(0.975, 3) = 3.182446305284263.
+	d, err := MeanDifference([]float64{1, 2, 1, 3}, 0.95, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "estimate", d.Estimate, 1.75, 1e-12)
+	near(t, "half", d.Half, 3.182446305284263*math.Sqrt(11.0/12/4), 1e-6)
+	near(t, "p", d.PValue, 0.035352847002517396, 1e-9)
+	if d, _ := MeanDifference([]float64{1, 2}, 0.95, 1); !math.IsInf(d.Half, 1) || d.PValue != 1 {
+		t.Errorf("no degree of freedom left: %+v, want an infinite interval and p 1", d)
+	}
+	if _, err := MeanDifference([]float64{1, 2}, 0, 0); err == nil || !strings.Contains(err.Error(), "confidence level 0 not in (0, 1)") {
+		t.Errorf("level 0: %v", err)
+	}
+}
+
+// TestDifferenceTestAndIntervalAgree: whatever the samples, the interval at 1 - alpha excludes 0
+// exactly when p < alpha, Welch's and the paired one alike.
+func TestDifferenceTestAndIntervalAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range 500 {
+		n, m := 3+i%6, 3+(i/6)%5
+		x, y := make([]float64, n), make([]float64, m)
+		for k := range x {
+			x[k] = rng.NormFloat64()
+		}
+		for k := range y {
+			y[k] = 0.02*float64(i%40) + (0.3+rng.Float64())*rng.NormFloat64()
+		}
+		for _, alpha := range []float64{0.05, 0.01} {
+			w, _ := WelchDifference(x, y, 1-alpha)
+			if excl := w.Interval().Low > 0 || w.Interval().High < 0; excl != (w.PValue < alpha) {
+				t.Fatalf("welch %v %v: interval %+v, p %g at alpha %g disagree", x, y, w.Interval(), w.PValue, alpha)
+			}
+			if n != m {
+				continue
+			}
+			d, _ := PairedDifferences(x, y, 0)
+			p, _ := MeanDifference(d, 1-alpha, 0)
+			if excl := p.Interval().Low > 0 || p.Interval().High < 0; excl != (p.PValue < alpha) {
+				t.Fatalf("paired %v %v: interval %+v, p %g at alpha %g disagree", x, y, p.Interval(), p.PValue, alpha)
+			}
+		}
+	}
+}
