@@ -2,6 +2,12 @@ package stats
 
 import "fmt"
 
+// Interval is a two-sided confidence interval.
+type Interval struct {
+	Low, High float64
+	Level     float64 // for example 0.95
+}
+
 // Difference is a difference of means with its two-sided test and its confidence interval, both
 // from the one standard error and the one Student's t: the interval at Level excludes 0 exactly
 // when PValue < 1 - Level, so the test and the interval can never disagree.

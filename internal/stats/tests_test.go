@@ -80,94 +80,6 @@ func TestPairedT(t *testing.T) {
 	}
 }
 
-func TestExactUDistribution(t *testing.T) {
-	// Coefficients of the Gaussian binomial [6 choose 3]_q over C(6,3) = 20.
-	want := []float64{1, 1, 2, 3, 3, 3, 3, 2, 1, 1}
-	got := exactUDistribution(3, 3)
-	for u := range want {
-		near(t, "P(U)", got[u], want[u]/20, 1e-15)
-	}
-	// P(U = 0) = 1 / C(n1+n2, n1) for unequal sizes too.
-	near(t, "P(U=0) for 7,12", exactUDistribution(7, 12)[0], 1/50388.0, 1e-18)
-}
-
-func TestMannWhitneyU(t *testing.T) {
-	r, _ := MannWhitneyU([]float64{1, 2, 3, 4, 5}, []float64{6, 7, 8, 9, 10})
-	if !r.Exact || r.U != 0 {
-		t.Fatalf("separated samples: %+v, want exact with U = 0", r)
-	}
-	near(t, "p", r.PValue, 2.0/252, 1e-15)
-	near(t, "min p", r.MinPValue, 2.0/252, 1e-15)
-
-	// With ties: normal approximation, tie and continuity corrections (reference computed by hand).
-	r, _ = MannWhitneyU([]float64{1, 2, 2}, []float64{2, 3, 3, 4})
-	if r.Exact || r.U != 1 {
-		t.Fatalf("tied samples: %+v, want approximate with U = 1", r)
-	}
-	near(t, "z", r.Z, -1.667156790678634, 1e-12)
-	near(t, "p", r.PValue, 0.09548323209754739, 1e-12)
-
-	// Three against three can never reach 5%: MinPValue says so.
-	r, _ = MannWhitneyU([]float64{1, 2, 3}, []float64{4, 5, 6})
-	near(t, "min p for 3+3", r.MinPValue, 0.1, 1e-15)
-
-	if _, err := MannWhitneyU(nil, []float64{1}); err == nil || !strings.Contains(err.Error(), "empty sample (0 and 1 values)") {
-		t.Errorf("an empty sample: %v", err)
-	}
-}
-
-func TestMannWhitneyNormalApproximationAgreesWithExact(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	x, y := make([]float64, 24), make([]float64, 24)
-	for i := range x {
-		x[i], y[i] = rng.NormFloat64(), rng.NormFloat64()+0.6
-	}
-	exact, _ := MannWhitneyU(x, y)
-	z, p := normalU(exact.U, len(x), len(y), 0)
-	if !exact.Exact || math.Abs(p-exact.PValue) > 0.01 {
-		t.Errorf("normal approximation p = %g (z = %g), exact p = %g", p, z, exact.PValue)
-	}
-}
-
-// TestTestsOnKnownDistributions checks both tests' error rates: samples from equal distributions
-// are rarely significant (about alpha), shifted ones nearly always.
-func TestTestsOnKnownDistributions(t *testing.T) {
-	const trials, n, alpha = 400, 10, 0.05
-	rng := rand.New(rand.NewPCG(11, 12))
-	draw := func(shift float64) []float64 {
-		xs := make([]float64, n)
-		for i := range xs {
-			xs[i] = 100 + 2*rng.NormFloat64() + shift
-		}
-		return xs
-	}
-	var mwNull, tNull, mwShift, tShift int
-	for range trials {
-		base := draw(0)
-		if u, _ := MannWhitneyU(base, draw(0)); u.PValue <= alpha {
-			mwNull++
-		}
-		if w, _ := WelchT(base, draw(0)); w.PValue <= alpha {
-			tNull++
-		}
-		shifted := draw(6) // a 3-sigma shift
-		if u, _ := MannWhitneyU(base, shifted); u.PValue <= alpha {
-			mwShift++
-		}
-		if w, _ := WelchT(base, shifted); w.PValue <= alpha {
-			tShift++
-		}
-	}
-	// Under the null the count is Binomial(400, <=0.05): mean 20, sd 4.4; 36 is 3.6 sd above.
-	if mwNull > 36 || tNull > 36 {
-		t.Errorf("equal distributions significant in %d (Mann-Whitney) and %d (Welch) of %d", mwNull, tNull, trials)
-	}
-	if mwShift < trials*98/100 || tShift < trials*98/100 {
-		t.Errorf("3-sigma shift significant in only %d (Mann-Whitney) and %d (Welch) of %d", mwShift, tShift, trials)
-	}
-	t.Logf("null: %d and %d significant; shifted: %d and %d (of %d)", mwNull, tNull, mwShift, tShift, trials)
-}
-
 func TestWelchDifference(t *testing.T) {
 	// Equal spreads and sizes: Welch's degrees of freedom are 2(n-1) = 4, se = sqrt(2/3), and the
 	// 95 % interval is 2 ± t(0.975, 4) se, t(0.975, 4) = 2.7764451051977987 (tables).
@@ -245,4 +157,36 @@ func TestDifferenceTestAndIntervalAgree(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestWelchOnKnownDistributions checks the test's error rates: samples from equal distributions
+// are rarely significant (about alpha), shifted ones nearly always.
+func TestWelchOnKnownDistributions(t *testing.T) {
+	const trials, n, alpha = 400, 10, 0.05
+	rng := rand.New(rand.NewPCG(11, 12))
+	draw := func(shift float64) []float64 {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = 100 + 2*rng.NormFloat64() + shift
+		}
+		return xs
+	}
+	var null, shift int
+	for range trials {
+		base := draw(0)
+		if w, _ := WelchT(base, draw(0)); w.PValue <= alpha {
+			null++
+		}
+		if w, _ := WelchT(base, draw(6)); w.PValue <= alpha { // a 3-sigma shift
+			shift++
+		}
+	}
+	// Under the null the count is Binomial(400, 0.05): mean 20, sd 4.4; 36 is 3.6 sd above.
+	if null > 36 {
+		t.Errorf("equal distributions significant in %d of %d", null, trials)
+	}
+	if shift < trials*98/100 {
+		t.Errorf("3-sigma shift significant in only %d of %d", shift, trials)
+	}
+	t.Logf("null: %d significant; shifted: %d (of %d)", null, shift, trials)
 }
