@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/influx"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/stats"
 )
 
 func (h History) write(w io.Writer, format string) error {
@@ -43,7 +45,11 @@ func (h History) headline(source func(string) string) string {
 	if h.Truncated {
 		more = " (the most recent points only)"
 	}
-	return fmt.Sprintf("%s in %d series over %d results%s %s (%s).", n, h.Series, h.Files, more, where, h.settings())
+	short := ""
+	if h.Short > 0 {
+		short = fmt.Sprintf(" Inconclusive: %d series with fewer than %d runs, too short to tell.", h.Short, 2*cmp.Or(h.Options.MinSize, stats.DefaultMinSize))
+	}
+	return fmt.Sprintf("%s in %d series over %d results%s %s (%s).%s", n, h.Series, h.Files, more, where, h.settings(), short)
 }
 
 // column is one column of the change point tables.
