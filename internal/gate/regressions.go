@@ -142,7 +142,7 @@ func (h *History) detect(ctx context.Context, pts []histPoint, sel Selection, no
 		}
 	}
 	h.Series, h.Findings = len(all), []Finding{}
-	minRuns := 2 * cmp.Or(h.Options.MinSize, stats.DefaultMinSize)
+	minRuns := h.minRuns()
 	for _, s := range all {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -175,6 +175,9 @@ func finding(s *series, cp stats.ChangePoint) Finding {
 		Direction: s.dir.String(), Regression: bad,
 	}
 }
+
+// minRuns is the fewest runs a series needs to hold a change point: two segments of MinSize.
+func (h History) minRuns() int { return 2 * cmp.Or(h.Options.MinSize, stats.DefaultMinSize) }
 
 // Regressed tells whether a change point goes the bad way.
 func (h History) Regressed() bool {

@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/influx"
 	"github.com/crankshaft/crankshaft/internal/results"
-	"github.com/crankshaft/crankshaft/internal/stats"
 )
 
 func (h History) write(w io.Writer, format string) error {
@@ -47,7 +45,7 @@ func (h History) headline(source func(string) string) string {
 	}
 	short := ""
 	if h.Short > 0 {
-		short = fmt.Sprintf(" Inconclusive: %d series with fewer than %d runs, too short to tell.", h.Short, 2*cmp.Or(h.Options.MinSize, stats.DefaultMinSize))
+		short = fmt.Sprintf(" Inconclusive: %d series with fewer than %d runs, too short to tell.", h.Short, h.minRuns())
 	}
 	return fmt.Sprintf("%s in %d series over %d results%s %s (%s).%s", n, h.Series, h.Files, more, where, h.settings(), short)
 }
