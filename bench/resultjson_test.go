@@ -149,8 +149,9 @@ func benchFile(t *testing.T, name string, subjects map[string][]float64) string 
 }
 
 // TestCompareBenchResults: crank compare judges each row of two bench results on its rounds: a row
-// 30% worse in every round regressed, one with the same rounds did not change, one whose rounds
-// scatter is not significant; the exit status fails on the regression only.
+// 30% worse in every round regressed, one with the same rounds is unchanged (its interval within
+// 5%), one whose rounds scatter is inconclusive; the exit status is 1 on the regression whatever
+// else, 3 on the inconclusive row alone, 0 when every row is unchanged.
 func TestCompareBenchResults(t *testing.T) {
 	worse := []float64{5, 5.1, 4.9, 5.05, 4.95}
 	same := []float64{4, 4.2, 3.9, 4.1, 4}
@@ -161,19 +162,28 @@ func TestCompareBenchResults(t *testing.T) {
 	}
 	head := benchFile(t, "head.json", map[string][]float64{"worse": worse30, "same": same, "noisy": {7, 3, 9, 4, 6}})
 	calm := benchFile(t, "calm.json", map[string][]float64{"worse": worse, "same": same, "noisy": {7, 3, 9, 4, 6}})
+	quiet := benchFile(t, "quiet.json", map[string][]float64{"worse": worse, "same": same})
 
 	var stdout, stderr bytes.Buffer
 	code := gate.Compare(context.Background(), []string{base, head}, &stdout, &stderr)
 	if code != gate.ExitRegressed {
 		t.Errorf("compare base head: exit %d, want %d\n%s%s", code, gate.ExitRegressed, stdout.String(), stderr.String())
 	}
-	if code := gate.Compare(context.Background(), []string{base, calm}, io.Discard, &stderr); code != gate.ExitOK {
-		t.Errorf("compare base calm: exit %d, want %d: %s", code, gate.ExitOK, stderr.String())
+	for _, c := range []struct {
+		base, head string
+		want       int
+	}{{base, calm, gate.ExitInconclusive}, {quiet, quiet, gate.ExitOK}} {
+		if code := gate.Compare(context.Background(), []string{c.base, c.head}, io.Discard, &stderr); code != c.want {
+			t.Errorf("compare %s %s: exit %d, want %d: %s", filepath.Base(c.base), filepath.Base(c.head), code, c.want, stderr.String())
+		}
 	}
 	for _, svc := range []string{"worse-unpipelined", "same-unpipelined", "noisy-unpipelined", "wrk-unpipelined"} {
 		if !strings.Contains(stdout.String(), svc) {
 			t.Errorf("compare's report lacks the row %s:\n%s", svc, stdout.String())
 		}
+	}
+	if !strings.Contains(stdout.String(), "inconclusive: noisy-unpipelined bench/ratio: ") {
+		t.Errorf("compare's report does not say what would tell for the noisy row:\n%s", stdout.String())
 	}
 
 	read := func(path string) *results.Result {
@@ -183,25 +193,34 @@ func TestCompareBenchResults(t *testing.T) {
 		}
 		return r
 	}
-	rep, err := gate.CompareResults(read(base), read(head), gate.CompareOptions{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]gate.Verdict{}
-	for _, s := range rep.Services {
-		for _, row := range s.Rows {
-			got[s.Service+" "+row.Metric] = row.Compared[0].Verdict
+	verdicts := func(metrics ...string) map[string]gate.Verdict {
+		rep, err := gate.CompareResults(read(base), read(head), gate.CompareOptions{Metrics: metrics}, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
+		got := map[string]gate.Verdict{}
+		for _, s := range rep.Services {
+			for _, row := range s.Rows {
+				got[s.Service+" "+row.Metric] = row.Compared[0].Verdict
+			}
+		}
+		return got
 	}
 	cpu, ratio := " "+measure.BenchCPUPerRequest, " "+measure.BenchRatio
 	want := map[string]gate.Verdict{
 		"worse-unpipelined" + cpu: gate.VerdictRegressed, "worse-unpipelined" + ratio: gate.VerdictRegressed,
-		"same-unpipelined" + cpu: gate.VerdictNoChange, "same-unpipelined" + ratio: gate.VerdictNoChange,
-		"noisy-unpipelined" + cpu: gate.VerdictNotSignificant, "noisy-unpipelined" + ratio: gate.VerdictNotSignificant,
-		"wrk-unpipelined" + cpu: gate.VerdictNoChange,
+		"same-unpipelined" + cpu: gate.VerdictUnchanged, "same-unpipelined" + ratio: gate.VerdictUnchanged,
+		"noisy-unpipelined" + cpu: gate.VerdictInconclusive, "noisy-unpipelined" + ratio: gate.VerdictInconclusive,
+		"wrk-unpipelined" + cpu: gate.VerdictUnchanged,
 	}
-	if !maps.Equal(got, want) {
+	if got := verdicts(); !maps.Equal(got, want) {
 		t.Errorf("verdicts:\n got %v\nwant %v", got, want)
+	}
+	// --metric bench/ratio: each row's ratio alone, judged the same three ways.
+	wantRatio := map[string]gate.Verdict{"worse-unpipelined" + ratio: gate.VerdictRegressed,
+		"same-unpipelined" + ratio: gate.VerdictUnchanged, "noisy-unpipelined" + ratio: gate.VerdictInconclusive}
+	if got := verdicts(measure.BenchRatio); !maps.Equal(got, wantRatio) {
+		t.Errorf("--metric %s:\n got %v\nwant %v", measure.BenchRatio, got, wantRatio)
 	}
 }
 

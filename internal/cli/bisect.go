@@ -333,7 +333,7 @@ func (b *bisector) step(c bisect.Commit, res, base, worst *results.Result) bisec
 	s.PValue, s.Note = pg, "against good: "+string(vg)
 	if worst == nil {
 		// Not worse is "good" only when both means are known within the precision: a change under
-		// the precision measured with intervals wider than it ("no change" to crank compare) may
+		// the precision measured with intervals wider than it (inconclusive to crank compare) may
 		// hide a slowdown as large as the intervals, and "no commit is worse" would be a guess.
 		switch {
 		case vg == gate.VerdictRegressed:
@@ -373,7 +373,7 @@ func (b *bisector) verdict(base, head *results.Result, fitted int) (gate.Verdict
 	rep, err := gate.CompareResults(base, head, gate.CompareOptions{Metrics: []string{b.f.metric.Metric},
 		Threshold: b.f.run.spread.auto.precision, Paired: b.side != nil, PairedFitted: fitted}, nil)
 	if err != nil {
-		return gate.VerdictNoChange, 0
+		return gate.VerdictInconclusive, 0
 	}
 	for _, sr := range rep.Services {
 		if b.f.metric.Service != "" && sr.Service != b.f.metric.Service {
@@ -385,7 +385,7 @@ func (b *bisector) verdict(base, head *results.Result, fitted int) (gate.Verdict
 			}
 		}
 	}
-	return gate.VerdictNoChange, 0
+	return gate.VerdictInconclusive, 0
 }
 
 func firstLineOf(s string) string {

@@ -259,7 +259,7 @@ const usage = `crank runs benchmark scenarios on agents.
 Usage:
   crank --config FILE --scenario NAME [options]      run a scenario
   crank sweep --matrix KEY=V1,V2 [run options]       run variants in interleaved rounds and compare them
-  crank compare BASE.json HEAD.json [...]            compare results; exit 1 on a regression
+  crank compare BASE.json HEAD.json [...]            compare results; exit 1 regressed, 3 inconclusive
   crank regressions --history DIR                    find change points in a history of results
   crank load URL [options]                           the built-in HTTP load generator
   crank push                                         upload spooled results to InfluxDB

@@ -21,7 +21,7 @@ import (
 
 // Sweep defaults.
 const (
-	DefaultSweepIterations = 4 // the fewest that let Mann-Whitney reach p < 0.05
+	DefaultSweepIterations = 4 // 3 a side give crank compare an interval at all; a fourth narrows it
 	DefaultSweepFile       = "sweep.json"
 )
 

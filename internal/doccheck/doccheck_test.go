@@ -1,6 +1,7 @@
 package doccheck
 
 import (
+	"fmt"
 	"os/exec"
 	"slices"
 	"strings"
@@ -92,7 +93,8 @@ func TestShorten(t *testing.T) {
 		"bin/crank load http://127.0.0.1:8080/plaintext -c 64 -d 5":           "bin/crank load http://127.0.0.1:8080/plaintext -c 64 -d 1",
 		"bin/crank report a.json -o r.html":                                   "bin/crank report a.json -o r.html",
 		"bin/crank-agent --url http://127.0.0.1:5010":                         "bin/crank-agent --url http://127.0.0.1:5010",
-		"bin/crank compare a.json \\\n  b.json\nls":                           "bin/crank compare a.json \\\n  b.json || [ $? -eq 1 ]\nls",
+		"bin/crank compare a.json \\\n  b.json\nls":                           "bin/crank compare a.json \\\n  b.json || case $? in 1|3) ;; *) false ;; esac\nls",
+		"bin/crank regressions --history h/\nls":                              "bin/crank regressions --history h/ || [ $? -eq 1 ]\nls",
 	} {
 		if got := shorten(in); got != want {
 			t.Errorf("shorten(%q)\n = %q\nwant %q", in, got, want)
@@ -122,6 +124,33 @@ func TestSLOAnswer(t *testing.T) {
 		}
 		if code != c.want || (c.want == 0 && strings.Contains(c.cmd, "echo after") && !strings.Contains(string(out), "after")) {
 			t.Errorf("%s: exit %d, want %d\n%s", c.cmd, code, c.want, out)
+		}
+	}
+}
+
+// TestGatesAnswer: in a block (bash -e), crank compare may exit 1 (regressed) or 3 (inconclusive)
+// and the commands after it run; its 2 fails the block, and so does crank regressions' 3.
+func TestGatesAnswer(t *testing.T) {
+	for _, c := range []struct {
+		gate  string
+		exit  int
+		fails bool
+	}{
+		{"compare", 0, false}, {"compare", 1, false}, {"compare", 3, false}, {"compare", 2, true},
+		{"regressions", 1, false}, {"regressions", 3, true}, {"regressions", 2, true},
+	} {
+		cmd := gatesAnswer("bin/crank " + c.gate + " a.json\necho after")
+		// the gate's command becomes a function exiting as the case says
+		script := fmt.Sprintf("gate() { return %d; }\n", c.exit) + strings.Replace(cmd, "bin/crank "+c.gate+" a.json", "gate", 1)
+		out, err := exec.Command("bash", "-e", "-o", "pipefail", "-c", script).CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if (code != 0) != c.fails || c.fails == strings.Contains(string(out), "after") {
+			t.Errorf("crank %s exiting %d: block exit %d, want it to fail: %v\n%s", c.gate, c.exit, code, c.fails, out)
 		}
 	}
 }

@@ -22,8 +22,8 @@ import (
 // runs each variant 3 times, a capacity search runs 3 steps of 1 s, crank load runs 1 s. The
 // doc's own duration and warm-up values are replaced; where it sets none, these come first on its
 // command line. Nothing else of a command changes. A sweep's 3 iterations are the fewest with
-// which `crank compare` of its variants (docs/SWEEP.md) tests significance instead of judging
-// 1-second runs by the threshold alone, where noise reads as a regression (exit 1).
+// which `crank compare` of its variants (docs/SWEEP.md) has an interval at all (with fewer every
+// row is inconclusive).
 const (
 	shortRun      = "--variable duration=1 --variable warmup=0"
 	shortSweep    = shortRun + " --iterations 3"
@@ -70,20 +70,27 @@ const answers = `slo_answer() {
 }
 `
 
-// gateStart is a command whose exit status 1 is an answer (a regression found), not a failure.
+// gateStart is a command whose exit status 1 is an answer (a regression found), not a failure;
+// for crank compare, 3 (inconclusive) is one too.
 var gateStart = regexp.MustCompile(`^\s*bin/crank (compare|regressions)\s`)
 
-// gatesAnswer lets each crank compare or crank regressions command of a block exit 1: with
-// 1-second runs a 5 % change can be noise found significant, and a gate saying so ran as printed.
-// Exit 2 (bad input) and any other status still fail the block.
+// gatesAnswer lets each crank compare or crank regressions command of a block exit 1, and crank
+// compare exit 3: with 1-second runs a 5 % change can be noise found significant, or noise too
+// wide to tell, and a gate saying so ran as printed. Exit 2 (bad input), crank regressions' 3
+// (change points neither written nor spooled) and any other status still fail the block.
 func gatesAnswer(cmd string) string {
 	lines := strings.Split(cmd, "\n")
-	in := false
+	answer := ""
 	for i, l := range lines {
-		in = in || gateStart.MatchString(l)
-		if in && !strings.HasSuffix(strings.TrimSpace(l), "\\") {
-			lines[i] = l + " || [ $? -eq 1 ]"
-			in = false
+		if m := gateStart.FindStringSubmatch(l); m != nil && answer == "" {
+			answer = " || [ $? -eq 1 ]"
+			if m[1] == "compare" {
+				answer = " || case $? in 1|3) ;; *) false ;; esac"
+			}
+		}
+		if answer != "" && !strings.HasSuffix(strings.TrimSpace(l), "\\") {
+			lines[i] = l + answer
+			answer = ""
 		}
 	}
 	return strings.Join(lines, "\n")

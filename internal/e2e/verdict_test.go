@@ -7,17 +7,20 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/results"
 )
 
 // TestVerdicts: a healthy run with a threshold it cannot meet exits 99; a run against a path the
 // server answers 404 exits 1 saying why, with returnCode 1 in the JSON; and crank compare of the
-// two reports the error rate's regression and exits 1.
+// two reports the error rate's regression and exits 1. Three iterations each: with fewer, crank
+// compare has no interval and says inconclusive (exit 3), as the last check shows.
 func TestVerdicts(t *testing.T) {
 	dir := t.TempDir()
 	healthy, broken := filepath.Join(dir, "200.json"), filepath.Join(dir, "404.json")
 	_, ports := appPorts(t)
 	base := append([]string{"--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
-		"--variable", "duration=1", "--variable", "warmup=0", "--no-probe"}, ports...)
+		"--variable", "duration=1", "--variable", "warmup=0", "--no-probe", "--iterations", "3"}, ports...)
 
 	r := crank(t, 3*time.Minute, append(base, "--json", healthy, "--threshold", "load:http/latency/99<0.001",
 		"--threshold", "http/requests/errors==0")...)
@@ -43,10 +46,31 @@ func TestVerdicts(t *testing.T) {
 	if r.code != 1 {
 		t.Fatalf("compare: exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	mustContain(t, "compare", r.stdout, "http/requests/error-rate", "regressed", "load http/requests/error-rate")
+	mustContain(t, "compare", r.stdout, "http/requests/error-rate", "regressed", "Result: 1 regression(s) beyond 5%: load http/requests/error-rate")
 	if strings.Contains(r.stdout, "wrk/rps/mean") {
 		t.Errorf("wrk/rps/mean counted beside http/rps/mean:\n%s", r.stdout)
 	}
+
+	// One run a side (the same files, cut to their first iteration) cannot tell: exit 3.
+	first := func(path string) string {
+		res, err := results.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, jr := range res.JobResults.Jobs {
+			jr.Iterations = nil
+		}
+		out := strings.TrimSuffix(path, ".json") + "-single.json"
+		if err := results.WriteFile(out, res); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	r = crank(t, time.Minute, "compare", first(healthy), first(broken))
+	if r.code != 3 {
+		t.Fatalf("compare of single runs: exit %d, want 3\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	mustContain(t, "compare of single runs", r.stdout, "inconclusive: load http/requests/error-rate: no interval from 1 iteration: 3 iterations on each side at least")
 }
 
 func returnCode(t *testing.T, path string) int {

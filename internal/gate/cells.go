@@ -17,8 +17,8 @@ func (row Row) BaseCell() string {
 	return cellValue(row.Base, row.BasePresent, row.BaseNotMeasured, row.Format)
 }
 
-// Notes explain the verdicts the reader might misread (the test used, threshold-only rows).
-func (r Report) Notes() []string { return r.notes() }
+// Notes say what would settle each inconclusive comparison, then explain the method.
+func (r Report) Notes() []string { return append(r.inconclusiveLines(), r.notes()...) }
 
 // Summary is the report's one-line result: "Result: no regression beyond 5%." or the regressions.
 func (r Report) Summary() string { return r.summary() }

@@ -17,23 +17,22 @@ import (
 const (
 	DefaultThreshold = 0.05
 	DefaultAlpha     = 0.05
-	DefaultSeed      = 1
+	DefaultSeed      = 1 // of crank regressions' permutation tests
 )
 
 // CompareOptions tune a comparison. Zero values mean the defaults.
 type CompareOptions struct {
 	Metrics      []string // metrics to compare; empty means the default set (isDefaultMetric)
 	Threshold    float64  // smallest relative change that counts
-	Alpha        float64  // significance level of the tests
+	Alpha        float64  // significance level of the tests; the intervals are at 1 - Alpha
 	MarkdownFile string   // when set, a PR-comment table is written there
 	BaseName     string   // display names of the two results ("base", "head" when empty)
 	HeadName     string
-	Seed         uint64 // bootstrap seed; 0 means DefaultSeed
 	// Paired: the i-th iteration of base and of head ran at the same time, side by side (crank
-	// bisect --side-by-side), so the test is a paired t-test of their ratios (stats.PairedT on
-	// logs), and the interval the paired one: what moved both alike drops out. PairedFitted is the
-	// degrees of freedom a model spent on the values before (the positions side by side: their
-	// costs taken out, bisect.Unbias), which the test does not count.
+	// bisect --side-by-side), so the test is a paired t-test of their ratios (stats.MeanDifference
+	// of the differences of their logs), and the interval the paired one: what moved both alike
+	// drops out. PairedFitted is the degrees of freedom a model spent on the values before (the
+	// positions side by side: their costs taken out, bisect.Unbias), which the test does not count.
 	Paired       bool
 	PairedFitted int
 }
@@ -44,9 +43,6 @@ func (o CompareOptions) withDefaults() CompareOptions {
 	}
 	if o.Alpha <= 0 {
 		o.Alpha = DefaultAlpha
-	}
-	if o.Seed == 0 {
-		o.Seed = DefaultSeed
 	}
 	if o.BaseName == "" {
 		o.BaseName = "base"
@@ -100,7 +96,8 @@ func writeMarkdownFile(path string, rep Report) error {
 }
 
 func buildReport(rs []*results.Result, names []string, opts CompareOptions) Report {
-	rep := Report{Files: names, Threshold: opts.Threshold, Alpha: opts.Alpha, Warnings: warnings(rs, labels(names))}
+	rep := Report{Files: names, Threshold: opts.Threshold, Alpha: opts.Alpha, Paired: opts.Paired,
+		Warnings: warnings(rs, labels(names)), Busy: busy(rs)}
 	for _, r := range rs {
 		results.Derive(r.JobResults.Jobs)
 	}
@@ -143,10 +140,13 @@ func compareRow(jobs []*results.JobResult, m string, opts CompareOptions) Row {
 			continue
 		}
 		c.Change = relativeChange(row.Base, c.Value)
-		testSignificance(&c, baseSamples, samples(jr, m), opts)
-		c.Verdict = decide(row.Direction, c, opts)
+		estimate(&c, baseSamples, samples(jr, m), opts)
+		c.Verdict = decide(row.Direction, c, opts.Threshold)
 		if m == measure.ErrorRate && math.Abs(c.Value-row.Base) < MinErrorRateChange {
-			c.Verdict = VerdictNoChange
+			c.Verdict = VerdictUnchanged
+		}
+		if c.Verdict == VerdictInconclusive {
+			c.Needed, c.AtThreshold = needed(c, opts.Threshold)
 		}
 		row.Compared = append(row.Compared, c)
 	}
@@ -154,11 +154,12 @@ func compareRow(jobs []*results.JobResult, m string, opts CompareOptions) Row {
 }
 
 // MinErrorRateChange is the smallest change of http/requests/error-rate, in percentage points,
-// that counts: 0 errors against 0.001% is no change, whatever the ratio.
+// that counts: 0 errors against 0.001% is unchanged, whatever the ratio, with or without iterations.
 const MinErrorRateChange = 0.1
 
 // cpuPerRequest turns a CPU regression into VerdictPerRequest when the CPU per request of the same
-// file did not regress: the server did more work, not worse work.
+// file is unchanged or improved: the server did more work, not worse work. A CPU per request that
+// cannot tell leaves the regression standing.
 func cpuPerRequest(rows []Row) {
 	per := slices.IndexFunc(rows, func(r Row) bool { return r.Metric == measure.CPUPerRequest })
 	if per < 0 {
@@ -169,8 +170,8 @@ func cpuPerRequest(rows []Row) {
 			continue
 		}
 		for j, c := range rows[i].Compared {
-			if c.Verdict == VerdictRegressed && j < len(rows[per].Compared) && rows[per].Compared[j].Present &&
-				rows[per].Compared[j].Verdict != VerdictRegressed {
+			if c.Verdict == VerdictRegressed && j < len(rows[per].Compared) &&
+				(rows[per].Compared[j].Verdict == VerdictUnchanged || rows[per].Compared[j].Verdict == VerdictImproved) {
 				rows[i].Compared[j].Verdict = VerdictPerRequest
 			}
 		}
@@ -207,66 +208,4 @@ func relativeChange(base, v float64) float64 {
 		return 0
 	}
 	return math.Copysign(math.Inf(1), v)
-}
-
-// testSignificance fills the comparison's test, p-value and bootstrap interval when both sides have
-// MinIterations: Mann-Whitney U, or Welch's t when U cannot reach alpha with so few iterations.
-func testSignificance(c *Comparison, base, head []float64, opts CompareOptions) {
-	if len(base) < MinIterations || len(head) < MinIterations {
-		return
-	}
-	if opts.Paired && len(base) == len(head) {
-		testPaired(c, base, head, opts.PairedFitted)
-		return
-	}
-	u, err := stats.MannWhitneyU(base, head)
-	if err != nil {
-		return
-	}
-	c.Test, c.PValue = TestMannWhitney, u.PValue
-	if u.MinPValue > opts.Alpha {
-		if w, err := stats.WelchT(base, head); err == nil {
-			c.Test, c.PValue, c.FellBack = TestWelch, w.PValue, true
-		}
-	}
-	if ci, err := stats.BootstrapRatioCI(base, head, 0.95, stats.DefaultResamples, opts.Seed); err == nil {
-		c.CI, c.HasCI = ci, true
-	}
-}
-
-// testPaired is testSignificance's for iterations that ran side by side: a paired t-test of the
-// logs of their values (of the values themselves when one is not positive: no ratio then), and
-// the 95 % interval of the ratio of head to base from the same differences, neither counting the
-// fitted degrees of freedom.
-func testPaired(c *Comparison, base, head []float64, fitted int) {
-	positive := stats.AllPositive(base) && stats.AllPositive(head)
-	x, y := base, head
-	if positive {
-		x, y = stats.Logs(base), stats.Logs(head)
-	}
-	d, err := stats.PairedDifferences(x, y, fitted)
-	if err != nil {
-		return
-	}
-	c.Test, c.PValue = TestPaired, stats.MeanT(d, fitted).PValue
-	if positive {
-		m, half := stats.MeanCIFitted(d, 0.95, fitted)
-		c.CI, c.HasCI = stats.Interval{Low: math.Exp(m - half), High: math.Exp(m + half), Level: 0.95}, true
-	}
-}
-
-// decide turns a comparison into a verdict: a change within the threshold is no change; past it, a
-// test (when there was one) must be significant; then the direction tells better from worse.
-func decide(dir Direction, c Comparison, opts CompareOptions) Verdict {
-	switch {
-	case math.Abs(c.Change) <= opts.Threshold:
-		return VerdictNoChange
-	case c.Test != TestNone && c.PValue > opts.Alpha:
-		return VerdictNotSignificant
-	case dir == DirectionUnknown:
-		return VerdictChanged
-	case (dir == LowerIsBetter) == (c.Change > 0):
-		return VerdictRegressed
-	}
-	return VerdictImproved
 }

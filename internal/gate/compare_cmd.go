@@ -11,18 +11,24 @@ import (
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
-// Exit codes of the gate commands.
+// Exit codes of the gate commands. ExitInconclusive is crank compare's alone (crank regressions'
+// 3 is ExitNotWritten).
 const (
-	ExitOK        = 0
-	ExitRegressed = 1
-	ExitBadInput  = 2
+	ExitOK           = 0
+	ExitRegressed    = 1
+	ExitBadInput     = 2
+	ExitInconclusive = 3
 )
 
 const compareUsage = `usage: crank compare BASE.json HEAD.json [MORE.json...] [flags]
 
-Compares each result with BASE. A metric regresses when it moves the bad way by more than
---threshold and, when both sides have at least 3 iterations, the difference is significant at
---alpha. Exit status: 0 no regression, 1 a regression, 2 bad input.
+Compares each result with BASE by Welch's t-test on the logs of the iterations and its
+(1 - alpha) interval of the ratio HEAD/BASE. A metric regressed (improved) when the interval
+excludes 1 and the change passes --threshold the bad (good) way; it is unchanged when the
+interval lies within --threshold both ways; else, or with fewer than 3 iterations on a side, it
+is inconclusive, and the report says how many iterations per side would likely tell.
+Exit status: 0 nothing regressed or inconclusive, 1 a regression (whatever else),
+3 inconclusive (no regression), 2 bad input.
 
 Flags:
 `
@@ -41,7 +47,7 @@ func Compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Var(&metrics, "metric", "metric to compare (repeatable); default: RPS (http/rps/mean once), "+strings.Join(defaultOrder, ", "))
 	fs.Var(&threshold, "threshold", "smallest relative change that counts, as 5% or 0.05")
 	markdown := fs.String("markdown", "", "also write the comparison as a markdown table to `FILE`")
-	alpha := fs.Float64("alpha", DefaultAlpha, "significance level of the tests")
+	alpha := fs.Float64("alpha", DefaultAlpha, "significance level of the tests (the intervals are at 1 - alpha)")
 	files, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return ExitOK
@@ -65,7 +71,7 @@ func Compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	opts := CompareOptions{Metrics: metrics, Threshold: float64(threshold), Alpha: *alpha, MarkdownFile: *markdown}.withDefaults()
 	if threshold == 0 {
-		opts.Threshold = 0 // an explicit 0% gates on any significant change
+		opts.Threshold = 0 // an explicit 0%: any significant change counts, and unchanged needs no spread
 	}
 	rep, err := compareFiles(rs, files, opts, stdout)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,3 +75,29 @@ func metadataFor(name string) *api.Metadata {
 	}
 	return &md
 }
+
+// fixedResult is a one-service ("load") result whose metric has exactly these iterations, and
+// their mean as its value.
+func fixedResult(metric string, values ...float64) *results.Result {
+	r := newResult(rand.New(rand.NewPCG(1, 1)), len(values), metricSpec{metric, 1, 0})
+	jr := r.JobResults.Jobs["load"]
+	sum := 0.0
+	for i, v := range values {
+		jr.Iterations[i][metric] = v
+		sum += v
+	}
+	jr.Results[metric] = sum / float64(len(values))
+	return r
+}
+
+// scaled is level times each factor.
+func scaled(level float64, factors ...float64) []float64 {
+	out := make([]float64, len(factors))
+	for i, f := range factors {
+		out[i] = level * f
+	}
+	return out
+}
+
+// flat is s with every run of spaces one space: a table's text, its columns' widths aside.
+func flat(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -49,6 +49,9 @@ type History struct {
 	// Files counts the runs analysed: result files, or runs in crank_summary.
 	Files  int
 	Series int
+	// Short counts the series with fewer runs than a change point needs (two segments of
+	// stats.Options.MinSize): they cannot tell, so they are inconclusive, not without change.
+	Short int
 	// Truncated tells that InfluxDB held more points than influx.DefaultMaxRows: only the most
 	// recent were analysed.
 	Truncated bool
@@ -139,9 +142,14 @@ func (h *History) detect(ctx context.Context, pts []histPoint, sel Selection, no
 		}
 	}
 	h.Series, h.Findings = len(all), []Finding{}
+	minRuns := h.minRuns()
 	for _, s := range all {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if len(s.values) < minRuns {
+			h.Short++
+			continue
 		}
 		o := h.Options
 		o.Seed ^= s.key.seed()
@@ -167,6 +175,9 @@ func finding(s *series, cp stats.ChangePoint) Finding {
 		Direction: s.dir.String(), Regression: bad,
 	}
 }
+
+// minRuns is the fewest runs a series needs to hold a change point: two segments of MinSize.
+func (h History) minRuns() int { return 2 * cmp.Or(h.Options.MinSize, stats.DefaultMinSize) }
 
 // Regressed tells whether a change point goes the bad way.
 func (h History) Regressed() bool {

@@ -43,7 +43,11 @@ func (h History) headline(source func(string) string) string {
 	if h.Truncated {
 		more = " (the most recent points only)"
 	}
-	return fmt.Sprintf("%s in %d series over %d results%s %s (%s).", n, h.Series, h.Files, more, where, h.settings())
+	short := ""
+	if h.Short > 0 {
+		short = fmt.Sprintf(" Inconclusive: %d series with fewer than %d runs, too short to tell.", h.Short, h.minRuns())
+	}
+	return fmt.Sprintf("%s in %d series over %d results%s %s (%s).%s", n, h.Series, h.Files, more, where, h.settings(), short)
 }
 
 // column is one column of the change point tables.

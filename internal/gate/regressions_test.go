@@ -96,8 +96,15 @@ func TestRegressionsNoChangeAndChosenMetric(t *testing.T) {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 	code, out, _ = runRegressions("--history", dir, "--scenario", "plaintext", "--since", "100000d")
-	if code != ExitOK || !strings.Contains(out, "No change points in 3 series over 30 results") {
+	if code != ExitOK || !strings.Contains(out, "No change points in 3 series over 30 results") || strings.Contains(out, "Inconclusive") {
 		t.Errorf("--scenario plaintext --since 100000d: exit %d:\n%s", code, out)
+	}
+	// Three runs cannot hold a change point (two segments of two at least): that is not "no
+	// change", and the headline says so.
+	code, out, _ = runRegressions("--history", writeHistory(t, 3, 3, 0))
+	if code != ExitOK || !strings.Contains(out, "No change points in 3 series over 3 results") ||
+		!strings.Contains(out, "Inconclusive: 3 series with fewer than 4 runs, too short to tell.") {
+		t.Errorf("3 runs: exit %d:\n%s", code, out)
 	}
 }
 

@@ -9,14 +9,13 @@ import (
 	"text/tabwriter"
 
 	"github.com/crankshaft/crankshaft/internal/results"
-	"github.com/crankshaft/crankshaft/internal/stats"
 	"github.com/crankshaft/crankshaft/internal/termtext"
 )
 
 // header is the table's column titles: one value column per file, then the comparison columns.
 func (r Report) header() []string {
 	h := append([]string{"metric", "unit"}, labels(r.Files)...)
-	return append(h, "change", "verdict", "p", "95% CI of ratio")
+	return append(h, "change", "verdict", "p", fmt.Sprintf("%g%% CI of ratio", 100*(1-r.Alpha)))
 }
 
 // labels shortens file names to their base names without ".json" when that keeps them distinct.
@@ -91,18 +90,12 @@ func boolIndex(b bool) int {
 
 func formatP(c Comparison) string {
 	switch {
-	case c.Verdict == VerdictMissing, c.Verdict == VerdictNotMeasured:
-		return "-"
 	case c.Test == TestNone:
-		return "threshold only"
+		return "-"
 	case c.PValue < 0.0001:
 		return "<0.0001"
 	}
-	p := fmt.Sprintf("%.2g", c.PValue)
-	if c.FellBack {
-		p += " (welch)"
-	}
-	return p
+	return fmt.Sprintf("%.2g", c.PValue)
 }
 
 func formatCI(c Comparison) string {
@@ -112,37 +105,121 @@ func formatCI(c Comparison) string {
 	return fmt.Sprintf("[%.3f, %.3f]", c.CI.Low, c.CI.High)
 }
 
-// notes explains the verdicts the reader might misread.
+// notes explain the method and what besides more iterations would settle an inconclusive
+// comparison (inconclusiveLines say how many).
 func (r Report) notes() []string {
-	var tested, thresholdOnly, welch bool
+	var logs, raw, inconclusive bool
 	for _, s := range r.Services {
 		for _, row := range s.Rows {
 			for _, c := range row.Compared {
-				tested = tested || c.Test != TestNone
-				thresholdOnly = thresholdOnly || (c.Present && row.BasePresent && c.Test == TestNone)
-				welch = welch || c.FellBack
+				logs = logs || c.HasCI && c.Logs
+				raw = raw || c.HasCI && !c.Logs
+				inconclusive = inconclusive || c.Verdict == VerdictInconclusive
 			}
 		}
 	}
+	test := "Welch's t-test"
+	if r.Paired {
+		test = "the paired t-test (iterations side by side)"
+	}
 	var notes []string
-	if tested {
-		notes = append(notes, fmt.Sprintf("p: two-sided Mann-Whitney U over the iterations; CI: 95%% bootstrap interval of mean/base mean (%d resamples, seeded).", stats.DefaultResamples))
+	if logs {
+		notes = append(notes, fmt.Sprintf("p: %s on the logs of the iterations; CI: its %g%% interval of the ratio of geometric means, from the same t (it excludes 1 exactly when p < %g).", test, 100*(1-r.Alpha), r.Alpha))
 	}
-	if welch {
-		notes = append(notes, fmt.Sprintf("(welch): too few iterations for Mann-Whitney U to reach %g; Welch's t-test decided.", r.Alpha))
+	if raw {
+		notes = append(notes, fmt.Sprintf("Rows with a value not above 0: %s on the values; CI: 1 + its interval of the difference over the base's mean.", test))
 	}
-	if thresholdOnly {
-		notes = append(notes, fmt.Sprintf("threshold only: fewer than %d iterations on a side, so no significance test; the verdict is by the threshold alone.", MinIterations))
+	if logs || raw || inconclusive {
+		notes = append(notes, fmt.Sprintf("regressed or improved: the CI excludes 1 and the change passes %g%%; unchanged: the CI lies within [%.3f, %.3f]; inconclusive: neither (or fewer than %d iterations on a side).",
+			100*r.Threshold, 1/(1+r.Threshold), 1+r.Threshold, MinIterations))
+	}
+	if inconclusive && !r.Paired {
+		notes = append(notes, "Running base and head side by side (crank bisect --side-by-side) takes out what moves both alike and narrows the intervals.")
+	}
+	if inconclusive && r.Busy {
+		notes = append(notes, "A result ran on a busy machine: a quiet machine narrows the intervals too.")
 	}
 	return notes
 }
 
-func (r Report) summary() string {
-	regs := r.Regressions()
-	if len(regs) == 0 {
-		return fmt.Sprintf("Result: no regression beyond %g%%.", 100*r.Threshold)
+// inconclusiveLines say, for each inconclusive comparison, how wide its interval is and the
+// iterations per side that would likely tell.
+func (r Report) inconclusiveLines() []string {
+	var out []string
+	names := labels(r.Files)
+	for _, s := range r.Services {
+		for _, row := range s.Rows {
+			for j, c := range row.Compared {
+				if c.Verdict != VerdictInconclusive {
+					continue
+				}
+				what := s.Service + " " + row.Metric
+				if len(row.Compared) > 1 && j+1 < len(names) {
+					what += " (" + names[j+1] + ")"
+				}
+				line := "inconclusive: " + what + ": " + r.whatWouldTell(c)
+				if row.Direction == DirectionUnknown {
+					line += " (direction unknown: never fails the gate)"
+				}
+				out = append(out, line)
+			}
+		}
 	}
-	return fmt.Sprintf("Result: %d regression(s) beyond %g%%: %s.", len(regs), 100*r.Threshold, strings.Join(regs, ", "))
+	return out
+}
+
+// whatWouldTell is an inconclusive comparison's evidence and the iterations that would settle it.
+func (r Report) whatWouldTell(c Comparison) string {
+	at := iterations(c.Iterations[0]) + " and " + iterations(c.Iterations[1])
+	switch {
+	case c.Test == TestPaired:
+		at = fmt.Sprintf("%d pairs", c.Iterations[0])
+	case c.Iterations[0] == c.Iterations[1]:
+		at = iterations(c.Iterations[0])
+	}
+	if c.Iterations[0] < MinIterations || c.Iterations[1] < MinIterations {
+		return fmt.Sprintf("no interval from %s: %d iterations on each side at least", at, MinIterations)
+	}
+	if !c.HasCI || c.Needed == 0 {
+		return fmt.Sprintf("no usable interval from %s: more iterations would tell", at)
+	}
+	half := 100 * (c.CI.High - c.CI.Low) / 2
+	if c.Logs {
+		half = 100 * (math.Sqrt(c.CI.High/c.CI.Low) - 1)
+	}
+	ev := fmt.Sprintf("%+.1f%% ±%.1f%% at %s", 100*(c.Ratio-1), half, at)
+	switch {
+	case c.Needed >= MaxNeeded && c.AtThreshold:
+		return fmt.Sprintf("%s; the change sits at the %g%% threshold: more than %d per side would tell", ev, 100*r.Threshold, MaxNeeded)
+	case c.Needed >= MaxNeeded:
+		return fmt.Sprintf("%s; more than %d per side would be needed: the noise is too wide for a %g%% threshold", ev, MaxNeeded, 100*r.Threshold)
+	}
+	return fmt.Sprintf("%s; about %d per side would tell", ev, c.Needed)
+}
+
+// iterations counts a side's iterations; a result without any is one run.
+func iterations(n int) string {
+	if n <= 1 {
+		return "1 iteration"
+	}
+	return fmt.Sprintf("%d iterations", n)
+}
+
+func (r Report) summary() string {
+	regs, inc := r.Regressions(), r.Inconclusive()
+	tail := ""
+	if len(inc) > 0 {
+		tail = fmt.Sprintf("%d inconclusive: %s.", len(inc), strings.Join(inc, ", "))
+	}
+	switch {
+	case len(regs) > 0 && tail != "":
+		return fmt.Sprintf("Result: %d regression(s) beyond %g%%: %s; %s", len(regs), 100*r.Threshold, strings.Join(regs, ", "), tail)
+	case len(regs) > 0:
+		return fmt.Sprintf("Result: %d regression(s) beyond %g%%: %s.", len(regs), 100*r.Threshold, strings.Join(regs, ", "))
+	case tail != "":
+		return fmt.Sprintf("Result: no regression shown beyond %g%%, but %s", 100*r.Threshold, tail)
+	}
+	return fmt.Sprintf("Result: no regression beyond %g%%.", 100*r.Threshold)
 }
 
 // WriteText writes the report as aligned text tables, one per service.
@@ -161,6 +238,9 @@ func (r Report) WriteText(w io.Writer) error {
 		}
 	}
 	b.WriteString("\n")
+	for _, l := range r.inconclusiveLines() {
+		b.WriteString(termtext.Clean(l) + "\n")
+	}
 	for _, w := range r.Warnings { // they name the machines as their agents described them
 		b.WriteString("warning: " + termtext.Clean(w) + "\n")
 	}
@@ -191,6 +271,9 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	b.WriteString("\n")
+	for _, l := range r.inconclusiveLines() {
+		b.WriteString(":grey_question: " + mdCell(l) + "<br>\n")
+	}
 	for _, w := range r.Warnings {
 		b.WriteString(":warning: " + mdCell(w) + "<br>\n")
 	}
@@ -215,6 +298,8 @@ func mdVerdict(v Verdict) string {
 		return ":x: **regressed**"
 	case VerdictImproved:
 		return ":white_check_mark: improved"
+	case VerdictInconclusive:
+		return ":grey_question: inconclusive"
 	}
 	return string(v)
 }

@@ -7,14 +7,21 @@ import (
 // Verdict is the outcome of one metric's comparison.
 type Verdict string
 
-// The verdicts. Only VerdictRegressed fails the gate.
+// The verdicts. A metric of known direction is improved, regressed, unchanged or inconclusive:
+// yes, no, or cannot tell (decide). VerdictRegressed fails the gate; VerdictInconclusive fails it
+// less (ExitInconclusive) unless something regressed.
 const (
-	VerdictImproved       Verdict = "improved"
-	VerdictRegressed      Verdict = "regressed"
-	VerdictNoChange       Verdict = "no change"
-	VerdictNotSignificant Verdict = "not significant"
-	VerdictChanged        Verdict = "changed (direction unknown)"
-	VerdictMissing        Verdict = "missing"
+	VerdictImproved  Verdict = "improved"
+	VerdictRegressed Verdict = "regressed"
+	// VerdictUnchanged: the interval of the ratio lies within the threshold both ways, so any
+	// change is smaller than the threshold (equivalence), not merely not significant.
+	VerdictUnchanged Verdict = "unchanged"
+	// VerdictInconclusive: the interval proves neither a change past the threshold nor one within
+	// it (or there is no interval: fewer than MinIterations on a side). Comparison.Needed says
+	// what would tell.
+	VerdictInconclusive Verdict = "inconclusive"
+	VerdictChanged      Verdict = "changed (direction unknown)"
+	VerdictMissing      Verdict = "missing"
 	// VerdictNotMeasured is a figure the tool printed on a side but not as a value to trust (wrk's
 	// p99 of 0.00us with pipelining): there is nothing to compare, and the cell says why.
 	VerdictNotMeasured Verdict = "not measured"
@@ -23,26 +30,32 @@ const (
 	VerdictPerRequest Verdict = "higher, not per request"
 )
 
-// Tests named in a Comparison.
+// Tests named in a Comparison. Each gives the p-value and the interval from one t.
 const (
-	TestMannWhitney = "mann-whitney"
-	TestWelch       = "welch"
-	TestPaired      = "paired-t" // CompareOptions.Paired: iterations that ran side by side
-	TestNone        = ""         // fewer than MinIterations on a side: threshold alone
+	TestWelch  = "welch-t"  // Welch's t-test (of the logs when Comparison.Logs)
+	TestPaired = "paired-t" // CompareOptions.Paired: iterations that ran side by side
+	TestNone   = ""         // fewer than MinIterations on a side: no interval, inconclusive
 )
 
-// MinIterations is the fewest iterations each side needs for a significance test.
+// MinIterations is the fewest iterations each side needs for an interval, hence for a verdict
+// other than inconclusive.
 const MinIterations = 3
+
+// MaxNeeded caps Comparison.Needed: more iterations per side than this are not a plan.
+const MaxNeeded = 1000
 
 // Report is the outcome of comparing results against a base.
 type Report struct {
 	Files     []string // display names, base first
 	Threshold float64
 	Alpha     float64
+	Paired    bool // the iterations ran side by side (CompareOptions.Paired)
 	Services  []ServiceReport
 	// Warnings say how the results differ besides the change under test (scenario, job,
 	// variables, machine) or were taken on a busy machine.
 	Warnings []string
+	// Busy tells that a result's diagnosis found its machine busy (one of the Warnings).
+	Busy bool
 }
 
 // ServiceReport holds one service's rows.
@@ -64,7 +77,7 @@ type Row struct {
 	Compared        []Comparison
 }
 
-// Comparison is one file's value of a metric against the base.
+// Comparison is one file's value of a metric against the base, and the evidence of its verdict.
 type Comparison struct {
 	Value   float64
 	Present bool
@@ -72,22 +85,44 @@ type Comparison struct {
 	NotMeasured string
 	Change      float64 // Value/Base - 1 (±Inf when the base is 0)
 	Verdict     Verdict
-	Test        string  // TestMannWhitney, TestWelch, TestPaired or TestNone
+	Test        string  // TestWelch, TestPaired or TestNone
 	PValue      float64 // when Test is not TestNone
-	CI          stats.Interval
-	HasCI       bool
-	// FellBack is set when Mann-Whitney could not reach alpha with these iteration counts and
-	// Welch's t-test was used instead.
-	FellBack bool
+	// Ratio is the test's estimate of head/base: the exponential of the difference of the mean
+	// logs (Logs), else 1 + the difference of the means over the base's mean. CI is its interval
+	// at 1 - alpha, from the same t as PValue: it excludes 1 exactly when PValue < alpha.
+	Ratio float64
+	CI    stats.Interval
+	HasCI bool
+	// Logs: the iterations were all positive and the test ran on their logarithms.
+	Logs bool
+	// Iterations are the base's and this side's iterations (pairs, when paired, are the first).
+	Iterations [2]int
+	// Needed is, for an inconclusive verdict with an interval, the iterations per side that would
+	// likely settle it (MaxNeeded when more); 0 when none can be said. AtThreshold: the estimate
+	// sits so near the threshold that only a great many iterations could tell.
+	Needed      int
+	AtThreshold bool
 }
 
 // Regressions lists "service metric" of every regressed comparison.
 func (r Report) Regressions() []string {
+	return r.where(func(_ Row, c Comparison) bool { return c.Verdict == VerdictRegressed })
+}
+
+// Inconclusive lists "service metric" of every inconclusive comparison of a metric whose
+// direction is known: those that can fail the gate (a change of unknown direction never does).
+func (r Report) Inconclusive() []string {
+	return r.where(func(row Row, c Comparison) bool {
+		return c.Verdict == VerdictInconclusive && row.Direction != DirectionUnknown
+	})
+}
+
+func (r Report) where(keep func(Row, Comparison) bool) []string {
 	var out []string
 	for _, s := range r.Services {
 		for _, row := range s.Rows {
 			for _, c := range row.Compared {
-				if c.Verdict == VerdictRegressed {
+				if keep(row, c) {
 					out = append(out, s.Service+" "+row.Metric)
 				}
 			}
@@ -99,10 +134,14 @@ func (r Report) Regressions() []string {
 // Regressed tells whether anything regressed past the threshold with significance.
 func (r Report) Regressed() bool { return len(r.Regressions()) > 0 }
 
-// ExitCode is what `crank compare` exits with for this report: 1 when something regressed.
+// ExitCode is what `crank compare` exits with for this report: ExitRegressed when something
+// regressed, else ExitInconclusive when a comparison could not tell, else ExitOK.
 func (r Report) ExitCode() int {
-	if r.Regressed() {
-		return 1
+	switch {
+	case r.Regressed():
+		return ExitRegressed
+	case len(r.Inconclusive()) > 0:
+		return ExitInconclusive
 	}
-	return 0
+	return ExitOK
 }

@@ -10,6 +10,9 @@ import (
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
+// busyKind is the diagnosis of a result taken on a busy machine.
+const busyKind = "machine-busy"
+
 // machineKeys are the environment entries that identify a job's machine.
 var machineKeys = []string{"hostname", "hardware", "cpuModel", "cores", "os", "arch"}
 
@@ -21,7 +24,7 @@ func warnings(rs []*results.Result, names []string) []string {
 	base := rs[0]
 	for i, r := range rs {
 		for _, d := range r.JobResults.Diagnostics {
-			if d.Kind == "machine-busy" {
+			if d.Kind == busyKind {
 				out = append(out, fmt.Sprintf("%s ran on a busy machine: %s", names[i], d.Message))
 			}
 		}
@@ -66,4 +69,14 @@ func differences(a, b map[string]any, keys []string) []string {
 		}
 	}
 	return out
+}
+
+// busy tells whether a result's diagnosis found its machine busy.
+func busy(rs []*results.Result) bool {
+	for _, r := range rs {
+		if slices.ContainsFunc(r.JobResults.Diagnostics, func(d results.Diagnostic) bool { return d.Kind == busyKind }) {
+			return true
+		}
+	}
+	return false
 }

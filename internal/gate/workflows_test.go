@@ -170,11 +170,17 @@ func TestWorkflowsDoWhatTheyShould(t *testing.T) {
 		t.Errorf("measure.yml: want schedule and workflow_dispatch; on = %v", measure.On)
 	}
 	for _, want := range []string{`CI: "true"`, "run: make measure", `make bench BENCH_ARGS="--out out/PERFORMANCE.md"`, `cp out/PERFORMANCE.json "$night"`,
-		`bin/crank compare "$HISTORY/last-good.json" "$NIGHT"`, `[ "$rc" = 0 ] || exit "$rc"`,
+		`bin/crank compare "$HISTORY/last-good.json" "$NIGHT"`, `*) exit "$rc" ;;`,
 		`bin/crank regressions --history "$HISTORY/nights/"`, "actions/cache/save", "actions/upload-artifact"} {
 		if !strings.Contains(mText, want) {
 			t.Errorf("measure.yml lacks %q", want)
 		}
+	}
+
+	// The last good night is adopted on exit 0 alone (and for the first night): never on 3.
+	if n := strings.Count(mText, `cp "$NIGHT" "$HISTORY/last-good.json"`); n != 2 || !strings.Contains(mText, `0) cp "$NIGHT" "$HISTORY/last-good.json" ;;`) ||
+		!strings.Contains(mText, `3) echo "::warning::inconclusive`) {
+		t.Errorf("measure.yml: want the night adopted as last good on exit 0 (and the first night) only, %d copies, and exit 3 warned", n)
 	}
 
 	gate, gText := readWorkflow(t, "pr-perf-gate.yml")
@@ -184,7 +190,9 @@ func TestWorkflowsDoWhatTheyShould(t *testing.T) {
 		t.Errorf("pr-perf-gate.yml: want pull_request and issue_comment; on = %v", gate.On)
 	}
 	for _, want := range []string{"'perf'", "'/benchmark'", `--iterations "$ITERATIONS"`, "--json",
-		`compare base.json head.json --threshold "$THRESHOLD" --markdown comment.md`, "createComment", "exit 1"} {
+		`compare base.json head.json --threshold "$THRESHOLD" --markdown comment.md`, "createComment", "exit 1",
+		// exit 3 fails the check and the job, deliberately: the gate must not pass what it cannot tell
+		`'3': ['failure', 'inconclusive`, `3) echo "::error::inconclusive`} {
 		if !strings.Contains(gText, want) {
 			t.Errorf("pr-perf-gate.yml lacks %q", want)
 		}

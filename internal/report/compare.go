@@ -19,6 +19,7 @@ type Comparison struct {
 	Notes                  []string
 	Summary                string
 	Regressed              bool
+	Inconclusive           bool // nothing regressed, but a comparison could not tell
 }
 
 // CompareTable is one service's rows.
@@ -32,7 +33,7 @@ type CompareRow struct {
 	Metric, Unit string
 	Base         string
 	gate.Cells
-	Class string // "regressed", "improved" or "" (the row's colour)
+	Class string // "regressed", "improved", "inconclusive" or "" (the row's colour)
 }
 
 // comparison turns crank compare's report into the page's tables.
@@ -40,8 +41,8 @@ func comparison(rep gate.Report, base, head string) Comparison {
 	c := Comparison{Base: base, Head: head, Warnings: rep.Warnings, Notes: rep.Notes(),
 		Summary:    strings.TrimPrefix(rep.Summary(), "Result: "),
 		BaseColumn: strings.TrimSuffix(base, ".json"), HeadColumn: strings.TrimSuffix(head, ".json"),
-		Regressed: rep.Regressed(),
-		Heading:   fmt.Sprintf("%s against %s: threshold %g%%, significance level %g", head, base, 100*rep.Threshold, rep.Alpha)}
+		Regressed: rep.Regressed(), Inconclusive: !rep.Regressed() && len(rep.Inconclusive()) > 0,
+		Heading: fmt.Sprintf("%s against %s: threshold %g%%, significance level %g", head, base, 100*rep.Threshold, rep.Alpha)}
 	for _, s := range rep.Services {
 		t := CompareTable{Service: s.Service}
 		for _, row := range s.Rows {
@@ -57,13 +58,16 @@ func comparison(rep gate.Report, base, head string) Comparison {
 	return c
 }
 
-// verdictClass is the colour of a verdict: red for a regression, green for an improvement.
+// verdictClass is the colour of a verdict: red for a regression, green for an improvement, grey
+// for a comparison that cannot tell.
 func verdictClass(v gate.Verdict) string {
 	switch v {
 	case gate.VerdictRegressed:
 		return "regressed"
 	case gate.VerdictImproved:
 		return "improved"
+	case gate.VerdictInconclusive:
+		return "inconclusive"
 	}
 	return ""
 }

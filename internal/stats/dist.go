@@ -2,9 +2,6 @@ package stats
 
 import "math"
 
-// normalSF is the upper tail P(Z > z) of the standard normal distribution.
-func normalSF(z float64) float64 { return 0.5 * math.Erfc(z/math.Sqrt2) }
-
 // studentTTwoSided is P(|T| >= |t|) for Student's t with df degrees of freedom (df may be
 // fractional, as Welch's is).
 func studentTTwoSided(t, df float64) float64 {

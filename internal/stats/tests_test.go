@@ -80,58 +80,88 @@ func TestPairedT(t *testing.T) {
 	}
 }
 
-func TestExactUDistribution(t *testing.T) {
-	// Coefficients of the Gaussian binomial [6 choose 3]_q over C(6,3) = 20.
-	want := []float64{1, 1, 2, 3, 3, 3, 3, 2, 1, 1}
-	got := exactUDistribution(3, 3)
-	for u := range want {
-		near(t, "P(U)", got[u], want[u]/20, 1e-15)
+func TestWelchDifference(t *testing.T) {
+	// Equal spreads and sizes: Welch's degrees of freedom are 2(n-1) = 4, se = sqrt(2/3), and the
+	// 95 % interval is 2 ± t(0.975, 4) se, t(0.975, 4) = 2.7764451051977987 (tables).
+	d, err := WelchDifference([]float64{1, 2, 3}, []float64{3, 4, 5}, 0.95)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// P(U = 0) = 1 / C(n1+n2, n1) for unequal sizes too.
-	near(t, "P(U=0) for 7,12", exactUDistribution(7, 12)[0], 1/50388.0, 1e-18)
-}
-
-func TestMannWhitneyU(t *testing.T) {
-	r, _ := MannWhitneyU([]float64{1, 2, 3, 4, 5}, []float64{6, 7, 8, 9, 10})
-	if !r.Exact || r.U != 0 {
-		t.Fatalf("separated samples: %+v, want exact with U = 0", r)
+	near(t, "df", d.DF, 4, 1e-12)
+	near(t, "estimate", d.Estimate, 2, 1e-12)
+	near(t, "half", d.Half, 2.266957935527523, 1e-6)
+	if ci := d.Interval(); ci.Low > 0 || d.PValue < 0.05 || ci.Level != 0.95 {
+		t.Errorf("interval %+v holds 0 and p %g must be above 0.05", ci, d.PValue)
 	}
-	near(t, "p", r.PValue, 2.0/252, 1e-15)
-	near(t, "min p", r.MinPValue, 2.0/252, 1e-15)
-
-	// With ties: normal approximation, tie and continuity corrections (reference computed by hand).
-	r, _ = MannWhitneyU([]float64{1, 2, 2}, []float64{2, 3, 3, 4})
-	if r.Exact || r.U != 1 {
-		t.Fatalf("tied samples: %+v, want approximate with U = 1", r)
+	same, _ := WelchDifference([]float64{5, 5, 5}, []float64{5, 5}, 0.95)
+	apart, _ := WelchDifference([]float64{5, 5, 5}, []float64{6, 6}, 0.95)
+	if same.Half != 0 || same.Estimate != 0 || same.PValue != 1 || apart.Half != 0 || apart.Estimate != 1 || apart.PValue != 0 {
+		t.Errorf("no spread: %+v and %+v, want the point 0 with p 1 and the point 1 with p 0", same, apart)
 	}
-	near(t, "z", r.Z, -1.667156790678634, 1e-12)
-	near(t, "p", r.PValue, 0.09548323209754739, 1e-12)
-
-	// Three against three can never reach 5%: MinPValue says so.
-	r, _ = MannWhitneyU([]float64{1, 2, 3}, []float64{4, 5, 6})
-	near(t, "min p for 3+3", r.MinPValue, 0.1, 1e-15)
-
-	if _, err := MannWhitneyU(nil, []float64{1}); err == nil || !strings.Contains(err.Error(), "empty sample (0 and 1 values)") {
-		t.Errorf("an empty sample: %v", err)
+	for _, c := range []struct {
+		x, y  []float64
+		level float64
+		want  string
+	}{
+		{[]float64{1}, []float64{1, 2}, 0.95, "need at least 2 values per sample, have 1 and 2"},
+		{[]float64{1, 2}, []float64{1, 2}, 1, "confidence level 1 not in (0, 1)"},
+	} {
+		if _, err := WelchDifference(c.x, c.y, c.level); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("WelchDifference(%v, %v, %g): %v, want %q", c.x, c.y, c.level, err, c.want)
+		}
 	}
 }
 
-func TestMannWhitneyNormalApproximationAgreesWithExact(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	x, y := make([]float64, 24), make([]float64, 24)
-	for i := range x {
-		x[i], y[i] = rng.NormFloat64(), rng.NormFloat64()+0.6
+func TestMeanDifference(t *testing.T) {
+	// PairedT's differences 1, 2, 1, 3: mean 1.75, sd sqrt(11/12), t(0.975, 3) = 3.182446305284263.
+	d, err := MeanDifference([]float64{1, 2, 1, 3}, 0.95, 0)
+	if err != nil {
+		t.Fatal(err)
 	}
-	exact, _ := MannWhitneyU(x, y)
-	z, p := normalU(exact.U, len(x), len(y), 0)
-	if !exact.Exact || math.Abs(p-exact.PValue) > 0.01 {
-		t.Errorf("normal approximation p = %g (z = %g), exact p = %g", p, z, exact.PValue)
+	near(t, "estimate", d.Estimate, 1.75, 1e-12)
+	near(t, "half", d.Half, 3.182446305284263*math.Sqrt(11.0/12/4), 1e-6)
+	near(t, "p", d.PValue, 0.035352847002517396, 1e-9)
+	if d, _ := MeanDifference([]float64{1, 2}, 0.95, 1); !math.IsInf(d.Half, 1) || d.PValue != 1 {
+		t.Errorf("no degree of freedom left: %+v, want an infinite interval and p 1", d)
+	}
+	if _, err := MeanDifference([]float64{1, 2}, 0, 0); err == nil || !strings.Contains(err.Error(), "confidence level 0 not in (0, 1)") {
+		t.Errorf("level 0: %v", err)
 	}
 }
 
-// TestTestsOnKnownDistributions checks both tests' error rates: samples from equal distributions
+// TestDifferenceTestAndIntervalAgree: whatever the samples, the interval at 1 - alpha excludes 0
+// exactly when p < alpha, Welch's and the paired one alike.
+func TestDifferenceTestAndIntervalAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range 500 {
+		n, m := 3+i%6, 3+(i/6)%5
+		x, y := make([]float64, n), make([]float64, m)
+		for k := range x {
+			x[k] = rng.NormFloat64()
+		}
+		for k := range y {
+			y[k] = 0.02*float64(i%40) + (0.3+rng.Float64())*rng.NormFloat64()
+		}
+		for _, alpha := range []float64{0.05, 0.01} {
+			w, _ := WelchDifference(x, y, 1-alpha)
+			if excl := w.Interval().Low > 0 || w.Interval().High < 0; excl != (w.PValue < alpha) {
+				t.Fatalf("welch %v %v: interval %+v, p %g at alpha %g disagree", x, y, w.Interval(), w.PValue, alpha)
+			}
+			if n != m {
+				continue
+			}
+			d, _ := PairedDifferences(x, y, 0)
+			p, _ := MeanDifference(d, 1-alpha, 0)
+			if excl := p.Interval().Low > 0 || p.Interval().High < 0; excl != (p.PValue < alpha) {
+				t.Fatalf("paired %v %v: interval %+v, p %g at alpha %g disagree", x, y, p.Interval(), p.PValue, alpha)
+			}
+		}
+	}
+}
+
+// TestWelchOnKnownDistributions checks the test's error rates: samples from equal distributions
 // are rarely significant (about alpha), shifted ones nearly always.
-func TestTestsOnKnownDistributions(t *testing.T) {
+func TestWelchOnKnownDistributions(t *testing.T) {
 	const trials, n, alpha = 400, 10, 0.05
 	rng := rand.New(rand.NewPCG(11, 12))
 	draw := func(shift float64) []float64 {
@@ -141,29 +171,22 @@ func TestTestsOnKnownDistributions(t *testing.T) {
 		}
 		return xs
 	}
-	var mwNull, tNull, mwShift, tShift int
+	var null, shift int
 	for range trials {
 		base := draw(0)
-		if u, _ := MannWhitneyU(base, draw(0)); u.PValue <= alpha {
-			mwNull++
-		}
 		if w, _ := WelchT(base, draw(0)); w.PValue <= alpha {
-			tNull++
+			null++
 		}
-		shifted := draw(6) // a 3-sigma shift
-		if u, _ := MannWhitneyU(base, shifted); u.PValue <= alpha {
-			mwShift++
-		}
-		if w, _ := WelchT(base, shifted); w.PValue <= alpha {
-			tShift++
+		if w, _ := WelchT(base, draw(6)); w.PValue <= alpha { // a 3-sigma shift
+			shift++
 		}
 	}
-	// Under the null the count is Binomial(400, <=0.05): mean 20, sd 4.4; 36 is 3.6 sd above.
-	if mwNull > 36 || tNull > 36 {
-		t.Errorf("equal distributions significant in %d (Mann-Whitney) and %d (Welch) of %d", mwNull, tNull, trials)
+	// Under the null the count is Binomial(400, 0.05): mean 20, sd 4.4; 36 is 3.6 sd above.
+	if null > 36 {
+		t.Errorf("equal distributions significant in %d of %d", null, trials)
 	}
-	if mwShift < trials*98/100 || tShift < trials*98/100 {
-		t.Errorf("3-sigma shift significant in only %d (Mann-Whitney) and %d (Welch) of %d", mwShift, tShift, trials)
+	if shift < trials*98/100 {
+		t.Errorf("3-sigma shift significant in only %d of %d", shift, trials)
 	}
-	t.Logf("null: %d and %d significant; shifted: %d and %d (of %d)", mwNull, tNull, mwShift, tShift, trials)
+	t.Logf("null: %d significant; shifted: %d (of %d)", null, shift, trials)
 }

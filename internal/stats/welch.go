@@ -15,8 +15,14 @@ type TTest struct {
 // WelchT runs Welch's two-sided t-test. Each sample needs at least two values. When both samples
 // have no spread the test degenerates: equal means give p = 1, different means p = 0.
 func WelchT(x, y []float64) (TTest, error) {
+	t, _, err := welch(x, y)
+	return t, err
+}
+
+// welch is WelchT and its standard error of mean(y) - mean(x).
+func welch(x, y []float64) (TTest, float64, error) {
 	if len(x) < 2 || len(y) < 2 {
-		return TTest{}, fmt.Errorf("welch t-test: need at least 2 values per sample, have %d and %d", len(x), len(y))
+		return TTest{}, 0, fmt.Errorf("welch t-test: need at least 2 values per sample, have %d and %d", len(x), len(y))
 	}
 	nx, ny := float64(len(x)), float64(len(y))
 	vx, vy := Variance(x)/nx, Variance(y)/ny
@@ -24,13 +30,13 @@ func WelchT(x, y []float64) (TTest, error) {
 	se2 := vx + vy
 	if se2 == 0 {
 		if diff == 0 {
-			return TTest{T: 0, DF: nx + ny - 2, PValue: 1}, nil
+			return TTest{T: 0, DF: nx + ny - 2, PValue: 1}, 0, nil
 		}
-		return TTest{T: math.Copysign(math.Inf(1), diff), DF: nx + ny - 2, PValue: 0}, nil
+		return TTest{T: math.Copysign(math.Inf(1), diff), DF: nx + ny - 2, PValue: 0}, 0, nil
 	}
 	t := diff / math.Sqrt(se2)
 	df := se2 * se2 / (vx*vx/(nx-1) + vy*vy/(ny-1))
-	return TTest{T: t, DF: df, PValue: studentTTwoSided(t, df)}, nil
+	return TTest{T: t, DF: df, PValue: studentTTwoSided(t, df)}, math.Sqrt(se2), nil
 }
 
 // PairedT is the two-sided t-test of the mean of y[i] - x[i], the i-th values of the two samples
