@@ -52,3 +52,24 @@ func TestUnreadableMetricsWarned(t *testing.T) {
 		}
 	}
 }
+
+// Once the metrics have been read, the next scrapes keep their URL without looking where the job
+// listens again (a read of /proc/net/tcp and tcp6 each tick, milliseconds of the agent's CPU);
+// until then each looks, and follows a listener that came up meanwhile.
+func TestMetricsURLSettledOnceRead(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp4", "127.0.0.2:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	j := &job{spec: api.Job{MetricsPort: port}}
+	before := "http://127.0.0.1:" + strconv.Itoa(port) + "/metrics" // read before the listener came up
+	if got, want := j.retarget(before, false), "http://127.0.0.2:"+strconv.Itoa(port)+"/metrics"; got != want {
+		t.Errorf("not read yet: next URL %q, want %q", got, want)
+	}
+	if got := j.retarget(before, true); got != before { // the listener is elsewhere: not looked up
+		t.Errorf("read: next URL %q, want %q unchanged", got, before)
+	}
+}

@@ -83,11 +83,23 @@ func (a *Agent) scrapeLoop(ctx context.Context, j *job, p runtime.Handle, runSta
 			return
 		case <-t.C:
 		}
-		if u := j.metricsURL(); !read && u != url { // the listener came up meanwhile
+		if u := j.retarget(url, read); u != url { // the listener came up meanwhile
 			url = u
 			s, _ = counters.New(url, specs, client) // the specs were accepted above
 		}
 	}
+}
+
+// retarget is the URL of the next scrape, after one at url: where the job listens now while its
+// metrics have not been read (the listener may have come up meanwhile, on another address), and
+// url once they have been, as where it listens is settled then. Looking reads /proc/net/tcp and
+// tcp6, milliseconds each however few sockets there are (the kernel walks its whole socket hash
+// table): looked up every tick, it was most of the agent's CPU while it scraped a job.
+func (j *job) retarget(url string, read bool) string {
+	if read {
+		return url
+	}
+	return j.metricsURL()
 }
 
 func (a *Agent) scrapeOnce(ctx context.Context, j *job, s *counters.Scraper, runStart time.Time) error {
