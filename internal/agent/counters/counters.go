@@ -3,10 +3,13 @@
 // of a histogram (over the observations made since the previous scrape).
 //
 // A metric is a name, optionally with label matchers (`app_exceptions_total{kind="panic"}`); the
-// values of every series that matches are added up.
+// values of every series that matches are added up. Only the lines of the families the specs read
+// are parsed.
 package counters
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -30,12 +33,15 @@ const (
 
 // Scraper reads one endpoint for one job. It is not safe for concurrent use.
 type Scraper struct {
-	url    string
-	specs  []spec
-	client *http.Client
-	prevAt time.Time
-	prev   []reading // per spec, from the previous scrape
-	now    func() time.Time
+	url      string
+	specs    []spec
+	families families // whose lines are parsed
+	client   *http.Client
+	prevAt   time.Time
+	prev     []reading // per spec, from the previous scrape
+	now      func() time.Time
+	body     *bufio.Reader // reused by every scrape, as is kept
+	kept     kept
 }
 
 type spec struct {
@@ -60,7 +66,7 @@ func New(url string, specs []api.CounterSpec, client *http.Client) (*Scraper, er
 	if client == nil {
 		client = &http.Client{Timeout: 5 * time.Second}
 	}
-	s := &Scraper{url: url, client: client, now: time.Now}
+	s := &Scraper{url: url, client: client, now: time.Now, body: bufio.NewReader(nil)}
 	for _, c := range specs {
 		sp, err := parseSpec(c)
 		if err != nil {
@@ -68,6 +74,7 @@ func New(url string, specs []api.CounterSpec, client *http.Client) (*Scraper, er
 		}
 		s.specs = append(s.specs, sp)
 	}
+	s.families = familiesOf(s.specs)
 	return s, nil
 }
 
@@ -155,7 +162,7 @@ func (s *Scraper) fetch(ctx context.Context) (fams map[string]*dto.MetricFamily,
 	if resp.StatusCode != http.StatusOK {
 		return nil, at, fmt.Errorf("metrics %s: status %d", s.url, resp.StatusCode)
 	}
-	fams, err = parseText(resp.Body)
+	fams, err = s.parse(resp.Body)
 	if err != nil {
 		return nil, at, fmt.Errorf("metrics %s: %w", s.url, err)
 	}
@@ -164,6 +171,18 @@ func (s *Scraper) fetch(ctx context.Context) (fams map[string]*dto.MetricFamily,
 
 // maxExposition bounds what one scrape reads.
 const maxExposition = 16 << 20
+
+// parse reads an exposition and parses the lines of the specs' families (see families.keeps).
+func (s *Scraper) parse(r io.Reader) (map[string]*dto.MetricFamily, error) {
+	s.body.Reset(io.LimitReader(r, maxExposition))
+	err := s.families.filter(&s.kept, s.body)
+	s.body.Reset(nil) // not held past the scrape
+	if err != nil {
+		return nil, err
+	}
+	fams, err := parseText(bytes.NewReader(s.kept.text))
+	return fams, s.kept.sentLine(err)
+}
 
 // parseText reads the Prometheus text exposition format. The parser of prometheus/common v0.66
 // panics on some malformed input ("{}" after a comment: prometheus/common#922, found by
@@ -175,5 +194,5 @@ func parseText(r io.Reader) (fams map[string]*dto.MetricFamily, err error) {
 		}
 	}()
 	p := expfmt.NewTextParser(model.UTF8Validation)
-	return p.TextToMetricFamilies(io.LimitReader(r, maxExposition))
+	return p.TextToMetricFamilies(r)
 }

@@ -11,6 +11,8 @@ import (
 
 // FuzzExposition: any text an app's metrics endpoint sends, scraped twice (so rates and
 // quantiles are computed), is read without a panic, and what is measured is a finite number.
+// Text that parses whole parses as well when only the specs' families are kept, into the same
+// families.
 func FuzzExposition(f *testing.F) {
 	f.Add(exposition(0), exposition(1))
 	f.Add("# TYPE x histogram\nx_bucket{le=\"+Inf\"} 1\n", "# TYPE x histogram\nx_bucket{le=\"1\"} 5\nx_bucket{le=\"+Inf\"} 0\n")
@@ -32,7 +34,14 @@ func FuzzExposition(f *testing.F) {
 		clock := time.Unix(1000, 0)
 		s.now = func() time.Time { return clock }
 		for _, text := range []string{first, second} {
-			fams, err := parseText(strings.NewReader(text))
+			all, wholeErr := parseText(strings.NewReader(text))
+			fams, err := s.parse(strings.NewReader(text))
+			if wholeErr == nil {
+				if err != nil {
+					t.Fatalf("%q: parses whole, but its specs' families fail: %v", text, err)
+				}
+				sameFamilies(t, s, all, fams)
+			}
 			if err != nil {
 				continue
 			}
