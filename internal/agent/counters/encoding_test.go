@@ -1,0 +1,42 @@
+package counters
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+)
+
+// A scrape asks for the exposition uncompressed (net/http asks for gzip unless told), which
+// client_golang's handler then sends as is: compressing and inflating it cost the job and the
+// agent more CPU than the text itself.
+func TestScrapeAsksForNoCompression(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "queue_length"})
+	g.Set(3)
+	reg.MustRegister(g)
+	h := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	var asked string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = r.Header.Get("Accept-Encoding")
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	s, err := New(srv.URL, []api.CounterSpec{{Metric: "queue_length", Measurement: "queue", Read: ReadGauge}}, srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Scrape(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked != "identity" {
+		t.Errorf("Accept-Encoding %q, want identity", asked)
+	}
+	check(t, "scrape", got, map[string]float64{"queue": 3})
+}
