@@ -10,6 +10,7 @@ package counters
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -166,7 +167,16 @@ func (s *Scraper) fetch(ctx context.Context) (fams map[string]*dto.MetricFamily,
 	if resp.StatusCode != http.StatusOK {
 		return nil, at, fmt.Errorf("metrics %s: status %d", s.url, resp.StatusCode)
 	}
-	fams, err = s.parse(resp.Body)
+	body := io.Reader(resp.Body)
+	if strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") { // sent though not asked for
+		zr, err := gzip.NewReader(resp.Body)
+		if err != nil {
+			return nil, at, fmt.Errorf("metrics %s: gzip: %w", s.url, err)
+		}
+		defer zr.Close()
+		body = zr // parse bounds what is read after decompression
+	}
+	fams, err = s.parse(body)
 	if err != nil {
 		return nil, at, fmt.Errorf("metrics %s: %w", s.url, err)
 	}

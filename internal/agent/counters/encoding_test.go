@@ -1,7 +1,9 @@
 package counters
 
 import (
+	"compress/gzip"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -39,4 +41,25 @@ func TestScrapeAsksForNoCompression(t *testing.T) {
 		t.Errorf("Accept-Encoding %q, want identity", asked)
 	}
 	check(t, "scrape", got, map[string]float64{"queue": 3})
+}
+
+// TestScrapeReadsGzipNotAskedFor: an endpoint that compresses whatever it is asked (Accept-Encoding
+// identity) is still read: its Content-Encoding says gzip, and the scrape decompresses.
+func TestScrapeReadsGzipNotAskedFor(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		io.WriteString(zw, "# TYPE queue_length gauge\nqueue_length 7\n")
+		zw.Close()
+	}))
+	defer srv.Close()
+	s, err := New(srv.URL, []api.CounterSpec{{Metric: "queue_length", Measurement: "queue", Read: ReadGauge}}, srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Scrape(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "scrape", got, map[string]float64{"queue": 7})
 }
