@@ -29,14 +29,7 @@ func TestScrapeAsksForNoCompression(t *testing.T) {
 		h.ServeHTTP(w, r)
 	}))
 	defer srv.Close()
-	s, err := New(srv.URL, []api.CounterSpec{{Metric: "queue_length", Measurement: "queue", Read: ReadGauge}}, srv.Client())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := s.Scrape(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := scrapeQueue(t, srv)
 	if asked != "identity" {
 		t.Errorf("Accept-Encoding %q, want identity", asked)
 	}
@@ -53,6 +46,12 @@ func TestScrapeReadsGzipNotAskedFor(t *testing.T) {
 		zw.Close()
 	}))
 	defer srv.Close()
+	check(t, "scrape", scrapeQueue(t, srv), map[string]float64{"queue": 7})
+}
+
+// scrapeQueue scrapes srv once for its gauge queue_length, read as measurement "queue".
+func scrapeQueue(t *testing.T, srv *httptest.Server) map[string]float64 {
+	t.Helper()
 	s, err := New(srv.URL, []api.CounterSpec{{Metric: "queue_length", Measurement: "queue", Read: ReadGauge}}, srv.Client())
 	if err != nil {
 		t.Fatal(err)
@@ -61,5 +60,5 @@ func TestScrapeReadsGzipNotAskedFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check(t, "scrape", got, map[string]float64{"queue": 7})
+	return got
 }
