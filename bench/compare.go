@@ -125,9 +125,9 @@ func (e *env) serversComparison(ctx context.Context, srv map[string]*server) com
 			c.Rows = append(c.Rows, r)
 			if r.Skipped == "" {
 				t := trial{Subject: sub.name, Pipeline: p, Server: srv[sub.server], Path: sub.path,
-					Client: wrkClient(e.tools.wrk, e.tools.lua), Long: p > 1}
+					Client: wrkClient(e.tools.wrk, e.tools.lua)}
 				trials = append(trials, t)
-				c.Commands = append(c.Commands, e.show(e.argv(t, e.seconds(t))))
+				c.Commands = append(c.Commands, e.show(e.argv(t, e.cfg.seconds)))
 			}
 		}
 	}
@@ -161,14 +161,14 @@ func (e *env) generatorsComparison(ctx context.Context, srv map[string]*server) 
 		for _, g := range gens {
 			r := row{Subject: g.name, Mode: modeName(p), Reference: genWrk, Target: g.target[p > 1]}
 			r.Skipped = e.firstMissing("nginx", g.name) // no wrk: the others run, without a ratio
-			t := trial{Subject: g.name, Pipeline: p, Server: srv["nginx"], Path: "/plaintext", Client: g.client, Long: p > 1}
+			t := trial{Subject: g.name, Pipeline: p, Server: srv["nginx"], Path: "/plaintext", Client: g.client}
 			if _, ok := g.client.Args("http://x/", p, 1, 1); !ok && r.Skipped == "" {
 				r.Skipped = "n/a: " + g.name + " cannot pipeline"
 			}
 			c.Rows = append(c.Rows, r)
 			if r.Skipped == "" {
 				trials = append(trials, t)
-				c.Commands = append(c.Commands, e.show(e.argv(t, e.seconds(t))))
+				c.Commands = append(c.Commands, e.show(e.argv(t, e.cfg.seconds)))
 			}
 		}
 	}

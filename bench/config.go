@@ -25,21 +25,17 @@ var allSections = []string{sectionServers, sectionGenerators, sectionProtocols, 
 // config is the bench's command line.
 type config struct {
 	rounds, seconds int
-	// longSeconds is the length of the runs whose subjects spend little CPU per request
-	// (pipelined, HTTP/2, gRPC): in 3 s their ratios moved by up to ±19 % from one bench to the
-	// next, in 10 s by under ±1 %.
-	longSeconds  int
-	connections  int
-	pipeline     int
-	agentWindow  time.Duration
-	overheadRuns int
-	limit        time.Duration
-	sections     []string
-	out          string
-	json         string // the crank-shaped result: out's name with .json unless --json says
-	nginx, wrk   string // the programs to use: a path, or a name looked up on PATH
-	repo         string // the repository root (the current folder)
-	bin          string // where `make build` put crank, crank-agent and bombardier
+	connections     int
+	pipeline        int
+	agentWindow     time.Duration
+	overheadRuns    int
+	limit           time.Duration
+	sections        []string
+	out             string
+	json            string // the crank-shaped result: out's name with .json unless --json says
+	nginx, wrk      string // the programs to use: a path, or a name looked up on PATH
+	repo            string // the repository root (the current folder)
+	bin             string // where `make build` put crank, crank-agent and bombardier
 }
 
 // maxRounds bounds the rounds of a comparison: disturbed rounds are run again, up to as many
@@ -54,12 +50,11 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.SetOutput(stderr)
 	fs.IntVar(&c.rounds, "rounds", 5, "undisturbed rounds wanted per comparison (each runs every subject once, alternating; at most twice as many are run)")
 	fs.IntVar(&c.seconds, "seconds", 3, "seconds of each measured run")
-	fs.IntVar(&c.longSeconds, "long-seconds", 10, "seconds of each measured run of a subject that spends little CPU per request (pipelined, HTTP/2, gRPC)")
 	fs.IntVar(&c.connections, "connections", 64, "connections of every load generator")
 	fs.IntVar(&c.pipeline, "pipeline", 16, "pipeline depth of the pipelined runs")
 	fs.DurationVar(&c.agentWindow, "agent-window", 10*time.Second, "how long the agent's CPU is measured per case")
 	fs.IntVar(&c.overheadRuns, "overhead-runs", 3, "timed crank runs with a cached build (after one that warms the cache)")
-	fs.DurationVar(&c.limit, "limit", 20*time.Minute, "stop measuring after this long and write what was measured")
+	fs.DurationVar(&c.limit, "limit", 9*time.Minute+30*time.Second, "stop measuring after this long and write what was measured")
 	only := fs.String("only", strings.Join(allSections, ","), "sections to run")
 	fs.StringVar(&c.nginx, "nginx", "nginx", "nginx to run (a path, or a name on PATH or in /usr/sbin)")
 	fs.StringVar(&c.wrk, "wrk", "wrk", "wrk to run (a path, or a name on PATH)")
@@ -72,8 +67,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		c.json = strings.TrimSuffix(c.out, filepath.Ext(c.out)) + ".json"
 	}
 	var problems []error
-	if c.rounds < 1 || c.seconds < 1 || c.longSeconds < 1 || c.connections < 1 || c.pipeline < 2 || c.overheadRuns < 1 {
-		problems = append(problems, errors.New("--rounds, --seconds, --long-seconds, --connections and --overhead-runs must be >= 1, --pipeline >= 2"))
+	if c.rounds < 1 || c.seconds < 1 || c.connections < 1 || c.pipeline < 2 || c.overheadRuns < 1 {
+		problems = append(problems, errors.New("--rounds, --seconds, --connections and --overhead-runs must be >= 1, --pipeline >= 2"))
 	}
 	if filepath.Clean(c.json) == filepath.Clean(c.out) {
 		problems = append(problems, fmt.Errorf("--json %s: the report (--out) is written there", c.json))
@@ -95,22 +90,21 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 }
 
 // estimate is the expected run time of the sections asked for (without builds): each comparison's
-// short and long runs, rounds plus one for the warm-ups.
+// runs, rounds plus one for the warm-ups.
 func (e *env) estimate() time.Duration {
-	run := func(short, long int) time.Duration {
-		per := time.Duration(short*e.cfg.seconds+long*e.cfg.longSeconds)*time.Second +
-			time.Duration(short+long)*300*time.Millisecond
+	run := func(trials int) time.Duration {
+		per := time.Duration(trials) * (time.Duration(e.cfg.seconds)*time.Second + 300*time.Millisecond)
 		return time.Duration(e.cfg.rounds+1) * per
 	}
 	var d time.Duration
 	if e.cfg.wants(sectionServers) {
-		d += run(4, 4)
+		d += run(8)
 	}
 	if e.cfg.wants(sectionGenerators) {
-		d += run(3, 2)
+		d += run(5)
 	}
 	if e.cfg.wants(sectionProtocols) {
-		d += run(2, 4)
+		d += run(6)
 	}
 	if e.cfg.wants(sectionAgent) {
 		d += 4 * (e.cfg.agentWindow + 2*time.Second)

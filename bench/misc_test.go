@@ -29,7 +29,7 @@ func TestParseFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.rounds != 2 || c.seconds != 3 || c.longSeconds != 10 || c.connections != 64 || c.pipeline != 16 || c.out != "docs/PERFORMANCE.md" ||
+	if c.rounds != 2 || c.seconds != 3 || c.connections != 64 || c.pipeline != 16 || c.out != "docs/PERFORMANCE.md" ||
 		c.json != "docs/PERFORMANCE.json" {
 		t.Errorf("config = %+v", c)
 	}

@@ -79,9 +79,9 @@ func (e *env) protocolsComparison(ctx context.Context) comparison {
 			c.Rows = append(c.Rows, r)
 			if r.Skipped == "" {
 				t := trial{Subject: cl.Name, Mode: p.mode, Pipeline: 1, Connections: p.conns,
-					Server: srv[p.server], Path: p.path, Client: cl, Long: p.mode != modeHTTPS}
+					Server: srv[p.server], Path: p.path, Client: cl}
 				trials = append(trials, t)
-				c.Commands = append(c.Commands, e.show(e.argv(t, e.seconds(t))))
+				c.Commands = append(c.Commands, e.show(e.argv(t, e.cfg.seconds)))
 			}
 		}
 	}

@@ -102,8 +102,6 @@ func renderMethod(p printer, c config) {
 	p("  The Go programs (the apps, crank load, bombardier) see one CPU and run with GOMAXPROCS 1.")
 	p("- Rounds of %d s runs, after one unmeasured 1 s run per server path: %d, and more (up to %d)", c.seconds, c.rounds, c.maxRounds())
 	p("  while a row has fewer than %d rounds with its run and its reference's undisturbed (below).", c.rounds)
-	p("  Pipelined, HTTP/2 and gRPC runs last %d s (`--long-seconds`): their subjects spend little CPU", c.longSeconds)
-	p("  per request, and in 3 s runs their ratios moved by up to ±19 %% from one bench to the next.")
 	p("  Each round runs every subject once, odd rounds in order and even rounds in reverse (A B, B A,")
 	p("  ...), so that the drift of a shared machine weighs alike on all subjects. Tables give medians.")
 	p("  The ratio judged against a target is the **median of the per-round ratios** (subject /")

@@ -19,16 +19,6 @@ type trial struct {
 	Server      *server
 	Path        string
 	Client      client
-	// Long: the subject spends little CPU per request, so its runs last --long-seconds.
-	Long bool
-}
-
-// seconds is the length of the trial's measured runs.
-func (e *env) seconds(t trial) int {
-	if t.Long {
-		return e.cfg.longSeconds
-	}
-	return e.cfg.seconds
 }
 
 func (t trial) mode() string {
@@ -72,7 +62,7 @@ func (e *env) runRounds(ctx context.Context, name string, trials []trial, rows [
 			slices.Reverse(order)
 		}
 		for _, t := range order {
-			s := e.measure(ctx, r, t, e.seconds(t))
+			s := e.measure(ctx, r, t, e.cfg.seconds)
 			e.log.Info(name, "round", r, "subject", s.Subject, "mode", s.Mode, "requests", s.Requests,
 				"server_us", round2(s.ServerUS), "client_us", round2(s.ClientUS),
 				"others_percent", fmt.Sprintf("%.0f,%.0f", s.OthersServer, s.OthersClient), "err", s.Err)
