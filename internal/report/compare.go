@@ -41,7 +41,7 @@ func comparison(rep gate.Report, base, head string) Comparison {
 	c := Comparison{Base: base, Head: head, Warnings: rep.Warnings, Notes: rep.Notes(),
 		Summary:    strings.TrimPrefix(rep.Summary(), "Result: "),
 		BaseColumn: strings.TrimSuffix(base, ".json"), HeadColumn: strings.TrimSuffix(head, ".json"),
-		Regressed: rep.Regressed(), Inconclusive: !rep.Regressed() && len(rep.Inconclusive()) > 0,
+		Regressed: rep.Regressed(), Inconclusive: rep.ExitCode() == gate.ExitInconclusive,
 		Heading: fmt.Sprintf("%s against %s: threshold %g%%, significance level %g", head, base, 100*rep.Threshold, rep.Alpha)}
 	for _, s := range rep.Services {
 		t := CompareTable{Service: s.Service}
