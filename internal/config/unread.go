@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -85,12 +86,7 @@ func unreadVariables(services []Service, cmdVars *node, scripts map[string]bool)
 
 // nearest is " (did you mean NAME?)" for the known name nearest to name, or "".
 func nearest(name string, known map[string]bool) string {
-	names := make([]string, 0, len(known))
-	for k := range known {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	if near := suggest.Near(name, names); near != "" {
+	if near := suggest.Near(name, slices.Sorted(maps.Keys(known))); near != "" {
 		return fmt.Sprintf(" (did you mean %s?)", near)
 	}
 	return ""
