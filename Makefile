@@ -115,10 +115,11 @@ test-fresh:
 	bash scripts/test-fresh.sh
 
 # docs/PERFORMANCE.md: CPU per request of the apps against nginx and of crank load against wrk and
-# bombardier (pinned, alternating rounds), the agent's CPU, crank's start-up. 5 to 9 minutes: rounds
-# disturbed by other work are run again. The tables' figures also go to docs/PERFORMANCE.json, a
-# crank result (a service per row, an iteration per round): crank compare OLD.json docs/PERFORMANCE.json.
-# Options: make bench BENCH_ARGS="--rounds 3 --only servers,agent" (go run ./bench -h).
+# bombardier (pinned, alternating rounds, in 3 runs that each start the servers afresh), the agent's
+# CPU, crank's start-up. 7 to 12 minutes: rounds disturbed by other work are run again. The tables'
+# figures also go to docs/PERFORMANCE.json, a crank result (a service per row, an iteration per
+# run): crank compare OLD.json docs/PERFORMANCE.json.
+# Options: make bench BENCH_ARGS="--runs 5 --only servers,agent" (go run ./bench -h).
 bench: build
 	$(GO) run ./bench $(BENCH_ARGS)
 

@@ -139,7 +139,7 @@ func (e *env) serversComparison(ctx context.Context, srv map[string]*server) com
 	}
 	c.Commands = append(starts, c.Commands...)
 	c.Samples = e.runRounds(ctx, "servers", trials, c.Rows)
-	return summarized(c)
+	return c
 }
 
 // generatorsComparison: crank load against wrk and bombardier, client CPU per request, all
@@ -176,7 +176,7 @@ func (e *env) generatorsComparison(ctx context.Context, srv map[string]*server) 
 		c.Commands = append([]string{s.Command}, c.Commands...)
 	}
 	c.Samples = e.runRounds(ctx, "generators", trials, c.Rows)
-	return summarized(c)
+	return c
 }
 
 // firstMissing is the reason the first missing tool or server of names gives, or "".

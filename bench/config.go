@@ -24,6 +24,7 @@ var allSections = []string{sectionServers, sectionGenerators, sectionProtocols, 
 
 // config is the bench's command line.
 type config struct {
+	runs            int // bench runs, each starting the servers afresh: the unit of replication
 	rounds, seconds int
 	connections     int
 	pipeline        int
@@ -48,13 +49,14 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	c := config{repo: ".", bin: "bin"}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.IntVar(&c.rounds, "rounds", 5, "undisturbed rounds wanted per comparison (each runs every subject once, alternating; at most twice as many are run)")
+	fs.IntVar(&c.runs, "runs", 3, "bench runs, each starting the servers afresh (a row's figure is the median of its runs'; each run is one iteration of the JSON result)")
+	fs.IntVar(&c.rounds, "rounds", 2, "undisturbed rounds wanted per comparison in each run (each runs every subject once, alternating; at most twice as many are run)")
 	fs.IntVar(&c.seconds, "seconds", 3, "seconds of each measured run")
 	fs.IntVar(&c.connections, "connections", 64, "connections of every load generator")
 	fs.IntVar(&c.pipeline, "pipeline", 16, "pipeline depth of the pipelined runs")
 	fs.DurationVar(&c.agentWindow, "agent-window", 10*time.Second, "how long the agent's CPU is measured per case")
 	fs.IntVar(&c.overheadRuns, "overhead-runs", 3, "timed crank runs with a cached build (after one that warms the cache)")
-	fs.DurationVar(&c.limit, "limit", 9*time.Minute+30*time.Second, "stop measuring after this long and write what was measured")
+	fs.DurationVar(&c.limit, "limit", 15*time.Minute, "stop measuring after this long and write what was measured")
 	only := fs.String("only", strings.Join(allSections, ","), "sections to run")
 	fs.StringVar(&c.nginx, "nginx", "nginx", "nginx to run (a path, or a name on PATH or in /usr/sbin)")
 	fs.StringVar(&c.wrk, "wrk", "wrk", "wrk to run (a path, or a name on PATH)")
@@ -67,8 +69,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		c.json = strings.TrimSuffix(c.out, filepath.Ext(c.out)) + ".json"
 	}
 	var problems []error
-	if c.rounds < 1 || c.seconds < 1 || c.connections < 1 || c.pipeline < 2 || c.overheadRuns < 1 {
-		problems = append(problems, errors.New("--rounds, --seconds, --connections and --overhead-runs must be >= 1, --pipeline >= 2"))
+	if c.runs < 1 || c.rounds < 1 || c.seconds < 1 || c.connections < 1 || c.pipeline < 2 || c.overheadRuns < 1 {
+		problems = append(problems, errors.New("--runs, --rounds, --seconds, --connections and --overhead-runs must be >= 1, --pipeline >= 2"))
 	}
 	if filepath.Clean(c.json) == filepath.Clean(c.out) {
 		problems = append(problems, fmt.Errorf("--json %s: the report (--out) is written there", c.json))
@@ -90,11 +92,11 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 }
 
 // estimate is the expected run time of the sections asked for (without builds): each comparison's
-// runs, rounds plus one for the warm-ups.
+// trials, in rounds plus one for the warm-ups, in every bench run.
 func (e *env) estimate() time.Duration {
 	run := func(trials int) time.Duration {
 		per := time.Duration(trials) * (time.Duration(e.cfg.seconds)*time.Second + 300*time.Millisecond)
-		return time.Duration(e.cfg.rounds+1) * per
+		return time.Duration(e.cfg.runs*(e.cfg.rounds+1)) * per
 	}
 	var d time.Duration
 	if e.cfg.wants(sectionServers) {

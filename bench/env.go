@@ -27,6 +27,8 @@ type env struct {
 	procs *procs
 	tmp   string
 	tools tools
+	// run is the bench run being measured (1-based; comparisons), stamped on its samples.
+	run int
 }
 
 // tools holds the paths of the programs the bench runs; an empty path is a missing tool, and

@@ -1,7 +1,7 @@
 // Command bench measures what Crankshaft's performance goals are about and writes
 // docs/PERFORMANCE.md (`make bench`): CPU time per request of the apps against nginx and of
 // `crank load` against wrk and bombardier (server pinned to CPU 0, client to CPU 1, rounds
-// alternated), the agent's own CPU while it samples a job, and crank's time from start to the
+// alternated, in bench runs that each start the servers afresh), the agent's own CPU while it samples a job, and crank's time from start to the
 // first request with a cached build. The tables' figures also go to docs/PERFORMANCE.json as a
 // crank result (resultjson.go), written first, for crank compare and crank regressions. Every process it starts is in a process group of its own
 // and is ended on return, on SIGINT and on SIGTERM.
@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -34,6 +35,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg, err := parseFlags(args, stderr)
 	if err != nil {
 		return 2
+	}
+	// The folders of the outputs exist before minutes of measuring, not after.
+	for flag, path := range map[string]string{"--out": cfg.out, "--json": cfg.json} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			fmt.Fprintf(stderr, "bench: %s %s: %v\n", flag, path, err)
+			return 2
+		}
 	}
 	tmp, err := os.MkdirTemp("", "crank-bench-")
 	if err != nil {
@@ -103,13 +111,8 @@ func (e *env) bench(ctx context.Context) (*report, error) {
 		return nil, err
 	}
 	rep.Tools = e.tools.versions
-	e.log.Info("bench starting", "rounds", e.cfg.rounds, "seconds", e.cfg.seconds, "estimate", e.estimate().Round(time.Second))
-	if e.cfg.wants(sectionServers) || e.cfg.wants(sectionGenerators) {
-		rep.Comparisons = e.compare(ctx)
-	}
-	if e.cfg.wants(sectionProtocols) && ctx.Err() == nil {
-		rep.Comparisons = append(rep.Comparisons, e.protocolsComparison(ctx))
-	}
+	e.log.Info("bench starting", "runs", e.cfg.runs, "rounds", e.cfg.rounds, "seconds", e.cfg.seconds, "estimate", e.estimate().Round(time.Second))
+	rep.Comparisons = e.comparisons(ctx)
 	if e.cfg.wants(sectionAgent) && ctx.Err() == nil {
 		a := e.agentCPU(ctx)
 		rep.Agent = &a

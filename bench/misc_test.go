@@ -25,11 +25,11 @@ func TestNginxConfig(t *testing.T) {
 }
 
 func TestParseFlags(t *testing.T) {
-	c, err := parseFlags([]string{"--rounds", "2", "--only", "agent, overhead"}, io.Discard)
+	c, err := parseFlags([]string{"--rounds", "4", "--only", "agent, overhead"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.rounds != 2 || c.seconds != 3 || c.connections != 64 || c.pipeline != 16 || c.out != "docs/PERFORMANCE.md" ||
+	if c.runs != 3 || c.rounds != 4 || c.seconds != 3 || c.connections != 64 || c.pipeline != 16 || c.out != "docs/PERFORMANCE.md" ||
 		c.json != "docs/PERFORMANCE.json" {
 		t.Errorf("config = %+v", c)
 	}

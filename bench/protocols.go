@@ -86,7 +86,7 @@ func (e *env) protocolsComparison(ctx context.Context) comparison {
 		}
 	}
 	c.Samples = e.runRounds(ctx, "protocols", trials, c.Rows)
-	return summarized(c)
+	return c
 }
 
 // h2loadClient runs h2load with one thread, 70 streams per connection (-m), for a duration.

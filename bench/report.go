@@ -100,12 +100,17 @@ func renderMethod(p printer, c config) {
 		cpuServer, cpuClient, c.connections)
 	p("  thread; pipelined runs send %d requests per write (wrk with the wrk driver's `pipeline.lua`).", c.pipeline)
 	p("  The Go programs (the apps, crank load, bombardier) see one CPU and run with GOMAXPROCS 1.")
-	p("- Rounds of %d s runs, after one unmeasured 1 s run per server path: %d, and more (up to %d)", c.seconds, c.rounds, c.maxRounds())
-	p("  while a row has fewer than %d rounds with its run and its reference's undisturbed (below).", c.rounds)
-	p("  Each round runs every subject once, odd rounds in order and even rounds in reverse (A B, B A,")
-	p("  ...), so that the drift of a shared machine weighs alike on all subjects. Tables give medians.")
-	p("  The ratio judged against a target is the **median of the per-round ratios** (subject /")
-	p("  reference of the same round); the ratio of the medians is shown beside it.")
+	p("- **%d bench runs**, each starting the servers afresh: the rounds of one run share the servers'", c.runs)
+	p("  processes and their state, which moves a server's cost by 15-30 %% from one start to the next,")
+	p("  so runs, not rounds, are the unit of replication. A run's figure is the median of its rounds,")
+	p("  a row's the median of its runs', and the JSON result has one iteration per run.")
+	p("- In each run, rounds of %d s runs after one unmeasured 1 s run per server path: %d, and more (up", c.seconds, c.rounds)
+	p("  to %d) while a row has fewer than %d rounds in the run with its run and its reference's", c.maxRounds(), c.rounds)
+	p("  undisturbed (below). Each round runs every subject once, odd rounds in order and even rounds")
+	p("  in reverse (A B, B A, ...), so that the drift of a shared machine weighs alike on all subjects.")
+	p("  The ratio judged against a target is the **median over the runs of each run's median")
+	p("  per-round ratio** (subject / reference of the same round); the ratio of the medians is shown")
+	p("  beside it.")
 	p("- A run with an error or with answers other than 2xx/3xx does not count (its raw line says why).")
 	p("  The per-round tables give each run's *others on CPU %d, %d*: the shares of the server's and the", cpuServer, cpuClient)
 	p("  client's CPU that went to anything else (other processes, the hypervisor's steal; from")
@@ -126,11 +131,11 @@ func goals(r *report) []goal {
 				continue
 			}
 			g := goal{What: fmt.Sprintf("%s / %s, %s, %s CPU per request", res.Subject, res.Reference, res.Mode, c.Side),
-				Figure: ratio(res.RoundRatio), Target: "<= " + ratio(res.Target), Met: res.Met()}
+				Figure: ratio(res.Ratio), Target: "<= " + ratio(res.Target), Met: res.Met()}
 			switch {
 			case res.Skipped != "":
 				g.Figure, g.Met = res.Skipped, "-"
-			case math.IsNaN(res.RoundRatio):
+			case math.IsNaN(res.Ratio):
 				g.Figure = "n/a: no figure for " + res.Reference
 			case !res.Clean:
 				g.Figure += " (disturbed runs included)"

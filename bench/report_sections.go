@@ -16,8 +16,8 @@ func renderComparison(p printer, c comparison) {
 	p("")
 	p("%s", c.About)
 	p("")
-	p("| subject | mode | %s CPU us/req | ratio (per-round median) | per-round range | ratio of medians | target | met | %s us/req | req/s | runs |", c.Side, other)
-	p("| --- | --- | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: |")
+	p("| subject | mode | %s CPU us/req | ratio (median of runs) | run-to-run range | per-round range | ratio of medians | target | met | %s us/req | req/s | rounds |", c.Side, other)
+	p("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: |")
 	results := c.Results
 	otherMedians := otherSide(c.Side, c.Samples, results)
 	for _, r := range results {
@@ -26,29 +26,31 @@ func renderComparison(p printer, c comparison) {
 			target = "<= " + ratio(r.Target)
 		}
 		if r.Skipped != "" {
-			p("| %s | %s | %s | | | | %s | - | | | 0 |", r.Subject, r.Mode, r.Skipped, target)
+			p("| %s | %s | %s | | | | | %s | - | | | 0 |", r.Subject, r.Mode, r.Skipped, target)
 			continue
 		}
-		runs := fmt.Sprintf("%d of %d", r.Runs, r.AllRuns)
+		rounds := fmt.Sprintf("%d of %d", r.Used, r.Valid)
 		if !r.Clean {
-			runs = fmt.Sprintf("%d, disturbed incl.", r.Runs)
+			rounds = fmt.Sprintf("%d, disturbed incl.", r.Used)
 		}
-		p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", r.Subject, r.Mode, num(r.Median, 2),
-			ratio(r.RoundRatio), ratioRange(r.RoundRatios), ratio(r.RatioOfMedians), target, r.Met(),
-			num(otherMedians[r.Subject+"|"+r.Mode], 2), num(r.MedianRPS, 0), runs)
+		p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", r.Subject, r.Mode, num(r.Median, 2),
+			ratio(r.Ratio), runRange(r.Runs), ratioRange(r.RoundRatios), ratio(r.RatioOfMedians), target, r.Met(),
+			num(otherMedians[r.Subject+"|"+r.Mode], 2), num(r.MedianRPS, 0), rounds)
 	}
 	p("")
-	p("Ratios are against %s in the same mode. A row uses the runs in which neither CPU was", refName(c.Rows))
-	p("disturbed, when at least %d rounds have both its run and its reference's undisturbed (*runs*:", minCleanRounds)
-	p("used of valid); otherwise every valid run (*disturbed incl.*). *Per-round range* is the lowest and")
-	p("the highest of the per-round ratios the median is taken of: the run-to-run spread.")
+	p("Ratios are against %s in the same mode. A row uses the rounds in which neither CPU was", refName(c.Rows))
+	p("disturbed, when at least %d rounds have both its run and its reference's undisturbed (*rounds*:", minCleanRounds)
+	p("used of valid); otherwise every valid round (*disturbed incl.*). Each bench run starts the servers")
+	p("afresh; a run's figure is the median of its rounds, and the row's the median of its runs'.")
+	p("*Run-to-run range* is the lowest and the highest of the runs' ratios: the spread a comparison")
+	p("of two benches must see past. *Per-round range* is the same over single rounds.")
 	p("")
 	p("<details><summary>Per round</summary>")
 	p("")
-	p("| round | subject | mode | requests | server us/req | client us/req | others on CPU %d, %d | note |", cpuServer, cpuClient)
-	p("| ---: | --- | --- | ---: | ---: | ---: | ---: | --- |")
+	p("| run | round | subject | mode | requests | server us/req | client us/req | others on CPU %d, %d | note |", cpuServer, cpuClient)
+	p("| ---: | ---: | --- | --- | ---: | ---: | ---: | ---: | --- |")
 	for _, s := range c.Samples {
-		p("| %d | %s | %s | %d | %s | %s | %s%%, %s%% | %s |", s.Round, s.Subject, s.Mode, s.Requests, num(s.ServerUS, 2),
+		p("| %d | %d | %s | %s | %d | %s | %s | %s%%, %s%% | %s |", s.Run, s.Round, s.Subject, s.Mode, s.Requests, num(s.ServerUS, 2),
 			num(s.ClientUS, 2), num(s.OthersServer, 0), num(s.OthersClient, 0), sampleNote(s))
 	}
 	p("")

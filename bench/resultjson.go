@@ -16,9 +16,11 @@ const benchScenario = "make bench"
 
 // benchResult is the report's comparison tables as a crank result (docs/PERFORMANCE.json), so that
 // `crank compare` and `crank regressions` read them: one job per row, named by its subject and mode
-// (rowService), whose iterations are the rounds the row's figures use. Each round has the row's
-// CPU per request (measure.BenchCPUPerRequest) and its ratio to the reference's run of the same
-// round (measure.BenchRatio); the results are their medians (the tables' figures), the spread
+// (rowService), whose iterations are the bench runs (each with its servers started afresh: rounds
+// of one run share the servers' state, so they are not independent, and a comparison that took
+// them for iterations would find differences in noise). Each run has the row's CPU per request
+// (measure.BenchCPUPerRequest) and its ratio to the reference (measure.BenchRatio), the medians of
+// the run's rounds; the results are the medians of the runs (the tables' figures), the spread
 // their mean, stdev, min and max. The description and each job's environment say the commit. A reference's own row has no ratio (it would be 1 by
 // definition); a row without a figure says why under notMeasured. The agent's and crank's
 // overhead sections are not in it. A row name given twice is an error.
@@ -68,9 +70,9 @@ func rowJob(r *report, c comparison, rr rowResult) *results.JobResult {
 		}
 		return jr
 	}
-	for _, f := range rr.Rounds {
+	for _, f := range rr.Runs {
 		it := map[string]float64{measure.BenchCPUPerRequest: f.US}
-		if len(names) > 1 && !math.IsNaN(f.Ratio) { // the reference ran in that round
+		if len(names) > 1 && !math.IsNaN(f.Ratio) { // the reference ran in that run's rounds
 			it[measure.BenchRatio] = f.Ratio
 		}
 		jr.Iterations = append(jr.Iterations, it)
@@ -81,8 +83,8 @@ func rowJob(r *report, c comparison, rr rowResult) *results.JobResult {
 		jr.NotMeasured[measure.BenchCPUPerRequest] = fmt.Sprintf("no valid run of %s, %s", rr.Subject, rr.Mode)
 	}
 	if len(names) > 1 {
-		if len(rr.RoundRatios) > 0 {
-			jr.Results[measure.BenchRatio] = rr.RoundRatio
+		if !math.IsNaN(rr.Ratio) {
+			jr.Results[measure.BenchRatio] = rr.Ratio
 		} else {
 			jr.NotMeasured[measure.BenchRatio] = fmt.Sprintf("no round with valid runs of both %s and %s, %s", rr.Subject, rr.Reference, rr.Mode)
 		}

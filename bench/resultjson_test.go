@@ -51,7 +51,7 @@ func TestResultGolden(t *testing.T) {
 	}
 }
 
-// TestResultRoundTrip: the result read back has a job per row with the rounds as iterations and
+// TestResultRoundTrip: the result read back has a job per row with the runs as iterations and
 // their medians as results, and says why a skipped row has no figure.
 func TestResultRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "bench.json")
@@ -86,7 +86,7 @@ func TestResultRoundTrip(t *testing.T) {
 		t.Errorf("sub results %v, want %v (the medians)", sub.Results, want)
 	}
 	if s := sub.Spread[ratio]; s.N != 3 || s.Min != 0.5 || s.Max != 1 {
-		t.Errorf("sub ratio spread %+v, want 3 rounds from 0.5 to 1", s)
+		t.Errorf("sub ratio spread %+v, want 3 runs from 0.5 to 1", s)
 	}
 	ref := jobs["ref-unpipelined"]
 	if want := map[string]float64{cpu: 5}; !maps.Equal(ref.Results, want) || len(ref.Iterations) != 3 {
@@ -119,13 +119,13 @@ func TestRowService(t *testing.T) {
 }
 
 // rounds makes one comparison's samples: the reference at 10 us/req and each subject at its
-// values, one per round.
+// values, one per bench run (of one round).
 func rounds(subjects map[string][]float64) []sample {
 	var out []sample
 	for i := range 5 {
-		out = append(out, sample{Round: i + 1, Subject: "wrk", Mode: "unpipelined", Requests: 1000, Seconds: 1, ClientUS: 10})
+		out = append(out, sample{Run: i + 1, Round: 1, Subject: "wrk", Mode: "unpipelined", Requests: 1000, Seconds: 1, ClientUS: 10})
 		for _, name := range slices.Sorted(maps.Keys(subjects)) {
-			out = append(out, sample{Round: i + 1, Subject: name, Mode: "unpipelined", Requests: 1000, Seconds: 1,
+			out = append(out, sample{Run: i + 1, Round: 1, Subject: name, Mode: "unpipelined", Requests: 1000, Seconds: 1,
 				ClientUS: subjects[name][i]})
 		}
 	}
@@ -148,9 +148,9 @@ func benchFile(t *testing.T, name string, subjects map[string][]float64) string 
 	return path
 }
 
-// TestCompareBenchResults: crank compare judges each row of two bench results on its rounds: a row
-// 30% worse in every round regressed, one with the same rounds is unchanged (its interval within
-// 5%), one whose rounds scatter is inconclusive; the exit status is 1 on the regression whatever
+// TestCompareBenchResults: crank compare judges each row of two bench results on its runs: a row
+// 30% worse in every run regressed, one with the same runs is unchanged (its interval within
+// 5%), one whose runs scatter is inconclusive; the exit status is 1 on the regression whatever
 // else, 3 on the inconclusive row alone, 0 when every row is unchanged.
 func TestCompareBenchResults(t *testing.T) {
 	worse := []float64{5, 5.1, 4.9, 5.05, 4.95}

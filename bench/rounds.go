@@ -38,10 +38,11 @@ func (e *env) argv(t trial, seconds int) []string {
 	return e.pinned(cpuClient, args...)
 }
 
-// runRounds runs every trial once per round; odd rounds in the given order, even rounds in the
-// reverse order (A B B A ...), so that a drift of the machine's load weighs alike on all. Each
-// distinct server path is warmed up first by a one-second unmeasured run. After the rounds asked
-// for, it goes on while rows lack undisturbed rounds (cleanPairs), up to maxRounds.
+// runRounds runs every trial once per round of the bench run e.run; odd rounds in the given
+// order, even rounds in the reverse order (A B B A ...), so that a drift of the machine's load
+// weighs alike on all. Each distinct server path is warmed up first by a one-second unmeasured
+// run. After the rounds asked for, it goes on while rows lack undisturbed rounds in this run
+// (cleanPairs), up to maxRounds.
 func (e *env) runRounds(ctx context.Context, name string, trials []trial, rows []row) []sample {
 	warmed := map[string]bool{}
 	for _, t := range trials {
@@ -54,7 +55,7 @@ func (e *env) runRounds(ctx context.Context, name string, trials []trial, rows [
 	}
 	var out []sample
 	for r := 1; r <= e.cfg.maxRounds() && ctx.Err() == nil; r++ {
-		if r > e.cfg.rounds && (e.cfg.rounds < minCleanRounds || cleanPairs(rows, out) >= e.cfg.rounds) {
+		if r > e.cfg.rounds && cleanPairs(rows, out) >= e.cfg.rounds {
 			break
 		}
 		order := slices.Clone(trials)
@@ -63,7 +64,7 @@ func (e *env) runRounds(ctx context.Context, name string, trials []trial, rows [
 		}
 		for _, t := range order {
 			s := e.measure(ctx, r, t, e.cfg.seconds)
-			e.log.Info(name, "round", r, "subject", s.Subject, "mode", s.Mode, "requests", s.Requests,
+			e.log.Info(name, "run", e.run, "round", r, "subject", s.Subject, "mode", s.Mode, "requests", s.Requests,
 				"server_us", round2(s.ServerUS), "client_us", round2(s.ClientUS),
 				"others_percent", fmt.Sprintf("%.0f,%.0f", s.OthersServer, s.OthersClient), "err", s.Err)
 			out = append(out, s)
@@ -76,7 +77,7 @@ func round2(x float64) float64 { return float64(int64(x*100+0.5)) / 100 }
 
 // measure runs the trial's client once and divides each side's CPU by the requests it counted.
 func (e *env) measure(ctx context.Context, round int, t trial, seconds int) sample {
-	s := sample{Round: round, Subject: t.Subject, Mode: t.mode(), OthersServer: math.NaN(), OthersClient: math.NaN()}
+	s := sample{Run: e.run, Round: round, Subject: t.Subject, Mode: t.mode(), OthersServer: math.NaN(), OthersClient: math.NaN()}
 	fail := func(err error) sample { s.Err = err.Error(); return s }
 	before, err := treeTicks(t.Server.p.Pid())
 	if err != nil {

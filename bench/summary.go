@@ -5,9 +5,11 @@ import (
 	"slices"
 )
 
-// sample is one measured run: one client against one server for one round.
+// sample is one measured run: one client against one server for one round of one bench run.
 type sample struct {
-	Round         int
+	// Run is the bench run (1-based): each starts its servers afresh, so samples of one run share
+	// the servers' state and only runs are independent of each other. Round counts within the run.
+	Run, Round    int
 	Subject, Mode string
 	Requests      int64
 	Seconds       float64 // the client's wall time
@@ -49,34 +51,40 @@ type row struct {
 // rowResult is a row with its figures.
 type rowResult struct {
 	row
-	// Runs are the subject's runs the figures use, of AllRuns valid ones. Clean says they are the
-	// undisturbed runs; otherwise too few rounds were undisturbed and every valid run counts.
-	Runs, AllRuns     int
-	Clean             bool
-	Median, RefMedian float64 // median CPU us/req of the subject and of its reference
+	// Used are the subject's measured rounds the figures use, of Valid valid ones. Clean says they
+	// are the undisturbed ones; otherwise too few rounds were undisturbed and every valid one counts.
+	Used, Valid int
+	Clean       bool
+	// Median is the median over the bench runs of each run's median CPU us/req of the subject;
+	// RefMedian the reference's median over its rounds.
+	Median, RefMedian float64
 	MedianRPS         float64
 	RatioOfMedians    float64 // Median / RefMedian
-	// RoundRatio is the median, over rounds where both ran, of subject / reference in that round:
-	// the figure the target is judged on, since neighbouring runs share the machine's conditions.
-	RoundRatio  float64
+	// Ratio is the figure the target is judged on: the median over the bench runs of each run's
+	// median per-round ratio (subject / reference of the same round, since neighbouring
+	// measurements share the machine's conditions). Runs, not rounds, are the unit: rounds of one
+	// run share the servers' state.
+	Ratio       float64
 	RoundRatios []float64
-	// Rounds are the subject's runs the figures use, in the order they ran.
+	// Rounds are the subject's rounds the figures use, in the order they ran; Runs their figures
+	// by bench run.
 	Rounds []roundFigure
+	Runs   []runFigure
 }
 
 // roundFigure is one round of a row: the subject's CPU per request (us) and its ratio to the
 // reference's in the same round (NaN when the reference has no run counted in that round).
 type roundFigure struct {
-	Round     int
-	US, Ratio float64
+	Run, Round int
+	US, Ratio  float64
 }
 
 // Met says whether the target is met: "yes", "no", or "-" when there is none or no figure.
 func (r rowResult) Met() string {
-	if r.Target == 0 || r.Skipped != "" || math.IsNaN(r.RoundRatio) {
+	if r.Target == 0 || r.Skipped != "" || math.IsNaN(r.Ratio) {
 		return "-"
 	}
-	if r.RoundRatio <= r.Target {
+	if r.Ratio <= r.Target {
 		return "yes"
 	}
 	return "no"
@@ -111,8 +119,9 @@ const (
 )
 
 // summarize computes each row's medians and ratios from the samples of a comparison. A row uses
-// the undisturbed runs of its subject and its reference when at least minCleanRounds rounds have
-// both undisturbed, and every valid run otherwise.
+// the undisturbed rounds of its subject and its reference when at least minCleanRounds rounds
+// (over all bench runs) have both undisturbed, and every valid round otherwise; its figures are
+// medians over the bench runs of each run's medians (byRun).
 func summarize(rows []row, samples []sample, side string) []rowResult {
 	type key struct{ subject, mode string }
 	all, clean := map[key][]sample{}, map[key][]sample{}
@@ -129,7 +138,7 @@ func summarize(rows []row, samples []sample, side string) []rowResult {
 	var out []rowResult
 	for _, r := range rows {
 		res := rowResult{row: r, Median: math.NaN(), RefMedian: math.NaN(), MedianRPS: math.NaN(),
-			RatioOfMedians: math.NaN(), RoundRatio: math.NaN()}
+			RatioOfMedians: math.NaN(), Ratio: math.NaN()}
 		if r.Skipped != "" {
 			out = append(out, res)
 			continue
@@ -143,28 +152,42 @@ func summarize(rows []row, samples []sample, side string) []rowResult {
 			res.Rounds, res.Clean = roundFigures(mine, ref, side), false
 			res.RoundRatios = roundRatios(res.Rounds)
 		}
-		res.Runs, res.AllRuns = len(mine), len(all[mk])
-		res.Median = median(values(mine, func(s sample) float64 { return measuredUS(s, side) }))
+		res.Used, res.Valid = len(mine), len(all[mk])
+		res.Runs = byRun(res.Rounds)
+		res.Median = median(runValues(res.Runs, func(f runFigure) float64 { return f.US }))
+		res.Ratio = median(runValues(res.Runs, func(f runFigure) float64 { return f.Ratio }))
 		res.MedianRPS = median(values(mine, func(s sample) float64 { return float64(s.Requests) / s.Seconds }))
 		res.RefMedian = median(values(ref, func(s sample) float64 { return measuredUS(s, side) }))
 		res.RatioOfMedians = res.Median / res.RefMedian
-		res.RoundRatio = median(res.RoundRatios)
 		out = append(out, res)
 	}
 	return out
 }
 
 // cleanPairs is, over the rows that are measured, the fewest rounds in which a row's subject and
-// its reference both ran undisturbed: the rounds go on until it reaches the rounds asked for.
+// its reference both ran validly and undisturbed: a bench run's rounds go on until it reaches the
+// rounds asked for.
 func cleanPairs(rows []row, samples []sample) int {
+	type key struct {
+		subject, mode string
+		run, round    int
+	}
+	ok := map[key]bool{}
+	for _, s := range samples {
+		if s.Valid() && !s.Disturbed() {
+			ok[key{s.Subject, s.Mode, s.Run, s.Round}] = true
+		}
+	}
 	fewest := -1
 	for _, r := range rows {
 		if r.Skipped != "" {
 			continue
 		}
 		n := 0
-		if res := summarize([]row{r}, samples, sideServer)[0]; res.Clean {
-			n = len(res.RoundRatios)
+		for k := range ok {
+			if k.subject == r.Subject && k.mode == r.Mode && ok[key{r.Reference, r.Mode, k.run, k.round}] {
+				n++
+			}
 		}
 		if fewest < 0 || n < fewest {
 			fewest = n
@@ -195,14 +218,15 @@ func roundRatios(rounds []roundFigure) []float64 {
 
 // roundFigures is each of the subject's runs with its ratio to the reference's run of its round.
 func roundFigures(mine, ref []sample, side string) []roundFigure {
-	refByRound := map[int]float64{}
+	type at struct{ run, round int }
+	refByRound := map[at]float64{}
 	for _, s := range ref {
-		refByRound[s.Round] = measuredUS(s, side)
+		refByRound[at{s.Run, s.Round}] = measuredUS(s, side)
 	}
 	out := make([]roundFigure, 0, len(mine))
 	for _, s := range mine {
-		f := roundFigure{Round: s.Round, US: measuredUS(s, side), Ratio: math.NaN()}
-		if r, ok := refByRound[s.Round]; ok && r > 0 {
+		f := roundFigure{Run: s.Run, Round: s.Round, US: measuredUS(s, side), Ratio: math.NaN()}
+		if r, ok := refByRound[at{s.Run, s.Round}]; ok && r > 0 {
 			f.Ratio = f.US / r
 		}
 		out = append(out, f)

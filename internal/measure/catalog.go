@@ -86,7 +86,7 @@ const (
 	DBQueries     = "runtime-counter/db-queries"
 
 	// The figures of `make bench` (bench/, docs/PERFORMANCE.json): one job per row of its tables,
-	// one iteration per round; the results are the medians over the rounds.
+	// one iteration per bench run (the median of its rounds); the results are the medians over the runs.
 	BenchCPUPerRequest = "bench/cpu-per-request"
 	BenchRatio         = "bench/ratio"
 )
@@ -254,7 +254,7 @@ func base() []api.Metadata {
 		lower(md("Counters", QueueLength, api.OpMax, api.OpMax, "n0", UnitCount, "Max queue length", "Highest number of work items waiting for a dispatch worker (Go apps) or the .NET thread pool")),
 		md("Counters", DBQueries, api.OpAvg, api.OpSum, "n0", UnitPerSec, "Database queries (/s)", "Queries the app sent to its database, per second (apps that use one)"),
 		lower(md("Counters", SchedLatencyP99, api.OpMax, api.OpMax, "n3", UnitMs, "Scheduling latency p99 (ms)", "99th percentile of the time goroutines waited to run after becoming runnable in one sampling interval, the worst interval")),
-		lower(md("bench", BenchCPUPerRequest, api.OpMedian, api.OpMax, "n2", UnitUs, "CPU per request (bench, µs)", "make bench: CPU time (user + system, from /proc ticks) of a row's measured side (the server, or the client) over the responses counted in one round, in µs; the result is the median over the rounds")),
-		lower(md("bench", BenchRatio, api.OpMedian, api.OpMax, "n3", UnitRatio, "Ratio to the reference (bench)", "make bench: a row's bench/cpu-per-request over its reference's in the same round (crank load over wrk, an app over nginx); the result is the median over the rounds, the figure the bench's targets are judged on")),
+		lower(md("bench", BenchCPUPerRequest, api.OpMedian, api.OpMax, "n2", UnitUs, "CPU per request (bench, µs)", "make bench: CPU time (user + system, from /proc ticks) of a row's measured side (the server, or the client) over the responses counted in one round, in µs; an iteration is a bench run (servers started afresh), the median of its rounds; the result is the median over the runs")),
+		lower(md("bench", BenchRatio, api.OpMedian, api.OpMax, "n3", UnitRatio, "Ratio to the reference (bench)", "make bench: a row's bench/cpu-per-request over its reference's in the same round (crank load over wrk, an app over nginx); an iteration is a bench run, the median of its rounds' ratios; the result is the median over the runs, the figure the bench's targets are judged on")),
 	}
 }
