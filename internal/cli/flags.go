@@ -259,6 +259,8 @@ const usage = `crank runs benchmark scenarios on agents.
 Usage:
   crank --config FILE --scenario NAME [options]      run a scenario
   crank sweep --matrix KEY=V1,V2 [run options]       run variants in interleaved rounds and compare them
+  crank capacity --slo EXPR [run options]            the highest rate that meets the SLO (crank capacity -h)
+  crank bisect --good REV --bad REV [run options]    the commit that changed a figure (crank bisect -h)
   crank compare BASE.json HEAD.json [...]            compare results; exit 1 regressed, 3 inconclusive
   crank regressions --history DIR                    find change points in a history of results
   crank load URL [options]                           the built-in HTTP load generator
