@@ -53,7 +53,8 @@ var refusedFlags = map[string]string{
 	"table": "results go to SQL Server only in crank; publish them to InfluxDB with --influx-url (see docs/INFLUXDB.md)",
 	"es":    "results go to Elasticsearch only in crank; publish them to InfluxDB with --influx-url (see docs/INFLUXDB.md)",
 	"index": "results go to Elasticsearch only in crank; publish them to InfluxDB with --influx-url (see docs/INFLUXDB.md)",
-	"relay": "results go to Azure Relay only in crank; publish them to InfluxDB with --influx-url (see docs/INFLUXDB.md)",
+	"relay": "crank reaches its agents through an Azure Relay namespace with it; here crank calls each agent's URL " +
+		"directly, with the agent's token: give the URLs as --<service>.endpoints (see docs/DISTRIBUTED.md)",
 	"auto-flush": "it flushes a long-running job's measurements to SQL Server or Elasticsearch as it runs; " +
 		"run with --span and publish to InfluxDB with --influx-url (see docs/INFLUXDB.md)",
 }
