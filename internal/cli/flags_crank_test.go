@@ -46,10 +46,11 @@ func TestCrankFlagSpellings(t *testing.T) {
 	if _, err := parseRunFlags([]string{"-c", "a.yml", "-s", "x", "--job", "a"}, none); err == nil || !strings.Contains(err.Error(), "can't be used together") {
 		t.Errorf("--scenario with --job: %v", err)
 	}
-	for _, flag := range []string{"--sql", "--es", "--table", "--index", "--relay", "--auto-flush"} {
+	for flag, instead := range map[string]string{"--sql": "InfluxDB", "--es": "InfluxDB", "--table": "InfluxDB",
+		"--index": "InfluxDB", "--auto-flush": "InfluxDB", "--relay": "--<service>.endpoints"} {
 		_, err := parseRunFlags([]string{"--config", "a.yml", "--scenario", "s", flag, "x"}, none)
-		if err == nil || !strings.Contains(err.Error(), "crank's "+flag+" is not supported") || !strings.Contains(err.Error(), "InfluxDB") {
-			t.Errorf("%s: %v", flag, err)
+		if err == nil || !strings.Contains(err.Error(), "crank's "+flag+" is not supported") || !strings.Contains(err.Error(), instead) {
+			t.Errorf("%s: %v; want it refused, pointing to %s", flag, err, instead)
 		}
 	}
 	for _, args := range [][]string{{"--auto-flush"}, {"--cert-sni"}, {"--Cert-Path", "c.pfx"}, {"--mi-client-id", "x"}} {
