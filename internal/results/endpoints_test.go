@@ -47,3 +47,25 @@ func TestSeveralEndpoints(t *testing.T) {
 		t.Errorf("CPU shown %q, want the highest sample with the higher agent's mean (50)", got)
 	}
 }
+
+// TestSampledOverIterations: over iterations a sampled max is the mean of each iteration's max,
+// and says so, without the one iteration's sample mean beside it (which can exceed it).
+func TestSampledOverIterations(t *testing.T) {
+	at := time.Unix(0, 0)
+	var tl []api.Measurement
+	for _, c := range []float64{40, 44, 45} { // the last iteration's samples: mean 43
+		tl = append(tl, api.Measurement{Name: measure.CPU, Timestamp: at, Value: c})
+	}
+	md, _ := measure.Default().Lookup(measure.CPU)
+	jr := &JobResult{Measurements: [][]api.Measurement{tl}, Metadata: []api.Metadata{md},
+		Results: map[string]float64{measure.CPU: 36}, Spread: map[string]Spread{measure.CPU: {N: 3, Mean: 36, CV: 20.2}}}
+	shown := ""
+	for _, r := range Rows(jr) {
+		if r[0] == measure.CPU {
+			shown = r[1]
+		}
+	}
+	if want := "36 ± 20.2%, mean of 3 iterations' max"; shown != want {
+		t.Errorf("CPU shown %q, want %q", shown, want)
+	}
+}

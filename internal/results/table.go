@@ -130,7 +130,8 @@ func rows(jr *JobResult) [][3]string {
 // benchmarks/cpu is the highest sample): "53 max, mean 50.9", the mean over the measured samples.
 // A figure is sampled when some endpoint has two measured samples of it or more (a tool's one
 // summary per endpoint is not); over several endpoints, their means are reduced as the catalog
-// reduces the figure (the sum of RPS, the highest CPU).
+// reduces the figure (the sum of RPS, the highest CPU). Over iterations it says the value is the
+// mean of each iteration's max instead.
 func withSampled(jr *JobResult, md api.Metadata, value string) string {
 	if md.Aggregate != api.OpMax && md.Aggregate != api.OpMin {
 		return value
@@ -148,6 +149,12 @@ func withSampled(jr *JobResult, md api.Metadata, value string) string {
 	means := endpointMeans(jr, md.Name)
 	if !sampled || len(means) == 0 {
 		return value
+	}
+	// Over iterations the value is the mean of each iteration's max, and the measurements are one
+	// iteration's: their mean is no mean of the value's samples (it once read "36 ± 20.2 % max,
+	// mean 43", a max below its mean).
+	if sp, ok := jr.Spread[md.Name]; ok && sp.N >= 2 {
+		return fmt.Sprintf("%s, mean of %d iterations' %s", value, sp.N, md.Aggregate)
 	}
 	mean, ok := Apply(md.Reduce, means)
 	if !ok { // a reduction the results refuse too
