@@ -19,6 +19,7 @@ func (a *Agent) handleInfo(r *http.Request) (any, error) {
 	info.Containment = a.process.Groups().Describe()
 	info.Docker = a.docker.Describe(r.Context())
 	_, info.Dotnet = a.dotnetInfo(r.Context())
+	info.Missing = a.process.Missing(api.CheckedPrograms...)
 	info.Time = time.Now()
 	return info, nil
 }

@@ -15,10 +15,7 @@ import (
 
 // isDocker reports whether a job runs in a container: it names a Dockerfile, an image or an
 // image to pull or load (crank's rule).
-func isDocker(spec api.Job) bool {
-	s := spec.Source
-	return s != nil && (s.DockerFile != "" || s.DockerImageName != "" || s.DockerPull != "" || s.DockerLoad != "")
-}
+func isDocker(spec api.Job) bool { return spec.InContainer() }
 
 // runtimeFor is the runtime of a job.
 func (a *Agent) runtimeFor(spec api.Job) runtime.Runtime {

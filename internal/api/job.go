@@ -152,3 +152,10 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 
 // Std returns the standard library duration.
 func (d Duration) Std() time.Duration { return time.Duration(d) }
+
+// InContainer reports whether the job runs in a container: it names a Dockerfile, an image, or
+// an image to pull or load (crank's rule); otherwise its executable runs as a process.
+func (j Job) InContainer() bool {
+	s := j.Source
+	return s != nil && (s.DockerFile != "" || s.DockerImageName != "" || s.DockerPull != "" || s.DockerLoad != "")
+}

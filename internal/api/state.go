@@ -73,7 +73,13 @@ type Info struct {
 	Docker string `json:"docker,omitempty"`
 	// Dotnet is the .NET SDKs and runtimes installed, or why there are none.
 	Dotnet DotnetInfo `json:"dotnet,omitzero"`
+	// Missing is, of the load tools jobs name by a bare executable (CheckedPrograms), those this
+	// agent cannot find, each with why: the controller refuses such a job before anything starts.
+	Missing map[string]string `json:"missing,omitempty"`
 }
+
+// CheckedPrograms are the programs an agent reports in Info.Missing when it cannot find them.
+var CheckedPrograms = []string{"wrk", "bombardier", "h2load", "ghz"}
 
 // Created is the answer to a job submission.
 type Created struct {

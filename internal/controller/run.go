@@ -88,7 +88,7 @@ func (c *Controller) runPass(ctx context.Context, services []Service, h *held, l
 			fresh = append(fresh, mine...)
 		}
 	}
-	if err := checkBuildable(fresh); err != nil {
+	if err := errors.Join(checkBuildable(fresh), checkPrograms(fresh)); err != nil {
 		return nil, err
 	}
 	ready := append([]*instance{}, reused...)

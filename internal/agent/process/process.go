@@ -45,6 +45,18 @@ func (r *Runtime) Check(spec api.Job) []string {
 	return nil
 }
 
+// Missing is, of names, the programs that a job naming them by a bare executable could not run
+// here, each with why (LookPath's error).
+func (r *Runtime) Missing(names ...string) map[string]string {
+	out := map[string]string{}
+	for _, n := range names {
+		if _, err := proc.LookPath(n, "", r.toolDirs...); err != nil {
+			out[n] = err.Error()
+		}
+	}
+	return out
+}
+
 // Prepare resolves the executable: in the job folder, the tool folders, then PATH.
 func (r *Runtime) Prepare(_ context.Context, j *runtime.Job) error {
 	exe, err := proc.LookPath(j.Spec.Executable, j.Dir, r.toolDirs...)
