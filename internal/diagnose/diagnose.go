@@ -2,9 +2,11 @@
 // the figures it rests on: failed requests (error-bound), other work on the machine
 // (machine-busy), a rate cap the load reached (rate-capped), the run's jobs filling their shared
 // machine together (machine-saturated), the load generator's CPU (client-bound), the server's
-// CPU (server-bound), lock contention in the server (contention-bound), else a load too light
-// (underloaded) or, when a probe at twice the connections gains nothing, a server that handles
-// requests one at a time (serialized).
+// CPU (server-bound), lock contention in the server (contention-bound), else, reading the server
+// as a queue (queue.go: throughput, requests in flight and their response time, tied by Little's
+// law), requests that wait (waiting: serialized or a load too light, which one run cannot tell
+// apart), a load too light (underloaded) or, when a probe at twice the connections gains nothing,
+// a server that handles requests one at a time (serialized), with the service time it implies.
 //
 // CPU figures are the means of each job's measured samples (warm-up samples left out) of
 // benchmarks/cpu, in percent of the whole machine, said as cores too ("46 % of the machine (0.9
@@ -26,7 +28,10 @@ const (
 	ClientBound      = "client-bound"
 	ServerBound      = "server-bound"
 	ContentionBound  = "contention-bound"
-	Underloaded      = "underloaded"
+	// Waiting: nothing saturated, and the requests in flight spend their time waiting, not
+	// computed: serialized or a load too light, which one run cannot tell apart (Probe can).
+	Waiting     = "waiting"
+	Underloaded = "underloaded"
 	// Serialized: RPS stayed flat when connections doubled while nothing was saturated (Probe).
 	Serialized = "serialized"
 )
@@ -65,6 +70,12 @@ type Thresholds struct {
 	RateReached float64
 	// ProbeGain is the RPS gain below which doubling the connections shows a serialized server.
 	ProbeGain float64
+	// QueueMin is the requests in flight (Little's law, or a closed loop's connections x
+	// pipeline) from which requests can wait behind each other; WaitShare the share of their
+	// time in flight no CPU of the run spent on them (1 - cores busy / requests in flight) from
+	// which they wait (waiting, not underloaded).
+	QueueMin  float64
+	WaitShare float64
 }
 
 // DefaultThresholds returns the thresholds docs/MEASUREMENTS.md documents.
@@ -83,6 +94,8 @@ func DefaultThresholds() Thresholds {
 		BusyThread:         50,
 		RateReached:        0.95,
 		ProbeGain:          0.15,
+		QueueMin:           2,
+		WaitShare:          0.9,
 	}
 }
 

@@ -90,6 +90,9 @@ func limit(r run, th Thresholds) (results.Diagnostic, bool) {
 				Figures: append(figs, r.cpuFigs(s, load[0])...)}, true
 		}
 	}
+	if q := readQueue(r); q.waiting(th) {
+		return waitingVerdict(r, q, main, load[0], th), true
+	}
 	return underloaded(r, main, load[0], th), true
 }
 

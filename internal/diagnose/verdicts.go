@@ -16,7 +16,8 @@ func KindDocs() []KindDoc {
 		{ClientBound, "a load generator uses `Saturated` of its threads (less what the host steals of each core, from 5 %), or of what its machine leaves it while no other job there uses more"},
 		{ServerBound, "a server uses `Saturated` of the cores it can use (its machine's or cpuSet's, less the run's other jobs there)"},
 		{ContentionBound, "nothing saturated, and a server's `runtime-counter/lock-contention` reaches both `LockWaitMin` and `LockWaitPerCPU` x its CPU time, or its `monitor-lock-contention-count` reaches `MonitorContentions`"},
-		{Underloaded, "nothing saturated, no high contention: the load is too light; the probe (when it ran) gained at least `ProbeGain`, or its own run saturated something; the message says which setting to raise"},
-		{Serialized, "would be underloaded, and the probe at twice the connections gained less than `ProbeGain` while its own run saturated nothing: the server handles requests one or a few at a time"},
+		{Waiting, "nothing saturated, no high contention, and the requests wait: at least `QueueMin` in flight (Little's law: requests/s x mean latency, else a closed loop's connections x pipeline) spent `WaitShare` of their time on no CPU of the run. Cannot tell a server that handles them one at a time (each in 1/X, the service time the message gives) from one that waits on each in parallel (a sleep, a backend, the network); says what tells: the probe at twice the connections (when it ran it decides, unless other work filled its machine), a quiet machine"},
+		{Underloaded, "nothing saturated, no high contention, the requests not waiting (or the probe, when it ran, gained at least `ProbeGain`, or its own run saturated something): the load is too light; the message says which setting to raise"},
+		{Serialized, "would be underloaded or waiting, and the probe at twice the connections gained less than `ProbeGain` while its own run saturated nothing and its machine was not `MachineFull` (other work that left idle CPU did not hold it back): the server handles requests one or a few at a time, each in 1/X"},
 	}
 }
