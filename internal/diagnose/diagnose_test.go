@@ -22,6 +22,7 @@ type fakeJob struct {
 	host    string
 	vars    map[string]any
 	results map[string]float64
+	extra   []api.Measurement // more samples, after the CPU's
 }
 
 func (f fakeJob) result() *results.JobResult {
@@ -56,6 +57,7 @@ func (f fakeJob) result() *results.JobResult {
 	for k, v := range f.results {
 		res[k] = v
 	}
+	tl = append(tl, f.extra...)
 	return &results.JobResult{Results: res, Measurements: [][]api.Measurement{tl}, Environment: env, Variables: f.vars}
 }
 

@@ -35,6 +35,8 @@ type job struct {
 	capNote string  // what limits cap, for messages
 	results map[string]float64
 	vars    map[string]any
+	// timelines are its samples, one timeline per agent it ran on.
+	timelines [][]api.Measurement
 	// noCounters says why the job has no runtime counters (the controller's countersNotMeasured).
 	noCounters string
 }
@@ -147,7 +149,7 @@ func (r run) machineOf(j *job) *machine {
 }
 
 func readJob(name string, jr *results.JobResult) *job {
-	j := &job{name: name, results: jr.Results, vars: jr.Variables, left: 1}
+	j := &job{name: name, results: jr.Results, vars: jr.Variables, left: 1, timelines: jr.Measurements}
 	_, rps := jr.Results[measure.RPS]
 	_, reqs := jr.Results[measure.Requests]
 	j.load = rps || reqs

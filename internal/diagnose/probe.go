@@ -104,8 +104,10 @@ func fold(v *results.Diagnostic, res, probe *results.Result, seen string, rose b
 	case pkind == MachineBusy && full(probe, th):
 		v.Message += fmt.Sprintf(" (a short probe run: %s, but other work filled the probe's machine: it concludes nothing; "+
 			"run the probe on a quiet machine)", seen)
-	case pkind != Underloaded && pkind != Waiting && pkind != MachineBusy && pkind != "":
+	case slices.Contains([]string{MachineSaturated, ClientBound, ServerBound, ContentionBound}, pkind):
 		toUnderloaded(v, res, th, fmt.Sprintf(" (checked by a short probe run: %s, where the run was %s: the load was too light)", seen, pkind))
+	case pkind != Underloaded && pkind != Waiting && pkind != MachineBusy && pkind != "":
+		v.Message += fmt.Sprintf(" (a short probe run: %s, where the run was %s: it concludes nothing)", seen, pkind)
 	default:
 		serialized(v, res, seen, pkind == MachineBusy, th)
 	}

@@ -139,11 +139,15 @@ func quietNote(r run) string {
 	return ""
 }
 
+// ms writes milliseconds to about three significant digits: 0.12, 30.1, 452.
 func ms(v float64) string {
-	if v < 10 {
+	switch {
+	case v < 10:
 		return fmt.Sprintf("%.2f", v)
+	case v < 100:
+		return results.Format(v, "n1")
 	}
-	return results.Format(v, "n1")
+	return n0(v)
 }
 
 func n1(v float64) string {

@@ -10,6 +10,8 @@ type KindDoc struct {
 func KindDocs() []KindDoc {
 	return []KindDoc{
 		{ErrorBound, "bad responses and socket errors, over requests plus socket errors, above `ErrorShare` (all load jobs added); the figures describe the failures"},
+		{Freezes, "a load's p99 reaches `TailRatio` x its p50 and `TailMin`, and its per-second timeline (the built-in generator's latency p99 per second, else its requests/s) carries the tail in a minority of seconds: the server paused; the message gives how often (the median gap between episodes) and for how long (about the max latency). Decided before rate-capped, which is said beside it (a reached cap limits the throughput, not the tail)"},
+		{LongTail, "the same tail where the timeline carries it in most seconds (a slow path some requests take), or with no per-second timeline: cannot tell a pause from a slow path, and says what tells (the built-in generator's per-second latency)"},
 		{RateCapped, "a load with a `rate` variable reached `RateReached` of it: the cap, not the server, limited the run"},
 		{MachineBusy, "on a machine, the CPU used beyond the run's jobs (its `cpu/global` less their `cpu`) is at least `OtherShare` of it (steal included; from `StealShare` the message names it): no CPU-based verdict is given, since other work may have starved any side"},
 		{MachineSaturated, "a machine the run's jobs share is at least `MachineFull` busy (`cpu/global`), and two of them each used at least 1 - `Saturated` of it, not pinned to cpuSets that share no CPU: they fill it together, none alone is the limit (jobs pinned apart are each judged on their own cpuSet)"},
