@@ -1,10 +1,13 @@
 // Package diagnose reads a finished run's results and gives one verdict on what limited it, with
-// the figures it rests on: failed requests (error-bound), other work on the machine
-// (machine-busy), a rate cap the load reached (rate-capped), the run's jobs filling their shared
+// the figures it rests on: failed requests (error-bound), a tail far above the median (freezes,
+// from the latency timeline, or long-tail), other work on the machine (machine-busy), a rate cap
+// the load reached (rate-capped), the run's jobs filling their shared
 // machine together (machine-saturated), the load generator's CPU (client-bound), the server's
-// CPU (server-bound), lock contention in the server (contention-bound), else a load too light
-// (underloaded) or, when a probe at twice the connections gains nothing, a server that handles
-// requests one at a time (serialized).
+// CPU (server-bound), lock contention in the server (contention-bound), else, reading the server
+// as a queue (queue.go: throughput, requests in flight and their response time, tied by Little's
+// law), requests that wait (waiting: serialized or a load too light, which one run cannot tell
+// apart), a load too light (underloaded) or, when a probe at twice the connections gains nothing,
+// a server that handles requests one at a time (serialized), with the service time it implies.
 //
 // CPU figures are the means of each job's measured samples (warm-up samples left out) of
 // benchmarks/cpu, in percent of the whole machine, said as cores too ("46 % of the machine (0.9
@@ -19,14 +22,22 @@ import (
 
 // Kinds of verdict, in the order they are decided.
 const (
-	ErrorBound       = "error-bound"
+	ErrorBound = "error-bound"
+	// Freezes: a load's p99 far above its median, carried by a few seconds of its timeline: the
+	// server paused. LongTail: such a tail in every second (a slow path), or with no timeline to
+	// tell which.
+	Freezes          = "freezes"
+	LongTail         = "long-tail"
 	MachineBusy      = "machine-busy"
 	RateCapped       = "rate-capped"
 	MachineSaturated = "machine-saturated"
 	ClientBound      = "client-bound"
 	ServerBound      = "server-bound"
 	ContentionBound  = "contention-bound"
-	Underloaded      = "underloaded"
+	// Waiting: nothing saturated, and the requests in flight spend their time waiting, not
+	// computed: serialized or a load too light, which one run cannot tell apart (Probe can).
+	Waiting     = "waiting"
+	Underloaded = "underloaded"
 	// Serialized: RPS stayed flat when connections doubled while nothing was saturated (Probe).
 	Serialized = "serialized"
 )
@@ -65,6 +76,16 @@ type Thresholds struct {
 	RateReached float64
 	// ProbeGain is the RPS gain below which doubling the connections shows a serialized server.
 	ProbeGain float64
+	// QueueMin is the requests in flight (Little's law, or a closed loop's connections x
+	// pipeline) from which requests can wait behind each other; WaitShare the share of their
+	// time in flight no CPU of the run spent on them (1 - cores busy / requests in flight) from
+	// which they wait (waiting, not underloaded).
+	QueueMin  float64
+	WaitShare float64
+	// TailRatio is how many times a load's p50 its p99 must reach, and TailMin (ms) the p99 it
+	// must reach, for the tail to be the verdict (freezes or long-tail).
+	TailRatio float64
+	TailMin   float64
 }
 
 // DefaultThresholds returns the thresholds docs/MEASUREMENTS.md documents.
@@ -83,15 +104,19 @@ func DefaultThresholds() Thresholds {
 		BusyThread:         50,
 		RateReached:        0.95,
 		ProbeGain:          0.15,
+		QueueMin:           2,
+		WaitShare:          0.9,
+		TailRatio:          100,
+		TailMin:            10,
 	}
 }
 
 // Diagnose returns the run's verdict first, then the findings beside it that do not contradict
-// it. The verdict is the first that holds of: error-bound and rate-capped (which do not rest on
-// CPU figures: machine-busy is said beside them when the machine was busy too), machine-busy (one
-// per busy machine), then what limited the run (limit). A run without a load job or without CPU
-// samples gets only error-bound, rate-capped or machine-busy, when they apply. res is not
-// modified.
+// it. The verdict is the first that holds of: error-bound, freezes or long-tail (rate-capped said
+// beside them) and rate-capped (which do not rest on CPU figures: machine-busy is said beside
+// them when the machine was busy too), machine-busy (one per busy machine), then what limited the
+// run (limit). A run without a load job or without CPU samples gets only those that do not rest
+// on CPU figures, when they apply. res is not modified.
 func Diagnose(res *results.Result, th Thresholds) []results.Diagnostic {
 	if res == nil {
 		return nil
@@ -99,6 +124,13 @@ func Diagnose(res *results.Result, th Thresholds) []results.Diagnostic {
 	r := newRun(res, th)
 	busy := machineBusy(r, th)
 	if d, failed := errorBound(r, th); failed {
+		return append([]results.Diagnostic{d}, busy...)
+	}
+	if d, paused := freezes(r, th); paused {
+		// A reached rate cap limits the throughput, not the tail: said beside, never instead.
+		if c, capped := rateCapped(r, th); capped {
+			return append([]results.Diagnostic{d, c}, busy...)
+		}
 		return append([]results.Diagnostic{d}, busy...)
 	}
 	if d, capped := rateCapped(r, th); capped {

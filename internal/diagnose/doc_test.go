@@ -31,7 +31,11 @@ var thresholdDocs = map[string]string{
 	"FewPipeline":        "pipeline depth below which underloaded suggests a deeper one",
 	"BusyThread":         "CPU (% of a core) per load thread from which underloaded suggests more threads",
 	"RateReached":        "share of a load's rate cap its RPS must reach for underloaded to blame the cap",
-	"ProbeGain":          "RPS gain below which the probe at twice the connections turns underloaded into serialized",
+	"ProbeGain":          "RPS gain below which the probe at twice the connections turns underloaded or waiting into serialized",
+	"TailRatio":          "how many times a load's p50 its p99 must reach for the tail to be the verdict (freezes or long-tail)",
+	"TailMin":            "ms the p99 must reach as well for the tail to be the verdict",
+	"QueueMin":           "requests in flight (Little's law: requests/s x mean latency, else a closed loop's connections x pipeline) from which they can wait behind each other",
+	"WaitShare":          "share of the requests' time in flight on no CPU of the run (1 - cores busy / requests in flight) from which they wait (waiting, not underloaded)",
 }
 
 // TestThresholdsDoc fails when the thresholds table of docs/MEASUREMENTS.md differs from
@@ -88,6 +92,13 @@ func verdictExamples() map[string][]results.Diagnostic {
 		ErrorBound: d(map[string]fakeJob{
 			"application": {raw: []float64{50}, global: 7, cores: 8, host: "srv"},
 			"load":        {raw: []float64{100}, global: 20, cores: 8, host: "cli", results: wrk(20000, 500)}}),
+		Freezes: d(freezing(func(s int) float64 {
+			if s%5 == 2 {
+				return 480
+			}
+			return 0.2
+		})),
+		LongTail: d(freezing(nil)),
 		RateCapped: d(map[string]fakeJob{
 			"application": {raw: []float64{5}, global: 10, cores: 2, host: "box"},
 			"load":        {raw: []float64{8}, global: 10, cores: 2, host: "box", vars: map[string]any{"connections": 32, "rate": 1000}, results: rated(998)}}),
@@ -106,6 +117,7 @@ func verdictExamples() map[string][]results.Diagnostic {
 		ContentionBound: d(map[string]fakeJob{
 			"application": {raw: []float64{112}, global: 15, cores: 8, host: "srv", results: map[string]float64{measure.LockContention: 2400}},
 			"load":        {raw: []float64{120}, global: 16, cores: 8, host: "cli", results: wrk(0, 0)}}),
+		Waiting:     Diagnose(light, th),
 		Underloaded: Probe(Diagnose(light, th), light, probeRun(64, 1900, 20, 14), th),
 		Serialized:  Probe(Diagnose(light, th), light, probeRun(64, 1010, 14, 12), th),
 	}
@@ -114,7 +126,7 @@ func verdictExamples() map[string][]results.Diagnostic {
 // TestVerdictsDoc: every kind is documented once, in order, with the figures its example rests
 // on; the verdicts table of docs/MEASUREMENTS.md is generated from them.
 func TestVerdictsDoc(t *testing.T) {
-	kinds := []string{ErrorBound, RateCapped, MachineBusy, MachineSaturated, ClientBound, ServerBound, ContentionBound, Underloaded, Serialized}
+	kinds := []string{ErrorBound, Freezes, LongTail, RateCapped, MachineBusy, MachineSaturated, ClientBound, ServerBound, ContentionBound, Waiting, Underloaded, Serialized}
 	docs := KindDocs()
 	examples := verdictExamples()
 	var b strings.Builder

@@ -12,21 +12,33 @@ import (
 // statMean marks a figure that is the mean of the measured samples (warm-up left out).
 const statMean = "mean"
 
-// cpuText is "46 % of the machine (0.9 of 2 cores)": benchmarks/cpu's mean, and the cores it is.
-func cpuText(j *job) string { return results.CPUText(j.cpu, j.cores) }
+// cpuText is "46 % of the machine (0.9 of 2 cores)": benchmarks/cpu's mean, and the cores it is;
+// for a job on several agents, "1.5 cores in all on 3 agents (25 % of the machine (0.5 of 2
+// cores) each on average)".
+func cpuText(j *job) string {
+	if j.split() {
+		return fmt.Sprintf("%.1f cores in all on %d agents (%s each on average)", j.used, len(j.parts), results.CPUText(j.cpu, j.cores))
+	}
+	return results.CPUText(j.cpu, j.cores)
+}
 
 // usage is cpuText and what the job could use: "95 % of the machine (1.9 of 2 cores; it could
 // use 1.9: 2 cores less 0.1 used by load)".
 func usage(j *job) string {
+	if j.split() {
+		return fmt.Sprintf("%s; it could use %.1f: %s", cpuText(j), j.cap, j.capNote)
+	}
 	return fmt.Sprintf("%.0f %% of the machine (%.1f of %s; it could use %.1f: %s)",
 		j.cpu, j.used, plural(j.cores, "core"), j.cap, j.capNote)
 }
 
-// cpuList is "application 46 % (0.9 cores), load 33 % (0.7 cores)".
-func cpuList(jobs []*job) string {
-	parts := make([]string, len(jobs))
-	for i, j := range jobs {
-		parts[i] = fmt.Sprintf("%s %.0f %% (%.1f cores)", j.name, j.cpu, j.used)
+// cpuList is "application 46 % (0.9 cores), load 33 % (0.7 cores)": what the machine's jobs used
+// there.
+func cpuList(m *machine) string {
+	parts := make([]string, len(m.jobs))
+	for i, j := range m.jobs {
+		used := j.usedOn(m.key)
+		parts[i] = fmt.Sprintf("%s %.0f %% (%.1f cores)", j.name, 100*used/float64(m.cores), used)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -48,6 +60,9 @@ func (r run) cpuFigs(jobs ...*job) []results.Figure {
 	out := make([]results.Figure, 0, len(jobs))
 	for _, j := range jobs {
 		out = append(out, results.Figure{Service: j.name, Name: measure.CPU, Stat: statMean, Value: round(j.cpu), Unit: r.unit(measure.CPU)})
+		if j.split() {
+			out = append(out, results.Figure{Service: j.name, Name: "cores used, every agent added", Value: round(j.used), Unit: "cores"})
+		}
 	}
 	return out
 }

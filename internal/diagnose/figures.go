@@ -35,6 +35,10 @@ type job struct {
 	capNote string  // what limits cap, for messages
 	results map[string]float64
 	vars    map[string]any
+	// timelines are its samples, one timeline per agent it ran on.
+	timelines [][]api.Measurement
+	// parts are what it used on each agent (one for a job on one agent; set by readJob).
+	parts []part
 	// noCounters says why the job has no runtime counters (the controller's countersNotMeasured).
 	noCounters string
 }
@@ -49,8 +53,14 @@ func (j *job) saturated(share float64) bool {
 
 // threadsBusy reports whether a load generator's threads are busy (when its threads are known).
 // A thread can use no more of a core than its host leaves it (left).
+// A load split over several agents is busy when one of its generators is.
 func (j *job) threadsBusy(share float64) bool {
-	return j.threads > 0 && j.used >= share*float64(j.threads)*j.left
+	for _, p := range j.parts {
+		if j.threads > 0 && p.used >= share*float64(j.threads)*j.left {
+			return true
+		}
+	}
+	return false
 }
 
 // run is a result's jobs, sorted by service name, split into loads and servers, and the
@@ -115,28 +125,6 @@ func newRun(res *results.Result, th Thresholds) run {
 	return r
 }
 
-// machines groups the jobs whose CPU and machine are known by machine.
-func machines(all []*job) []*machine {
-	var out []*machine
-	seen := map[string]*machine{}
-	for _, j := range all {
-		if !j.known() || j.machine == "" {
-			continue
-		}
-		m, ok := seen[j.machine]
-		if !ok {
-			m = &machine{key: j.machine, cores: j.cores}
-			seen[j.machine] = m
-			out = append(out, m)
-		}
-		m.global = max(m.global, j.global)
-		m.steal = max(m.steal, j.steal)
-		m.own += j.used
-		m.jobs = append(m.jobs, j)
-	}
-	return out
-}
-
 func (r run) machineOf(j *job) *machine {
 	for _, m := range r.machines {
 		if m.key == j.machine {
@@ -147,7 +135,7 @@ func (r run) machineOf(j *job) *machine {
 }
 
 func readJob(name string, jr *results.JobResult) *job {
-	j := &job{name: name, results: jr.Results, vars: jr.Variables, left: 1}
+	j := &job{name: name, results: jr.Results, vars: jr.Variables, left: 1, timelines: jr.Measurements}
 	_, rps := jr.Results[measure.RPS]
 	_, reqs := jr.Results[measure.Requests]
 	j.load = rps || reqs
@@ -163,6 +151,7 @@ func readJob(name string, jr *results.JobResult) *job {
 		}
 	}
 	j.noCounters, _ = jr.Environment["countersNotMeasured"].(string)
+	readParts(j, jr)
 	if n, ok := number(jr.Variables["threads"]); ok && n >= 1 {
 		j.threads = int(n)
 	}
@@ -198,6 +187,10 @@ func machineOf(env map[string]any) string {
 // busy (on a busy machine every job would look saturated with what the others left it), for a
 // load generator no more than its threads, and for a job pinned to a cpuSet no more than its cores.
 func setCap(j *job, all []*job, m *machine, th Thresholds) {
+	if len(j.parts) > 1 {
+		splitCap(j, all, m, th)
+		return
+	}
 	if j.cores == 0 {
 		j.cap, j.capNote = 0, "cores unknown"
 		return
@@ -206,10 +199,10 @@ func setCap(j *job, all []*job, m *machine, th Thresholds) {
 	j.capNote = plural(j.cores, "core")
 	var taken []string
 	for _, o := range all {
-		if o != j && o.hasCPU && j.machine != "" && o.machine == j.machine {
-			j.cap -= o.used
-			if o.used >= 0.05 {
-				taken = append(taken, fmt.Sprintf("%.1f used by %s", o.used, o.name))
+		if used := o.usedOn(j.machine); o.name != j.name && o.hasCPU && j.machine != "" && used > 0 {
+			j.cap -= used
+			if used >= 0.05 {
+				taken = append(taken, fmt.Sprintf("%.1f used by %s", used, o.name))
 			}
 		}
 	}

@@ -12,10 +12,10 @@ import (
 const statProbe = "probe"
 
 // ProbeSkip says why a short run at twice the connections cannot change the verdict, or "" when
-// it can: only underloaded can turn into serialized, and only when the load can gain
-// ProbeGain (a rate cap close above the RPS keeps it where it is). A failed run, a busy or
-// saturated machine, a reached rate cap, a saturated side or high lock contention already say
-// what limited the run.
+// it can: only underloaded and waiting can turn into serialized (or waiting into underloaded),
+// and only when the load can gain ProbeGain (a rate cap close above the RPS keeps it where it
+// is). A failed run, a busy or saturated machine, a reached rate cap, a saturated side or high
+// lock contention already say what limited the run.
 func ProbeSkip(res *results.Result, diags []results.Diagnostic, th Thresholds) string {
 	if len(diags) == 0 {
 		return "the run has no verdict to check (no load job, or no CPU figures)"
@@ -24,7 +24,7 @@ func ProbeSkip(res *results.Result, diags []results.Diagnostic, th Thresholds) s
 		return "a load generator fell behind its rate: the run is invalid, and a probe beside it would be too"
 	}
 	switch v := diags[0]; v.Kind {
-	case Underloaded:
+	case Underloaded, Waiting:
 	case ErrorBound:
 		return "the run failed: its figures describe the failures"
 	case MachineBusy:
@@ -47,13 +47,15 @@ func ProbeSkip(res *results.Result, diags []results.Diagnostic, th Thresholds) s
 }
 
 // Probe folds a short run at twice the connections (probe) into the verdict of the run it checks
-// (res, diagnosed as diags). An underloaded verdict becomes serialized when the RPS rose by less
-// than th.ProbeGain while the probe's run itself saturated nothing (the server handles requests
-// one or a few at a time whatever the load); it stays underloaded, with the probe's figures,
-// when the RPS rose (even on a busy machine: other work only holds a probe back) or the probe's
-// run saturated something. A probe that did not run at twice the connections, failed, or stayed
-// flat on a busy machine concludes nothing, and the verdict says so. Any
-// other verdict (a probe forced by --probe) keeps its kind and gains the probe's figures.
+// (res, diagnosed as diags). An underloaded or waiting verdict becomes serialized when the RPS
+// rose by less than th.ProbeGain while the probe's run itself saturated nothing (the server
+// handles requests one or a few at a time whatever the load), even when other work kept the
+// probe's machine busy, as long as it left the machine below MachineFull (the jobs had idle CPU
+// to take and did not). It becomes (or stays) underloaded, with the probe's figures, when the RPS
+// rose (even on a busy machine: other work only holds a probe back) or the probe's run saturated
+// something. A probe that did not run at twice the connections, failed, or stayed flat on a full
+// busy machine concludes nothing, and the verdict says so. Any other verdict (a probe forced by
+// --probe) keeps its kind and gains the probe's figures.
 func Probe(diags []results.Diagnostic, res, probe *results.Result, th Thresholds) []results.Diagnostic {
 	if len(diags) == 0 || probe == nil {
 		return diags
@@ -64,7 +66,7 @@ func Probe(diags []results.Diagnostic, res, probe *results.Result, th Thresholds
 	conns, svc := connections(res)
 	probed, _ := connections(probe)
 	base, after := totalRPS(res), totalRPS(probe)
-	v.Figures = append(v.Figures, results.Figure{Name: measure.RPS, Value: round(base), Unit: measure.UnitRPS},
+	v.Figures = appendNew(v.Figures, results.Figure{Name: measure.RPS, Value: round(base), Unit: measure.UnitRPS},
 		results.Figure{Service: svc, Name: "variables/connections", Stat: statProbe, Value: probed},
 		results.Figure{Name: measure.RPS, Stat: statProbe, Value: round(after), Unit: measure.UnitRPS})
 	if conns <= 0 || probed != 2*conns {
@@ -78,6 +80,12 @@ func Probe(diags []results.Diagnostic, res, probe *results.Result, th Thresholds
 	}
 	v.Figures = append(v.Figures, results.Figure{Name: "probe gain", Value: round(100 * gain), Unit: measure.UnitPercent})
 	seen := fmt.Sprintf("%s -> %s connections: %s -> %s requests/s, %+.0f %%", n0(conns), n0(probed), n0(base), n0(after), 100*gain)
+	fold(v, res, probe, seen, base > 0 && gain >= th.ProbeGain, th)
+	return out
+}
+
+// fold turns the verdict v by what the probe saw (rose: RPS up by ProbeGain at least).
+func fold(v *results.Diagnostic, res, probe *results.Result, seen string, rose bool, th Thresholds) {
 	pv := Diagnose(probe, th)
 	pkind := ""
 	if len(pv) > 0 {
@@ -86,37 +94,87 @@ func Probe(diags []results.Diagnostic, res, probe *results.Result, th Thresholds
 	switch {
 	case pkind == ErrorBound:
 		v.Message += fmt.Sprintf(" (a short probe run: %s, but the probe's run failed: it concludes nothing)", seen)
-	case v.Kind != Underloaded:
+	case v.Kind != Underloaded && v.Kind != Waiting:
 		v.Message += fmt.Sprintf(" (a short probe run, forced by --probe: %s)", seen)
-	case base > 0 && gain >= th.ProbeGain && pkind == MachineBusy:
+	case rose && pkind == MachineBusy:
 		// Other work can only hold the probe back: a gain stands even on a busy machine.
-		v.Message += fmt.Sprintf(" (checked by a short probe run: %s, on a machine other work kept busy)", seen)
-	case base > 0 && gain >= th.ProbeGain:
-		v.Message += fmt.Sprintf(" (checked by a short probe run: %s)", seen)
-	case pkind == MachineBusy:
-		v.Message += fmt.Sprintf(" (a short probe run: %s, but other work kept the probe's machine busy: it concludes nothing)", seen)
-	case pkind != Underloaded && pkind != "":
-		v.Message += fmt.Sprintf(" (checked by a short probe run: %s, where the run was %s: the load was too light)", seen, pkind)
+		toUnderloaded(v, res, th, fmt.Sprintf(" (checked by a short probe run: %s, on a machine other work kept busy)", seen))
+	case rose:
+		toUnderloaded(v, res, th, fmt.Sprintf(" (checked by a short probe run: %s)", seen))
+	case pkind == MachineBusy && full(probe, th):
+		v.Message += fmt.Sprintf(" (a short probe run: %s, but other work filled the probe's machine: it concludes nothing; "+
+			"run the probe on a quiet machine)", seen)
+	case slices.Contains([]string{MachineSaturated, ClientBound, ServerBound, ContentionBound}, pkind):
+		toUnderloaded(v, res, th, fmt.Sprintf(" (checked by a short probe run: %s, where the run was %s: the load was too light)", seen, pkind))
+	case pkind != Underloaded && pkind != Waiting && pkind != MachineBusy && pkind != "":
+		v.Message += fmt.Sprintf(" (a short probe run: %s, where the run was %s: it concludes nothing)", seen, pkind)
 	default:
-		r := newRun(res, th)
-		main, load := busiest(known(r.servers)), known(r.loads)[0]
-		*v = results.Diagnostic{Kind: Serialized, Message: fmt.Sprintf(
-			"requests per second stayed flat when the connections doubled (%s, a short probe run) while neither side is saturated "+
-				"(%s: %s; %s: %s): the server handles requests one or a few at a time (a lock, a one-slot channel, "+
-				"a single worker or connection to a backend); more load will not help",
-			seen, main.name, cpuText(main), load.name, cpuText(load)), Figures: v.Figures}
+		serialized(v, res, seen, pkind == MachineBusy, th)
 	}
-	return out
 }
 
-// NotProbed says, in an underloaded verdict, that no probe checked it and why: a server that
-// handles requests one at a time looks the same in the CPU figures. Other verdicts are returned
-// as they are.
+// toUnderloaded makes v the run's underloaded verdict (a waiting one gains underloaded's advice),
+// keeping v's figures, and adds what the probe saw.
+func toUnderloaded(v *results.Diagnostic, res *results.Result, th Thresholds, note string) {
+	if v.Kind == Waiting {
+		r := newRun(res, th)
+		u := underloaded(r, busiest(known(r.servers)), known(r.loads)[0], th)
+		v.Kind, v.Message, v.Figures = Underloaded, u.Message, appendNew(u.Figures, v.Figures...)
+	}
+	v.Message += note
+}
+
+// serialized makes v the serialized verdict, with the service time the run's throughput implies.
+func serialized(v *results.Diagnostic, res *results.Result, seen string, busy bool, th Thresholds) {
+	r := newRun(res, th)
+	q := readQueue(r)
+	main, load := busiest(known(r.servers)), known(r.loads)[0]
+	where := ""
+	if busy {
+		where = ", on a machine other work kept busy but not full: the jobs had idle CPU to take and did not"
+	}
+	*v = results.Diagnostic{Kind: Serialized, Message: fmt.Sprintf(
+		"requests per second stayed flat when the connections doubled (%s, a short probe run%s) while neither side is saturated "+
+			"(%s: %s; %s: %s): the server handles requests one or a few at a time (a lock, a one-slot channel, "+
+			"a single worker or connection to a backend), each in about %s µs (1/X at %s requests/s); more load will not help",
+		seen, where, main.name, cpuText(main), load.name, cpuText(load), n0(q.service()), n0(q.x)),
+		Figures: appendNew(v.Figures, results.Figure{Name: "service time if one at a time", Value: round(q.service()), Unit: measure.UnitUs})}
+}
+
+// full tells whether one of the run's machines was at least MachineFull busy.
+func full(res *results.Result, th Thresholds) bool {
+	for _, m := range newRun(res, th).machines {
+		if m.busy() >= 100*th.MachineFull {
+			return true
+		}
+	}
+	return false
+}
+
+// appendNew appends the figures figs lacks (same service, name and stat).
+func appendNew(figs []results.Figure, more ...results.Figure) []results.Figure {
+	for _, f := range more {
+		if !slices.ContainsFunc(figs, func(g results.Figure) bool {
+			return g.Service == f.Service && g.Name == f.Name && g.Stat == f.Stat
+		}) {
+			figs = append(figs, f)
+		}
+	}
+	return figs
+}
+
+// NotProbed says, in an underloaded or waiting verdict, that no probe checked it and why: a
+// server that handles requests one at a time looks the same in the CPU figures. Other verdicts
+// are returned as they are.
 func NotProbed(diags []results.Diagnostic, why string) []results.Diagnostic {
-	if len(diags) == 0 || diags[0].Kind != Underloaded {
+	if len(diags) == 0 || (diags[0].Kind != Underloaded && diags[0].Kind != Waiting) {
 		return diags
 	}
 	out := slices.Clone(diags)
+	if out[0].Kind == Waiting {
+		out[0].Message += " (no probe ran: " + why + ")"
+		return out
+	}
 	out[0].Message += " (not checked by a probe at twice the connections: " + why +
 		"; a server that handles requests one at a time would look the same)"
 	return out

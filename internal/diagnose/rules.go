@@ -39,7 +39,7 @@ func machineBusy(r run, th Thresholds) []results.Diagnostic {
 		figs := append([]results.Figure{r.globalFig(m), coresFig(m.jobs[0])}, r.cpuFigs(m.jobs...)...)
 		figs = append(figs, results.Figure{Name: "outside the run", Value: round(100 * other / float64(m.cores)), Unit: measure.UnitPercent})
 		msg := fmt.Sprintf("other work took %.0f %% of the machine of %s (%.1f of %s) beyond the run's %s: the machine was %.0f %% busy",
-			100*other/float64(m.cores), names(m.jobs), other, plural(m.cores, "core"), cpuList(m.jobs), m.global)
+			100*other/float64(m.cores), names(m.jobs), other, plural(m.cores, "core"), cpuList(m), m.global)
 		if m.steal > 0 {
 			figs = append(figs, r.stealFig(m))
 		}
@@ -90,6 +90,9 @@ func limit(r run, th Thresholds) (results.Diagnostic, bool) {
 				Figures: append(figs, r.cpuFigs(s, load[0])...)}, true
 		}
 	}
+	if q := readQueue(r); q.waiting(th) {
+		return waitingVerdict(r, q, main, load[0], th), true
+	}
 	return underloaded(r, main, load[0], th), true
 }
 
@@ -100,7 +103,7 @@ func machineSaturated(r run, th Thresholds) (results.Diagnostic, bool) {
 	for _, m := range r.machines {
 		var takers []*job
 		for _, j := range m.jobs {
-			if j.used >= (1-th.Saturated)*float64(m.cores) {
+			if j.usedOn(m.key) >= (1-th.Saturated)*float64(m.cores) {
 				takers = append(takers, j)
 			}
 		}
@@ -111,7 +114,7 @@ func machineSaturated(r run, th Thresholds) (results.Diagnostic, bool) {
 		return results.Diagnostic{Kind: MachineSaturated, Message: fmt.Sprintf(
 			"%s together fill the machine (%.0f %% busy, %s): %s; neither more load nor more connections can help "+
 				"on this machine; give the load generator a machine of its own to find the server's limit",
-			names(takers), m.busy(), plural(m.cores, "core"), cpuList(m.jobs)), Figures: figs}, true
+			names(takers), m.busy(), plural(m.cores, "core"), cpuList(m)), Figures: figs}, true
 	}
 	return results.Diagnostic{}, false
 }
@@ -181,9 +184,11 @@ func rateOf(l *job) (rate, rps float64, ok bool) {
 // outweighed tells whether another job on j's machine used more CPU than j: on a machine they
 // share, the one that takes less is not the one that fills it.
 func outweighed(j *job, all []*job) bool {
-	for _, o := range all {
-		if o != j && o.machine != "" && o.machine == j.machine && o.used > j.used {
-			return true
+	for _, p := range j.parts {
+		for _, o := range all {
+			if o != j && p.machine != "" && o.usedOn(p.machine) > p.used {
+				return true
+			}
 		}
 	}
 	return false

@@ -10,13 +10,16 @@ type KindDoc struct {
 func KindDocs() []KindDoc {
 	return []KindDoc{
 		{ErrorBound, "bad responses and socket errors, over requests plus socket errors, above `ErrorShare` (all load jobs added); the figures describe the failures"},
+		{Freezes, "a load's p99 reaches `TailRatio` x its p50 and `TailMin`, and its per-second timeline (the built-in generator's latency p99 per second, else its requests/s) carries the tail in a minority of seconds: the server paused; the message gives how often (the median gap between episodes) and for how long (about the max latency). Decided before rate-capped, which is said beside it (a reached cap limits the throughput, not the tail)"},
+		{LongTail, "the same tail where the timeline carries it in most seconds (a slow path some requests take), or with no per-second timeline: cannot tell a pause from a slow path, and says what tells (the built-in generator's per-second latency)"},
 		{RateCapped, "a load with a `rate` variable reached `RateReached` of it: the cap, not the server, limited the run"},
 		{MachineBusy, "on a machine, the CPU used beyond the run's jobs (its `cpu/global` less their `cpu`) is at least `OtherShare` of it (steal included; from `StealShare` the message names it): no CPU-based verdict is given, since other work may have starved any side"},
 		{MachineSaturated, "a machine the run's jobs share is at least `MachineFull` busy (`cpu/global`), and two of them each used at least 1 - `Saturated` of it, not pinned to cpuSets that share no CPU: they fill it together, none alone is the limit (jobs pinned apart are each judged on their own cpuSet)"},
 		{ClientBound, "a load generator uses `Saturated` of its threads (less what the host steals of each core, from 5 %), or of what its machine leaves it while no other job there uses more"},
 		{ServerBound, "a server uses `Saturated` of the cores it can use (its machine's or cpuSet's, less the run's other jobs there)"},
 		{ContentionBound, "nothing saturated, and a server's `runtime-counter/lock-contention` reaches both `LockWaitMin` and `LockWaitPerCPU` x its CPU time, or its `monitor-lock-contention-count` reaches `MonitorContentions`"},
-		{Underloaded, "nothing saturated, no high contention: the load is too light; the probe (when it ran) gained at least `ProbeGain`, or its own run saturated something; the message says which setting to raise"},
-		{Serialized, "would be underloaded, and the probe at twice the connections gained less than `ProbeGain` while its own run saturated nothing: the server handles requests one or a few at a time"},
+		{Waiting, "nothing saturated, no high contention, and the requests wait: at least `QueueMin` in flight (Little's law: requests/s x mean latency, else a closed loop's connections x pipeline) spent `WaitShare` of their time on no CPU of the run. Cannot tell a server that handles them one at a time (each in 1/X, the service time the message gives) from one that waits on each in parallel (a sleep, a backend, the network); says what tells: the probe at twice the connections (when it ran it decides, unless other work filled its machine), a quiet machine"},
+		{Underloaded, "nothing saturated, no high contention, the requests not waiting (or the probe, when it ran, gained at least `ProbeGain`, or its own run saturated something): the load is too light; the message says which setting to raise"},
+		{Serialized, "would be underloaded or waiting, and the probe at twice the connections gained less than `ProbeGain` while its own run saturated nothing and its machine was not `MachineFull` (other work that left idle CPU did not hold it back): the server handles requests one or a few at a time, each in 1/X"},
 	}
 }

@@ -11,7 +11,8 @@ import (
 	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
-// Nine of the ten cases of issue 24 (3) (verdicts_test.go has the tenth, error-bound, and rests):
+// Nine of the ten cases of issue 24 (3) (verdicts_test.go has the tenth, error-bound, and rests), and
+// issue 44's freezing server (k):
 // each verdict is read from figures measured on real processes of this machine, so it depends on
 // the machine's speed and load, and runs in make measure:
 //
@@ -105,5 +106,24 @@ func TestVerdictRateCapReached(t *testing.T) {
 		if f := rests(t, v.verdict, "load", measure.RPS); f.Value < 950 || f.Value > 1050 {
 			t.Errorf("RPS %v, want about 1,000", f.Value)
 		}
+	}
+}
+
+// (k) Issue 44, wrong today 2: the built-in generator at a fixed 1,000 requests/s for 12 s against
+// a server that stops answering 500 ms every 5 s: its p99 is hundreds of times its p50, and the
+// verdict is freezes (main said "rate-capped: raise or remove the rate"), rate-capped beside it.
+func TestVerdictFreezes(t *testing.T) {
+	args := diagArgs(t, "freeze", "500ms", false, "--load.job", "builtin", "--load.variables.rate", "1000",
+		"--load.variables.connections", "32", "--variable", "duration=12")
+	v := runVerdict(t, 0, args...)
+	if v.verdict.Kind != diagnose.Freezes {
+		t.Fatalf("verdict %s, want freezes: %s", v.verdict.Kind, v.verdict.Message)
+	}
+	mustContain(t, "the verdict", v.verdict.Message, "the server stopped answering", "builtin/latency-per-second/99")
+	if f := rests(t, v.verdict, "load", measure.LatencyMax); f.Value < 400 || f.Value > 700 {
+		t.Errorf("max latency %v ms, want about 500 (the pause)", f.Value)
+	}
+	if len(v.diags) < 2 || v.diags[1].Kind != diagnose.RateCapped {
+		t.Errorf("want rate-capped beside the freezes: %v", v.diags)
 	}
 }

@@ -10,6 +10,8 @@
 //	                per --work whatever the cores (a sleep's wake-up makes mutex's hold longer)
 //	--mode stall    each request sleeps --work, all at once: throughput = connections / work
 //	--mode fail     each request is answered 500 after --work of sleep
+//	--mode freeze   requests are answered at once, except that every 5 s the server stops
+//	                answering for --work (a periodic pause, as a stop-the-world collector's)
 //
 // With --metrics-port it serves the Go runtime's metrics (internal/app/metrics) for the agent's
 // runtime counters, runtime-counter/lock-contention among them.
@@ -33,7 +35,7 @@ import (
 func main() {
 	port := flag.Int("port", 5000, "port on 127.0.0.1")
 	metricsPort := flag.Int("metrics-port", 0, "port of /metrics on 127.0.0.1 (0: none)")
-	mode := flag.String("mode", "spin", "spin, serial, worker, mutex, mutexspin, stall or fail")
+	mode := flag.String("mode", "spin", "spin, serial, worker, mutex, mutexspin, stall, fail or freeze")
 	work := flag.Duration("work", time.Millisecond, "CPU (spin) or sleep (the others) per request")
 	flag.Parse()
 	handle, status := handler(*mode, *work), http.StatusOK
@@ -109,6 +111,19 @@ func handler(mode string, work time.Duration) func() {
 			for end := time.Now().Add(work); time.Now().Before(end); {
 			}
 			mu.Unlock()
+		}
+	case "freeze":
+		var paused sync.RWMutex
+		go func() {
+			for range time.Tick(5 * time.Second) {
+				paused.Lock()
+				time.Sleep(work)
+				paused.Unlock()
+			}
+		}()
+		return func() {
+			paused.RLock()
+			paused.RUnlock()
 		}
 	case "stall", "fail":
 		return func() { time.Sleep(work) }

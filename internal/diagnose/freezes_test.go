@@ -1,0 +1,80 @@
+package diagnose
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/measure"
+)
+
+// freezing is issue 44's second wrong case in figures: the built-in generator at a fixed 1,000
+// req/s for 20 s against a server that freezes 500 ms every 5 s: p50 0.12 ms, p99 452 ms, max
+// 503 ms. p99s gives each second's p99 (nil: no timeline).
+func freezing(p99s func(s int) float64) map[string]fakeJob {
+	res := map[string]float64{measure.RPS: 998, measure.Requests: 19960, measure.BadResponses: 0, measure.Errors: 0,
+		measure.Latency50: 0.12, measure.Latency99: 452, measure.LatencyMax: 503, measure.LatencyMean: 25}
+	var tl []api.Measurement
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for s := 0; p99s != nil && s < 20; s++ {
+		end := at.Add(time.Duration(s+1) * time.Second)
+		tl = append(tl, api.Measurement{Name: measure.BuiltinRPSPerSecond, Timestamp: end, Value: 1000},
+			api.Measurement{Name: measure.BuiltinLatency99PerSecond, Timestamp: end, Value: p99s(s)})
+	}
+	return map[string]fakeJob{
+		"application": {raw: []float64{5}, global: 10, cores: 2, host: "box"},
+		"load": {raw: []float64{8}, global: 10, cores: 2, host: "box", vars: map[string]any{"connections": 32, "rate": 1000},
+			results: res, extra: tl},
+	}
+}
+
+// TestFreezesNotRateCapped: the freezing server is "periodic freezes", with their period and
+// length, not "rate-capped: raise the rate" (what main said), which is said beside it.
+func TestFreezesNotRateCapped(t *testing.T) {
+	every5 := func(s int) float64 {
+		if s%5 == 2 {
+			return 480
+		}
+		return 0.2
+	}
+	got := check(t, freezing(every5), want{Freezes, []string{
+		"periodic freezes: the server stopped answering about every 5 s for up to about 503 ms",
+		"4 of the 20 seconds of load's timeline (builtin/latency-per-second/99) carry the tail, in 4 episodes",
+		"load's p99 452 ms is 3,767x its p50 0.12 ms (max 503 ms)"}},
+		want{RateCapped, nil})
+	if f := figure(t, got[0], "load", "freeze period"); f.Value != 5 {
+		t.Errorf("period %+v, want 5 s", f)
+	}
+	figure(t, got[0], "load", measure.LatencyMax)
+}
+
+// Without a timeline the tail cannot be told a pause from a slow path: long-tail says so and what
+// tells; a tail in every second is a slow path, not a freeze; a tail short of TailMin is no verdict.
+func TestLongTail(t *testing.T) {
+	check(t, freezing(nil), want{LongTail, []string{"this run cannot tell which: a per-second latency timeline tells"}}, want{RateCapped, nil})
+	check(t, freezing(func(int) float64 { return 450 }), want{LongTail, []string{"in 20 of the 20 seconds", "slow path"}}, want{RateCapped, nil})
+	short := freezing(nil)
+	short["load"].results[measure.Latency99], short["load"].results[measure.LatencyMax] = 5, 8
+	check(t, short, want{RateCapped, nil})
+}
+
+// A tail whose timeline has requests/s only: the seconds the requests/s fell by a quarter are the
+// pauses.
+func TestFreezesFromRequestsPerSecond(t *testing.T) {
+	jobs := freezing(nil)
+	l := jobs["load"]
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for s := range 12 {
+		v := 1000.0
+		if s%4 == 1 {
+			v = 500
+		}
+		l.extra = append(l.extra, api.Measurement{Name: measure.BuiltinRPSPerSecond, Timestamp: at.Add(time.Duration(s) * time.Second), Value: v})
+	}
+	jobs["load"] = l
+	got := check(t, jobs, want{Freezes, []string{"about every 4 s", "3 of the 12 seconds", "(builtin/requests-per-second)"}}, want{RateCapped, nil})
+	if strings.Contains(got[0].Message, "raise") {
+		t.Errorf("advice to raise: %s", got[0].Message)
+	}
+}
