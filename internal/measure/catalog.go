@@ -217,7 +217,7 @@ func base() []api.Metadata {
 		lower(md("Load", Latency50, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 50th (ms)", "50th percentile latency")),
 		lower(md("Load", Latency75, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 75th (ms)", "75th percentile latency")),
 		lower(md("Load", Latency90, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 90th (ms)", "90th percentile latency")),
-		lower(md("Load", Latency95, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 95th (ms)", "95th percentile latency (bombardier)")),
+		lower(md("Load", Latency95, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 95th (ms)", "95th percentile latency")),
 		lower(md("Load", Latency99, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 99th (ms)", "99th percentile latency")),
 		lower(md("Load", LatencyMax, api.OpMax, api.OpMax, "n2", UnitMs, "Max latency (ms)", "Highest latency")),
 		higher(md("Load", Throughput, api.OpMax, api.OpSum, "n2", UnitMBPerSec, "Read throughput (MB/s)", "Response bytes read per second over the measured duration (MiB/s), as crank's wrk job reports it")),

@@ -63,6 +63,7 @@ func LatencyFigures(h *hdrhistogram.Histogram) map[string]float64 {
 		measure.Latency50:   ms(h.ValueAtQuantile(50)),
 		measure.Latency75:   ms(h.ValueAtQuantile(75)),
 		measure.Latency90:   ms(h.ValueAtQuantile(90)),
+		measure.Latency95:   ms(h.ValueAtQuantile(95)),
 		measure.Latency99:   ms(h.ValueAtQuantile(99)),
 		measure.LatencyMax:  ms(h.Max()),
 	}
