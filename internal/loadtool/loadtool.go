@@ -299,3 +299,21 @@ func Number(v any) (float64, bool) {
 	f, err := strconv.ParseFloat(s, 64)
 	return f, err == nil
 }
+
+// Label is what a latency figure's short description says of its correction for coordinated
+// omission under the model: "not corrected for coordinated omission" for a closed loop.
+func (m Model) Label() string {
+	switch m.Latency {
+	case Corrected:
+		return "corrected for coordinated omission"
+	case BackFilled:
+		return "back-filled by wrk, not corrected for coordinated omission"
+	}
+	return "not corrected for coordinated omission"
+}
+
+// IsLatency tells whether a figure is one of a load tool's latencies (http/latency/99,
+// wrk/latency/50, builtin/latency-per-second/99), which the model's label qualifies.
+func IsLatency(name string) bool {
+	return strings.Contains(name, "/latency/") || strings.Contains(name, "/latency-per-second/")
+}

@@ -81,9 +81,11 @@ const (
 	RequestsPerSecond     = "runtime-counter/requests-per-second"
 
 	// Derived by results.Derive from the others.
-	ErrorRate     = "http/requests/error-rate"
-	CPUPerRequest = "benchmarks/cpu/per-request"
-	DBQueries     = "runtime-counter/db-queries"
+	ErrorRate = "http/requests/error-rate"
+	// LoadRateReached is a rate-limited load's requests/s over the rate it asked, in percent.
+	LoadRateReached = "load/rate-reached"
+	CPUPerRequest   = "benchmarks/cpu/per-request"
+	DBQueries       = "runtime-counter/db-queries"
 
 	// The figures of `make bench` (bench/, docs/PERFORMANCE.json): one job per row of its tables,
 	// one iteration per round; the results are the medians over the rounds.
@@ -212,6 +214,7 @@ func base() []api.Metadata {
 		md("Load", Requests, api.OpMax, api.OpSum, "n0", UnitCount, "Requests", "Responses received over the measured duration"),
 		lower(md("Load", BadResponses, api.OpMax, api.OpSum, "n0", UnitCount, "Bad responses", "Responses with a non-2xx/3xx status")),
 		lower(md("Load", Errors, api.OpMax, api.OpSum, "n0", UnitCount, "Socket errors", "Connect, read, write and timeout errors")),
+		higher(md("Derived", LoadRateReached, api.OpMin, api.OpMin, "n1", UnitPercent, "Rate reached (%)", "Requests/sec done (http/rps/mean) over the rate asked (load/asked-rate), in percent: a load that reached less than 95 % of its rate is flagged, and its latency is that of the rate it did")),
 		lower(md("Derived", ErrorRate, api.OpMax, api.OpMax, "n2", UnitPercent, "Error rate (%)", "Bad responses and socket errors over requests plus socket errors, in percent")),
 		lower(md("Load", LatencyMean, api.OpMax, api.OpMax, "n2", UnitMs, "Mean latency (ms)", "Mean latency")),
 		lower(md("Load", Latency50, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 50th (ms)", "50th percentile latency")),

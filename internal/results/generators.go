@@ -108,3 +108,24 @@ func FellBehind(jobs map[string]*JobResult) []string {
 	}
 	return out
 }
+
+// ShortOfRate says, for each load that asked a rate and did less than 1 - MaxBehind of it (a
+// bombardier -r that did 843 of the 1,000 req/s asked), how far short it fell: its latency is
+// that of the rate it did, not of the rate asked. A load on several generators is said by
+// FellBehind, generator by generator, instead.
+func ShortOfRate(jobs map[string]*JobResult) []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(jobs)) {
+		jr := jobs[name]
+		if jr == nil || len(jr.Generators) > 0 {
+			continue
+		}
+		asked, done := jr.Results[measure.LoadAskedRate], jr.Results[measure.RPS]
+		if !Behind(asked, done) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s reached %s of the %s req/s asked (load/rate-reached %.1f %%, under %.0f %%): the load did not keep up with its rate, and its latency is that of the rate it did",
+			name, Format(done, "n0"), Format(asked, "n0"), 100*done/asked, 100*(1-MaxBehind)))
+	}
+	return out
+}
