@@ -14,6 +14,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/config"
 	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/diagnose"
+	"github.com/crankshaft/crankshaft/internal/loadtool"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/sweep"
@@ -287,13 +288,19 @@ func (cf *capacityFlags) stepResolved(ctx context.Context, st State, rate float6
 }
 
 // checkCapacityInput refuses what would make the search meaningless: SLOs on unknown figures or
-// services, and a load whose arguments the rate does not reach (wrk's closed loop): a rate is
-// rendered into the load's arguments or the load cannot be stepped.
+// services, a load whose arguments the rate does not reach (a rate is rendered into the load's
+// arguments or the load cannot be stepped), and a load whose tool paces the rate but not in an
+// open loop (bombardier's -r, internal/loadtool): its latency leaves out the requests a stall held
+// back, so a step over the server's capacity can pass. (A tool that cannot take a rate at all, wrk,
+// is refused by the configuration, naming the tools that can.)
 func (cf *capacityFlags) checkInput(ctx context.Context, st State, r *config.Resolved) error {
 	if err := checkThresholdServices(cf.slos, r); err != nil {
 		return err
 	}
 	if err := checkThresholdMetrics(io.Discard, cf.slos, r, nil); err != nil {
+		return err
+	}
+	if err := checkOpenLoop(r); err != nil {
 		return err
 	}
 	const probe = 12345
@@ -303,7 +310,34 @@ func (cf *capacityFlags) checkInput(ctx context.Context, st State, r *config.Res
 	}
 	for _, s := range services {
 		if s.Job.WaitForExit && !strings.Contains(s.Job.Arguments, strconv.Itoa(probe)) {
-			return fmt.Errorf("service %q (job %q) does not take the rate variable in its arguments: crank capacity steps an open-loop rate; use --%s.job builtin (crank load) or bombardier", s.Name, s.Job.Name, s.Name)
+			return fmt.Errorf("service %q (job %q) does not take the rate variable in its arguments: crank capacity steps an open-loop rate; use --%s.job builtin (crank load's fixed rate)", s.Name, s.Job.Name, s.Name)
+		}
+	}
+	return nil
+}
+
+// checkOpenLoop refuses a load whose tool (internal/loadtool) takes no rate (wrk's closed loop),
+// or paces a rate but not in an open loop (bombardier's -r): its latency leaves out the requests a
+// stalled server held back, so a step above the server's capacity can pass.
+func checkOpenLoop(r *config.Resolved) error {
+	for _, s := range r.Services {
+		if !s.Job.WaitForExit {
+			continue
+		}
+		vars := maps.Clone(s.Job.Variables)
+		if vars == nil {
+			vars = map[string]any{}
+		}
+		vars[loadtool.Rate] = 1 // the model at a rate
+		m, ok := loadtool.Of(s.Job.Parser, s.Job.Executable, vars)
+		switch {
+		case !ok:
+		case m.Honours[loadtool.Rate] == "":
+			return fmt.Errorf("service %q (job %q) does not take the rate variable: %s runs a %s loop; crank capacity steps an open-loop rate: use --%s.job builtin (crank load's fixed rate)",
+				s.Name, s.Job.Name, m.Tool, m.Loop, s.Name)
+		case m.Loop != loadtool.Open:
+			return fmt.Errorf("service %q (job %q): %s at a rate runs a %s loop whose latency is %s: a stalled server holds requests back instead of queueing them, so a step above its capacity can pass; crank capacity steps an open-loop rate: use --%s.job builtin (crank load's fixed rate, each latency from its request's intended send time)",
+				s.Name, s.Job.Name, m.Tool, m.Loop, m.Latency, s.Name)
 		}
 	}
 	return nil

@@ -384,6 +384,9 @@ func finish(ctx context.Context, st State, f *runFlags, run controller.Run, res 
 	for _, note := range results.Finite(res) {
 		fmt.Fprintf(st.Stderr, "crank: warning: %s\n", termtext.Clean(note))
 	}
+	for _, short := range results.ShortOfRate(res.JobResults.Jobs) {
+		fmt.Fprintf(st.Stderr, "crank: warning: %s\n", termtext.Clean(short))
+	}
 	f.output.apply(res)
 	written := true
 	if f.output.csv != "" {

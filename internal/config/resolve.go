@@ -73,6 +73,8 @@ type Service struct {
 	Shares []Share
 	reads  reads   // what the job reads of its variables
 	given  []given // the variables the scenario and the command line give the service
+	// swapped: the command line swapped the service's job (--load.job bombardier).
+	swapped bool
 	// fetched and local: where the endpoints were named (decoder.fetched, decoder.local).
 	fetched map[string]string
 	local   map[string]bool
@@ -147,6 +149,9 @@ func (c *Config) Resolve(req Request) (*Resolved, error) {
 		return nil, errors.Join(unique(errs)...)
 	}
 	if err := c.checkUnread(r, cmdVars); err != nil {
+		return nil, err
+	}
+	if err := checkLoadTools(r, cmdVars); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -302,6 +307,7 @@ func (c *Config) resolveService(e *engine, scenario string, svc pair, profiles [
 	s.Thresholds = ths
 	s.raw, s.cmdVars = raw, cmdVars
 	s.given = givenVariables(svc, where, overrides)
+	s.swapped = slices.ContainsFunc(overrides, Override.isJobSwap)
 	return s, err
 }
 

@@ -86,6 +86,9 @@ func assemble(services []Service, all []*instance) (map[string]*results.JobResul
 				return nil, fmt.Errorf("service %q: %w", s.Name, err)
 			}
 		}
+		if s.Job.WaitForExit {
+			withLoadTool(jr, s.Job)
+		}
 		out[s.Name] = jr
 	}
 	return out, nil

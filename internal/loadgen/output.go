@@ -141,8 +141,8 @@ func writeSummary(w io.Writer, r *Report) {
 		fmt.Fprintf(w, "  The server allows only %d streams per connection (asked for %d)\n", r.ServerMaxStreams, o.Streams)
 	}
 	l := r.Latency
-	fmt.Fprintf(w, "  Latency (ms)  mean %.2f  p50 %.2f  p75 %.2f  p90 %.2f  p99 %.2f  max %.2f\n",
-		l.Mean, l.P50, l.P75, l.P90, l.P99, l.Max)
+	fmt.Fprintf(w, "  Latency (ms)  mean %.2f  p50 %.2f  p75 %.2f  p90 %.2f  p95 %.2f  p99 %.2f  max %.2f\n",
+		l.Mean, l.P50, l.P75, l.P90, l.P95, l.P99, l.Max)
 	fmt.Fprintf(w, "  %d requests in %.2fs, %.2f MB read\n", r.Requests, r.Elapsed.Seconds(), float64(r.Bytes)/1e6)
 	var classes []string
 	for _, k := range slices.Sorted(maps.Keys(r.Status)) {

@@ -69,6 +69,7 @@ type Latency struct {
 	P50  float64 `json:"p50"`
 	P75  float64 `json:"p75"`
 	P90  float64 `json:"p90"`
+	P95  float64 `json:"p95"`
 	P99  float64 `json:"p99"`
 	Max  float64 `json:"max"`
 }
@@ -86,6 +87,7 @@ func (r *Report) Results() map[string]float64 {
 		measure.Latency50:    r.Latency.P50,
 		measure.Latency75:    r.Latency.P75,
 		measure.Latency90:    r.Latency.P90,
+		measure.Latency95:    r.Latency.P95,
 		measure.Latency99:    r.Latency.P99,
 		measure.LatencyMax:   r.Latency.Max,
 	}
@@ -182,6 +184,6 @@ func summarize(h *hdrhistogram.Histogram) Latency {
 	f := results.LatencyFigures(h)
 	return Latency{
 		Mean: f[measure.LatencyMean], P50: f[measure.Latency50], P75: f[measure.Latency75],
-		P90: f[measure.Latency90], P99: f[measure.Latency99], Max: f[measure.LatencyMax],
+		P90: f[measure.Latency90], P95: f[measure.Latency95], P99: f[measure.Latency99], Max: f[measure.LatencyMax],
 	}
 }

@@ -81,9 +81,11 @@ const (
 	RequestsPerSecond     = "runtime-counter/requests-per-second"
 
 	// Derived by results.Derive from the others.
-	ErrorRate     = "http/requests/error-rate"
-	CPUPerRequest = "benchmarks/cpu/per-request"
-	DBQueries     = "runtime-counter/db-queries"
+	ErrorRate = "http/requests/error-rate"
+	// LoadRateReached is a rate-limited load's requests/s over the rate it asked, in percent.
+	LoadRateReached = "load/rate-reached"
+	CPUPerRequest   = "benchmarks/cpu/per-request"
+	DBQueries       = "runtime-counter/db-queries"
 
 	// The figures of `make bench` (bench/, docs/PERFORMANCE.json): one job per row of its tables,
 	// one iteration per bench run (the median of its rounds); the results are the medians over the runs.
@@ -212,12 +214,13 @@ func base() []api.Metadata {
 		md("Load", Requests, api.OpMax, api.OpSum, "n0", UnitCount, "Requests", "Responses received over the measured duration"),
 		lower(md("Load", BadResponses, api.OpMax, api.OpSum, "n0", UnitCount, "Bad responses", "Responses with a non-2xx/3xx status")),
 		lower(md("Load", Errors, api.OpMax, api.OpSum, "n0", UnitCount, "Socket errors", "Connect, read, write and timeout errors")),
+		higher(md("Derived", LoadRateReached, api.OpMin, api.OpMin, "n1", UnitPercent, "Rate reached (%)", "Requests/sec done (http/rps/mean) over the rate asked (load/asked-rate), in percent: a load that reached less than 95 % of its rate is flagged, and its latency is that of the rate it did")),
 		lower(md("Derived", ErrorRate, api.OpMax, api.OpMax, "n2", UnitPercent, "Error rate (%)", "Bad responses and socket errors over requests plus socket errors, in percent")),
 		lower(md("Load", LatencyMean, api.OpMax, api.OpMax, "n2", UnitMs, "Mean latency (ms)", "Mean latency")),
 		lower(md("Load", Latency50, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 50th (ms)", "50th percentile latency")),
 		lower(md("Load", Latency75, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 75th (ms)", "75th percentile latency")),
 		lower(md("Load", Latency90, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 90th (ms)", "90th percentile latency")),
-		lower(md("Load", Latency95, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 95th (ms)", "95th percentile latency (bombardier)")),
+		lower(md("Load", Latency95, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 95th (ms)", "95th percentile latency")),
 		lower(md("Load", Latency99, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 99th (ms)", "99th percentile latency")),
 		lower(md("Load", LatencyMax, api.OpMax, api.OpMax, "n2", UnitMs, "Max latency (ms)", "Highest latency")),
 		higher(md("Load", Throughput, api.OpMax, api.OpSum, "n2", UnitMBPerSec, "Read throughput (MB/s)", "Response bytes read per second over the measured duration (MiB/s), as crank's wrk job reports it")),

@@ -8,6 +8,8 @@ import (
 // Derive adds the results computed from others, to every job of one run (or one iteration):
 //   - http/requests/error-rate on a load job: bad responses and socket errors over requests plus
 //     socket errors, in percent;
+//   - load/rate-reached on a load job that asked a rate (load/asked-rate): its requests/s over
+//     that rate, in percent (ShortOfRate says the loads below 1 - MaxBehind);
 //   - benchmarks/cpu/per-request on every job with CPU, when the run's load jobs report RPS: the
 //     job's mean CPU over its measured samples (cpu/raw, the summary when there are no samples) over
 //     the run's requests per second, in microseconds of CPU per request (µs). This is the one place
@@ -22,6 +24,7 @@ func Derive(jobs map[string]*JobResult) {
 		}
 		rps += jr.Results[measure.RPS]
 		deriveErrorRate(jr)
+		deriveRateReached(jr)
 	}
 	if rps <= 0 {
 		return
@@ -50,6 +53,14 @@ func deriveErrorRate(jr *JobResult) {
 		attempts = failed
 	}
 	setDerived(jr, measure.ErrorRate, 100*failed/attempts)
+}
+
+func deriveRateReached(jr *JobResult) {
+	asked, done := jr.Results[measure.LoadAskedRate], jr.Results[measure.RPS]
+	if asked <= 0 || !has(jr, measure.RPS) || has(jr, measure.LoadRateReached) {
+		return
+	}
+	setDerived(jr, measure.LoadRateReached, 100*done/asked)
 }
 
 func has(jr *JobResult, name string) bool {

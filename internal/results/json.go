@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/loadtool"
 )
 
 // jobResultJSON is JobResult as written: results hold numbers and, as crank's do, other values
@@ -23,6 +24,7 @@ type jobResultJSON struct {
 	NotMeasured       map[string]string `json:"notMeasured,omitempty"`
 	Generators        []Generator       `json:"generators,omitempty"`
 	Approximate       map[string]string `json:"approximate,omitempty"`
+	LoadTool          *loadtool.Model   `json:"loadTool,omitempty"`
 }
 
 // metadataJSON is api.Metadata plus crank's description (the label crank's tables show), which
@@ -46,7 +48,7 @@ func (j JobResult) MarshalJSON() ([]byte, error) {
 	out := jobResultJSON{Results: map[string]any{}, Environment: j.Environment, Variables: j.Variables,
 		Iterations: j.Iterations, Metadata: []metadataJSON{},
 		Spread: j.Spread, Excluded: j.Excluded, TimelineIteration: j.TimelineIteration, NotMeasured: j.NotMeasured,
-		Generators: j.Generators, Approximate: j.Approximate}
+		Generators: j.Generators, Approximate: j.Approximate, LoadTool: j.LoadTool}
 	for k, v := range j.Values {
 		out.Results[k] = v
 	}
@@ -83,7 +85,7 @@ func (j *JobResult) UnmarshalJSON(b []byte) error {
 	}
 	*j = JobResult{Results: map[string]float64{}, Environment: in.Environment, Variables: in.Variables, Iterations: in.Iterations,
 		Spread: in.Spread, Excluded: in.Excluded, TimelineIteration: in.TimelineIteration, NotMeasured: in.NotMeasured,
-		Generators: in.Generators, Approximate: in.Approximate}
+		Generators: in.Generators, Approximate: in.Approximate, LoadTool: in.LoadTool}
 	names := make([]string, 0, len(in.Results))
 	for k := range in.Results {
 		names = append(names, k)

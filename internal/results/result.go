@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/loadtool"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/safewrite"
 )
@@ -110,6 +111,10 @@ type JobResult struct {
 	// Approximate are figures reduced across generators that gave no histogram to merge (the
 	// max of wrk's p99s), with why: the table says they are approximations.
 	Approximate map[string]string `json:"-"`
+	// LoadTool, on a load job whose tool crank knows, is the model of its run: open or closed
+	// loop, whether its latency is corrected for coordinated omission, its percentiles, what its
+	// requests/s counts (internal/loadtool). The table says its latency note under the figures.
+	LoadTool *loadtool.Model `json:"-"`
 }
 
 // Diagnostic is one finding of the post-run diagnosis ("client-bound", "contention-bound", ...)

@@ -45,6 +45,9 @@ func WriteTablesWith(w io.Writer, r *Result, services []string, extra Column) er
 			rs[i] = [3]string{termtext.Clean(row[0]), termtext.Clean(row[1]), termtext.Clean(row[2])}
 		}
 		writeTable(&b, svc, rs, more)
+		if m := jr.LoadTool; m != nil {
+			fmt.Fprintf(&b, "%s latency (%s, %s): %s\n", svc, m.Tool, m.Mode, m.Note)
+		}
 	}
 	if len(r.JobResults.Diagnostics) > 0 {
 		b.WriteString("\nDiagnosis" + iterationNote(r) + ":\n")

@@ -19,6 +19,8 @@
 //	                            errors included)
 //	http/rps/max                bombardier's rps.max, the highest per-interval rate
 //	http/throughput             bytesRead / timeTakenSeconds in MiB/s, as crank's bombardier job
+//	load/asked-rate             the spec's rate (-r), when it has one: the rate asked, which
+//	                            http/rps/mean may fall short of (load/rate-reached)
 //
 // Each is also written under crank's bombardier name (bombardier/requests, ...: measure.Aliases).
 //
@@ -69,6 +71,7 @@ type result struct {
 		Mean float64 `json:"mean"`
 		Max  float64 `json:"max"`
 	} `json:"rps"`
+	askedRate float64 // the spec's rate (-r); 0: none
 }
 
 // Parse reads bombardier's complete output.
@@ -98,6 +101,9 @@ func decode(r io.Reader) (*result, error) {
 		return nil, fmt.Errorf("empty output")
 	}
 	var doc struct {
+		Spec struct {
+			Rate float64 `json:"rate"`
+		} `json:"spec"`
 		Result *result `json:"result"`
 	}
 	if err := json.NewDecoder(bytes.NewReader(data[start:])).Decode(&doc); err != nil {
@@ -106,6 +112,7 @@ func decode(r io.Reader) (*result, error) {
 	if doc.Result == nil {
 		return nil, fmt.Errorf("JSON output has no \"result\"")
 	}
+	doc.Result.askedRate = doc.Spec.Rate
 	return doc.Result, nil
 }
 
@@ -143,6 +150,9 @@ func (res *result) measurements() (map[string]float64, error) {
 		if v, ok := res.Latency.Percentiles[pct]; ok {
 			m[name] = millis(v)
 		}
+	}
+	if res.askedRate > 0 {
+		m[measure.LoadAskedRate] = res.askedRate
 	}
 	for alias, name := range measure.ToolAliases("bombardier") { // crank's bombardier job's names too
 		if v, ok := m[name]; ok {

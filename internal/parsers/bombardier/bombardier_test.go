@@ -33,6 +33,14 @@ func TestValues(t *testing.T) {
 			measure.Latency75: 0.282, measure.Latency90: 0.496, measure.Latency99: 1.41,
 			measure.Latency95: 0.684, measure.RPSMax: 42825.03374161869, measure.Throughput: 4.68,
 		},
+		// -r 1000 (the spec's rate: load/asked-rate): 1949 responses in 2.000708251 s, 974.16 req/s.
+		"rate": {
+			measure.LoadAskedRate: 1000, measure.BombardierRPS: 964.4518359027322, measure.RPS: 974.16,
+			measure.Requests: 1949, measure.BadResponses: 0, measure.Errors: 0,
+			measure.LatencyMean: 0.733889, measure.LatencyMax: 22.593, measure.Latency50: 0.381,
+			measure.Latency75: 0.561, measure.Latency90: 0.867, measure.Latency95: 1.435, measure.Latency99: 9.831,
+			measure.RPSMax: 1878.5239626494072, measure.Throughput: 0.09,
+		},
 	}
 	for _, c := range cases { // crank's bombardier job reports each value under a bombardier/ name as well
 		for alias, name := range measure.ToolAliases("bombardier") {

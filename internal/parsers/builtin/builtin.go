@@ -89,6 +89,11 @@ func (Parser) Parse(r io.Reader) (map[string]float64, error) {
 			results = job.Results
 		}
 	}
+	if out.Report != nil && out.Report.Options.Rate > 0 {
+		if _, ok := results[measure.LoadAskedRate]; !ok { // the rate asked, which http/rps/mean may fall short of
+			results[measure.LoadAskedRate] = float64(out.Report.Options.Rate)
+		}
+	}
 	if _, ok := results[""]; ok {
 		return nil, errors.New("builtin: the JSON output has a result with an empty name")
 	}

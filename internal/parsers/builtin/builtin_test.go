@@ -26,6 +26,9 @@ func TestValues(t *testing.T) {
 		"pipeline":  {measure.Requests: 251592, measure.Latency50: 5.587, measure.BadResponses: 0},
 		// stopped by SIGINT 2.4 s into a 10 s run: what it counted until then
 		"interrupted": {measure.Requests: 2641552, measure.Latency99: 2.921},
+		// --rate 2000: the generator reports its p95, and the parser the rate asked
+		"p95":  {measure.Latency95: 40.863, measure.LoadAskedRate: 2000},
+		"rate": {measure.LoadAskedRate: 5000},
 	}
 	for name, want := range cases {
 		got := parsertest.Parse(t, builtin.Parser{}, filepath.Join("testdata", name, "output.txt"))

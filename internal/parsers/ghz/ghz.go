@@ -8,7 +8,7 @@
 //	http/requests                  "count": every call
 //	http/requests/errors           calls whose status is not OK ("statusCodeDistribution")
 //	http/latency/mean              "average", over every call
-//	http/latency/50|75|90|99, max  "latencyDistribution" and "slowest", which ghz computes over
+//	http/latency/50|75|90|95|99, max  "latencyDistribution" and "slowest", which ghz computes over
 //	                               the calls that ended OK only (unless run with --count-errors);
 //	                               absent when no call ended OK
 //
@@ -108,7 +108,7 @@ func (rep *report) measurements() map[string]float64 {
 		return m
 	}
 	m[measure.LatencyMax] = millis(rep.Slowest)
-	names := map[int]string{50: measure.Latency50, 75: measure.Latency75, 90: measure.Latency90, 99: measure.Latency99}
+	names := map[int]string{50: measure.Latency50, 75: measure.Latency75, 90: measure.Latency90, 95: measure.Latency95, 99: measure.Latency99}
 	for _, l := range rep.Latencies {
 		if name, ok := names[l.Percentage]; ok {
 			m[name] = millis(l.Latency)

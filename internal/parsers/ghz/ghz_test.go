@@ -20,14 +20,14 @@ func TestValues(t *testing.T) {
 			measure.GRPCRPS: 5315.690980225244, measure.RPS: 5315.690980225244, measure.Requests: 400,
 			measure.Errors: 0, measure.LatencyMean: 1.142435, measure.LatencyMax: 9.882115,
 			measure.Latency50: 0.729329, measure.Latency75: 1.381192, measure.Latency90: 2.300955,
-			measure.Latency99: 8.340303,
+			measure.Latency95: 2.890405, measure.Latency99: 8.340303,
 		},
 		// 193 OK and 3 Canceled calls.
 		"timed": {
 			measure.GRPCRPS: 195.74636790766743, measure.RPS: 195.74636790766743, measure.Requests: 196,
 			measure.Errors: 3, measure.LatencyMean: 0.363207, measure.LatencyMax: 2.904957,
 			measure.Latency50: 0.214129, measure.Latency75: 0.286839, measure.Latency90: 0.543952,
-			measure.Latency99: 2.851477,
+			measure.Latency95: 1.162756, measure.Latency99: 2.851477,
 		},
 		// Every call ended Internal: no latency distribution.
 		"errorstatus": {
