@@ -1,4 +1,4 @@
-// Package source packs a local folder for upload to an agent: a tar.gz of the files git would
+// Package pack packs a local folder for upload to an agent: a tar.gz of the files git would
 // track (the folder's .gitignore files are honoured, .git is left out), less crank's own result
 // files (Exclude: this run's outputs and those recorded in the Ledger), and a hash of their content,
 // so an agent can reuse a build whose source did not change; and crank's buildFiles gathered into
