@@ -34,12 +34,13 @@ type Result struct {
 	knee         int
 }
 
-// Knee is the step that failed just above the capacity, if any.
-func (r Result) Knee() (Step, bool) {
+// Knee is the step that failed just above the capacity (the last measure of that rate that
+// failed), with its index in Steps, if any.
+func (r Result) Knee() (Step, int, bool) {
 	if r.FailedAt == 0 || r.knee >= len(r.Steps) {
-		return Step{}, false
+		return Step{}, 0, false
 	}
-	return r.Steps[r.knee], true
+	return r.Steps[r.knee], r.knee, true
 }
 
 // Bracket is the capacity's uncertainty in words: "capacity between X and Y req/s" (or at least

@@ -45,7 +45,7 @@ func TestSearchFindsTheKnee(t *testing.T) {
 	if len(r.Steps) != 8 || r.FailedSLO[0] != "p99 too high" {
 		t.Errorf("%d steps %v, failed %v", len(r.Steps), asked, r.FailedSLO)
 	}
-	if k, ok := r.Knee(); !ok || k.Asked != 1031.25 {
+	if k, _, ok := r.Knee(); !ok || k.Asked != 1031.25 {
 		t.Errorf("knee %+v %v", k, ok)
 	}
 	asked = nil
@@ -109,7 +109,7 @@ func TestSearchConfirmsAFailure(t *testing.T) {
 	if r.Rate != 1000 || r.FailedAt != 1031.25 || !slices.Equal(asked, want) {
 		t.Errorf("capacity %v failed at %v, asked %v; want 1000, 1031.25 after %v", r.Rate, r.FailedAt, asked, want)
 	}
-	if k, ok := r.Knee(); !ok || !k.Repeat || k.Pass {
+	if k, _, ok := r.Knee(); !ok || !k.Repeat || k.Pass {
 		t.Errorf("knee %+v: want the confirming repeat", k)
 	}
 	if !r.Steps[3].Repeated || r.Steps[2].Repeated {
