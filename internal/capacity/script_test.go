@@ -237,3 +237,15 @@ func TestJudgeFellBehindAndBusy(t *testing.T) {
 		t.Errorf("98 %% busy with the run's 50 %%: %q (%+v)", s.Outcome(), s)
 	}
 }
+
+// TestSearchStoppedMidContradiction: a search stopped (--max-steps) before a contradiction was
+// measured again cannot tell, and says the contradiction rather than a bracket's width.
+func TestSearchStoppedMidContradiction(t *testing.T) {
+	sc := &script{capacity: 1000, outcomes: map[float64]string{750: "fp"}}
+	o := DefaultOptions()
+	o.Start, o.MaxSteps = 750, 2
+	r, err := Search(context.Background(), o, sc.measure)
+	if err != nil || r.Stopped != "--max-steps 2 reached" || r.Inconclusive != "the steps contradict each other: 750 req/s both passed and failed" {
+		t.Errorf("err %v, stopped %q, cannot tell %q", err, r.Stopped, r.Inconclusive)
+	}
+}

@@ -159,6 +159,9 @@ func (s *searcher) converged(lo, hi float64) bool {
 // the search cannot tell when it cannot.
 func (s *searcher) finish(end ended) (Result, error) {
 	r := &s.r
+	if low, high, ok := s.contradiction(); ok && end.unsettled == "" { // stopped before it was measured again
+		end.unsettled = "the steps contradict each other: " + contradictionText(low, high)
+	}
 	lo, hi := s.bracket()
 	r.Rate, r.FailedAt, r.FailedSLO, r.knee = lo, hi, nil, 0
 	for _, i := range s.byRate[hi] {
