@@ -53,7 +53,8 @@ func (s *searcher) counts(rate float64) (pass, fail int) {
 	return pass, fail
 }
 
-// again says why the rate just measured is measured again at once ("" when it is not): its last
+// again says why the rate just measured is measured again at once ("" when it is not; the step's
+// own row and line give its rate and the disturbance): its last
 // measure failed on a disturbed machine, or it is the rate's first failure on a quiet machine, on
 // the SLOs alone while the generator kept up (with Options.Confirm). A rate is measured at most
 // MaxMeasures times.
@@ -68,9 +69,9 @@ func (s *searcher) again(rate float64) string {
 	case last.Pass:
 		return ""
 	case last.Disturbed():
-		return fmt.Sprintf("%s failed on a disturbed machine (%s)", Rate(rate), last.Disturbance())
+		return "it failed on a disturbed machine"
 	case s.o.Confirm && !last.FellBehind && pass == 0 && fail == 1:
-		return fmt.Sprintf("%s failed on the SLOs alone while the generator kept up, which one noisy second can cause", Rate(rate))
+		return "it failed on the SLOs alone while the generator kept up, which one noisy second can cause"
 	}
 	return ""
 }

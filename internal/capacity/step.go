@@ -158,8 +158,11 @@ func (s Step) Outcome() string {
 	if d := s.Disturbance(); d != "" {
 		notes = append(notes, d)
 	}
-	if s.Repeat {
+	switch {
+	case s.Repeat && s.Again != "":
 		notes = append(notes, "measured again: "+s.Again)
+	case s.Repeat: // a file from a crank that did not say why
+		notes = append(notes, "measured again")
 	}
 	if len(notes) == 0 {
 		return verdict
