@@ -53,20 +53,3 @@ func Rate(r float64) string {
 	m := measure.Default()[measure.RPS]
 	return results.Format(r, m.Format) + " " + m.Unit
 }
-
-// Outcome is a step's verdict as the table writes it: pass or FAIL, with the repeat's marks.
-func (s Step) Outcome() string {
-	switch {
-	case s.Repeated:
-		return "FAIL (measured again)"
-	case s.Repeat && s.Pass:
-		return "pass (repeat)"
-	case s.Repeat:
-		return "FAIL (confirmed)"
-	case s.Pass:
-		return "pass"
-	case s.FellBehind:
-		return "FAIL (fell behind)"
-	}
-	return "FAIL"
-}

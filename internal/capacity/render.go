@@ -17,13 +17,13 @@ func WriteTable(w io.Writer, r Result) {
 	for _, c := range cols {
 		fmt.Fprint(tw, c.Heading+"\t")
 	}
-	fmt.Fprintln(tw, "\t")
+	fmt.Fprintln(tw)
 	for i, s := range r.Steps {
 		fmt.Fprintf(tw, "%d\t", i+1)
 		for _, c := range cols {
 			fmt.Fprint(tw, c.Cell(s)+"\t")
 		}
-		fmt.Fprintln(tw, s.Outcome()+"\t")
+		fmt.Fprintln(tw, "  "+s.Outcome()) // the last cell, not aligned: an outcome can be long
 	}
 	_ = tw.Flush()
 	writeChart(w, r.Steps)

@@ -4,6 +4,11 @@
 // until they are within the precision asked, each step judged on the platform's own figures (the
 // SLOs, and whether the generator kept up with the rate asked). Nighthawk's adaptive load
 // controller searches the same way; the knee is then explained with the run's verdict.
+//
+// The search does not answer on noise: a failure on a disturbed machine, or on the SLOs alone, is
+// measured again; a rate whose measures disagree, or that failed below one that passed, is
+// measured again until its measures agree (at most MaxMeasures each); and a search that cannot
+// settle says so (Result.Inconclusive) with its bracket and what would tell.
 package capacity
 
 import (
@@ -27,9 +32,9 @@ type Options struct {
 	MaxTime   time.Duration
 	// Confirm measures a step again when it failed only on the SLOs while the generator kept up
 	// with the rate (a tail-latency or error failure below saturation, which one noisy second can
-	// cause): the rate fails only when the repeat fails too. A step that fell behind is not
-	// repeated: the server could not do the rate, unless the machine's hypervisor took StealShare
-	// of its CPU meanwhile (Step.Stolen): then the host may have, and it is measured again too.
+	// cause). A step that fell behind on a quiet machine is not measured again: the server could
+	// not do the rate. A failure on a disturbed machine (Step.Disturbed) is measured again
+	// whatever this says.
 	Confirm bool
 }
 
@@ -38,79 +43,147 @@ func DefaultOptions() Options {
 	return Options{Start: 500, MinRate: 10, Precision: 0.05, MaxSteps: 16, MaxTime: 10 * time.Minute, Confirm: true}
 }
 
-// Measure runs one step at rate and says how it went. Its error ends the search.
-type Measure func(ctx context.Context, n int, rate float64) (Step, error)
+// Ask is one step the search asks for: its number, its rate, and, when the rate was measured
+// before, why it is measured again.
+type Ask struct {
+	N     int
+	Rate  float64
+	Again string
+}
 
-// ErrUnmet is the search's answer when even MinRate fails the SLOs.
+// Measure runs one step and says how it went. Its error ends the search.
+type Measure func(ctx context.Context, a Ask) (Step, error)
+
+// ErrUnmet is the search's answer when even MinRate fails the SLOs on a quiet machine.
 var ErrUnmet = errors.New("the service level objectives are not met even at the lowest rate")
 
 // Search steps the rate as the package says and returns every step, with the capacity (the highest
 // passing rate) and the first failing rate above it. It stops at MaxSteps or MaxTime, saying so
-// in Result.Stopped; a cancelled ctx stops it with what it has.
+// in Result.Stopped; a cancelled ctx stops it with what it has. A search that cannot settle
+// returns no error and says why in Result.Inconclusive.
 func Search(ctx context.Context, o Options, measure Measure) (Result, error) {
-	var r Result
-	start := time.Now()
-	lo, hi := 0.0, 0.0 // highest passing, lowest failing (0: none yet)
-	rate := o.Start
-	for n := 1; ; n++ {
-		if n > o.MaxSteps {
-			r.Stopped = fmt.Sprintf("--max-steps %d reached", o.MaxSteps)
-			break
+	s := &searcher{o: o, measure: measure, byRate: map[float64][]int{}, start: time.Now()}
+	ask := Ask{Rate: o.Start}
+	for {
+		if stop := s.bounds(); stop != "" {
+			s.r.Stopped = stop
+			return s.finish(ended{})
 		}
-		if n > 1 && time.Since(start) > o.MaxTime {
-			r.Stopped = fmt.Sprintf("--max-time %s reached", o.MaxTime)
-			break
+		if err := s.step(ctx, ask); err != nil {
+			res, _ := s.finish(ended{})
+			return res, err
 		}
-		s, err := measure(ctx, n, rate)
-		if err != nil {
-			r.finish(lo, hi)
-			return r, err
-		}
-		if !s.Pass && (!s.FellBehind || s.Stolen) && o.Confirm && n < o.MaxSteps {
-			s.Repeated = true
-			r.Steps = append(r.Steps, s)
-			n++
-			if s, err = measure(ctx, n, rate); err != nil {
-				r.finish(lo, hi)
-				return r, err
-			}
-			s.Repeat = true
-		}
-		r.Steps = append(r.Steps, s)
-		if s.Pass {
-			lo = rate
-		} else {
-			hi = rate
-		}
-		switch {
-		case lo == 0 && rate/2 < o.MinRate:
-			r.finish(lo, hi)
-			return r, fmt.Errorf("%w (%s req/s)", ErrUnmet, rateText(rate))
-		case lo == 0:
-			rate /= 2
-		case hi == 0:
-			rate *= 2
-		case (hi-lo)/lo <= o.Precision:
-			r.finish(lo, hi)
-			return r, nil
-		default:
-			rate = (lo + hi) / 2
+		var end ended
+		if ask, end = s.next(ask.Rate); end.done {
+			return s.finish(end)
 		}
 	}
-	r.finish(lo, hi)
-	return r, nil
 }
 
-// finish records the answer: the capacity, and the step that failed just above it.
-func (r *Result) finish(lo, hi float64) {
-	r.Rate = lo
-	r.FailedAt = hi
-	for i := range r.Steps {
-		if s := &r.Steps[i]; !s.Pass && s.Asked == hi {
-			r.FailedSLO = s.Failed
-			r.knee = i
+// searcher is one search's state: its steps, and each rate's steps by index.
+type searcher struct {
+	o       Options
+	measure Measure
+	r       Result
+	byRate  map[float64][]int
+	start   time.Time
+}
+
+// ended is how the search ended: converged (or unmet), or unsettled with why.
+type ended struct {
+	done, unmet bool
+	unsettled   string
+}
+
+// bounds says why the search must stop before its next step ("" when it need not).
+func (s *searcher) bounds() string {
+	n := len(s.r.Steps) + 1
+	switch {
+	case n > s.o.MaxSteps:
+		return fmt.Sprintf("--max-steps %d reached", s.o.MaxSteps)
+	case n > 1 && time.Since(s.start) > s.o.MaxTime:
+		return fmt.Sprintf("--max-time %s reached", s.o.MaxTime)
+	}
+	return ""
+}
+
+// step measures one rate and records it, marking the rate's earlier step as measured again.
+func (s *searcher) step(ctx context.Context, a Ask) error {
+	a.N = len(s.r.Steps) + 1
+	st, err := s.measure(ctx, a)
+	if err != nil {
+		return err
+	}
+	if prev := s.byRate[a.Rate]; len(prev) > 0 {
+		s.r.Steps[prev[len(prev)-1]].Repeated = true
+		st.Repeat, st.Again = true, a.Again
+	}
+	s.byRate[a.Rate] = append(s.byRate[a.Rate], len(s.r.Steps))
+	s.r.Steps = append(s.r.Steps, st)
+	return nil
+}
+
+// next is the step after one at rate: the same rate again when its failure needs it, an end of
+// a contradiction measured again, else the search's next rate; or the search's end.
+func (s *searcher) next(rate float64) (Ask, ended) {
+	if why := s.again(rate); why != "" {
+		return Ask{Rate: rate, Again: why}, ended{}
+	}
+	if low, high, ok := s.contradiction(); ok {
+		for _, r := range []float64{low, high} {
+			if len(s.byRate[r]) < MaxMeasures {
+				return Ask{Rate: r, Again: contradictionText(low, high)}, ended{}
+			}
+		}
+		return Ask{}, ended{done: true, unsettled: s.unsettledText(low, high)}
+	}
+	lo, hi := s.bracket()
+	switch {
+	case lo == 0 && hi/2 < s.o.MinRate:
+		return Ask{}, ended{done: true, unmet: true}
+	case lo == 0:
+		return Ask{Rate: hi / 2}, ended{}
+	case hi == 0:
+		return Ask{Rate: lo * 2}, ended{}
+	case s.converged(lo, hi):
+		return Ask{}, ended{done: true}
+	}
+	return Ask{Rate: (lo + hi) / 2}, ended{}
+}
+
+func (s *searcher) converged(lo, hi float64) bool {
+	return lo > 0 && hi > 0 && (hi-lo)/lo <= s.o.Precision
+}
+
+// finish records the answer: the bracket, the step that failed just above the capacity, and why
+// the search cannot tell when it cannot.
+func (s *searcher) finish(end ended) (Result, error) {
+	r := &s.r
+	if low, high, ok := s.contradiction(); ok && end.unsettled == "" { // stopped before it was measured again
+		end.unsettled = "the steps contradict each other: " + contradictionText(low, high)
+	}
+	lo, hi := s.bracket()
+	r.Rate, r.FailedAt, r.FailedSLO, r.knee = lo, hi, nil, 0
+	for _, i := range s.byRate[hi] {
+		if st := r.Steps[i]; hi > 0 && !st.Pass {
+			r.FailedSLO, r.knee = st.Failed, i
 		}
 	}
+	switch {
+	case end.unsettled != "":
+		r.Inconclusive = end.unsettled
+		r.WouldTell = "steadier steps: longer ones (--step-duration: a step's p99 is one sample of a noisy tail), on a quiet machine"
+	case hi > 0 && s.standing(hi) == rateDisturbed:
+		r.Inconclusive = fmt.Sprintf("%s failed only while the machine was disturbed (%s), so the capacity may lie above it",
+			Rate(hi), r.Steps[r.knee].Disturbance())
+		r.WouldTell = "a quiet machine: nothing else running beside the search (the machine-busy verdict's rule: under 20 % of a machine used outside the run, steal under 5 %)"
+	case end.unmet:
+		return *r, fmt.Errorf("%w (%s req/s)", ErrUnmet, rateText(hi))
+	case r.Stopped != "" && !s.converged(lo, hi):
+		r.Inconclusive = fmt.Sprintf("the search stopped (%s) before its bracket was within --precision %g %%", r.Stopped, 100*s.o.Precision)
+		r.WouldTell = fmt.Sprintf("more steps or time (--max-steps, now %d; --max-time, now %s), or a --start-rate nearer the capacity", s.o.MaxSteps, s.o.MaxTime)
+	}
+	return *r, nil
 }
 
 func rateText(r float64) string { return fmt.Sprintf("%.0f", r) }

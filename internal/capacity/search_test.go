@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,7 +16,8 @@ import (
 
 // server is a synthetic step: every rate up to capacity passes.
 func server(capacity float64, asked *[]float64) Measure {
-	return func(_ context.Context, _ int, rate float64) (Step, error) {
+	return func(_ context.Context, a Ask) (Step, error) {
+		rate := a.Rate
 		*asked = append(*asked, rate)
 		return Step{Asked: rate, Achieved: min(rate, capacity), Pass: rate <= capacity, Failed: failed(rate > capacity)}, nil
 	}
@@ -43,7 +45,7 @@ func TestSearchFindsTheKnee(t *testing.T) {
 	if len(r.Steps) != 8 || r.FailedSLO[0] != "p99 too high" {
 		t.Errorf("%d steps %v, failed %v", len(r.Steps), asked, r.FailedSLO)
 	}
-	if k, ok := r.Knee(); !ok || k.Asked != 1031.25 {
+	if k, _, ok := r.Knee(); !ok || k.Asked != 1031.25 {
 		t.Errorf("knee %+v %v", k, ok)
 	}
 	asked = nil
@@ -67,27 +69,31 @@ func TestSearchUnmetAndBounds(t *testing.T) {
 	o.Confirm = false
 	o.MaxSteps = 3
 	r, err = Search(context.Background(), o, server(1e9, &asked))
-	if err != nil || r.Stopped != "--max-steps 3 reached" || r.Rate != 2000 || r.FailedAt != 0 {
-		t.Errorf("max steps: %v %+v", err, r)
+	if err != nil || r.Stopped != "--max-steps 3 reached" || r.Rate != 2000 || r.FailedAt != 0 ||
+		!strings.Contains(r.Inconclusive, "the search stopped (--max-steps 3 reached) before its bracket was within --precision 5 %") ||
+		!strings.Contains(r.WouldTell, "more steps") || !strings.Contains(r.Summary(), "capacity at least 2,000 req/s as measured") {
+		t.Errorf("max steps: %v %+v, want cannot tell: at least 2,000 req/s, more steps would tell", err, r)
 	}
 	o = DefaultOptions()
 	o.MaxTime = time.Nanosecond
-	slow := func(_ context.Context, _ int, rate float64) (Step, error) {
+	slow := func(_ context.Context, a Ask) (Step, error) {
 		time.Sleep(time.Millisecond)
-		return Step{Asked: rate, Pass: true}, nil
+		return Step{Asked: a.Rate, Pass: true}, nil
 	}
-	if r, _ := Search(context.Background(), o, slow); r.Stopped != "--max-time 1ns reached" || len(r.Steps) != 1 {
+	if r, _ := Search(context.Background(), o, slow); r.Stopped != "--max-time 1ns reached" || len(r.Steps) != 1 || r.Inconclusive == "" {
 		t.Errorf("max time: %+v", r)
 	}
 }
 
 // TestSearchConfirmsAFailure: a step that failed on its SLOs while the generator kept up is measured
-// again; one noisy failure (750 once, as CI saw for a 1,000 req/s server) does not set the knee, a
-// failure that repeats does, and a step that fell behind is believed at once.
+// again; one noisy failure (750 once, as CI saw for a 1,000 req/s server) does not set the knee (its
+// repeat passes, so the rate is measured a third time to settle it), a failure that repeats does,
+// and a step that fell behind on a quiet machine is believed at once.
 func TestSearchConfirmsAFailure(t *testing.T) {
 	var asked []float64
 	noisy := map[float64]bool{750: true}
-	m := func(_ context.Context, _ int, rate float64) (Step, error) {
+	m := func(_ context.Context, a Ask) (Step, error) {
+		rate := a.Rate
 		asked = append(asked, rate)
 		fail := rate > 1000 || noisy[rate]
 		delete(noisy, rate)
@@ -103,19 +109,27 @@ func TestSearchConfirmsAFailure(t *testing.T) {
 	if r.Rate != 1000 || r.FailedAt != 1031.25 || !slices.Equal(asked, want) {
 		t.Errorf("capacity %v failed at %v, asked %v; want 1000, 1031.25 after %v", r.Rate, r.FailedAt, asked, want)
 	}
-	if k, ok := r.Knee(); !ok || !k.Repeat || k.Pass {
+	if k, _, ok := r.Knee(); !ok || !k.Repeat || k.Pass {
 		t.Errorf("knee %+v: want the confirming repeat", k)
 	}
 	if !r.Steps[3].Repeated || r.Steps[2].Repeated {
 		t.Errorf("steps %+v: want 1500's first measure marked repeated, 2000's (fell behind) not", r.Steps[:4])
 	}
-	// One noisy failure below the capacity: measured again, passes, and the search goes on above it.
+	if r.Inconclusive != "" {
+		t.Errorf("confirmed failures on a quiet machine: cannot tell %q", r.Inconclusive)
+	}
+	// One noisy failure below the capacity: measured again, passes, measured a third time (one
+	// pass against one failure settles nothing), passes, and the search goes on above it.
 	asked = nil
 	noisy[750] = true
 	o := DefaultOptions()
 	o.Start = 750
-	if r, _ = Search(context.Background(), o, m); r.Rate < 950 || r.Rate > 1000 || asked[0] != 750 || asked[1] != 750 || asked[2] != 1500 {
-		t.Errorf("a noisy failure at 750: capacity %v, asked %v; want 750 twice then 1500, capacity 950-1000", r.Rate, asked)
+	r, _ = Search(context.Background(), o, m)
+	if r.Rate < 950 || r.Rate > 1000 || !slices.Equal(asked[:4], []float64{750, 750, 750, 1500}) || r.Inconclusive != "" {
+		t.Errorf("a noisy failure at 750: capacity %v, asked %v; want 750 three times then 1500, capacity 950-1000", r.Rate, asked)
+	}
+	if r.Steps[2].Again != "750 req/s both passed and failed" || r.Steps[2].Outcome() != "pass (measured again: 750 req/s both passed and failed)" {
+		t.Errorf("the third 750: %q, want it said as settling a contradiction", r.Steps[2].Outcome())
 	}
 }
 
@@ -125,7 +139,8 @@ func TestSearchConfirmsAFailure(t *testing.T) {
 func TestSearchRepeatsAStolenStep(t *testing.T) {
 	var asked []float64
 	stolen := map[float64]bool{1000: true}
-	m := func(_ context.Context, _ int, rate float64) (Step, error) {
+	m := func(_ context.Context, a Ask) (Step, error) {
+		rate := a.Rate
 		asked = append(asked, rate)
 		st := stolen[rate]
 		delete(stolen, rate)

@@ -15,7 +15,6 @@ import (
 	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/diagnose"
 	"github.com/crankshaft/crankshaft/internal/loadtool"
-	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/sweep"
 	"github.com/crankshaft/crankshaft/internal/threshold"
@@ -27,7 +26,11 @@ Finds the highest request rate the application sustains within every SLO: keeps 
 running and steps the load's rate open-loop (the scenario's rate variable: crank load, bombardier
 -r), doubling from --start-rate until a step fails, then bisecting until the capacity is known
 within --precision. A step passes when every SLO holds and the generator completed at least 95 %
-of the rate asked. The knee is explained with the run's verdict (contention-bound, server-bound...).
+of the rate asked. A failure on a disturbed machine (machine-busy, steal) or on the SLOs alone is
+measured again, and a rate that passes and fails (or fails below one that passed) is measured again
+before any answer, at most 3 measures a rate; a search that cannot settle says so, with the bracket
+(the highest rate that passed, the lowest that failed) and what would tell. The knee is explained
+with the run's verdict (contention-bound, server-bound...).
 
   --slo EXPR           [service:]metric OP number, as --threshold (repeatable; also capacity: slo:
                        in the scenario); the figures are the catalog's (docs/MEASUREMENTS.md)
@@ -41,7 +44,9 @@ of the rate asked. The knee is explained with the run's verdict (contention-boun
   --json FILE          the result, with the steps under "capacity" at its root
   --dry-run FILE       check the inputs and write the first step's resolved jobs ("-": stdout)
   and every run option of crank (--config, --scenario, --profile, --variable, --<service>.<path>...).
-Exit: 0 with a capacity, 1 when even the lowest rate fails (or the search stopped before any passed), 2 for bad input.
+Exit: 0 with a capacity, 1 when even the lowest rate fails on a quiet machine, 2 for bad input,
+3 when the search cannot tell: its steps contradict each other, its lowest failure was on a
+disturbed machine, or --max-steps or --max-time stopped it before --precision.
 `
 
 // capacityFlags are crank capacity's own flags; the rest are run flags.
@@ -219,48 +224,14 @@ func (cf *capacityFlags) search(ctx context.Context, st State, ctl *controller.C
 		return capacity.Result{}, nil, fmt.Errorf("%w: %w", errStepper, err)
 	}
 	defer stepper.Close(context.WithoutCancel(ctx))
-	var knee map[string]*results.JobResult
-	byRate := map[float64]map[string]*results.JobResult{}
-	started := time.Now()
-	last := 0.0
-	measure := func(ctx context.Context, n int, rate float64) (capacity.Step, error) {
-		again := ""
-		if rate == last {
-			again = ", again: it failed on the SLOs alone while the generator kept up, which one noisy second can cause"
-		}
-		last = rate
-		fmt.Fprintf(st.Stderr, "capacity: step %d of at most %d: %.0f req/s (%s%s)\n", n, cf.settings.MaxSteps, rate, time.Since(started).Round(time.Second), again)
-		services, err := cf.stepServices(ctx, st, rate)
-		if err != nil {
-			return capacity.Step{}, err
-		}
-		jobs, err := stepper.Step(ctx, services)
-		if err != nil {
-			return capacity.Step{}, err
-		}
-		byRate[rate] = jobs
-		s := capacity.Judge(rate, jobs, loadsOf(resolved), cf.slos)
-		stolen := ""
-		if s.Stolen {
-			stolen = fmt.Sprintf(", the hypervisor took %s of the machine (steal)", results.Value(measure.CPUSteal, s.Steal))
-		}
-		fmt.Fprintf(st.Stderr, "capacity: %.0f req/s asked, %.0f done, p99 %.2f ms, server CPU %.0f %%%s: %s\n",
-			rate, s.Achieved, s.Latency99, s.ServerCPU, stolen, passText(s))
-		if d := capacity.Drain(s, cf.settings.StepDuration); d > 0 {
-			fmt.Fprintf(st.Stderr, "capacity: waiting %s for the server to work off this step's queue\n", d.Round(100*time.Millisecond))
-			select {
-			case <-ctx.Done():
-			case <-time.After(d):
-			}
-		}
-		return s, nil
-	}
-	res, searchErr := capacity.Search(ctx, cf.settings.Options, measure)
+	steps := &capacitySteps{cf: cf, st: st, stepper: stepper, loads: loadsOf(resolved), started: time.Now()}
+	res, searchErr := capacity.Search(ctx, cf.settings.Options, steps.measure)
 	for _, t := range cf.slos {
 		res.SLOs = append(res.SLOs, t.String())
 	}
-	if k, ok := res.Knee(); ok {
-		knee = byRate[k.Asked]
+	var knee map[string]*results.JobResult
+	if k, i, ok := res.Knee(); ok && i < len(steps.byStep) {
+		knee = steps.byStep[i]
 		res.VerdictKind, res.Verdict = kneeVerdict(knee, k)
 	}
 	return res, knee, searchErr

@@ -82,7 +82,10 @@ func (cf *capacityFlags) runMatrix(ctx context.Context, st State) int {
 			code = c
 			break
 		}
-		if c != ExitOK { // a variant with no capacity (or whose search failed) fails the matrix
+		switch { // a variant with no capacity (or whose search failed) fails the matrix; one that cannot tell makes it inconclusive
+		case c == ExitCannotTell && code == ExitOK:
+			code = ExitCannotTell
+		case c != ExitOK && c != ExitCannotTell:
 			code = ExitFailed
 		}
 		out := cv.cf.answer(res, knee, c, started, variant(f.properties, cv.resolved.Variant))
@@ -131,16 +134,22 @@ func writeCapacities(w io.Writer, vs []VariantCapacity) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "variant\tcapacity req/s\tvs baseline\tfailed at req/s\tat the knee\t")
 	base := vs[0].Rate
+	if vs[0].Inconclusive != "" {
+		base = 0
+	}
 	for _, v := range vs {
-		ratio := "-"
-		if base > 0 && v.Rate > 0 {
+		ratio, rate := "-", fmt.Sprintf("%.0f", v.Rate)
+		if base > 0 && v.Rate > 0 && v.Inconclusive == "" {
 			ratio = fmt.Sprintf("%.2fx", v.Rate/base)
+		}
+		if v.Inconclusive != "" {
+			rate = fmt.Sprintf("cannot tell (%.0f-%.0f)", v.Rate, v.FailedAt)
 		}
 		kind := v.VerdictKind
 		if kind == "" {
 			kind = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%.0f\t%s\t%.0f\t%s\t\n", v.Variant, v.Rate, ratio, v.FailedAt, kind)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f\t%s\t\n", v.Variant, rate, ratio, v.FailedAt, kind)
 	}
 	_ = tw.Flush()
 }

@@ -12,11 +12,17 @@ import (
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
-// searchCode is the exit status of a search that ended with err, said on stderr.
+// searchCode is the exit status of a search that ended with err, said on stderr: a search that
+// cannot tell (its steps contradict each other, its bracket's upper end failed only on a disturbed
+// machine, or it stopped before its bracket was within the precision) exits ExitCannotTell, never
+// 0 on a guess.
 func searchCode(ctx context.Context, st State, res capacity.Result, err error) int {
 	switch {
-	case err == nil && res.Rate == 0: // stopped (--max-steps, --max-time) before any rate passed
-		fmt.Fprintf(st.Stderr, "crank capacity: no rate tried met the service level objectives before the search stopped (%s)\n", res.Stopped)
+	case err == nil && res.Inconclusive != "":
+		fmt.Fprintf(st.Stderr, "crank capacity: cannot tell the capacity: %s; %s as measured; what would tell: %s\n", res.Inconclusive, res.Bracket(), res.WouldTell)
+		return ExitCannotTell
+	case err == nil && res.Rate == 0: // every rate tried failed on a quiet machine, down to the lowest
+		fmt.Fprintf(st.Stderr, "crank capacity: no rate tried met the service level objectives\n")
 		return ExitFailed
 	case err == nil:
 		return ExitOK

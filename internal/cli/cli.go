@@ -50,6 +50,9 @@ const (
 	ExitOK       = 0
 	ExitFailed   = 1 // the run failed, or a gate found a regression
 	ExitBadInput = 2
+	// ExitCannotTell is crank compare's inconclusive (gate.ExitInconclusive), and crank
+	// capacity's search that cannot settle.
+	ExitCannotTell = gate.ExitInconclusive
 )
 
 // Run runs the command line and returns the exit code.

@@ -103,7 +103,8 @@ func TestShorten(t *testing.T) {
 }
 
 // TestSLOAnswer: a block's crank capacity may exit 1 only with its answer that no rate met the
-// SLOs; any other failure still fails the block, and the commands after it run.
+// SLOs, and 3 only with its answer that it cannot tell the capacity; any other failure still fails
+// the block, and the commands after it run.
 func TestSLOAnswer(t *testing.T) {
 	for _, c := range []struct {
 		cmd  string
@@ -113,6 +114,8 @@ func TestSLOAnswer(t *testing.T) {
 		{`slo_answer bash -c 'echo "crank capacity: the service level objectives are not met even at the lowest rate (10 req/s)" >&2; exit 1'`, 0},
 		{`slo_answer bash -c 'echo "crank capacity: job application failed: exit status 3" >&2; exit 1'; echo after`, 1},
 		{`slo_answer bash -c 'echo "crank capacity: no rate tried met the service level objectives" >&2; exit 2'`, 2},
+		{`slo_answer bash -c 'echo "crank capacity: cannot tell the capacity: the search stopped (--max-steps 3 reached)" >&2; exit 3'; echo after`, 0},
+		{`slo_answer bash -c 'echo "crank capacity: job application failed" >&2; exit 3'`, 3},
 		{`slo_answer true`, 0},
 	} {
 		out, err := exec.Command("bash", "-e", "-o", "pipefail", "-c", answers+c.cmd).CombinedOutput()

@@ -3,8 +3,10 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,7 +35,8 @@ func TestCapacityOfAMutex(t *testing.T) {
 	// work taking 16 % of the machine (two processes burning 50 ms every 350 ms) settled the search
 	// at 812 req/s, where a quiet machine gives 969. The band is a measurement of a quiet machine:
 	// a search the test saw disturbed (quietOutside, its own measure) runs again, up to three times,
-	// and is judged only when one was quiet; else it is reported, not judged.
+	// and is judged only when one was quiet; else it is reported, not judged. A search that says it
+	// cannot tell (exit 3) is accepted only on a machine the test saw disturbed.
 	var (
 		c       capacity.Result
 		r       runResult
@@ -47,12 +50,17 @@ func TestCapacityOfAMutex(t *testing.T) {
 		start := time.Now()
 		outside = outsideShare(t, func() { r = crank(t, 2*time.Minute, args...) })
 		took := time.Since(start)
-		if r.code != 0 {
-			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		// A search the machine disturbed may say it cannot tell (exit 3): then it is measured again.
+		if r.code != 0 && (r.code != 3 || outside <= quietOutside) {
+			t.Fatalf("exit %d (%.0f %% of the machine outside the run)\nstdout:\n%s\nstderr:\n%s", r.code, 100*outside, r.stdout, r.stderr)
 		}
 		c = readJSON[struct {
 			Capacity capacity.Result `json:"capacity"`
 		}](t, out).Capacity
+		if r.code == 3 {
+			t.Logf("try %d: cannot tell on a disturbed machine (%.0f %% outside the run): %s", try, 100*outside, c.Inconclusive)
+			continue
+		}
 		t.Logf("try %d: capacity %.0f req/s, failed at %.0f, %d steps in %s, %.0f %% of the machine used outside the run: %s",
 			try, c.Rate, c.FailedAt, len(c.Steps), took.Round(time.Second), 100*outside, c.Verdict)
 		if took > time.Minute {
@@ -61,6 +69,10 @@ func TestCapacityOfAMutex(t *testing.T) {
 		if outside <= quietOutside {
 			break
 		}
+	}
+	if r.code == 3 {
+		t.Logf("every try ran on a disturbed machine and said it cannot tell (exit 3): reported, not judged\n%s", r.stdout)
+		return
 	}
 	ceiling := 0.0
 	for _, s := range c.Steps {
@@ -121,6 +133,10 @@ func TestCapacityPerVariant(t *testing.T) {
 		"--step-duration", "2", "--json", out)...)
 	var r runResult
 	outside := outsideShare(t, func() { r = crank(t, 4*time.Minute, args...) })
+	if r.code == 3 && outside > quietOutside {
+		t.Logf("a variant cannot tell on a disturbed machine (%.0f %% outside the run): reported, not judged\n%s", 100*outside, r.stdout)
+		return
+	}
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -149,4 +165,65 @@ func TestCapacityPerVariant(t *testing.T) {
 	if !strings.Contains(r.stdout, "capacity per variant (the first is the baseline):") || !strings.Contains(r.stdout, "work=4ms") {
 		t.Errorf("stdout lacks the side-by-side table:\n%s", r.stdout)
 	}
+}
+
+// TestCapacitySerializedBesideABusyCore is issue 44's acceptance: a server that serves one request
+// at a time, each sleeping 400 µs (about 2,100 req/s at most here, at a few % of CPU), searched on
+// a quiet machine, then beside one process keeping a core busy (sha256sum /dev/zero). Beside the
+// busy core the search either lands within 15 % of the quiet answer (exit 0) or exits 3 saying it
+// cannot tell and what would tell; never exit 0 below 0.85x (on a busy machine it once answered
+// 359 req/s for a server of 2,000, exit 0).
+func TestCapacitySerializedBesideABusyCore(t *testing.T) {
+	search := func(what string) (runResult, capacity.Result, float64) {
+		out := filepath.Join(t.TempDir(), "capacity.json")
+		args := append([]string{"capacity"}, diagArgs(t, "serial", "400us", false, "--load.job", "builtin", "--variable", "connections=64",
+			"--slo", "load:http/latency/99<20", "--start-rate", "1000", "--json", out)...)
+		var r runResult
+		outside := outsideShare(t, func() { r = crank(t, 4*time.Minute, args...) })
+		var c capacity.Result
+		if r.code == 0 || r.code == 3 {
+			c = readJSON[struct {
+				Capacity capacity.Result `json:"capacity"`
+			}](t, out).Capacity
+		}
+		t.Logf("%s: exit %d, capacity %.0f req/s (bracket %.0f-%.0f), %d steps, %.0f %% of the machine outside the run; cannot tell: %q",
+			what, r.code, c.Rate, c.Rate, c.FailedAt, len(c.Steps), 100*outside, c.Inconclusive)
+		return r, c, outside
+	}
+	r, quiet, outside := search("quiet")
+	if r.code != 0 || outside > quietOutside {
+		if outside > quietOutside {
+			t.Skipf("the machine was not quiet (%.0f %% outside the run, exit %d): no quiet answer to judge against", 100*outside, r.code)
+		}
+		t.Fatalf("quiet search: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	busyCore(t, 5*time.Minute)
+	r, busy, outside := search("beside a busy core")
+	if outside < 0.3 {
+		t.Errorf("sha256sum took %.0f %% of the machine, want about half (one core of two)", 100*outside)
+	}
+	switch r.code {
+	case 0:
+		if ratio := busy.Rate / quiet.Rate; ratio < 0.85 || ratio > 1.15 {
+			t.Errorf("beside a busy core: exit 0 with %.0f req/s, %.2fx the quiet %.0f: want within 15 %% or a search that cannot tell\n%s",
+				busy.Rate, ratio, quiet.Rate, r.stdout)
+		}
+	case 3:
+		mustContain(t, "stderr", r.stderr, "crank capacity: cannot tell the capacity: ", "what would tell: ")
+		mustContain(t, "stdout", r.stdout, "capacity: cannot tell: ", " as measured")
+	default:
+		t.Errorf("beside a busy core: exit %d, want 0 within 15 %% of the quiet answer or 3\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// busyCore keeps one core busy for the rest of the test (at most limit): one sha256sum /dev/zero.
+func busyCore(t *testing.T, limit time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	cmd := exec.CommandContext(ctx, "sha256sum", "/dev/zero")
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatalf("sha256sum /dev/zero: %v", err)
+	}
+	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
 }

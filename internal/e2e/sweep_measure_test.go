@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,6 +132,10 @@ func TestSweepInlineScalesWithCores(t *testing.T) {
 	// app's own result.
 	if busy := machineBusy(f); busy != "" {
 		t.Logf("RPS %.0f on 1 core, %.0f on 2, and the sweep said the machine was too busy to compare cores: %s", one.RPS, two.RPS, busy)
+		mustContain(t, "stdout", r.stdout, "cannot tell how RPS scales over the cores")
+		if strings.Contains(r.stdout, "flattens at") {
+			t.Errorf("a scaling claim from a busy machine:\n%s", r.stdout)
+		}
 		return
 	}
 	t.Errorf("RPS %.0f on 1 core, %.0f on 2 (diagnosis on 0-1: %s): want more on two", one.RPS, two.RPS, diagnosisOf(f, 1))

@@ -35,6 +35,9 @@ func capacityPoints(res *results.Result, tags map[string]string, session string,
 		AddField("failedSlo", strings.Join(c.FailedSLO, "; ")).AddField("slos", strings.Join(c.SLOs, ", ")).
 		AddField("verdict", c.Verdict).AddField("verdictKind", c.VerdictKind).
 		AddField("steps", int64(len(c.Steps)))
+	if c.Inconclusive != "" { // the search cannot tell: rate and failedAt are its bracket, not an answer
+		answer.AddField("inconclusive", c.Inconclusive)
+	}
 	pts := []*write.Point{withTags(answer, tags)}
 	for i, s := range c.Steps {
 		p := write.NewPointWithMeasurement(MeasurementCapacityStep).SetTime(at).
@@ -43,7 +46,7 @@ func capacityPoints(res *results.Result, tags map[string]string, session string,
 			AddField("latency50", s.Latency50).AddField("latency90", s.Latency90).AddField("latency99", s.Latency99).
 			AddField("errorRate", s.ErrorRate).AddField("serverCpu", s.ServerCPU).
 			AddField("lockContention", s.LockContention).AddField("exceptions", s.Exceptions).
-			AddField("pass", s.Pass).AddField("fellBehind", s.FellBehind).
+			AddField("pass", s.Pass).AddField("fellBehind", s.FellBehind).AddField("disturbed", s.Disturbed()).
 			AddField("failed", strings.Join(s.Failed, "; "))
 		pts = append(pts, withTags(p, tags))
 	}

@@ -21,7 +21,7 @@ func TestPublishCapacity(t *testing.T) {
 		SLOs: []string{"load:http/latency/99<20"}, Verdict: "contention-bound at the knee", VerdictKind: "contention-bound",
 		Steps: []capacity.Step{
 			{Asked: 500, Achieved: 500, Latency99: 1.47, ServerCPU: 31, Pass: true},
-			{Asked: 1000, Achieved: 972, Latency99: 120.45, ServerCPU: 53, LockContention: 48610.87, Failed: []string{"p99"}, Repeated: true},
+			{Asked: 1000, Achieved: 972, Latency99: 120.45, ServerCPU: 53, LockContention: 48610.87, Failed: []string{"p99"}, Repeated: true, Busy: true},
 			{Asked: 1000, Achieved: 970, Latency99: 118.2, ServerCPU: 52, Failed: []string{"p99"}, Repeat: true},
 			{Asked: 969, Achieved: 969, Latency99: 7.41, ServerCPU: 50, Pass: true},
 		}}
@@ -40,12 +40,12 @@ func TestPublishCapacity(t *testing.T) {
 	if v := scalar(t, srv.URL, srv.DB, `SELECT "verdictKind" FROM crank_capacity`, "verdictKind"); v != "contention-bound" {
 		t.Errorf("verdict kind %v", v)
 	}
-	steps := query(t, srv.URL, srv.DB, `SELECT "asked", "achieved", "latency99", "pass" FROM crank_capacity_step GROUP BY "step"`)
+	steps := query(t, srv.URL, srv.DB, `SELECT "asked", "achieved", "latency99", "pass", "disturbed" FROM crank_capacity_step GROUP BY "step"`)
 	got := map[string]string{}
 	for _, s := range steps {
 		got[s.Tags["step"]] = fmt.Sprint(s.Values[0][1:])
 	}
-	want := map[string]string{"1": "[500 500 1.47 true]", "2": "[1000 972 120.45 false]", "3": "[1000 970 118.2 false]", "4": "[969 969 7.41 true]"}
+	want := map[string]string{"1": "[500 500 1.47 true false]", "2": "[1000 972 120.45 false true]", "3": "[1000 970 118.2 false false]", "4": "[969 969 7.41 true false]"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("steps %v, want %v", got, want)
 	}

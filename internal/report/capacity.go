@@ -26,9 +26,12 @@ type CapacityView struct {
 	FailedSLO, SLOs      []string
 	VerdictKind, Verdict string
 	Stopped              string
-	Headings             []string
-	Rows                 []CapacityRow
-	Charts               []Chart
+	// CannotTell is why the search cannot tell the capacity ("" when it can), WouldTell what would,
+	// and Bracket the capacity's bracket in words (capacity.Result.Bracket).
+	CannotTell, WouldTell, Bracket string
+	Headings                       []string
+	Rows                           []CapacityRow
+	Charts                         []Chart
 }
 
 // CapacityRow is one step as the terminal table writes it.
@@ -76,7 +79,8 @@ func capacityViews(label string, raw json.RawMessage) ([]CapacityView, error) {
 }
 
 func capacityView(label string, r capacity.Result) (CapacityView, error) {
-	v := CapacityView{Label: label, FailedSLO: r.FailedSLO, SLOs: r.SLOs, VerdictKind: r.VerdictKind, Verdict: r.Verdict, Stopped: r.Stopped}
+	v := CapacityView{Label: label, FailedSLO: r.FailedSLO, SLOs: r.SLOs, VerdictKind: r.VerdictKind, Verdict: r.Verdict, Stopped: r.Stopped,
+		CannotTell: r.Inconclusive, WouldTell: r.WouldTell, Bracket: r.Bracket()}
 	if r.Rate > 0 {
 		v.Rate = capacity.Rate(r.Rate)
 	}

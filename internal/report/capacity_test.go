@@ -143,3 +143,45 @@ func TestReportCapacityMatrix(t *testing.T) {
 		t.Errorf("views %+v, want both variants, the second with no capacity and no steps", pg.Capacity)
 	}
 }
+
+// TestReportCapacityCannotTell: a search that cannot tell is shown as such, with its bracket, why
+// and what would tell, not as a capacity.
+func TestReportCapacityCannotTell(t *testing.T) {
+	b, err := os.ReadFile("testdata/capacity.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var c map[string]json.RawMessage
+	if err := json.Unmarshal(doc["capacity"], &c); err != nil {
+		t.Fatal(err)
+	}
+	c["inconclusive"] = json.RawMessage(`"375 req/s failed only while the machine was disturbed (machine busy: 50 % of it used outside the run)"`)
+	c["wouldTell"] = json.RawMessage(`"a quiet machine"`)
+	if doc["capacity"], err = json.Marshal(c); err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := t.TempDir() + "/busy.json"
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page, _, _ := writePage(t, path)
+	root := parsePage(t, page)
+	answer := find(root, "table", func(n *html.Node) bool { return hasClass(n, "capacity-answer") })
+	if len(answer) != 1 {
+		t.Fatalf("%d answer tables", len(answer))
+	}
+	capCell := cells(rowWhere(t, answer[0], "data-key", "capacity"))[1]
+	why := cells(rowWhere(t, answer[0], "data-key", "cannotTell"))[1]
+	if !strings.HasPrefix(capCell, "cannot tell capacity between ") || !strings.Contains(why, "failed only while the machine was disturbed") ||
+		!strings.Contains(why, "what would tell: a quiet machine") {
+		t.Errorf("capacity %q, cannot tell %q", capCell, why)
+	}
+}

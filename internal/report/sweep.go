@@ -179,13 +179,7 @@ func sweepView(f *sweep.File, opts gate.CompareOptions) *SweepView {
 			t.Rows = append(t.Rows, [5]string{f.Variants[p.Variant].Value(c.Axis.Key), fmt.Sprint(p.Cores),
 				results.Format(p.RPS, "n0"), fmt.Sprintf("%.0f%%", 100*p.Efficiency), gain})
 		}
-		last := c.Points[len(c.Points)-1].Cores
-		switch {
-		case c.FlatAt > 0:
-			t.Conclusion = fmt.Sprintf("flattens at %s: more cores gave no significant RPS gain", plural(c.FlatAt, "core"))
-		case len(c.Points) > 1:
-			t.Conclusion = fmt.Sprintf("still scaling at %s (each step gained RPS significantly)", plural(last, "core"))
-		}
+		t.Conclusion = c.Conclusion()
 		v.Scaling = append(v.Scaling, t)
 	}
 	return v

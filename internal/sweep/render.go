@@ -129,11 +129,8 @@ func (f *File) writeScaling(w io.Writer, opts gate.CompareOptions) {
 				results.Format(p.RPS, "n0"), 100*p.Efficiency, gain)
 		}
 		_ = tw.Flush()
-		last := c.Points[len(c.Points)-1].Cores
-		if c.FlatAt > 0 {
-			fmt.Fprintf(w, "flattens at %s: more cores gave no significant RPS gain\n", cores(c.FlatAt))
-		} else if len(c.Points) > 1 {
-			fmt.Fprintf(w, "still scaling at %s (each step gained RPS significantly)\n", cores(last))
+		if text := c.Conclusion(); text != "" {
+			fmt.Fprintln(w, text)
 		}
 		if ch := c.Chart(); ch != "" {
 			fmt.Fprintln(w, ch)

@@ -9,7 +9,9 @@ import (
 	"github.com/guptarohit/asciigraph"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/diagnose"
 	"github.com/crankshaft/crankshaft/internal/gate"
+	"github.com/crankshaft/crankshaft/internal/results"
 )
 
 // Point is one core count of a scaling curve.
@@ -28,8 +30,27 @@ type Curve struct {
 	Others string // "dispatch=shared"
 	Points []Point
 	// FlatAt is the core count after which more cores gave no significant RPS gain (0: it kept
-	// scaling over the counts swept).
+	// scaling over the counts swept, or the curve cannot tell).
 	FlatAt int
+	// Busy names the curve's variants whose diagnosis says machine-busy: other work took the cores
+	// the curve measures, so it draws no scaling claim (FlatAt 0; Conclusion says it cannot tell).
+	Busy []string
+}
+
+// Conclusion is what the curve says of the scaling, in one sentence: it flattens, it still
+// scales, or it cannot tell (variants that ran on a busy machine); "" for a single point.
+func (c Curve) Conclusion() string {
+	last := c.Points[len(c.Points)-1].Cores
+	switch {
+	case len(c.Busy) > 0:
+		return fmt.Sprintf("cannot tell how RPS scales over the cores: %s ran on a busy machine (machine-busy: other work took cores the curve measures); "+
+			"run the sweep on a quiet machine", strings.Join(c.Busy, ", "))
+	case c.FlatAt > 0:
+		return fmt.Sprintf("flattens at %s: more cores gave no significant RPS gain", cores(c.FlatAt))
+	case len(c.Points) > 1:
+		return fmt.Sprintf("still scaling at %s (each step gained RPS significantly)", cores(last))
+	}
+	return ""
 }
 
 // Curves returns a scaling curve per setting of the other axes, for every cpuSet axis.
@@ -63,7 +84,7 @@ func (f *File) Curves(opts gate.CompareOptions) []Curve {
 
 func (f *File) curve(a Axis, others string, pts []Point, rps []Metric, opts gate.CompareOptions) Curve {
 	slices.SortStableFunc(pts, func(x, y Point) int { return cmp.Compare(x.Cores, y.Cores) })
-	c := Curve{Axis: a, Others: others, Points: pts}
+	c := Curve{Axis: a, Others: others, Points: pts, Busy: f.busy(pts)}
 	first := pts[0]
 	for k := range c.Points {
 		p := &c.Points[k]
@@ -75,11 +96,23 @@ func (f *File) curve(a Axis, others string, pts []Point, rps []Metric, opts gate
 		}
 		cmps := f.Compare(pts[k-1].Variant, p.Variant, rps[:1], opts)
 		p.Gain, p.HasGain = cmps[rps[0]]
-		if c.FlatAt == 0 && p.HasGain && p.Gain.Verdict != gate.VerdictImproved {
+		if c.FlatAt == 0 && len(c.Busy) == 0 && p.HasGain && p.Gain.Verdict != gate.VerdictImproved {
 			c.FlatAt = pts[k-1].Cores
 		}
 	}
 	return c
+}
+
+// busy names the points' variants whose diagnosis says machine-busy.
+func (f *File) busy(pts []Point) []string {
+	var out []string
+	for _, p := range pts {
+		r := f.Variants[p.Variant].Result
+		if r != nil && slices.ContainsFunc(r.JobResults.Diagnostics, func(d results.Diagnostic) bool { return d.Kind == diagnose.MachineBusy }) {
+			out = append(out, f.Variants[p.Variant].Name)
+		}
+	}
+	return out
 }
 
 // rpsMetrics are the RPS metrics among the sweep's.

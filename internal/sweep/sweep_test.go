@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crankshaft/crankshaft/internal/diagnose"
 	"github.com/crankshaft/crankshaft/internal/gate"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
@@ -212,5 +213,32 @@ func TestSweepNotMeasured(t *testing.T) {
 		if want := "pipeline=16: not measured in some runs: " + printed; !strings.Contains(out.String(), want) || strings.ContainsAny(out.String(), "\x1b\x07") {
 			t.Errorf("report lacks %q or holds an escape:\n%s", want, out.String())
 		}
+	}
+}
+
+// TestScalingFromABusyMachine: a curve drawn from variants whose diagnosis says machine-busy makes
+// no scaling claim ("flattens at 1 core" was issue 44's, from runs that were all machine-busy): it
+// says it cannot tell, naming them; a curve of quiet variants still concludes.
+func TestScalingFromABusyMachine(t *testing.T) {
+	f, err := sweepOf(t, filepath.Join(t.TempDir(), "sweep.json"), 3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy := results.Diagnostic{Kind: diagnose.MachineBusy, Message: "other work took 48 % of the machine"}
+	for _, i := range []int{0, 1} { // dispatch=shared at 0 and 0-1
+		f.Variants[i].Result.JobResults.Diagnostics = []results.Diagnostic{busy}
+	}
+	curves := f.Curves(gate.CompareOptions{})
+	if len(curves) != 2 || curves[0].FlatAt != 0 || !slices.Equal(curves[0].Busy, []string{"dispatch=shared,cpuSet=0", "dispatch=shared,cpuSet=0-1"}) {
+		t.Fatalf("curves %+v: want shared's with no flattening and both variants named busy", curves)
+	}
+	var out strings.Builder
+	if err := f.WriteReport(&out, gate.CompareOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	report := out.String()
+	if strings.Contains(report, "flattens at") || !strings.Contains(report, "still scaling at 2 cores") ||
+		!strings.Contains(report, "cannot tell how RPS scales over the cores: dispatch=shared,cpuSet=0, dispatch=shared,cpuSet=0-1 ran on a busy machine") {
+		t.Errorf("report:\n%s", report)
 	}
 }
