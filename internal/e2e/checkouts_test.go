@@ -48,7 +48,8 @@ func importMaps() (args, env []string) {
 // as they are upstream, imports by URL untouched) with --import-map, CRANK_IMPORT_MAP and
 // --application.job; the gRPC scenario without the request it needs is refused before anything
 // starts, naming the variables; an unmapped import names the URL, the file importing it and the
-// mapping to give; and plaintext runs for 2 s on the embedded agent.
+// mapping to give; crank's samples/hello is refused naming --application.job; and plaintext runs
+// for 2 s on the embedded agent.
 func TestBenchmarksFromCheckouts(t *testing.T) {
 	maps, env := importMaps()
 	env = append(env, noNetwork(t)...)
@@ -112,6 +113,15 @@ func TestBenchmarksFromCheckouts(t *testing.T) {
 		}
 		mustContain(t, "stderr", r.stderr, rawBenchmarks+`scenarios/grpc.benchmarks.yml:6: import "`+rawGrpcDotnet+"perf/benchmarkapps/GrpcClient/grpc-client.yml",
 			"--import-map "+rawGrpcDotnet+"=/path/to/grpc-dotnet (or CRANK_IMPORT_MAP)")
+	})
+
+	t.Run("crank's samples/hello", func(t *testing.T) { // its job-level project is a .NET build
+		r := crankEnv(t, time.Minute, append(env, "PATH="+withoutDotnet(t)), "--config", rawCrank+"samples/hello/hello.benchmarks.yml",
+			"--config", "profiles/local.yml", "--scenario", "hello", "--profile", "local", "--import-map", rawCrank+"="+checkouts+"crank")
+		if r.code != 2 {
+			t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
+		}
+		mustContain(t, "stderr", r.stderr, "lacks a .NET SDK to build crank/samples/hello/hello.csproj", "--application.job plaintext")
 	})
 
 	t.Run("plaintext runs", func(t *testing.T) {
