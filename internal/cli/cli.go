@@ -294,7 +294,7 @@ func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, *con
 	cfg := config.Blank()
 	if len(f.configs) > 0 {
 		var err error
-		if cfg, err = config.Load(ctx, f.configs, config.LoadOptions{Strict: f.strict}); err != nil {
+		if cfg, err = config.Load(ctx, f.configs, f.loadOptions()); err != nil {
 			return nil, nil, err
 		}
 		if cfg, err = withOwnApps(ctx, st, cfg, f); err != nil {

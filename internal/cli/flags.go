@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/config"
 	"github.com/crankshaft/crankshaft/internal/suggest"
 )
 
@@ -42,6 +43,12 @@ type runFlags struct {
 	noProbe     bool // --no-probe: never run the probe
 	forceProbe  bool // --probe: run the probe whatever the verdict
 	display     displayFlags
+	importMap   []config.ImportMapping // CRANK_IMPORT_MAP's, then --import-map's (repeatable)
+}
+
+// loadOptions are the options every configuration of the run is loaded with.
+func (f *runFlags) loadOptions() config.LoadOptions {
+	return config.LoadOptions{Strict: f.strict, ImportMap: f.importMap}
 }
 
 // displayFlags say what is shown besides the tables.
@@ -70,6 +77,11 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 	f := &runFlags{variables: map[string]string{}, properties: map[string]string{}, iterations: 1, jsonVars: map[string]any{},
 		agentToken: getenv("CRANK_AGENT_TOKEN"), agentCA: getenv("CRANK_AGENT_CA"), verdict: newVerdictFlags(),
 		spread: spreadFlags{auto: autoIterations{precision: DefaultPrecision, max: DefaultMaxIterations}}}
+	maps, err := config.ParseImportMapEnv(getenv(config.ImportMapEnv))
+	if err != nil {
+		return nil, &usageError{err.Error()}
+	}
+	f.importMap = maps
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		if !strings.HasPrefix(arg, "-") {
@@ -303,6 +315,9 @@ Run options (crank's names):
                            URL [URL...] TOKEN scoping a token to those agents
   --agent-token-for URL    let the unscoped token sign for this agent too, although only a configuration
                            fetched from a URL names it (repeatable, or URL,URL...)
+  --import-map URL=DIR     read configurations and imports under the URL prefix URL from the local folder
+                           DIR, a checkout (repeatable; or CRANK_IMPORT_MAP, mappings separated by spaces), e.g.
+                           https://raw.githubusercontent.com/dotnet/crank/main/=$HOME/src/crank
   --agent-ca FILE          PEM CA certificate(s) that signed the agents' TLS certificates (or CRANK_AGENT_CA)
   --session ID             session id recorded with the results (default: generated)
   --influx-url/--influx-token/--influx-org/--influx-bucket   push results to InfluxDB (or CRANK_INFLUX_*)

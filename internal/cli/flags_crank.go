@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+
+	"github.com/crankshaft/crankshaft/internal/config"
 	"strconv"
 	"strings"
 )
@@ -89,6 +91,12 @@ func (f *runFlags) setMore(name, value string) (bool, error) {
 			return true, usagef("--variable-json %s: %v", k, err)
 		}
 		f.jsonVars[k] = parsed
+	case "import-map":
+		m, err := config.ParseImportMapping(value, config.ImportMapFlag)
+		if err != nil {
+			return true, &usageError{err.Error()}
+		}
+		f.importMap = append(f.importMap, m)
 	case "csv":
 		f.output.csv = value
 	case "job":

@@ -37,7 +37,7 @@ func withOwnApps(ctx context.Context, st State, cfg *config.Config, f *runFlags)
 	}
 	// Ours first, so that every file given keeps its own definitions over them: only the jobs
 	// those files lack come from ours.
-	withApps, err := config.Load(ctx, append([]string{file}, f.configs...), config.LoadOptions{Strict: f.strict})
+	withApps, err := config.Load(ctx, append([]string{file}, f.configs...), f.loadOptions())
 	if err != nil {
 		return nil, fmt.Errorf("our own apps (%s): %w", file, err)
 	}

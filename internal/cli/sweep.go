@@ -112,7 +112,7 @@ func parseSweepFlags(args []string, getenv func(string) string) (*sweepFlags, er
 // --matrix is given, its iterations and baseline when the flags do not set them.
 func (sf *sweepFlags) fromScenario(ctx context.Context) error {
 	f := sf.run
-	cfg, err := config.Load(ctx, f.configs, config.LoadOptions{})
+	cfg, err := config.Load(ctx, f.configs, config.LoadOptions{ImportMap: f.importMap})
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ var (
 		"timeout", "interval", "warmup", "source", "options", "counters", "onConfigure", "isConsoleApp",
 		"measurementsIntervalSec", "variables", "job", "agent", "cpuSet",
 		"buildArguments", "noClean", "memoryLimitInBytes", "cpuLimitRatio", "sources", "buildFiles",
-		"dockerFile", "dockerImageName", "dockerContextDirectory", "dockerLoad", "dockerPull", "dockerCommand"}
+		"dockerFile", "dockerImageName", "dockerContextDirectory", "dockerLoad", "dockerPull", "dockerCommand", "project"}
 	sourceKeys = []string{"localFolder", "repository", "branchOrCommit", "project", "sourceKey", "noBuild", "cacheOnAgent", "destinationFolder",
 		"dockerFile", "dockerImageName", "dockerContextDirectory", "dockerLoad", "dockerPull", "dockerCommand"}
 	// namedSourceKeys are the keys of one entry under sources:.
@@ -53,7 +53,6 @@ const (
 	hintDiag      = ".NET diagnostics need the .NET runtime; expose Prometheus metrics (metricsPort, counters) for runtime counters"
 	hintFiles     = "file transfer to and from the agent is not available beyond sources and buildFiles; put the files in the job's source"
 	hintScripts   = "agent-side shell scripts are not available; use buildCommand, or a wrapper script as the executable"
-	hintDotnet    = "a .NET build needs the .NET SDK on the agent; build a Docker image from a Dockerfile (source.dockerFile) or give executable and buildCommand"
 	hintDotnetKey = "it applies to crank's .NET builds only"
 )
 
@@ -62,7 +61,6 @@ const (
 // only keys in those lists reach the switch.
 var crankRefusals = map[string]refusal{
 	"dockerFetchPath": {hintFetch, true},
-	"project":         {hintDotnet, true},
 	"dotnetTrace":     {hintDiag, true}, "dotnetTraceProviders": {hintDiag, true}, "collect": {hintDiag, true},
 	"collectArguments": {hintDiag, true}, "collectStartup": {hintDiag, true}, "collectCounters": {hintDiag, true},
 	"counterProviders": {hintDiag, true}, "dumpProcess": {hintDiag, true}, "dumpType": {hintDiag, true},

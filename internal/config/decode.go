@@ -86,6 +86,8 @@ func (d *decoder) job(n *node, j *api.Job) []string {
 			j.Sources = d.sources(p)
 		case "buildFiles":
 			d.buildFiles(p, p.key)
+		case "project": // crank's project beside sources: (samples/hello), as source.project
+			d.setProject(d.text(p, p.key), p.keyPos, p.key)
 		case "options":
 			j.Options = d.options(p)
 		case "counters":

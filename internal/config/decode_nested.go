@@ -52,7 +52,7 @@ func (d *decoder) sourceOf(n *node, prefix string) *api.Source {
 				s.BranchOrCommit = commit
 			}
 		case "project":
-			d.project, d.projectPos = d.text(e, full), e.keyPos
+			d.setProject(d.text(e, full), e.keyPos, full)
 		case "destinationFolder":
 			if asksForSomething(e.value) {
 				d.fail(e.keyPos, full, "crank's %s is not supported: a job's source fills its whole folder; use source.localFolder or one entry under sources", full)
@@ -159,4 +159,15 @@ func (d *decoder) float(p pair, key string) float64 {
 	}
 	d.fail(p.keyPos, key, "want a number, got %s", describe(p.value))
 	return 0
+}
+
+// setProject records crank's project, given on the job or as source.project; both is an error.
+func (d *decoder) setProject(project string, pos Pos, key string) {
+	if d.project != "" && project != "" {
+		d.fail(pos, key, "the job's project is given twice (project and source.project): give one")
+		return
+	}
+	if project != "" {
+		d.project, d.projectPos = project, pos
+	}
 }

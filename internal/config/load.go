@@ -32,6 +32,11 @@ type LoadOptions struct {
 	Logger *slog.Logger
 	// Strict makes unknown keys errors instead of warnings (crank ignores them).
 	Strict bool
+	// ImportMap reads the http(s) configurations and imports under its prefixes from local
+	// folders instead of fetching them (--import-map, CRANK_IMPORT_MAP). A file so read is still
+	// the file of its URL: named by it, its relative imports resolved against it, and what a
+	// fetched file may not do it may not do either (docs/SECURITY.md).
+	ImportMap []ImportMapping
 }
 
 // Config is the merge of every loaded file and its imports. It is read-only: Resolve may be
@@ -57,7 +62,7 @@ func Load(ctx context.Context, paths []string, opts LoadOptions) (*Config, error
 	if len(paths) == 0 {
 		return nil, errors.New("config: no configuration file given (--config)")
 	}
-	l := &loader{ctx: ctx, client: opts.HTTPClient, dirs: map[string]string{}}
+	l := &loader{ctx: ctx, client: opts.HTTPClient, dirs: map[string]string{}, maps: opts.ImportMap}
 	if l.client == nil {
 		l.client = netguard.Client(DefaultHTTPTimeout)
 	}
@@ -93,6 +98,7 @@ type loader struct {
 	stack  []string // files being loaded, to report import cycles
 	loads  int      // files read so far (see countLoad)
 	dirs   map[string]string
+	maps   []ImportMapping
 }
 
 // load reads one file and its imports (in order), the file itself merged last so it wins.
@@ -171,6 +177,13 @@ func importTarget(base, ref string) string {
 
 func (l *loader) read(loc string) ([]byte, error) {
 	if isURL(loc) {
+		m, rel, ok, err := mapURL(l.maps, loc)
+		switch {
+		case err != nil:
+			return nil, err
+		case ok:
+			return readMapped(m, rel, loc)
+		}
 		return l.fetch(loc)
 	}
 	f, err := os.Open(loc)
@@ -191,11 +204,11 @@ func (l *loader) fetch(u string) ([]byte, error) {
 	}
 	resp, err := l.client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("fetch %s: %w", u, err)
+		return nil, fmt.Errorf("fetch %s: %w; %s", u, err, mapHint(u, l.maps))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("fetch %s: %s", u, resp.Status)
+		return nil, fmt.Errorf("fetch %s: %s; %s", u, resp.Status, mapHint(u, l.maps))
 	}
 	return readCapped(resp.Body, u)
 }

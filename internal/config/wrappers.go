@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -179,6 +180,9 @@ func h2loadArgs(args []string) (translated, error) {
 	if opts["u"] == "" {
 		return translated{}, fmt.Errorf("no -u URL in the arguments")
 	}
+	if err := grpcRequestComplete(opts["u"], opts["b"], headers); err != nil {
+		return translated{}, err
+	}
 	var t translated
 	if b := opts["b"]; b != "" {
 		if strings.Trim(b, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") != "" {
@@ -215,6 +219,34 @@ func h2loadArgs(args []string) (translated, error) {
 		return translated{}, fmt.Errorf("no -d DURATION or -n REQUESTS in the arguments")
 	}
 	return t, nil
+}
+
+// grpcRequestComplete refuses a gRPC load (a content-type: application/grpc header) with no method
+// path in its URL or no body: a gRPC server refuses every such request (a bare GET is answered
+// 415), so the run would measure nothing but errors. It names the variables of crank's h2load.yml
+// that give them, with the values aspnet/Benchmarks' pipeline passes.
+func grpcRequestComplete(rawURL, body string, headers []string) error {
+	grpc := false
+	for _, h := range headers {
+		name, value, _ := strings.Cut(h, ":")
+		grpc = grpc || strings.EqualFold(strings.TrimSpace(name), "content-type") &&
+			strings.HasPrefix(strings.ToLower(strings.TrimSpace(value)), "application/grpc")
+	}
+	if !grpc {
+		return nil
+	}
+	var missing, give []string
+	if u, err := url.Parse(rawURL); err == nil && (u.Path == "" || u.Path == "/") {
+		missing, give = append(missing, "the method's path in the URL"), append(give, "--variable path=/grpc.testing.BenchmarkService/UnaryCall (the method aspnet/Benchmarks' pipeline calls)")
+	}
+	if body == "" {
+		missing, give = append(missing, "a request body"), append(give, "--variable body=AAAAAAcKBVdvcmxk (its request: a gRPC message, in base64)")
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("a gRPC request (content-type: application/grpc) needs %s, or the server refuses every request "+
+		"(a gRPC server answers 415): give %s", strings.Join(missing, " and "), strings.Join(give, " "))
 }
 
 func atoi(s string) int {

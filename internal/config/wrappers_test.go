@@ -59,3 +59,30 @@ func TestWrapperArguments(t *testing.T) {
 		t.Error("a .NET application is not a wrapper")
 	}
 }
+
+// TestH2loadGRPCNeedsPathAndBody: a gRPC load through crank's h2load wrapper with no method path
+// or no body is refused before anything starts, naming the variables that give them; each is
+// named only when missing, and a load that is not gRPC is not concerned.
+func TestH2loadGRPCNeedsPathAndBody(t *testing.T) {
+	grpc := []string{"--header", "content-type: application/grpc", "--header", "TE: trailers", "-d", "5"}
+	for _, c := range []struct {
+		args      []string
+		want, not string
+	}{
+		{append([]string{"-u", "http://h:5000"}, grpc...), "--variable path=/grpc.testing.BenchmarkService/UnaryCall (the method aspnet/Benchmarks' pipeline calls) --variable body=AAAAAAcKBVdvcmxk", ""},
+		{append([]string{"-u", "http://h:5000/", "-b", "AAAA"}, grpc...), "needs the method's path in the URL,", "--variable body"},
+		{append([]string{"-u", "http://h:5000/grpc.testing.BenchmarkService/UnaryCall"}, grpc...), "needs a request body,", "--variable path"},
+		{append([]string{"-u", "http://h:5000/grpc.testing.BenchmarkService/UnaryCall", "-b", "AAAA"}, grpc...), "", ""},
+		{[]string{"-u", "http://h:5000", "-d", "5"}, "", ""},
+	} {
+		_, err := h2loadArgs(c.args)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: %v", c.args, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%q: err = %v, want %q", c.args, err, c.want)
+		case c.not != "" && strings.Contains(err.Error(), c.not):
+			t.Errorf("%q: err = %v names %q, which is given", c.args, err, c.not)
+		}
+	}
+}

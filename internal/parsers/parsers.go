@@ -81,10 +81,16 @@ type FirstRequester interface {
 var ErrNotHTTP = errors.New("the run sends no HTTP request")
 
 // Target is where the first request goes: a GET of URL over HTTP/1.1, or over HTTP/2 when HTTP2
-// (h2c with prior knowledge for http://, h2 by ALPN for https://).
+// (h2c with prior knowledge for http://, h2 by ALPN for https://). A tool that sends headers or a
+// body sends them with its first request too: Header ("Name: value" lines as the tool takes
+// them), and BodyFile (a file of the job's folder, sent with a POST), so that the first request
+// is answered as the load's requests are (a gRPC server answers a bare GET 415).
 type Target struct {
-	URL   string
-	HTTP2 bool
+	URL      string
+	HTTP2    bool
+	Header   []string
+	BodyFile string
+	Body     []byte // BodyFile's content, read by the agent in the job's folder
 }
 
 // FirstURL is the first argument starting with "http" (any case), as crank's wrappers find the

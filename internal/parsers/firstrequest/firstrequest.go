@@ -1,17 +1,20 @@
 // Package firstrequest times the first request a load job sends, as crank's load wrappers
 // (Microsoft.Crank.Jobs.Wrk, .Bombardier, .H2Load) do before their load: one GET on a fresh
-// connection, from sending until the whole response is read, reported as http/firstrequest in
+// connection (with the tool's headers and body, when it sends some), from sending until the whole
+// response is read, reported as http/firstrequest in
 // milliseconds. Certificates are not checked (the servers under test use self-signed ones), and
 // any status counts as an answer, as in crank; a request that gets no answer is an error, never
 // a value.
 package firstrequest
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/parsers"
@@ -29,11 +32,12 @@ type Result struct {
 // Millis is the elapsed time in milliseconds, as http/firstrequest is recorded.
 func (r Result) Millis() float64 { return float64(r.Elapsed.Microseconds()) / 1000 }
 
-// Measure sends one GET to t and times it until the response's body is read.
+// Measure sends t's request (a GET, or a POST of its body when it has a body file) with its
+// headers and times it until the response's body is read.
 func Measure(ctx context.Context, t parsers.Target) (Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.URL, nil)
+	req, err := newRequest(ctx, t)
 	if err != nil {
 		return Result{}, fmt.Errorf("first request to %q: %w", t.URL, err)
 	}
@@ -62,4 +66,29 @@ func Measure(ctx context.Context, t parsers.Target) (Result, error) {
 		return Result{}, fmt.Errorf("first request to %s: reading the response: %w", t.URL, err)
 	}
 	return Result{Elapsed: time.Since(start), Status: resp.StatusCode}, nil
+}
+
+// newRequest is t's request: its method, headers ("Name: value") and body.
+func newRequest(ctx context.Context, t parsers.Target) (*http.Request, error) {
+	method, body := http.MethodGet, io.Reader(nil)
+	if t.BodyFile != "" || t.Body != nil {
+		method, body = http.MethodPost, bytes.NewReader(t.Body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, t.URL, body)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range t.Header {
+		name, value, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			return nil, fmt.Errorf("header %q: want Name: value", h)
+		}
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if strings.EqualFold(name, "host") {
+			req.Host = value
+			continue
+		}
+		req.Header.Add(name, value)
+	}
+	return req, nil
 }

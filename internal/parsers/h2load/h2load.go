@@ -35,13 +35,14 @@ package h2load
 
 import (
 	"fmt"
-	"github.com/crankshaft/crankshaft/internal/parsers"
 	"io"
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/parsers"
 )
 
 // Parser parses h2load's text report. The zero value is ready to use.
@@ -184,8 +185,33 @@ func millis(s string) (float64, error) {
 	return math.Round(v*scale*1e6) / 1e6, nil
 }
 
-// FirstRequest is a GET of h2load's (first) URL over HTTP/2, or HTTP/1.1 with --h1.
+// FirstRequest is h2load's request to its (first) URL over HTTP/2, or HTTP/1.1 with --h1: a GET,
+// or a POST of its -d/--data file, with its -H/--header headers, as h2load sends each request.
 func (Parser) FirstRequest(args []string) (parsers.Target, error) {
 	u, err := parsers.FirstURL(args)
-	return parsers.Target{URL: u, HTTP2: !parsers.HasFlag(args, "--h1")}, err
+	t := parsers.Target{URL: u, HTTP2: !parsers.HasFlag(args, "--h1")}
+	for i := 0; i < len(args); i++ {
+		name, value, inline := args[i], "", false
+		if strings.HasPrefix(name, "--") {
+			name, value, inline = strings.Cut(name, "=")
+		}
+		if !inline {
+			if i+1 >= len(args) {
+				break
+			}
+			value = args[i+1]
+		}
+		switch name {
+		case "-H", "--header":
+			t.Header = append(t.Header, value)
+		case "-d", "--data":
+			t.BodyFile = value
+		default:
+			continue
+		}
+		if !inline {
+			i++
+		}
+	}
+	return t, err
 }
