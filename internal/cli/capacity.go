@@ -119,7 +119,7 @@ func (cf *capacityFlags) fromScenario(ctx context.Context) error {
 	f := cf.run
 	var sec *config.Capacity
 	if len(f.configs) > 0 && f.scenario != "" {
-		cfg, err := config.Load(ctx, f.configs, config.LoadOptions{})
+		cfg, err := config.Load(ctx, f.configs, f.loadOptions())
 		if err != nil {
 			return err
 		}

@@ -118,3 +118,30 @@ func TestCapacitiesCannotTell(t *testing.T) {
 		t.Errorf("table:\n%s", out.String())
 	}
 }
+
+// TestCapacityReadsTheImportMap: crank capacity reads a scenario given by URL from the checkouts
+// --import-map names, its capacity: section and its imports included, without the network (a
+// proxy on a closed port would refuse any fetch).
+func TestCapacityReadsTheImportMap(t *testing.T) {
+	t.Setenv("HTTPS_PROXY", "http://127.0.0.1:1")
+	t.Setenv("HTTP_PROXY", "http://127.0.0.1:1")
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	yml := "imports:\n  - https://lab.invalid/repo/scenarios/plaintext.yml\n  - https://lab.invalid/repo/scenarios/jobs/builtin.yml\n" +
+		"scenarios:\n  capped:\n    application:\n      job: plaintext\n    load:\n      job: builtin\n" +
+		"    capacity:\n      slo:\n        - load:http/latency/99 < 10\n      startRate: 4321\n"
+	if err := os.WriteFile(filepath.Join(dir, "cap.yml"), []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), State{Args: []string{"capacity", "--import-map", "https://lab.invalid/files/=" + dir,
+		"--import-map", "https://lab.invalid/repo/=" + root,
+		"--config", "https://lab.invalid/files/cap.yml", "--scenario", "capped", "--application.source.localFolder", root,
+		"--dry-run", "-"}, Stdout: &out, Stderr: &errb})
+	if code != ExitOK || !strings.Contains(out.String(), "4321") {
+		t.Errorf("exit %d, want the section's first step (4321 req/s) read through the mapping\n%s\n%s", code, errb.String(), out.String())
+	}
+}
