@@ -4,6 +4,8 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -75,7 +77,7 @@ func writeCSV(path string, res *results.Result, now time.Time) error {
 		header = append(header, csvCell(name))
 		row = append(row, csvCell(value))
 	}
-	jobs := sortedJobs(res)
+	jobs := slices.Sorted(maps.Keys(res.JobResults.Jobs))
 	for _, name := range jobs {
 		j := res.JobResults.Jobs[name]
 		for _, m := range j.Metadata {

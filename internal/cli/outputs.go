@@ -7,16 +7,16 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/gate"
 	"github.com/crankshaft/crankshaft/internal/progress"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/runner"
 	"github.com/crankshaft/crankshaft/internal/safewrite"
 )
 
 // ExitInterrupted is the exit code of a run cut short by Ctrl-C or SIGTERM (128 + SIGINT), after
 // what was measured has been printed and written.
-const ExitInterrupted = 130
+const ExitInterrupted = runner.ExitInterrupted
 
 // checkOutputs checks, before anything runs, every file the run will write (it can be created
 // there) and read (it is a result file), so a long run does not end in a lost result.
@@ -107,23 +107,6 @@ func tablesTo(st State, f *runFlags) io.Writer {
 		return st.Stderr
 	}
 	return st.Stdout
-}
-
-// printCommands prints each service's rendered command lines (-v).
-func printCommands(w io.Writer, services []controller.Service) {
-	for _, s := range services {
-		where := "the embedded agent"
-		if len(s.Endpoints) > 0 {
-			where = fmt.Sprint(s.Endpoints)
-		}
-		if s.Job.BuildCommand != "" {
-			fmt.Fprintf(w, "[%s] build command (on %s): %s\n", s.Name, where, s.Job.BuildCommand)
-		}
-		if s.Job.WarmupArguments != "" {
-			fmt.Fprintf(w, "[%s] warm-up command (on %s): %s %s\n", s.Name, where, s.Job.Executable, s.Job.WarmupArguments)
-		}
-		fmt.Fprintf(w, "[%s] command (on %s): %s\n", s.Name, where, controller.CommandLine(s.Job))
-	}
 }
 
 // interruptNote describes an interrupted run above its tables.
