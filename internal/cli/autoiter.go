@@ -17,4 +17,3 @@ type autoIterations struct {
 	max                  int
 	precisionSet, maxSet bool
 }
-

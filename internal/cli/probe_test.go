@@ -3,7 +3,6 @@ package cli
 import (
 	"strings"
 	"testing"
-
 )
 
 func TestProbeSwitches(t *testing.T) {

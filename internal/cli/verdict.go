@@ -56,4 +56,3 @@ func (v *verdictFlags) set(name, value string) (handled bool, err error) {
 	}
 	return true, nil
 }
-

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 func TestVerdictAndSpreadFlags(t *testing.T) {
@@ -46,4 +45,3 @@ func TestVerdictAndSpreadFlags(t *testing.T) {
 		}
 	}
 }
-

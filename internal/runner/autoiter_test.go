@@ -28,4 +28,3 @@ func TestPrecisionOf(t *testing.T) {
 		t.Errorf("two identical iterations: %+v, want not met before %d", p, MinAutoIterations)
 	}
 }
-

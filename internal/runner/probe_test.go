@@ -86,4 +86,3 @@ func TestProbeSourceDoubles(t *testing.T) {
 		t.Errorf("checkDoubled on an overridden override: %v", err)
 	}
 }
-
