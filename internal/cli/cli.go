@@ -4,11 +4,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os/exec"
-	"time"
 
 	"github.com/crankshaft/crankshaft/internal/agent"
 	"github.com/crankshaft/crankshaft/internal/api"
@@ -18,6 +18,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/influx"
 	"github.com/crankshaft/crankshaft/internal/loadgen"
 	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/output"
 	"github.com/crankshaft/crankshaft/internal/parsers/registry"
 	"github.com/crankshaft/crankshaft/internal/progress"
 	"github.com/crankshaft/crankshaft/internal/report"
@@ -250,6 +251,7 @@ func writeDryRunJSON(st State, who, path string, b []byte, err error) int {
 // A failed write still prints the tables (and keeps the results in a temporary file). An
 // interrupted run's results are neither published nor compared. A figure that is not a finite
 // number (a script's, a precision's) is not measured, with why, and said: the rest is written.
+// The outputs are internal/output's, chosen by the flags.
 func finish(ctx context.Context, st State, f *runFlags, order []string, res *results.Result, log *slog.Logger) int {
 	for _, note := range results.Finite(res) {
 		fmt.Fprintf(st.Stderr, "crank: warning: %s\n", termtext.Clean(note))
@@ -258,30 +260,19 @@ func finish(ctx context.Context, st State, f *runFlags, order []string, res *res
 		fmt.Fprintf(st.Stderr, "crank: warning: %s\n", termtext.Clean(short))
 	}
 	f.output.apply(res)
+	r := output.Run{Result: res, Order: order}
 	written := true
-	if f.output.csv != "" {
-		if err := writeCSV(f.output.csv, res, time.Now()); err != nil {
-			fmt.Fprintf(st.Stderr, "crank: writing %s: %v\n", f.output.csv, err)
-			written = false
-		} else {
-			recordWritten(st, f.output.csv)
-		}
+	for _, o := range outputsOf(st, f, log, output.CSV, output.JSON) {
+		written = o.Write(ctx, r) == nil && written
 	}
-	written = (f.jsonOut == "" || writeJSON(st, f.jsonOut, res)) && written
 	tables := tablesTo(st, f)
 	if res.Interrupted != nil {
 		fmt.Fprint(tables, interruptNote(res.Interrupted))
 	}
-	var column results.Column
-	chart := termchart.Options{Type: f.display.chartType, Scale: f.display.chartScale}
-	if f.display.chart {
-		column = termchart.Column(chart)
-	}
-	if err := results.WriteTablesWith(tables, res, order, column); err != nil {
-		return ExitFailed
-	}
-	if f.display.chart {
-		termchart.Timelines(tables, res, order, chart)
+	for _, o := range outputsOf(st, f, log, output.Table) {
+		if o.Write(ctx, r) != nil {
+			return ExitFailed
+		}
 	}
 	fmt.Fprint(tables, runner.PrecisionNote(res.Precision))
 	if !written {
@@ -294,15 +285,71 @@ func finish(ctx context.Context, st State, f *runFlags, order []string, res *res
 		fmt.Fprintln(st.Stderr, "crank: interrupted: the results are not published or compared")
 		return ExitInterrupted
 	}
-	if cfg := influxConfig(st, f); cfg.Enabled() {
-		sum, err := influx.Publish(ctx, cfg, res, log)
-		if err != nil {
-			fmt.Fprintf(st.Stderr, "crank: influxdb: %v\n", err)
+	return publish(ctx, st, f, r, outputsOf(st, f, log, output.Influx, output.Compare))
+}
+
+// publish writes the results to InfluxDB and compares them with each --compare file in turn
+// (crank's --compare is repeatable); the run failed when any comparison finds a regression.
+func publish(ctx context.Context, st State, f *runFlags, r output.Run, outs []output.Output) int {
+	code := ExitOK
+	for i, o := range outs {
+		if n := len(outs) - len(f.compare); i >= n && len(f.compare) > 1 {
+			fmt.Fprintf(st.Stdout, "\ncompared with %s:\n", f.compare[i-n])
+		}
+		var bad *output.BadInput
+		switch err := o.Write(ctx, r); {
+		case errors.As(err, &bad):
+			return ExitBadInput
+		case errors.Is(err, output.ErrRegressed):
+			code = ExitFailed
+		case err != nil:
 			return ExitFailed
 		}
-		fmt.Fprintln(st.Stderr, sum.String())
 	}
-	return compareWith(st, f.compare, res)
+	return code
+}
+
+// outputsOf are the outputs of these names the flags ask for, in that order.
+func outputsOf(st State, f *runFlags, log *slog.Logger, names ...string) []output.Output {
+	p := output.Params{Stdout: st.Stdout, Stderr: st.Stderr, Logger: log, Written: func(path string) { recordWritten(st, path) }}
+	var args []string
+	var outs []output.Output
+	for _, name := range names {
+		q := p
+		switch name {
+		case output.CSV:
+			args = nonEmpty(f.output.csv)
+		case output.JSON:
+			args = nonEmpty(f.jsonOut)
+		case output.Table:
+			args, q.Stdout = []string{""}, tablesTo(st, f)
+			if f.display.chart {
+				q.Chart = &termchart.Options{Type: f.display.chartType, Scale: f.display.chartScale}
+			}
+		case output.Influx:
+			if q.Influx = influxConfig(st, f); q.Influx.Enabled() {
+				args = []string{""}
+			} else {
+				args = nil
+			}
+		case output.Compare:
+			args = f.compare
+		}
+		for _, a := range args {
+			q.Arg = a
+			if o, err := output.New(name, q); err == nil {
+				outs = append(outs, o)
+			}
+		}
+	}
+	return outs
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
 }
 
 // influxConfig is the environment's CRANK_INFLUX_* settings with the command line's flags over them.
