@@ -17,6 +17,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/gate"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/runner"
 	"github.com/crankshaft/crankshaft/internal/threshold"
 )
 
@@ -116,7 +117,7 @@ func runBisect(ctx context.Context, st State, args []string) int {
 		src, err = bf.source(ctx, resolved)
 	}
 	if err == nil {
-		err = checkThresholdMetrics(io.Discard, []threshold.Threshold{bf.metric}, resolved, nil)
+		err = runner.CheckThresholdMetrics(io.Discard, []threshold.Threshold{bf.metric}, resolved, nil)
 	}
 	var side *together
 	if err == nil && bf.sideBySide {
@@ -363,8 +364,8 @@ func (b *bisector) step(c bisect.Commit, res, base, worst *results.Result) bisec
 // place is where the commit's iterations lie between the ends' of the same rounds; fitted is the
 // degrees of freedom spent on them before (unbiased's).
 func (b *bisector) place(base, res, worst *results.Result, fitted int) bisect.Placement {
-	return bisect.PlaceFitted(resultValues(base, b.services, b.metric), resultValues(res, b.services, b.metric),
-		resultValues(worst, b.services, b.metric), fitted)
+	return bisect.PlaceFitted(runner.ResultValues(base, b.services, b.metric), runner.ResultValues(res, b.services, b.metric),
+		runner.ResultValues(worst, b.services, b.metric), fitted)
 }
 
 // verdict is crank compare's verdict on the metric of head against base, and its p-value: side by

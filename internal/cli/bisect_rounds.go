@@ -13,6 +13,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/gate"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/runner"
 )
 
 // A machine's speed drifts over minutes (another tenant of the host, its clock): measured one
@@ -73,7 +74,7 @@ func (b *bisector) prepare(ctx context.Context, c bisect.Commit) (*commitRun, er
 			cr.release()
 			return nil, err
 		}
-		b.services, b.metric = headline(r)
+		b.services, b.metric = runner.Headline(r)
 		if b.f.metric.Metric != "" {
 			b.metric = b.f.metric.Metric
 		}
@@ -122,7 +123,7 @@ func (b *bisector) once(ctx context.Context, cr *commitRun) error {
 		cr.acc = results.AddIteration(cr.acc, res)
 		break
 	}
-	cr.acc.Precision = resultPrecision(cr.acc, b.services, b.metric, b.f.run.spread.auto.precision)
+	cr.acc.Precision = runner.ResultPrecision(cr.acc, b.services, b.metric, b.f.run.spread.auto.precision)
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/diagnose"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/runner"
 )
 
 // Side by side (--side-by-side): the commits of a round run at the same time on the same machines,
@@ -120,10 +121,10 @@ func (b *bisector) roundTogether(ctx context.Context, crs []*commitRun, r int) (
 	for _, c := range copies {
 		shared = append(shared, c...)
 	}
-	run := controller.Run{Scenario: crs[0].at[0].Scenario, Iterations: 1, Services: shared}
+	round := controller.Run{Scenario: crs[0].at[0].Scenario, Iterations: 1, Services: shared}
 	th := diagnose.DefaultThresholds()
 	for again := 0; ; again++ {
-		res, err := b.ctl.Execute(ctx, run)
+		res, err := b.ctl.Execute(ctx, round)
 		if err != nil {
 			return b.whichFails(ctx, crs, err)
 		}
@@ -137,7 +138,7 @@ func (b *bisector) roundTogether(ctx context.Context, crs []*commitRun, r int) (
 		}
 		for i, cr := range crs {
 			cr.acc = results.AddIteration(cr.acc, splitCopy(res, bisect.Position(i, r, len(crs))))
-			cr.acc.Precision = resultPrecision(cr.acc, b.services, b.metric, b.f.run.spread.auto.precision)
+			cr.acc.Precision = runner.ResultPrecision(cr.acc, b.services, b.metric, b.f.run.spread.auto.precision)
 		}
 		return nil, nil
 	}
@@ -195,13 +196,13 @@ func (b *bisector) unbiased(rs ...*results.Result) ([]*results.Result, int) {
 	}
 	series := make([][]float64, len(rs))
 	for i, r := range rs {
-		series[i] = resultValues(r, b.services, b.metric)
+		series[i] = runner.ResultValues(r, b.services, b.metric)
 	}
 	un, fitted := bisect.Unbias(series)
 	out := make([]*results.Result, len(rs))
 	for i, r := range rs {
 		out[i] = scaledFigure(r, b.services, b.metric, un[i], series[i])
-		out[i].Precision = resultPrecision(out[i], b.services, b.metric, b.f.run.spread.auto.precision)
+		out[i].Precision = runner.ResultPrecision(out[i], b.services, b.metric, b.f.run.spread.auto.precision)
 	}
 	return out, fitted
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/diagnose"
 	"github.com/crankshaft/crankshaft/internal/loadtool"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/runner"
 	"github.com/crankshaft/crankshaft/internal/sweep"
 	"github.com/crankshaft/crankshaft/internal/threshold"
 )
@@ -191,7 +192,7 @@ func runCapacity(ctx context.Context, st State, args []string) int {
 	capacity.WriteTable(st.Stdout, res)
 	fmt.Fprintln(st.Stdout, res.Summary())
 	code := searchCode(ctx, st, res, searchErr)
-	out := cf.answer(res, knee, code, started, variant(f.properties, resolved.Variant))
+	out := cf.answer(res, knee, code, started, runner.Variant(f.properties, resolved))
 	if f.jsonOut != "" && !writeJSON(st, f.jsonOut, out) && code == ExitOK {
 		code = ExitFailed
 	}
@@ -265,10 +266,10 @@ func (cf *capacityFlags) stepResolved(ctx context.Context, st State, rate float6
 // back, so a step over the server's capacity can pass. (A tool that cannot take a rate at all, wrk,
 // is refused by the configuration, naming the tools that can.)
 func (cf *capacityFlags) checkInput(ctx context.Context, st State, r *config.Resolved) error {
-	if err := checkThresholdServices(cf.slos, r); err != nil {
+	if err := runner.CheckThresholdServices(cf.slos, r); err != nil {
 		return err
 	}
-	if err := checkThresholdMetrics(io.Discard, cf.slos, r, nil); err != nil {
+	if err := runner.CheckThresholdMetrics(io.Discard, cf.slos, r, nil); err != nil {
 		return err
 	}
 	if err := checkOpenLoop(r); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/capacity"
 	"github.com/crankshaft/crankshaft/internal/config"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/runner"
 	"github.com/crankshaft/crankshaft/internal/sweep"
 )
 
@@ -88,7 +89,7 @@ func (cf *capacityFlags) runMatrix(ctx context.Context, st State) int {
 		case c != ExitOK && c != ExitCannotTell:
 			code = ExitFailed
 		}
-		out := cv.cf.answer(res, knee, c, started, variant(f.properties, cv.resolved.Variant))
+		out := cv.cf.answer(res, knee, c, started, runner.Variant(f.properties, cv.resolved))
 		if !cv.cf.publish(ctx, st, out) {
 			code = ExitFailed
 		}

@@ -4,29 +4,26 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os/exec"
-	"slices"
-	"time"
 
 	"github.com/crankshaft/crankshaft/internal/agent"
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/config"
 	"github.com/crankshaft/crankshaft/internal/controller"
-	"github.com/crankshaft/crankshaft/internal/diagnose"
 	"github.com/crankshaft/crankshaft/internal/gate"
 	"github.com/crankshaft/crankshaft/internal/influx"
 	"github.com/crankshaft/crankshaft/internal/loadgen"
 	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/output"
 	"github.com/crankshaft/crankshaft/internal/parsers/registry"
 	"github.com/crankshaft/crankshaft/internal/progress"
 	"github.com/crankshaft/crankshaft/internal/report"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/runner"
 	"github.com/crankshaft/crankshaft/internal/safewrite"
 	"github.com/crankshaft/crankshaft/internal/termchart"
 	"github.com/crankshaft/crankshaft/internal/termtext"
@@ -115,19 +112,17 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 		logTo = pr // log lines scroll above the status line instead of breaking it
 	}
 	log := logger(logTo, f.verbose)
-	resolved, scripts, err := resolve(ctx, st, f)
-	if err == nil {
-		err = checkThresholdServices(f.verdict.thresholds, resolved)
-	}
-	if err == nil {
-		err = checkThresholdMetrics(st.Stderr, f.verdict.thresholds, resolved, scripts)
-	}
+	plan := f.plan()
+	plan.Executed = pr.Clear
+	env := runEnv(st)
+	env.Progress = pr
+	prepared, err := runner.Prepare(ctx, env, plan)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
 		return ExitBadInput
 	}
 	if f.dryRun != "" {
-		return writeDryRun(st, f.dryRun, resolved)
+		return writeDryRun(st, f.dryRun, prepared.Resolved)
 	}
 	if err := checkOutputs(f); err != nil {
 		fmt.Fprintf(st.Stderr, "crank: %v\n", err)
@@ -139,83 +134,40 @@ func runScenario(ctx context.Context, st State, f *runFlags) int {
 		return ExitBadInput
 	}
 	defer ctl.Close(context.WithoutCancel(ctx))
-	run := controller.Run{
-		Scenario: resolved.Scenario, Profiles: resolved.Profiles, Iterations: f.iterations,
-		Description: f.description, Session: f.session, Properties: f.properties,
-		Span: f.spread.span, Repeat: f.spread.repeat, Exclude: f.spread.exclude,
+	return runner.CodeOf(prepared.Execute(ctx, ctl, func(ctx context.Context, res *results.Result, order []string) int {
+		return finish(ctx, st, f, order, res, log)
+	}))
+}
+
+// source is what the run's scenario is resolved from.
+func (f *runFlags) source() runner.Source {
+	return runner.Source{Configs: f.configs, Strict: f.strict, ImportMap: f.importMap, Scenario: f.scenario, Jobs: f.jobs, Profiles: f.profiles,
+		Variables: f.variables, JSONVars: f.jsonVars, Overrides: f.overrides, Scripts: f.scripts, Interval: f.interval}
+}
+
+// plan is the run the flags ask for.
+func (f *runFlags) plan() runner.Plan {
+	probe := runner.ProbeAuto
+	switch {
+	case f.noProbe:
+		probe = runner.ProbeOff
+	case f.forceProbe:
+		probe = runner.ProbeForce
 	}
-	if run.Session == "" {
-		run.Session = newSession()
-	}
-	run.Services = servicesOf(resolved, f.interval)
-	autoServices, autoMetric := headline(resolved)
-	if f.spread.auto.on {
-		run.Until = f.spread.auto.until(st.Stderr, autoServices, autoMetric)
-	}
-	if f.verbose {
-		printCommands(pr, run.Services)
-	}
-	res, err := ctl.Execute(ctx, run)
-	pr.Clear()
-	if err != nil {
-		if ctx.Err() != nil {
-			err = fmt.Errorf("interrupted: %w", err)
-		}
-		fmt.Fprintf(st.Stderr, "crank: %s\n", termtext.Lines(err.Error())) // it may hold an agent's text
-		if res == nil && ctx.Err() != nil {
-			fmt.Fprintln(st.Stderr, "crank: interrupted before anything was measured")
-			return ExitInterrupted
-		}
-		if errors.Is(err, controller.ErrCannotRun) {
-			return ExitBadInput // the scenario asks the lab for what it lacks: nothing ran
-		}
-		if res == nil {
-			return ExitFailed
-		}
-	}
-	runErr := err // a lost generator: the others' figures are written, and the run fails
-	if f.spread.auto.on {
-		res.Precision = resultPrecision(res, autoServices, autoMetric, f.spread.auto.precision)
-	}
-	th := diagnose.DefaultThresholds()
-	res.JobResults.Diagnostics = diagnose.Diagnose(res, th)
-	res.Variant = variant(f.properties, resolved.Variant)
-	if res.Interrupted != nil {
-		res.ReturnCode = ExitInterrupted // the JSON says the exit status crank gives
-		finish(context.WithoutCancel(ctx), st, f, run, res, log)
-		return ExitInterrupted
-	}
-	if runErr == nil {
-		res.JobResults.Diagnostics = probe(ctx, st, f, ctl, run, resolved, res, th)
-	}
-	// crank's scripts (root results:, onResultsCreating/Created, --script) before the thresholds,
-	// which may name what they add.
-	scriptErr := applyScripts(scripts, f.scripts, res, st.Stderr, func(saved *results.Result, why error) int {
-		saved.Failures = append(saved.Failures, why.Error())
-		saved.ReturnCode = ExitFailed
-		finish(context.WithoutCancel(ctx), st, f, run, saved, log)
-		return ExitFailed
-	})
-	if scriptErr != nil {
-		fmt.Fprintf(st.Stderr, "crank: %v\n", scriptErr)
-	}
-	// judge writes the verdict's failures; the run's and the scripts' errors go beside them, so
-	// that the JSON's returnCode and failures are crank's exit status and why.
-	verdict := judge(res, f.verdict, scenarioThresholds(resolved))
-	if scriptErr != nil {
-		res.Failures = append(res.Failures, scriptErr.Error())
-		res.ReturnCode, verdict = ExitFailed, ExitFailed
-	}
-	if runErr != nil {
-		res.Failures = append([]string{runErr.Error()}, res.Failures...)
-		res.ReturnCode, verdict = ExitFailed, ExitFailed
-	}
-	code := finish(context.WithoutCancel(ctx), st, f, run, res, log)
-	writeVerdict(st.Stdout, st.Stderr, res)
-	if code != ExitOK {
-		return code
-	}
-	return verdict
+	return runner.Plan{Source: f.source(), Verdict: f.verdict.plan(), Probe: probe, Verbose: f.verbose,
+		Auto: f.spread.auto.on, Precision: f.spread.auto.precision,
+		Run: controller.Run{Iterations: f.iterations, Description: f.description, Session: f.session, Properties: f.properties,
+			Span: f.spread.span, Repeat: f.spread.repeat, Exclude: f.spread.exclude}}
+}
+
+// runEnv is the run library's view of the CLI's state.
+func runEnv(st State) runner.Env {
+	return runner.Env{Stdout: st.Stdout, Stderr: st.Stderr, LookPath: st.LookPath}
+}
+
+// resolve resolves the flags' scenario, saying the resolver's notes on st.Stderr.
+func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, *config.Scripts, error) {
+	return runner.Resolve(ctx, runEnv(st), f.source())
 }
 
 // newController is the controller of a run: the agents' token and CA, progress lines to
@@ -269,93 +221,9 @@ func newController(st State, f *runFlags, log *slog.Logger, progressTo io.Writer
 	}), nil
 }
 
-// servicesOf is what the controller runs of a resolved scenario, with crank's --interval (seconds,
-// 0: each job's own) as every job's sampling interval.
+// servicesOf is what the controller runs of a resolved scenario (runner.Services).
 func servicesOf(res *config.Resolved, interval float64) []controller.Service {
-	var out []controller.Service
-	fetched := res.FetchedOnly()
-	for _, s := range res.Services {
-		if interval > 0 { // crank's --interval: every job's sampling interval
-			s.Job.Interval = api.Duration(interval * float64(time.Second))
-		}
-		svc := controller.Service{Name: s.Name, Job: s.Job, Endpoints: s.Endpoints, Fetched: fetched}
-		for _, sh := range s.Shares {
-			if interval > 0 {
-				sh.Job.Interval = s.Job.Interval
-			}
-			svc.Shares = append(svc.Shares, controller.Share{Weight: sh.Weight, Variables: sh.Variables, Job: sh.Job})
-		}
-		out = append(out, svc)
-	}
-	return out
-}
-
-func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, *config.Scripts, error) {
-	cfg := config.Blank()
-	if len(f.configs) > 0 {
-		var err error
-		if cfg, err = config.Load(ctx, f.configs, f.loadOptions()); err != nil {
-			return nil, nil, err
-		}
-		if cfg, err = withOwnApps(ctx, st, cfg, f); err != nil {
-			return nil, nil, err
-		}
-	}
-	scripts, err := checkScripts(cfg, f.scripts)
-	if err != nil {
-		return nil, nil, err
-	}
-	req := config.Request{Scenario: f.scenario, Jobs: f.jobs, Profiles: f.profiles, Variables: f.variables,
-		JSONVariables: f.jsonVars, ScriptOutput: st.Stderr}
-	for _, o := range f.overrides {
-		ov, err := config.ParseOverride(o[0], o[1])
-		if err != nil {
-			return nil, nil, err
-		}
-		req.Overrides = append(req.Overrides, ov)
-	}
-	res, err := cfg.Resolve(req)
-	if err != nil {
-		return nil, nil, err
-	}
-	if swaps := wrkFallback(cfg, res, st.LookPath); len(swaps) > 0 {
-		for _, o := range swaps {
-			fmt.Fprintf(st.Stderr, "[%s] wrk is not installed here: using the built-in load generator (%s %s)\n", o.Service, o, o.Value)
-		}
-		req.Overrides = append(req.Overrides, swaps...)
-		if res, err = cfg.Resolve(req); err != nil {
-			return nil, nil, err
-		}
-	}
-	// The warnings are those of the jobs that run: a variable wrk reads and the built-in
-	// generator does not (script) is said.
-	for _, w := range res.Warnings {
-		fmt.Fprintf(st.Stderr, "crank: warning: %s\n", w)
-	}
-	for _, n := range res.Notes {
-		fmt.Fprintf(st.Stderr, "crank: note: %s\n", n)
-	}
-	res.Variant = cfg.Variant(req, res)
-	return res, scripts, nil
-}
-
-// wrkFallback swaps wrk for the built-in generator on the services that run on the embedded
-// agent when wrk is not installed on this machine, so the first run needs nothing from apt.
-// Services on other agents keep wrk: those machines are prepared for it (see agents/).
-func wrkFallback(cfg *config.Config, res *config.Resolved, lookPath func(string) (string, error)) []config.Override {
-	if !slices.Contains(cfg.Jobs(), "builtin") {
-		return nil
-	}
-	if _, err := lookPath("wrk"); err == nil {
-		return nil
-	}
-	var swaps []config.Override
-	for _, s := range res.Services {
-		if s.Job.Name == "wrk" && len(s.Endpoints) == 0 {
-			swaps = append(swaps, config.Override{Service: s.Name, Path: "job", Value: "builtin"})
-		}
-	}
-	return swaps
+	return runner.Services(res, interval)
 }
 
 func writeDryRun(st State, path string, r *config.Resolved) int {
@@ -383,7 +251,8 @@ func writeDryRunJSON(st State, who, path string, b []byte, err error) int {
 // A failed write still prints the tables (and keeps the results in a temporary file). An
 // interrupted run's results are neither published nor compared. A figure that is not a finite
 // number (a script's, a precision's) is not measured, with why, and said: the rest is written.
-func finish(ctx context.Context, st State, f *runFlags, run controller.Run, res *results.Result, log *slog.Logger) int {
+// The outputs are internal/output's, chosen by the flags.
+func finish(ctx context.Context, st State, f *runFlags, order []string, res *results.Result, log *slog.Logger) int {
 	for _, note := range results.Finite(res) {
 		fmt.Fprintf(st.Stderr, "crank: warning: %s\n", termtext.Clean(note))
 	}
@@ -391,38 +260,21 @@ func finish(ctx context.Context, st State, f *runFlags, run controller.Run, res 
 		fmt.Fprintf(st.Stderr, "crank: warning: %s\n", termtext.Clean(short))
 	}
 	f.output.apply(res)
+	r := output.Run{Result: res, Order: order}
 	written := true
-	if f.output.csv != "" {
-		if err := writeCSV(f.output.csv, res, time.Now()); err != nil {
-			fmt.Fprintf(st.Stderr, "crank: writing %s: %v\n", f.output.csv, err)
-			written = false
-		} else {
-			recordWritten(st, f.output.csv)
-		}
-	}
-	written = (f.jsonOut == "" || writeJSON(st, f.jsonOut, res)) && written
-	var order []string
-	for _, s := range run.Services {
-		if len(order) == 0 || order[len(order)-1] != s.Name {
-			order = append(order, s.Name)
-		}
+	for _, o := range outputsOf(st, f, log, output.CSV, output.JSON) {
+		written = o.Write(ctx, r) == nil && written
 	}
 	tables := tablesTo(st, f)
 	if res.Interrupted != nil {
 		fmt.Fprint(tables, interruptNote(res.Interrupted))
 	}
-	var column results.Column
-	chart := termchart.Options{Type: f.display.chartType, Scale: f.display.chartScale}
-	if f.display.chart {
-		column = termchart.Column(chart)
+	for _, o := range outputsOf(st, f, log, output.Table) {
+		if o.Write(ctx, r) != nil {
+			return ExitFailed
+		}
 	}
-	if err := results.WriteTablesWith(tables, res, order, column); err != nil {
-		return ExitFailed
-	}
-	if f.display.chart {
-		termchart.Timelines(tables, res, order, chart)
-	}
-	fmt.Fprint(tables, precisionNote(res.Precision))
+	fmt.Fprint(tables, runner.PrecisionNote(res.Precision))
 	if !written {
 		return ExitFailed
 	}
@@ -433,15 +285,71 @@ func finish(ctx context.Context, st State, f *runFlags, run controller.Run, res 
 		fmt.Fprintln(st.Stderr, "crank: interrupted: the results are not published or compared")
 		return ExitInterrupted
 	}
-	if cfg := influxConfig(st, f); cfg.Enabled() {
-		sum, err := influx.Publish(ctx, cfg, res, log)
-		if err != nil {
-			fmt.Fprintf(st.Stderr, "crank: influxdb: %v\n", err)
+	return publish(ctx, st, f, r, outputsOf(st, f, log, output.Influx, output.Compare))
+}
+
+// publish writes the results to InfluxDB and compares them with each --compare file in turn
+// (crank's --compare is repeatable); the run failed when any comparison finds a regression.
+func publish(ctx context.Context, st State, f *runFlags, r output.Run, outs []output.Output) int {
+	code := ExitOK
+	for i, o := range outs {
+		if n := len(outs) - len(f.compare); i >= n && len(f.compare) > 1 {
+			fmt.Fprintf(st.Stdout, "\ncompared with %s:\n", f.compare[i-n])
+		}
+		var bad *output.BadInput
+		switch err := o.Write(ctx, r); {
+		case errors.As(err, &bad):
+			return ExitBadInput
+		case errors.Is(err, output.ErrRegressed):
+			code = ExitFailed
+		case err != nil:
 			return ExitFailed
 		}
-		fmt.Fprintln(st.Stderr, sum.String())
 	}
-	return compareWith(st, f.compare, res)
+	return code
+}
+
+// outputsOf are the outputs of these names the flags ask for, in that order.
+func outputsOf(st State, f *runFlags, log *slog.Logger, names ...string) []output.Output {
+	p := output.Params{Stdout: st.Stdout, Stderr: st.Stderr, Logger: log, Written: func(path string) { recordWritten(st, path) }}
+	var args []string
+	var outs []output.Output
+	for _, name := range names {
+		q := p
+		switch name {
+		case output.CSV:
+			args = nonEmpty(f.output.csv)
+		case output.JSON:
+			args = nonEmpty(f.jsonOut)
+		case output.Table:
+			args, q.Stdout = []string{""}, tablesTo(st, f)
+			if f.display.chart {
+				q.Chart = &termchart.Options{Type: f.display.chartType, Scale: f.display.chartScale}
+			}
+		case output.Influx:
+			if q.Influx = influxConfig(st, f); q.Influx.Enabled() {
+				args = []string{""}
+			} else {
+				args = nil
+			}
+		case output.Compare:
+			args = f.compare
+		}
+		for _, a := range args {
+			q.Arg = a
+			if o, err := output.New(name, q); err == nil {
+				outs = append(outs, o)
+			}
+		}
+	}
+	return outs
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
 }
 
 // influxConfig is the environment's CRANK_INFLUX_* settings with the command line's flags over them.
@@ -458,8 +366,4 @@ func influxConfig(st State, f *runFlags) influx.Config {
 	return cfg
 }
 
-func newSession() string {
-	b := make([]byte, 3)
-	_, _ = rand.Read(b)
-	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b)
-}
+func newSession() string { return runner.NewSession() }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/crankshaft/crankshaft/internal/output"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,7 +112,7 @@ func TestOutputOptions(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.csv")
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for range 2 {
-		if err := writeCSV(path, res(), now); err != nil {
+		if err := output.WriteCSV(path, res(), now); err != nil {
 			t.Fatal(err)
 		}
 	}

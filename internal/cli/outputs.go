@@ -1,22 +1,23 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
-	"github.com/crankshaft/crankshaft/internal/controller"
-	"github.com/crankshaft/crankshaft/internal/gate"
+	"github.com/crankshaft/crankshaft/internal/output"
 	"github.com/crankshaft/crankshaft/internal/progress"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/runner"
 	"github.com/crankshaft/crankshaft/internal/safewrite"
 )
 
 // ExitInterrupted is the exit code of a run cut short by Ctrl-C or SIGTERM (128 + SIGINT), after
 // what was measured has been printed and written.
-const ExitInterrupted = 130
+const ExitInterrupted = runner.ExitInterrupted
 
 // checkOutputs checks, before anything runs, every file the run will write (it can be created
 // there) and read (it is a result file), so a long run does not end in a lost result.
@@ -77,28 +78,12 @@ func writable(path string) error {
 	return os.Remove(tmp.Name())
 }
 
-// writeJSON writes the result to path ("-": stdout). When that fails it still keeps the results
-// in a temporary file and names it; it returns false.
+// writeJSON writes a result document (a run's, a capacity's, a bisect's) to path ("-": stdout),
+// as internal/output's JSON output does; it returns false when that failed (and said so).
 func writeJSON(st State, path string, res *results.Result) bool {
-	var err error
-	if path == "-" {
-		var b []byte
-		if b, err = results.Marshal(res); err == nil {
-			_, err = st.Stdout.Write(b)
-		}
-	} else if err = results.WriteFile(path, res); err == nil {
-		recordWritten(st, path)
-	}
-	if err == nil {
-		return true
-	}
-	fmt.Fprintf(st.Stderr, "crank: writing %s: %v\n", path, err)
-	if tmp, terr := results.WriteTemp(res); terr == nil {
-		fmt.Fprintf(st.Stderr, "crank: the results are kept in %s\n", tmp)
-	} else {
-		fmt.Fprintf(st.Stderr, "crank: keeping the results in a temporary file: %v\n", terr)
-	}
-	return false
+	o, err := output.New(output.JSON, output.Params{Arg: path, Stdout: st.Stdout, Stderr: st.Stderr,
+		Written: func(p string) { recordWritten(st, p) }})
+	return err == nil && o.Write(context.Background(), output.Run{Result: res}) == nil
 }
 
 // tablesTo is where the tables go: stdout, unless the JSON goes there.
@@ -107,23 +92,6 @@ func tablesTo(st State, f *runFlags) io.Writer {
 		return st.Stderr
 	}
 	return st.Stdout
-}
-
-// printCommands prints each service's rendered command lines (-v).
-func printCommands(w io.Writer, services []controller.Service) {
-	for _, s := range services {
-		where := "the embedded agent"
-		if len(s.Endpoints) > 0 {
-			where = fmt.Sprint(s.Endpoints)
-		}
-		if s.Job.BuildCommand != "" {
-			fmt.Fprintf(w, "[%s] build command (on %s): %s\n", s.Name, where, s.Job.BuildCommand)
-		}
-		if s.Job.WarmupArguments != "" {
-			fmt.Fprintf(w, "[%s] warm-up command (on %s): %s %s\n", s.Name, where, s.Job.Executable, s.Job.WarmupArguments)
-		}
-		fmt.Fprintf(w, "[%s] command (on %s): %s\n", s.Name, where, controller.CommandLine(s.Job))
-	}
 }
 
 // interruptNote describes an interrupted run above its tables.
@@ -143,27 +111,9 @@ func statusOf(pr *progress.Printer, mode progress.Mode) func(progress.Status) {
 	return pr.Show
 }
 
-// compareWith compares the run's results with each --compare file in turn (crank's --compare is
-// repeatable); the run failed when any comparison finds a regression.
+// compareWith compares the run's results with each --compare file in turn (the compare output,
+// once a file); the run failed when any comparison finds a regression.
 func compareWith(st State, files []string, res *results.Result) int {
-	code := ExitOK
-	for _, file := range files {
-		base, err := results.ReadFile(file)
-		if err != nil {
-			fmt.Fprintf(st.Stderr, "crank: --compare: %v\n", err)
-			return ExitBadInput
-		}
-		if len(files) > 1 {
-			fmt.Fprintf(st.Stdout, "\ncompared with %s:\n", file)
-		}
-		rep, err := gate.CompareResults(base, res, gate.CompareOptions{}, st.Stdout)
-		if err != nil {
-			fmt.Fprintf(st.Stderr, "crank: --compare %s: %v\n", file, err)
-			return ExitBadInput
-		}
-		if rep.Regressed() {
-			code = ExitFailed
-		}
-	}
-	return code
+	f := &runFlags{compare: files}
+	return publish(context.Background(), st, f, output.Run{Result: res}, outputsOf(st, f, nil, output.Compare))
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
@@ -128,8 +127,7 @@ func TestFailedWriteKeepsResults(t *testing.T) {
 	var out, errb bytes.Buffer
 	st := State{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
 	f := &runFlags{jsonOut: "/nonexistent/dir/out.json"}
-	run := controller.Run{Services: []controller.Service{{Name: "load"}}}
-	if code := finish(context.Background(), st, f, run, res, nil); code != ExitFailed {
+	if code := finish(context.Background(), st, f, []string{"load"}, res, nil); code != ExitFailed {
 		t.Errorf("exit %d, want %d", code, ExitFailed)
 	}
 	if !strings.Contains(out.String(), "http/rps/mean") || !strings.Contains(out.String(), "1,234") {

@@ -16,6 +16,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/gate"
 	"github.com/crankshaft/crankshaft/internal/influx"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/runner"
 	"github.com/crankshaft/crankshaft/internal/sweep"
 )
 
@@ -165,12 +166,14 @@ func runSweep(ctx context.Context, st State, args []string) int {
 		fmt.Fprintf(st.Stderr, "crank sweep: %v\n", err)
 		return ExitBadInput
 	}
+	prepared := make(map[string]*runner.Prepared, len(file.Variants))
 	services := make(map[string][]controller.Service, len(file.Variants))
 	for _, v := range file.Variants { // every variant resolves before anything runs
-		if services[v.Name], err = resolveVariant(ctx, st, f, file.Axes, v.Variant); err != nil {
+		if prepared[v.Name], err = prepareVariant(ctx, st, f, file.Axes, v.Variant); err != nil {
 			fmt.Fprintf(st.Stderr, "crank sweep: variant %s: %v\n", v.Name, err)
 			return ExitBadInput
 		}
+		services[v.Name] = prepared[v.Name].Services()
 	}
 	variants := make([]sweep.Variant, len(file.Variants))
 	for i, v := range file.Variants {
@@ -194,6 +197,7 @@ func runSweep(ctx context.Context, st State, args []string) int {
 		session = newSession()
 	}
 	opts := sweep.Options{Path: f.jsonOut, Progress: st.Stderr,
+		Judge: func(v sweep.Variant, r *results.Result) { prepared[v.Name].Judge(r, "a sweep does not probe") },
 		Run: func(ctx context.Context, v sweep.Variant) (*results.Result, error) {
 			run := controller.Run{Scenario: f.scenario, Profiles: f.profiles, Services: services[v.Name],
 				Iterations: 1, Description: f.description, Session: session, Properties: maps.Clone(f.properties)}
@@ -259,14 +263,10 @@ func openSweep(sf *sweepFlags) (*sweep.File, error) {
 	return file, nil
 }
 
-// resolveVariant resolves the scenario with the variant's settings over the command line's.
-func resolveVariant(ctx context.Context, st State, f *runFlags, axes []sweep.Axis, v sweep.Variant) ([]controller.Service, error) {
-	vf := variantFlags(f, axes, v)
-	res, _, err := resolve(ctx, st, vf)
-	if err != nil {
-		return nil, err
-	}
-	return servicesOf(res, vf.interval), nil
+// prepareVariant resolves the scenario with the variant's settings over the command line's, and
+// checks the thresholds the variant's runs are judged by.
+func prepareVariant(ctx context.Context, st State, f *runFlags, axes []sweep.Axis, v sweep.Variant) (*runner.Prepared, error) {
+	return runner.Prepare(ctx, runEnv(st), variantFlags(f, axes, v).plan())
 }
 
 // variantFlags are the command line's flags with the variant's settings over them: an axis of a

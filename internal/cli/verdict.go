@@ -1,25 +1,19 @@
 package cli
 
 import (
-	"fmt"
-	"io"
-	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/crankshaft/crankshaft/internal/config"
-	"github.com/crankshaft/crankshaft/internal/measure"
-	"github.com/crankshaft/crankshaft/internal/results"
-	"github.com/crankshaft/crankshaft/internal/termtext"
+	"github.com/crankshaft/crankshaft/internal/runner"
 	"github.com/crankshaft/crankshaft/internal/threshold"
 )
 
 // ExitThresholds is the exit code of a run that crossed a threshold (k6's code for the same).
-const ExitThresholds = 99
+const ExitThresholds = runner.ExitThresholds
 
 // DefaultMaxErrorRate is the share of failed requests (bad responses and socket errors) above
 // which a run fails: --max-error-rate.
-const DefaultMaxErrorRate = 0.01
+const DefaultMaxErrorRate = runner.DefaultMaxErrorRate
 
 // verdictFlags are the run's pass/fail settings: --threshold and --max-error-rate.
 type verdictFlags struct {
@@ -28,6 +22,11 @@ type verdictFlags struct {
 }
 
 func newVerdictFlags() verdictFlags { return verdictFlags{maxErrorRate: DefaultMaxErrorRate} }
+
+// plan is the verdict flags as internal/run takes them.
+func (v verdictFlags) plan() runner.Verdict {
+	return runner.Verdict{Thresholds: v.thresholds, MaxErrorRate: v.maxErrorRate}
+}
 
 // set reads the verdict flags; handled is false for any other flag.
 func (v *verdictFlags) set(name, value string) (handled bool, err error) {
@@ -56,104 +55,4 @@ func (v *verdictFlags) set(name, value string) (handled bool, err error) {
 		return false, nil
 	}
 	return true, nil
-}
-
-// judge decides the run's return code and records it, with the reasons and every threshold
-// checked, in res: failed requests above the limit fail the run (ExitFailed), then a crossed
-// threshold (ExitThresholds).
-func judge(res *results.Result, v verdictFlags, scenario []threshold.Threshold) int {
-	res.Failures = nil
-	code := ExitOK
-	if msg, failed := errorFailure(res, v.maxErrorRate); failed {
-		res.Failures = append(res.Failures, msg)
-		code = ExitFailed
-	}
-	if behind := results.FellBehind(res.JobResults.Jobs); len(behind) > 0 {
-		res.Failures = append(res.Failures, behind...)
-		code = ExitFailed
-	}
-	res.Thresholds = threshold.Check(res, append(append([]threshold.Threshold{}, scenario...), v.thresholds...))
-	var crossed []string
-	for _, c := range res.Thresholds {
-		if !c.Pass {
-			crossed = append(crossed, threshold.Line(c))
-		}
-	}
-	if len(crossed) > 0 {
-		res.Failures = append(res.Failures, fmt.Sprintf("%d of %d thresholds failed", len(crossed), len(res.Thresholds)))
-		if code == ExitOK {
-			code = ExitThresholds
-		}
-	}
-	res.ReturnCode = code
-	return code
-}
-
-// errorFailure tells whether the load jobs' failed requests exceed the limit, and says so.
-func errorFailure(res *results.Result, limit float64) (string, bool) {
-	var bad, errs, reqs float64
-	var loads int
-	for _, jr := range res.JobResults.Jobs {
-		if jr == nil {
-			continue
-		}
-		if _, ok := jr.Results[measure.Requests]; !ok {
-			continue
-		}
-		loads++
-		bad += jr.Results[measure.BadResponses]
-		errs += jr.Results[measure.Errors]
-		reqs += jr.Results[measure.Requests]
-	}
-	attempts := reqs + errs
-	if loads == 0 || limit < 0 {
-		return "", false
-	}
-	if attempts <= 0 {
-		return "the load made no request: nothing was measured", true
-	}
-	share := (bad + errs) / attempts
-	if share <= limit {
-		return "", false
-	}
-	return fmt.Sprintf("%s of %s requests failed (%.1f%%, more than the %s allowed by --max-error-rate): "+
-		"%s bad responses (status not 2xx/3xx), %s socket errors",
-		results.Format(bad+errs, "n0"), results.Format(attempts, "n0"), 100*share,
-		strconv.FormatFloat(100*limit, 'g', -1, 64)+"%", results.Format(bad, "n0"), results.Format(errs, "n0")), true
-}
-
-// writeVerdict prints the thresholds (to w) and why the run failed (to errw).
-func writeVerdict(w, errw io.Writer, res *results.Result) {
-	if len(res.Thresholds) > 0 {
-		fmt.Fprintln(w, "\nThresholds:")
-		for _, c := range res.Thresholds {
-			fmt.Fprintln(w, "  "+threshold.Line(c))
-		}
-	}
-	for _, f := range res.Failures {
-		fmt.Fprintf(errw, "crank: run failed (exit %d): %s\n", res.ReturnCode, termtext.Lines(f))
-	}
-}
-
-// scenarioThresholds gathers the thresholds of every resolved service.
-func scenarioThresholds(r *config.Resolved) []threshold.Threshold {
-	var out []threshold.Threshold
-	for _, s := range r.Services {
-		out = append(out, s.Thresholds...)
-	}
-	return out
-}
-
-// checkThresholdServices fails a --threshold naming a service the scenario does not have.
-func checkThresholdServices(ths []threshold.Threshold, r *config.Resolved) error {
-	var names []string
-	for _, s := range r.Services {
-		names = append(names, s.Name)
-	}
-	for _, t := range ths {
-		if t.Service != "" && !slices.Contains(names, t.Service) {
-			return fmt.Errorf("--threshold %s: no service %q in scenario %q; services: %s", t, t.Service, r.Scenario, strings.Join(names, ", "))
-		}
-	}
-	return nil
 }

@@ -22,6 +22,9 @@ type Options struct {
 	Published func(ctx context.Context, v Variant, r *results.Result) error
 	// Progress receives one line per run.
 	Progress io.Writer
+	// Judge, when set, judges a variant's results once a run is added to them (the diagnosis, the
+	// thresholds: internal/runner's judgement, the one every measurement gets).
+	Judge func(v Variant, r *results.Result)
 }
 
 // ErrInterrupted is returned when the context ended the sweep; the file holds the runs done.
@@ -51,6 +54,9 @@ func Run(ctx context.Context, f *File, opts Options) error {
 			return fmt.Errorf("variant %s: %w", v.Name, err)
 		}
 		f.Add(i, res)
+		if opts.Judge != nil {
+			opts.Judge(v, f.Variants[i].Result)
+		}
 		if err := f.WriteFile(opts.Path); err != nil {
 			return fmt.Errorf("writing %s: %w", opts.Path, err)
 		}

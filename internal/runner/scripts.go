@@ -1,4 +1,4 @@
-package cli
+package runner
 
 import (
 	"encoding/json"
@@ -26,7 +26,7 @@ func checkScripts(cfg *config.Config, names []string) (*config.Scripts, error) {
 				known = append(known, k)
 			}
 			sort.Strings(known)
-			return nil, usagef("--script %s: no script of that name under scripts:; scripts: %s", n, oneOf(known))
+			return nil, fmt.Errorf("--script %s: no script of that name under scripts:; scripts: %s", n, oneOf(known))
 		}
 	}
 	return s, nil

@@ -1,4 +1,4 @@
-package cli
+package output
 
 import (
 	"os"
@@ -23,7 +23,7 @@ func TestCSVFormulaCellsQuoted(t *testing.T) {
 			Environment: map[string]any{"cpuModel": "=cmd|' /C calc'!A0", "kernel": "-rc1", "cores": -2},
 		}}}}
 	path := filepath.Join(t.TempDir(), "r.csv")
-	if err := writeCSV(path, res, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)); err != nil {
+	if err := WriteCSV(path, res, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
@@ -48,11 +48,11 @@ func TestCSVHeaderMismatchRefused(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "r.csv")
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	if err := writeCSV(path, run("a", "b"), now); err != nil {
+	if err := WriteCSV(path, run("a", "b"), now); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(path)
-	err := writeCSV(path, run("a", "c"), now)
+	err := WriteCSV(path, run("a", "c"), now)
 	if err == nil || !strings.Contains(err.Error(), path+": its header does not match this run's columns") ||
 		!strings.Contains(err.Error(), "this run's columns not in the file: load.c; the file's columns this run lacks: load.b") {
 		t.Errorf("another column: %v, want a refusal naming the file and load.b, load.c", err)
@@ -60,14 +60,14 @@ func TestCSVHeaderMismatchRefused(t *testing.T) {
 	if after, _ := os.ReadFile(path); string(after) != string(before) {
 		t.Errorf("the file changed:\n%s", after)
 	}
-	if err := writeCSV(path, run("a", "b"), now); err != nil {
+	if err := WriteCSV(path, run("a", "b"), now); err != nil {
 		t.Errorf("the same columns again: %v", err)
 	}
 	empty := filepath.Join(t.TempDir(), "empty.csv")
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeCSV(empty, run("a"), now); err != nil {
+	if err := WriteCSV(empty, run("a"), now); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(empty); !strings.HasPrefix(string(b), "Session,DateTimeUtc,Description,load.a\n") {

@@ -1,4 +1,4 @@
-package cli
+package runner
 
 import (
 	"errors"
@@ -12,11 +12,11 @@ import (
 	"github.com/crankshaft/crankshaft/internal/threshold"
 )
 
-// checkThresholdMetrics checks, before anything starts, the figures the thresholds name (the
+// CheckThresholdMetrics checks, before anything starts, the figures the thresholds name (the
 // scenario's and --threshold's) against those a run can report: the catalog's, the jobs' own
 // counters and the scenario's results: definitions. A near miss is an error with a suggestion;
 // another unknown name is a warning (a job may report it itself).
-func checkThresholdMetrics(errw io.Writer, flags []threshold.Threshold, r *config.Resolved, s *config.Scripts) error {
+func CheckThresholdMetrics(errw io.Writer, flags []threshold.Threshold, r *config.Resolved, s *config.Scripts) error {
 	known := slices.Collect(maps.Keys(measure.Default()))
 	for _, svc := range r.Services {
 		for _, c := range svc.Job.Counters {
@@ -29,7 +29,7 @@ func checkThresholdMetrics(errw io.Writer, flags []threshold.Threshold, r *confi
 		}
 	}
 	slices.Sort(known)
-	errs, warnings := threshold.CheckMetrics(append(scenarioThresholds(r), flags...), known)
+	errs, warnings := threshold.CheckMetrics(append(ScenarioThresholds(r), flags...), known)
 	for _, w := range warnings {
 		fmt.Fprintf(errw, "crank: warning: %s\n", w)
 	}

@@ -1,4 +1,4 @@
-package cli
+package runner
 
 import (
 	"context"
@@ -20,67 +20,83 @@ const (
 	ProbeWarmup   = 2
 )
 
+// ProbeMode says when the probe runs: when it can change the verdict (ProbeAuto), always
+// (ProbeForce, --probe) or never (ProbeOff, --no-probe).
+type ProbeMode int
+
+const (
+	ProbeAuto ProbeMode = iota
+	ProbeForce
+	ProbeOff
+)
+
 // probe runs the scenario once more, briefly, at twice the load's connections when that can
 // change the verdict (diagnose.ProbeSkip says when not; --probe runs it anyway, --no-probe never),
 // and folds what it saw into the verdict (diagnose.Probe). A probe that cannot run leaves the
 // verdict as it was, and the verdict says why when it was underloaded.
-func probe(ctx context.Context, st State, f *runFlags, ctl *controller.Controller, run controller.Run,
-	resolved *config.Resolved, res *results.Result, th diagnose.Thresholds) []results.Diagnostic {
-	diags := res.JobResults.Diagnostics
-	skip := diagnose.ProbeSkip(res, diags, th)
-	switch {
-	case f.noProbe:
-		return diagnose.NotProbed(diags, "--no-probe")
-	case skip != "" && !f.forceProbe:
+func (p *Prepared) probe(ctx context.Context, ex Executor, run controller.Run, res *results.Result, th diagnose.Thresholds) []results.Diagnostic {
+	diags, env := res.JobResults.Diagnostics, p.env
+	if skip := p.probeSkip(res, th); skip != "" {
 		return diagnose.NotProbed(diags, skip)
 	}
-	pf, conns, err := probeFlags(f, resolved)
+	ps, conns, err := probeSource(p.Plan.Source, p.Resolved)
 	if err != nil {
-		fmt.Fprintf(st.Stderr, "probe: not run: %v\n", err)
+		fmt.Fprintf(env.Stderr, "probe: not run: %v\n", err)
 		return diagnose.NotProbed(diags, err.Error())
 	}
-	fmt.Fprintf(st.Stderr, "probe: a short run at twice the connections (%s -> %s) tells a light load from a serialized server (--no-probe skips it)\n",
+	fmt.Fprintf(env.Stderr, "probe: a short run at twice the connections (%s -> %s) tells a light load from a serialized server (--no-probe skips it)\n",
 		num(conns), num(2*conns))
-	pr, _, err := resolve(ctx, st, pf)
+	pr, _, err := Resolve(ctx, env, ps)
 	if err == nil {
 		err = checkDoubled(pr, conns)
 	}
 	if err == nil {
 		prun := run
 		prun.Iterations, prun.Span, prun.Repeat, prun.Exclude = 1, 0, "", results.Exclusion{}
-		prun.Services = servicesOf(pr, pf.interval)
+		prun.Services = Services(pr, ps.Interval)
 		var probed *results.Result
-		probed, err = ctl.Execute(ctx, prun)
+		probed, err = ex.Execute(ctx, prun)
 		switch {
 		case ctx.Err() != nil || (probed != nil && probed.Interrupted != nil):
 			// A probe cut short by Ctrl-C measured part of its window: it concludes nothing.
-			fmt.Fprintln(st.Stderr, "probe: interrupted, the verdict stays as it was")
+			fmt.Fprintln(env.Stderr, "probe: interrupted, the verdict stays as it was")
 			return diagnose.NotProbed(diags, "the probe was interrupted")
 		case err == nil:
 			return diagnose.Probe(diags, res, probed, th)
 		}
 	}
-	fmt.Fprintf(st.Stderr, "probe: could not run, the verdict stays as it was: %v\n", err)
+	fmt.Fprintf(env.Stderr, "probe: could not run, the verdict stays as it was: %v\n", err)
 	return diagnose.NotProbed(diags, "the probe could not run: "+err.Error())
 }
 
-// probeFlags are the run's flags with every load job's connections doubled and its duration and
+// probeSkip is why the probe does not run ("": it runs).
+func (p *Prepared) probeSkip(res *results.Result, th diagnose.Thresholds) string {
+	switch p.Plan.Probe {
+	case ProbeOff:
+		return "--no-probe"
+	case ProbeForce:
+		return ""
+	}
+	return diagnose.ProbeSkip(res, res.JobResults.Diagnostics, th)
+}
+
+// probeSource is the run's source with every load job's connections doubled and its duration and
 // warm-up shortened. A setting given by a top-level --variable (or --variable-json) beats a
 // job's own variables, so the probe sets it there too: a 1-connection run given by
 // --variable connections=1 is probed at 2.
-func probeFlags(f *runFlags, resolved *config.Resolved) (*runFlags, float64, error) {
-	pf := *f
-	pf.variables = maps.Clone(f.variables)
-	pf.jsonVars = maps.Clone(f.jsonVars)
-	pf.overrides = slices.Clone(f.overrides)
+func probeSource(src Source, resolved *config.Resolved) (Source, float64, error) {
+	ps := src
+	ps.Variables = maps.Clone(src.Variables)
+	ps.JSONVars = maps.Clone(src.JSONVars)
+	ps.Overrides = slices.Clone(src.Overrides)
 	set := func(svc, name string, v float64) {
 		s := num(v)
-		pf.overrides = append(pf.overrides, [2]string{svc + ".variables." + name, s})
-		if _, ok := f.variables[name]; ok {
-			pf.variables[name] = s
+		ps.Overrides = append(ps.Overrides, [2]string{svc + ".variables." + name, s})
+		if _, ok := src.Variables[name]; ok {
+			ps.Variables[name] = s
 		}
-		if _, ok := f.jsonVars[name]; ok {
-			pf.jsonVars[name] = v
+		if _, ok := src.JSONVars[name]; ok {
+			ps.JSONVars[name] = v
 		}
 	}
 	var conns float64
@@ -104,9 +120,9 @@ func probeFlags(f *runFlags, resolved *config.Resolved) (*runFlags, float64, err
 		}
 	}
 	if conns == 0 {
-		return nil, 0, fmt.Errorf("no load job has a connections variable to double")
+		return Source{}, 0, fmt.Errorf("no load job has a connections variable to double")
 	}
-	return &pf, conns, nil
+	return ps, conns, nil
 }
 
 // checkDoubled fails when the probe's resolved load does not run at twice conns.

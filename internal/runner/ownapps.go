@@ -1,8 +1,9 @@
-package cli
+package runner
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,9 +21,9 @@ const ownAppsFile = "scenarios/jobs/apps.yml"
 // our json app with `--application.job json` alone. The file is looked for in the current folder,
 // then beside the crank executable (bin/crank of a checkout). Anything else is left as it is, for
 // the resolver's "unknown job" error.
-func withOwnApps(ctx context.Context, st State, cfg *config.Config, f *runFlags) (*config.Config, error) {
+func withOwnApps(ctx context.Context, stderr io.Writer, cfg *config.Config, src Source) (*config.Config, error) {
 	var missing []string
-	for _, o := range f.overrides {
+	for _, o := range src.Overrides {
 		_, path, _ := strings.Cut(o[0], ".")
 		if strings.EqualFold(path, "job") && o[1] != "" && !slices.Contains(cfg.Jobs(), o[1]) {
 			missing = append(missing, o[1])
@@ -37,7 +38,7 @@ func withOwnApps(ctx context.Context, st State, cfg *config.Config, f *runFlags)
 	}
 	// Ours first, so that every file given keeps its own definitions over them: only the jobs
 	// those files lack come from ours.
-	withApps, err := config.Load(ctx, append([]string{file}, f.configs...), f.loadOptions())
+	withApps, err := config.Load(ctx, append([]string{file}, src.Configs...), src.LoadOptions())
 	if err != nil {
 		return nil, fmt.Errorf("our own apps (%s): %w", file, err)
 	}
@@ -50,7 +51,7 @@ func withOwnApps(ctx context.Context, st State, cfg *config.Config, f *runFlags)
 	if len(found) == 0 {
 		return cfg, nil
 	}
-	fmt.Fprintf(st.Stderr, "crank: note: job %s is not in the files given: taken from Crankshaft's own apps (%s)\n",
+	fmt.Fprintf(stderr, "crank: note: job %s is not in the files given: taken from Crankshaft's own apps (%s)\n",
 		strings.Join(found, ", "), file)
 	return withApps, nil
 }

@@ -1,0 +1,240 @@
+// Package runner composes one run of a scenario, the same way for every command: a plan goes in
+// (the scenario's source, iterations, thresholds, probe settings), the scenario is resolved once,
+// measured on the agents, diagnosed (with the probe folded in), given to crank's scripts, judged
+// against the thresholds, written to the outputs the command chose, and its exit status comes out
+// as an error carrying its code (ExitError). crank run, sweep, capacity and bisect measure through
+// it, so a measurement is judged one way whichever command took it.
+package runner
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/config"
+	"github.com/crankshaft/crankshaft/internal/controller"
+	"github.com/crankshaft/crankshaft/internal/diagnose"
+	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/termtext"
+)
+
+// Executor measures a scenario on the agents: *controller.Controller.
+type Executor interface {
+	Execute(ctx context.Context, run controller.Run) (*results.Result, error)
+}
+
+// Emit writes a run's results to the outputs the command chose (order: the services in scenario
+// order) and returns the exit status they give.
+type Emit func(ctx context.Context, res *results.Result, order []string) int
+
+// Plan is what a run is asked to do.
+type Plan struct {
+	Source Source
+	// Run holds the controller's settings (iterations, description, session, properties, span,
+	// repeat, exclusion); Prepare fills in the scenario, profiles, services and a session.
+	Run controller.Run
+	// Auto is --iterations auto: Run.Iterations at most, until the headline figure's 95 %
+	// interval is within Precision of its mean.
+	Auto      bool
+	Precision float64
+	Verdict   Verdict
+	Probe     ProbeMode
+	Verbose   bool // show each service's commands
+	// Executed, when set, is called as soon as the measurement ends (a live status line cleared).
+	Executed func()
+}
+
+// Prepared is a plan whose scenario is resolved and checked: ready to measure.
+type Prepared struct {
+	Plan     Plan
+	Resolved *config.Resolved
+	Scripts  *config.Scripts
+	run      controller.Run
+	env      Env
+}
+
+// Prepare resolves the plan's scenario (once: every measurement of the run uses it) and checks
+// its thresholds against the scenario's services and figures.
+func Prepare(ctx context.Context, env Env, plan Plan) (*Prepared, error) {
+	env = env.withDefaults()
+	resolved, scripts, err := Resolve(ctx, env, plan.Source)
+	if err == nil {
+		err = CheckThresholdServices(plan.Verdict.Thresholds, resolved)
+	}
+	if err == nil {
+		err = CheckThresholdMetrics(env.Stderr, plan.Verdict.Thresholds, resolved, scripts)
+	}
+	if err != nil {
+		return nil, Exit(ExitBadInput, err)
+	}
+	r := plan.Run
+	r.Scenario, r.Profiles = resolved.Scenario, resolved.Profiles
+	r.Properties = maps.Clone(r.Properties)
+	if r.Session == "" {
+		r.Session = NewSession()
+	}
+	r.Services = Services(resolved, plan.Source.Interval)
+	return &Prepared{Plan: plan, Resolved: resolved, Scripts: scripts, run: r, env: env}, nil
+}
+
+// Services is what the controller runs of the prepared scenario.
+func (p *Prepared) Services() []controller.Service { return p.run.Services }
+
+// Order is the services in scenario order, as the tables show them.
+func (p *Prepared) Order() []string {
+	var order []string
+	for _, s := range p.run.Services {
+		if len(order) == 0 || order[len(order)-1] != s.Name {
+			order = append(order, s.Name)
+		}
+	}
+	return order
+}
+
+// Execute measures the prepared scenario and carries the run through: its diagnosis, the probe,
+// the scripts, the thresholds, the outputs (emit). Its error carries the exit status (CodeOf);
+// what went wrong has been said on the run's Stderr.
+func (p *Prepared) Execute(ctx context.Context, ex Executor, emit Emit) error {
+	env, later := p.env, context.WithoutCancel(ctx)
+	res, runErr, stop := p.measure(ctx, ex)
+	if stop != nil {
+		return stop
+	}
+	th := diagnose.DefaultThresholds()
+	res.JobResults.Diagnostics = diagnose.Diagnose(res, th)
+	res.Variant = variant(p.run.Properties, p.Resolved.Variant)
+	if res.Interrupted != nil {
+		res.ReturnCode = ExitInterrupted // the JSON says the exit status crank gives
+		emit(later, res, p.Order())
+		return said(ExitInterrupted, errors.New("interrupted"))
+	}
+	if runErr == nil {
+		res.JobResults.Diagnostics = p.probe(ctx, ex, p.run, res, th)
+	}
+	// crank's scripts (root results:, onResultsCreating/Created, --script) before the thresholds,
+	// which may name what they add.
+	scriptErr := applyScripts(p.Scripts, p.Plan.Source.Scripts, res, env.Stderr, func(saved *results.Result, why error) int {
+		saved.Failures = append(saved.Failures, why.Error())
+		saved.ReturnCode = ExitFailed
+		emit(later, saved, p.Order())
+		return ExitFailed
+	})
+	if scriptErr != nil {
+		fmt.Fprintf(env.Stderr, "crank: %v\n", scriptErr)
+	}
+	// judge writes the verdict's failures; the run's and the scripts' errors go beside them, so
+	// that the JSON's returnCode and failures are crank's exit status and why.
+	verdict := judge(res, p.Plan.Verdict, ScenarioThresholds(p.Resolved))
+	if scriptErr != nil {
+		res.Failures = append(res.Failures, scriptErr.Error())
+		res.ReturnCode, verdict = ExitFailed, ExitFailed
+	}
+	if runErr != nil { // the run's error first
+		res.Failures = append([]string{runErr.Error()}, res.Failures...)
+		res.ReturnCode, verdict = ExitFailed, ExitFailed
+	}
+	code := emit(later, res, p.Order())
+	writeVerdict(env.Stdout, env.Stderr, res)
+	if code != ExitOK {
+		return said(code, nil)
+	}
+	return said(verdict, nil)
+}
+
+// measure runs the controller. A run that measured nothing returns stop (its exit status); a run
+// that lost a generator returns the others' figures with runErr.
+func (p *Prepared) measure(ctx context.Context, ex Executor) (res *results.Result, runErr, stop error) {
+	env, r := p.env, p.run
+	services, metric := Headline(p.Resolved)
+	if p.Plan.Auto {
+		r.Until = until(env.Stderr, services, metric, p.Plan.Precision)
+	}
+	if p.Plan.Verbose {
+		printCommands(env.Progress, r.Services)
+	}
+	res, err := ex.Execute(ctx, r)
+	if p.Plan.Executed != nil {
+		p.Plan.Executed()
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("interrupted: %w", err)
+		}
+		fmt.Fprintf(env.Stderr, "crank: %s\n", termtext.Lines(err.Error())) // it may hold an agent's text
+		switch {
+		case res == nil && ctx.Err() != nil:
+			fmt.Fprintln(env.Stderr, "crank: interrupted before anything was measured")
+			return nil, nil, said(ExitInterrupted, err)
+		case errors.Is(err, controller.ErrCannotRun):
+			return nil, nil, said(ExitBadInput, err) // the scenario asks the lab for what it lacks: nothing ran
+		case res == nil:
+			return nil, nil, said(ExitFailed, err)
+		}
+	}
+	if p.Plan.Auto {
+		res.Precision = ResultPrecision(res, services, metric, p.Plan.Precision)
+	}
+	return res, err, nil // a lost generator: the others' figures are written, and the run fails
+}
+
+// Judge is the judgement of a measurement taken outside Execute (a sweep's variant, its
+// iterations merged): the diagnosis, the probe's note (why none ran), the thresholds. It returns
+// the exit status the thresholds give.
+func (p *Prepared) Judge(res *results.Result, noProbe string) int {
+	th := diagnose.DefaultThresholds()
+	res.JobResults.Diagnostics = diagnose.Diagnose(res, th)
+	why := p.probeSkip(res, th)
+	if why == "" {
+		why = noProbe
+	}
+	res.JobResults.Diagnostics = diagnose.NotProbed(res.JobResults.Diagnostics, why)
+	return judge(res, p.Plan.Verdict, ScenarioThresholds(p.Resolved))
+}
+
+// variant is a run's variant: the variables that differ from the scenario's defaults, and its
+// --property values (a property wins over a variable of the same name).
+func variant(properties, variables map[string]string) map[string]string {
+	if len(properties)+len(variables) == 0 {
+		return nil
+	}
+	out := maps.Clone(variables)
+	if out == nil {
+		out = map[string]string{}
+	}
+	maps.Copy(out, properties)
+	return out
+}
+
+// Variant is the variant of a run with these properties of a resolved scenario.
+func Variant(properties map[string]string, r *config.Resolved) map[string]string {
+	return variant(properties, r.Variant)
+}
+
+// NewSession is a new run's session: its start time and a random suffix.
+func NewSession() string {
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b)
+}
+
+// printCommands prints each service's rendered command lines (-v).
+func printCommands(w io.Writer, services []controller.Service) {
+	for _, s := range services {
+		where := "the embedded agent"
+		if len(s.Endpoints) > 0 {
+			where = fmt.Sprint(s.Endpoints)
+		}
+		if s.Job.BuildCommand != "" {
+			fmt.Fprintf(w, "[%s] build command (on %s): %s\n", s.Name, where, s.Job.BuildCommand)
+		}
+		if s.Job.WarmupArguments != "" {
+			fmt.Fprintf(w, "[%s] warm-up command (on %s): %s %s\n", s.Name, where, s.Job.Executable, s.Job.WarmupArguments)
+		}
+		fmt.Fprintf(w, "[%s] command (on %s): %s\n", s.Name, where, controller.CommandLine(s.Job))
+	}
+}
