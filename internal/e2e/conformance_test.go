@@ -197,7 +197,7 @@ func (c conformance) render() string {
 	for _, s := range confServers {
 		fmt.Fprintf(&b, "- **%s**: %s; fixed rate %d req/s. %s.\n", s.name, s.truth, s.rate, upperFirst(s.why))
 	}
-	b.WriteString("\nLoad average (1, 5, 15 min) before and after each condition's matrix:\n\n")
+	b.WriteString("\nLoad average (1, 5, 15 min) before and after the last run of each condition (of the cells that run chose):\n\n")
 	for _, k := range slices.Sorted(maps.Keys(c.Load)) {
 		fmt.Fprintf(&b, "- %s: %s\n", k, c.Load[k])
 	}
