@@ -127,11 +127,17 @@ func Diagnose(res *results.Result, th Thresholds) []results.Diagnostic {
 		return append([]results.Diagnostic{d}, busy...)
 	}
 	if d, paused := freezes(r, th); paused {
+		tail := []results.Diagnostic{d}
 		// A reached rate cap limits the throughput, not the tail: said beside, never instead.
 		if c, capped := rateCapped(r, th); capped {
-			return append([]results.Diagnostic{d, c}, busy...)
+			tail = append(tail, c)
 		}
-		return append([]results.Diagnostic{d}, busy...)
+		if len(busy) > 0 && steadyTail(d) {
+			// A tail in every second on a machine other work kept busy is as much that work's
+			// (the jobs waiting for a CPU) as a slow path's: cannot tell, the tail said beside.
+			return append(busy, tail...)
+		}
+		return append(tail, busy...)
 	}
 	if d, capped := rateCapped(r, th); capped {
 		return append([]results.Diagnostic{d}, busy...)

@@ -59,6 +59,25 @@ func TestLongTail(t *testing.T) {
 	check(t, short, want{RateCapped, nil})
 }
 
+// A tail in every second on a machine other work kept busy (the built-in generator at 1,000 req/s
+// against a server sleeping 1 ms beside two busy cores: p99 179 ms, 129x its p50, in 3 of 3
+// seconds) is no slow path the run can name: machine-busy, the tail and the cap beside it. A
+// freeze stands on a busy machine.
+func TestSteadyTailOnBusyMachine(t *testing.T) {
+	steady := freezing(func(int) float64 { return 450 })
+	for name, j := range steady {
+		j.global = 95
+		steady[name] = j
+	}
+	check(t, steady, want{MachineBusy, nil}, want{LongTail, []string{"slow path"}}, want{RateCapped, nil})
+	paused := freezing(func(s int) float64 { return map[bool]float64{true: 480, false: 0.2}[s%5 == 2] })
+	for name, j := range paused {
+		j.global = 95
+		paused[name] = j
+	}
+	check(t, paused, want{Freezes, nil}, want{RateCapped, nil}, want{MachineBusy, nil})
+}
+
 // A tail whose timeline has requests/s only: the seconds the requests/s fell by a quarter are the
 // pauses.
 func TestFreezesFromRequestsPerSecond(t *testing.T) {

@@ -10,9 +10,13 @@
 //	                per --work whatever the cores (a sleep's wake-up makes mutex's hold longer)
 //	--mode stall    each request sleeps --work, all at once: throughput = connections / work
 //	--mode fail     each request is answered 500 after --work of sleep
+//	--mode errmix   every 10th request is answered 500, the others 200, each after --work of sleep
+//	--mode limit    a rate limiter: requests are let through one per --work (1/--work per
+//	                second whatever the connections), each waiting its turn in parallel, CPU idle
 //	--mode freeze   requests are answered at once, except that every 5 s the server stops
 //	                answering for --work (a periodic pause, as a stop-the-world collector's)
 //
+// It speaks HTTP/1.1 and HTTP/2 over cleartext with prior knowledge (h2c), so h2load can load it.
 // With --metrics-port it serves the Go runtime's metrics (internal/app/metrics) for the agent's
 // runtime counters, runtime-counter/lock-contention among them.
 package main
@@ -27,6 +31,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/app/metrics"
@@ -35,13 +40,10 @@ import (
 func main() {
 	port := flag.Int("port", 5000, "port on 127.0.0.1")
 	metricsPort := flag.Int("metrics-port", 0, "port of /metrics on 127.0.0.1 (0: none)")
-	mode := flag.String("mode", "spin", "spin, serial, worker, mutex, mutexspin, stall, fail or freeze")
+	mode := flag.String("mode", "spin", "spin, serial, worker, mutex, mutexspin, stall, fail, errmix, limit or freeze")
 	work := flag.Duration("work", time.Millisecond, "CPU (spin) or sleep (the others) per request")
 	flag.Parse()
-	handle, status := handler(*mode, *work), http.StatusOK
-	if *mode == "fail" {
-		status = http.StatusInternalServerError
-	}
+	handle, status := handler(*mode, *work), statuses(*mode)
 	if *metricsPort > 0 {
 		mln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(*metricsPort)))
 		if err != nil {
@@ -53,12 +55,33 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("Application started.")
-	log.Fatal(http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
+	srv := &http.Server{Protocols: &protocols, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		handle()
-		w.WriteHeader(status)
+		w.WriteHeader(status())
 		_, _ = w.Write([]byte("ok"))
-	})))
+	})}
+	fmt.Println("Application started.")
+	log.Fatal(srv.Serve(ln))
+}
+
+// statuses returns the status of each next answer: 500 for fail, every 10th 500 for errmix, else 200.
+func statuses(mode string) func() int {
+	switch mode {
+	case "fail":
+		return func() int { return http.StatusInternalServerError }
+	case "errmix":
+		var n atomic.Int64
+		return func() int {
+			if n.Add(1)%10 == 0 {
+				return http.StatusInternalServerError
+			}
+			return http.StatusOK
+		}
+	}
+	return func() int { return http.StatusOK }
 }
 
 func handler(mode string, work time.Duration) func() {
@@ -125,7 +148,20 @@ func handler(mode string, work time.Duration) func() {
 			paused.RLock()
 			paused.RUnlock()
 		}
-	case "stall", "fail":
+	case "limit":
+		var mu sync.Mutex
+		var next time.Time
+		return func() {
+			mu.Lock()
+			slot := next
+			if now := time.Now(); slot.Before(now) {
+				slot = now
+			}
+			next = slot.Add(work)
+			mu.Unlock()
+			time.Sleep(time.Until(slot))
+		}
+	case "stall", "fail", "errmix":
 		return func() { time.Sleep(work) }
 	}
 	log.Fatalf("unknown --mode %q", mode)
