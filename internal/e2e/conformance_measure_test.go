@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -146,19 +145,6 @@ scenarios:
 		args = append(args, "--load.variables.streams", "1")
 	}
 	return args
-}
-
-// busyCore keeps one core busy (sha256sum /dev/zero, not pinned) until the test ends, for at most
-// limit.
-func busyCore(t *testing.T, limit time.Duration) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	cmd := exec.CommandContext(ctx, "sha256sum", "/dev/zero")
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
 }
 
 // loadAverage is /proc/loadavg's 1, 5 and 15 minute averages.
