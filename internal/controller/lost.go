@@ -44,12 +44,22 @@ func lost(in *instance, err error) error {
 	return &GeneratorLost{Service: in.service, Endpoint: in.url, Why: err.Error(), in: in}
 }
 
+// EmbeddedAgentSilence is how long the agent inside crank may go unheard: it cannot be lost
+// while crank runs, so its silence means a starved machine, not a lost agent (`crank capacity` at
+// a load average of 12 once failed on "agent http://127.0.0.1:37777 has not answered for 15s",
+// its own). Still bounded, should the embedded agent be wedged.
+const EmbeddedAgentSilence = 2 * time.Minute
+
 // silenceOf is how long the instance's agent may go unheard.
 func (c *Controller) silenceOf(in *instance) time.Duration {
-	if in.share != nil {
-		return min(c.opts.AgentSilence, c.opts.GeneratorSilence)
+	silence := c.opts.AgentSilence
+	if c.embeddedURL != "" && in.url == c.embeddedURL {
+		silence = max(silence, EmbeddedAgentSilence)
 	}
-	return c.opts.AgentSilence
+	if in.share != nil {
+		return min(silence, c.opts.GeneratorSilence)
+	}
+	return silence
 }
 
 // withoutLost stops the other jobs of a run that lost a generator and collects what they
