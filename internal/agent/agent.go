@@ -1,5 +1,6 @@
 // Package agent is crank-agent: an HTTP API that receives jobs, puts their source in a folder of
-// their own, builds and starts them in their own process group, tells when they are ready,
+// their own, has the runtime that accepts them (runtime.go: processes in process groups of their
+// own, or Docker containers) build and start them, tells when they are ready,
 // samples their CPU and memory, parses a load generator's output, and stops and deletes them
 // (at the controller's request, when their lease runs out, or when the agent shuts down).
 //
