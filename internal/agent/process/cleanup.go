@@ -2,6 +2,7 @@ package process
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,8 +42,8 @@ func (r *Runtime) Cleanup(ctx context.Context) error {
 			r.log.Warn("leftover jobs not looked for", "dir", r.opts.Dir, "err", err)
 		}
 		for _, e := range ents {
-			if ctx.Err() != nil {
-				return ctx.Err()
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("process: leftover jobs in %s: %w", r.opts.Dir, err)
 			}
 			id, _, _ := strings.Cut(e.Name(), ".")
 			if !e.IsDir() || !runtime.IsJobID(id) {
