@@ -1,5 +1,6 @@
 // Package agent is crank-agent: an HTTP API that receives jobs, puts their source in a folder of
-// their own, builds and starts them in their own process group, tells when they are ready,
+// their own, has the runtime that accepts them (runtime.go: processes in process groups of their
+// own, or Docker containers) build and start them, tells when they are ready,
 // samples their CPU and memory, parses a load generator's output, and stops and deletes them
 // (at the controller's request, when their lease runs out, or when the agent shuts down).
 //
@@ -38,9 +39,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/crankshaft/crankshaft/internal/agent/cgroup"
 	"github.com/crankshaft/crankshaft/internal/agent/docker"
-	"github.com/crankshaft/crankshaft/internal/agent/process"
+	"github.com/crankshaft/crankshaft/internal/agent/runtime"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/parsers"
 	"github.com/crankshaft/crankshaft/internal/privdir"
@@ -62,7 +62,7 @@ const (
 	// MaxHeaderBytes bounds a request's header (431 beyond): the API's headers are small.
 	MaxHeaderBytes = 16 << 10
 	// StopGrace is how long a process group has to exit after SIGTERM before SIGKILL.
-	StopGrace = 5 * time.Second
+	StopGrace = runtime.StopGrace
 	// DefaultImageCacheMaxBytes bounds the images the agent keeps (Options.ImageCacheMaxBytes).
 	DefaultImageCacheMaxBytes = docker.DefaultImageCacheMaxBytes
 	// DefaultCacheMaxBytes and DefaultCacheMaxAge bound the build cache.
@@ -164,8 +164,8 @@ type Agent struct {
 	log     *slog.Logger
 	dirLock *os.File // held while the agent runs: one agent per Dir
 	handler http.Handler
-	process *process.Runtime
-	docker  *docker.Runtime
+	// runtimes run the jobs' programs: the first that accepts a job runs it (runtime.go).
+	runtimes runtime.Set
 
 	mu     sync.Mutex
 	jobs   map[string]*job
@@ -188,18 +188,13 @@ func New(opts Options) (*Agent, error) {
 		return nil, err
 	}
 	a.opts, a.log, a.dirLock = opts, opts.Logger, lock
-	var toolDirs []string // looked in for bare executable names before PATH
-	if exe, err := os.Executable(); err == nil {
-		toolDirs = []string{filepath.Dir(exe)}
+	a.runtimes = newRuntimes(opts)
+	cctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	if err := a.runtimes.Cleanup(cctx); err != nil {
+		a.log.Warn("what an earlier agent left is not all cleaned up", "err", err)
 	}
-	a.process = process.New(cgroup.Open(), toolDirs...)
-	a.docker = docker.New(docker.Options{Dir: opts.Dir, Host: opts.DockerHost, EngineTimeout: opts.EngineTimeout,
-		AllowPrivileged: opts.AllowPrivilegedDocker, ImageCacheMaxBytes: opts.ImageCacheMaxBytes,
-		CacheMaxAge: opts.CacheMaxAge, Logger: opts.Logger})
-	a.log.Info("job containment", "cgroups", a.process.Groups().Describe())
+	cancel()
 	a.removeLeftovers()
-	a.docker.RemoveLeftovers()
-	a.pruneCache()
 	a.handler = a.routes()
 	ctx, cancel := context.WithCancel(context.Background())
 	a.stopLease, a.leaseDone = cancel, make(chan struct{})

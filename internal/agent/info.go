@@ -16,10 +16,8 @@ func (a *Agent) handleInfo(r *http.Request) (any, error) {
 	}
 	info.Hostname, _ = os.Hostname()
 	machineInfo(r.Context(), &info)
-	info.Containment = a.process.Groups().Describe()
-	info.Docker = a.docker.Describe(r.Context())
+	a.runtimes.Describe(r.Context(), &info)
 	_, info.Dotnet = a.dotnetInfo(r.Context())
-	info.Missing = a.process.Missing(api.CheckedPrograms...)
 	info.Time = time.Now()
 	return info, nil
 }

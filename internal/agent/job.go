@@ -2,8 +2,6 @@ package agent
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -34,9 +32,6 @@ type job struct {
 	user   *jobUser        // nil: the agent's own user
 	rt     runtime.Runtime // runs its programs: processes or containers
 	rj     *runtime.Job    // what its runtime sees of it
-	// toolchain names what builds the job beyond its build command (the .NET SDK chosen): part
-	// of the build cache's key.
-	toolchain string
 	// notMeasured are figures the tool printed but not as a value to trust (guarded by mu).
 	notMeasured map[string]string
 	// load is the load generator's window and histogram (guarded by mu).
@@ -75,15 +70,14 @@ type job struct {
 	expired       bool // the lease loop is deleting it
 }
 
-func newID() string {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b) // crypto/rand.Read does not fail
-	return hex.EncodeToString(b)
-}
-
 // validate checks what a job needs before it is accepted.
 func (a *Agent) validate(j api.Job) (parsers.Parser, error) {
-	problems := a.runtimeFor(j).Check(j)
+	var problems []string
+	if rt, ok := a.runtimes.For(j); ok {
+		problems = rt.Check(j)
+	} else {
+		problems = []string{"no runtime of this agent runs such a job"}
+	}
 	if src := j.Source; src != nil && src.Repository != "" {
 		for _, err := range []error{checkRepository(src.Repository), checkRevision(src.BranchOrCommit)} {
 			if err != nil {
@@ -123,14 +117,15 @@ func (a *Agent) createJob(spec api.Job) (*job, error) {
 	if err != nil {
 		return nil, badRequest("job %q: %v", spec.Name, err)
 	}
-	id := newID()
+	id := runtime.NewJobID()
 	j := &job{
-		id: id, spec: spec, toolchain: toolchain, addedEnv: addedEnv, dir: filepath.Join(a.opts.Dir, id), parser: parser, user: usr, rt: a.runtimeFor(spec),
+		id: id, spec: spec, addedEnv: addedEnv, dir: filepath.Join(a.opts.Dir, id), parser: parser, user: usr,
 		log: a.log.With("job", id, "service", spec.Service), out: output.New(0),
 		state: api.StateNew, leaseAt: time.Now(),
 	}
+	j.rt, _ = a.runtimes.For(spec) // validate found one
 	j.rj = &runtime.Job{ID: id, Spec: spec, Dir: j.dir, Log: j.log, Out: j.out, Warn: j.warn, SetBuild: j.setBuild,
-		Credential: usr.credential()}
+		Credential: usr.credential(), User: usr.keyName(), Own: usr.own, Toolchain: toolchain}
 	if err := os.Mkdir(j.dir, 0o700); err != nil { // another local user must not read a job's files (its secrets)
 		return nil, fmt.Errorf("job %s: folder: %w", id, err)
 	}

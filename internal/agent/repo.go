@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/crankshaft/crankshaft/internal/agent/proc"
+	"github.com/crankshaft/crankshaft/internal/agent/runtime"
 )
 
 // cloneTimeout bounds a clone and checkout.
@@ -119,12 +120,12 @@ func (a *Agent) clone(ctx context.Context, j *job, repo, rev, dest string) (stri
 		into = " into " + dest
 	}
 	j.out.WriteString("$ git clone " + repo + into + "\n")
-	if err := a.runStep(ctx, j, "git clone "+repo, spec, nil); err != nil {
+	if err := runtime.Step(ctx, j.rj, "git clone "+repo, spec); err != nil {
 		return "", err
 	}
 	if rev != "" {
 		spec.Args = []string{"checkout", "--quiet", rev, "--"}
-		if err := a.runStep(ctx, j, "git checkout "+rev, spec, nil); err != nil {
+		if err := runtime.Step(ctx, j.rj, "git checkout "+rev, spec); err != nil {
 			return "", err
 		}
 	}
@@ -132,7 +133,7 @@ func (a *Agent) clone(ctx context.Context, j *job, repo, rev, dest string) (stri
 	// ("dubious ownership"), and would read a .git/config the user's processes may have changed.
 	var head bytes.Buffer
 	spec.Args, spec.Stdout = []string{"rev-parse", "HEAD"}, &head
-	if err := a.runStep(ctx, j, "git rev-parse HEAD", spec, nil); err != nil {
+	if err := runtime.Step(ctx, j.rj, "git rev-parse HEAD", spec); err != nil {
 		return "", err
 	}
 	commit := strings.TrimSpace(head.String())

@@ -6,14 +6,12 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/agent/output"
-	"github.com/crankshaft/crankshaft/internal/agent/proc"
 	"github.com/crankshaft/crankshaft/internal/agent/runtime"
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
@@ -215,29 +213,6 @@ func (a *Agent) warmup(ctx context.Context, j *job) error {
 	return nil
 }
 
-// runStep runs one process to its end (build, clone, warm-up) and fails with its last lines when
-// it does not exit 0. onStart, if set, sees the process once started.
-func (a *Agent) runStep(ctx context.Context, j *job, what string, spec proc.Spec, onStart func(*proc.Process)) error {
-	from := j.out.Len()
-	p, err := proc.Start(spec)
-	if err != nil {
-		return fmt.Errorf("job %s: %s: %w", j.id, what, err)
-	}
-	if onStart != nil {
-		onStart(p)
-	}
-	select {
-	case <-ctx.Done():
-		p.Stop(StopGrace)
-		return errStopping
-	case <-p.Wait():
-	}
-	if e := p.Exit(); !e.Success() {
-		return fmt.Errorf("job %s: %s failed (%s); last output:\n%s", j.id, what, e, j.out.Tail(from, tailLines))
-	}
-	return nil
-}
-
 // env is the agent's environment without its secrets (secrets.go), plus the job's variables
 // (which win).
 func (j *job) env() []string {
@@ -254,27 +229,6 @@ func (j *job) env() []string {
 		env = append(env, k+"="+j.spec.Environment[k])
 	}
 	return env
-}
-
-// writeParserFiles puts the parser's helper files (wrk's scripts) in the job folder.
-func (j *job) writeParserFiles() error {
-	if j.parser == nil || len(j.parser.Files()) == 0 {
-		return nil
-	}
-	root, err := os.OpenRoot(j.dir)
-	if err != nil {
-		return fmt.Errorf("job %s: parser files: %w", j.id, err)
-	}
-	defer root.Close()
-	for name, data := range j.parser.Files() {
-		if err := root.MkdirAll(path.Dir(name), 0o755); err != nil {
-			return fmt.Errorf("job %s: parser file %q: %w", j.id, name, err)
-		}
-		if err := root.WriteFile(name, data, 0o644); err != nil {
-			return fmt.Errorf("job %s: parser file %q: %w", j.id, name, err)
-		}
-	}
-	return nil
 }
 
 func firstLine(s string) string {

@@ -2,56 +2,63 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"time"
 
+	"github.com/crankshaft/crankshaft/internal/agent/buildcache"
+	"github.com/crankshaft/crankshaft/internal/agent/cgroup"
 	"github.com/crankshaft/crankshaft/internal/agent/docker"
+	"github.com/crankshaft/crankshaft/internal/agent/process"
 	"github.com/crankshaft/crankshaft/internal/agent/runtime"
-	"github.com/crankshaft/crankshaft/internal/api"
 )
 
-// A job's programs run through one runtime.Runtime: processes on this machine (agent/process) or
-// Docker containers (agent/docker). The state machine (run.go) sees only that contract.
+// A job's programs run through one runtime.Runtime, the first of the agent's runtimes (a.runtimes:
+// processes on this machine, agent/process; Docker containers, agent/docker) that accepts it.
+// The state machine (run.go) sees only that contract: the runtime builds or gets what the job
+// runs (Prepare), runs it (Start), fills its part of /info (Describe) and removes what a killed
+// agent's jobs left (Cleanup).
 
-// isDocker reports whether a job runs in a container: it names a Dockerfile, an image or an
-// image to pull or load (crank's rule).
-func isDocker(spec api.Job) bool { return spec.InContainer() }
+// cleanupTimeout bounds the runtimes' Cleanup as an agent starts.
+const cleanupTimeout = 30 * time.Second
 
-// runtimeFor is the runtime of a job.
-func (a *Agent) runtimeFor(spec api.Job) runtime.Runtime {
-	if isDocker(spec) {
-		return a.docker
+// newRuntimes are the runtimes an agent with these options runs jobs with.
+func newRuntimes(opts Options) runtime.Set {
+	var toolDirs []string // looked in for bare executable names before PATH
+	if exe, err := os.Executable(); err == nil {
+		toolDirs = []string{filepath.Dir(exe)}
 	}
-	return a.process
+	return runtime.Set{
+		process.New(process.Options{Groups: cgroup.Open(), ToolDirs: toolDirs, Dir: opts.Dir,
+			Cache: buildcache.Cache{Dir: opts.CacheDir}, CacheMaxBytes: opts.CacheMaxBytes,
+			CacheMaxAge: opts.CacheMaxAge, Logger: opts.Logger}),
+		docker.New(docker.Options{Dir: opts.Dir, Host: opts.DockerHost, EngineTimeout: opts.EngineTimeout,
+			AllowPrivileged: opts.AllowPrivilegedDocker, ImageCacheMaxBytes: opts.ImageCacheMaxBytes,
+			CacheMaxAge: opts.CacheMaxAge, Logger: opts.Logger}),
+	}
 }
 
 // program names what the job runs, for messages: its executable or its image.
-func (j *job) program() string {
-	if isDocker(j.spec) {
-		return "container " + docker.ImageName(j.spec.Source)
-	}
-	return j.spec.Executable
-}
+func (j *job) program() string { return j.rt.Program(j.spec) }
 
-// prepareRun gets the job's source and, for a process job, builds it (or reuses the build), gives
-// its folder to the job's user and writes the parser's files there; then the job's runtime makes
-// it ready to run (the executable resolved; the image reused, built, loaded or pulled).
+// prepareRun gets the job's sources (clones its repositories, puts its build files over them),
+// then its runtime makes it ready to run: a process job built (or its build reused) and its
+// executable resolved, a Docker job's image reused, built, loaded or pulled.
 func (a *Agent) prepareRun(ctx context.Context, j *job) error {
-	identity, err := a.prepare(ctx, j)
+	identity, err := a.fetch(ctx, j)
 	if err != nil {
 		return err
 	}
-	if !isDocker(j.spec) { // a container sees none of the job folder but its image
-		j.recordPublished()
-		if err := j.user.own(j.dir); err != nil { // also what a reused build restored
-			return fmt.Errorf("job %s: %w", j.id, err)
-		}
-		if err := j.writeParserFiles(); err != nil {
-			return err
-		}
+	j.rj.Identity, j.rj.Env = identity, j.env()
+	if j.parser != nil {
+		j.rj.Files = j.parser.Files()
 	}
-	j.rj.Identity = identity
-	return j.rt.Prepare(ctx, j.rj)
+	if err := j.rt.Prepare(ctx, j.rj); err != nil {
+		return err
+	}
+	j.recordPublished()
+	return nil
 }
 
 // start runs the job's program once with these arguments; its standard output goes to stdout and

@@ -38,7 +38,7 @@ func TestConformance(t *testing.T) {
 		engine := testutil.NewHangingDocker(t)
 		t.Cleanup(func() { removeContainers(t, cli, dir) }) // what a hung engine could not remove
 		return runtimetest.Subject{Runtime: docker.New(docker.Options{Dir: dir, Host: "unix://" + engine.Sock, EngineTimeout: bound,
-			ImageCacheMaxBytes: -1, Logger: slog.New(slog.NewTextHandler(t.Output(), nil))}), Spec: spec, Identity: identity, Hang: engine.Hang, Bound: bound}
+			ImageCacheMaxBytes: -1, Logger: slog.New(slog.NewTextHandler(t.Output(), nil))}), Spec: spec, Identity: identity, Dir: dir, Hang: engine.Hang, Bound: bound}
 	})
 }
 

@@ -7,6 +7,7 @@ package docker
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -101,8 +102,19 @@ func (r *Runtime) engineTimeout() time.Duration {
 	return defaultEngineTimeout
 }
 
-// Describe is the engine's version for /info, or why there is none.
-func (r *Runtime) Describe(ctx context.Context) string {
+// Accepts a job that runs in a container: it names a Dockerfile, an image to load or to pull
+// (api.Job.InContainer, crank's rule).
+func (r *Runtime) Accepts(spec api.Job) bool { return spec.InContainer() }
+
+// Program is "container IMAGE", the image named as ImageName names it.
+func (r *Runtime) Program(spec api.Job) string { return "container " + ImageName(spec.Source) }
+
+// Describe gives /info the engine's version, or why there is none.
+func (r *Runtime) Describe(ctx context.Context, info *api.Info) {
+	info.Docker = r.describe(ctx)
+}
+
+func (r *Runtime) describe(ctx context.Context) string {
 	cli, err := r.engine(ctx)
 	if err != nil {
 		return "none: " + err.Error()
@@ -182,30 +194,34 @@ func containerName(image, id string) string {
 // leftoverTimeout bounds the search for containers an earlier agent left.
 const leftoverTimeout = 10 * time.Second
 
-// RemoveLeftovers removes the containers an agent killed on the same Dir left behind (they carry
-// its Dir as a label). An agent with no engine has none; nothing is waited for then.
-func (r *Runtime) RemoveLeftovers() {
-	if os.Getenv("DOCKER_HOST") == "" {
+// Cleanup removes the containers an agent killed on the same Dir left behind (they carry its Dir
+// as a label), within leftoverTimeout. An agent with no engine has none: nothing is waited for
+// then, and no engine is no error. The image cache is pruned as images are made (Prepare).
+func (r *Runtime) Cleanup(ctx context.Context) error {
+	if r.opts.Host == "" && os.Getenv("DOCKER_HOST") == "" {
 		if _, err := os.Stat("/var/run/docker.sock"); err != nil {
-			return
+			return nil
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), leftoverTimeout)
+	ctx, cancel := context.WithTimeout(ctx, leftoverTimeout)
 	defer cancel()
 	cli, err := r.engine(ctx)
 	if err != nil {
-		return
+		return nil
 	}
 	list, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true,
 		Filters: make(client.Filters).Add("label", labelDir+"="+r.opts.Dir)})
 	if err != nil {
-		return
+		return fmt.Errorf("docker: leftover containers: %w", err)
 	}
+	var errs []error
 	for _, c := range list.Items {
 		if _, err := cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil {
 			r.log.Warn("leftover container not removed", "container", c.Names, "err", err)
+			errs = append(errs, fmt.Errorf("docker: leftover container %s: %w", strings.Join(c.Names, ","), err))
 			continue
 		}
 		r.log.Info("removed a container left by an earlier agent", "container", c.Names)
 	}
+	return errors.Join(errs...)
 }

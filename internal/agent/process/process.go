@@ -1,18 +1,23 @@
 // Package process is the job runtime that runs a job as processes on this machine: each run a
-// process group and, when the agent can make one, a control group of its own (agent/cgroup).
+// process group and, when the agent can make one, a control group of its own (agent/cgroup). It
+// builds a job's source with its build command, keeping builds in the build cache (build.go), and
+// cleans up what a killed agent's jobs left (cleanup.go).
 package process
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/agent/buildcache"
 	"github.com/crankshaft/crankshaft/internal/agent/cgroup"
 	"github.com/crankshaft/crankshaft/internal/agent/proc"
 	"github.com/crankshaft/crankshaft/internal/agent/runtime"
@@ -20,22 +25,48 @@ import (
 	"github.com/crankshaft/crankshaft/internal/api"
 )
 
-// Runtime runs jobs as process groups, in control groups made by groups when it can.
-type Runtime struct {
-	groups   *cgroup.Manager
-	toolDirs []string
+// Options configure the process runtime.
+type Options struct {
+	// Groups makes the jobs' control groups (cgroup.Open()).
+	Groups *cgroup.Manager
+	// ToolDirs are looked in for a bare executable name before PATH.
+	ToolDirs []string
+	// Dir is the agent's job root: a job's folder is Dir/ID, and the folders beside it Dir/ID.*.
+	// Cleanup kills what still runs in those an earlier agent left ("": none).
+	Dir string
+	// Cache keeps builds by what made them; its bounds: CacheMaxBytes and CacheMaxAge (negative,
+	// zero: no bound). Cache.Dir "": builds are not kept.
+	Cache         buildcache.Cache
+	CacheMaxBytes int64
+	CacheMaxAge   time.Duration
+	Logger        *slog.Logger
 }
 
-// New is a process runtime making its control groups with groups; a bare executable name is
-// looked for in toolDirs before PATH.
-func New(groups *cgroup.Manager, toolDirs ...string) *Runtime {
-	return &Runtime{groups: groups, toolDirs: toolDirs}
+// Runtime runs jobs as process groups, in control groups made by groups when it can.
+type Runtime struct {
+	opts     Options
+	groups   *cgroup.Manager
+	toolDirs []string
+	log      *slog.Logger
+}
+
+// New is a process runtime.
+func New(opts Options) *Runtime {
+	r := &Runtime{opts: opts, groups: opts.Groups, toolDirs: opts.ToolDirs, log: cmp.Or(opts.Logger, slog.Default())}
+	if r.groups == nil {
+		r.groups = cgroup.Open()
+	}
+	r.log.Info("job containment", "cgroups", r.groups.Describe())
+	return r
 }
 
 var _ runtime.Runtime = (*Runtime)(nil)
 
-// Groups is the manager of the jobs' control groups.
-func (r *Runtime) Groups() *cgroup.Manager { return r.groups }
+// Accepts a job that runs no container (api.Job.InContainer).
+func (r *Runtime) Accepts(spec api.Job) bool { return !spec.InContainer() }
+
+// Program is the job's executable as it names it.
+func (r *Runtime) Program(spec api.Job) string { return spec.Executable }
 
 // Check refuses a job with no executable.
 func (r *Runtime) Check(spec api.Job) []string {
@@ -45,20 +76,19 @@ func (r *Runtime) Check(spec api.Job) []string {
 	return nil
 }
 
-// Missing is, of names, the programs that a job naming them by a bare executable could not run
-// here, each with why (LookPath's error).
-func (r *Runtime) Missing(names ...string) map[string]string {
-	out := map[string]string{}
-	for _, n := range names {
-		if _, err := proc.LookPath(n, "", r.toolDirs...); err != nil {
-			out[n] = err.Error()
-		}
+// Prepare builds the job's source (or reuses its build), gives its folder to the job's user,
+// writes the files its programs expect there, and resolves the executable: in the job folder, the
+// tool folders, then PATH.
+func (r *Runtime) Prepare(ctx context.Context, j *runtime.Job) error {
+	if err := r.build(ctx, j); err != nil {
+		return err
 	}
-	return out
-}
-
-// Prepare resolves the executable: in the job folder, the tool folders, then PATH.
-func (r *Runtime) Prepare(_ context.Context, j *runtime.Job) error {
+	if err := own(j, j.Dir); err != nil { // also what a reused build restored
+		return fmt.Errorf("job %s: %w", j.ID, err)
+	}
+	if err := writeFiles(j); err != nil {
+		return err
+	}
 	exe, err := proc.LookPath(j.Spec.Executable, j.Dir, r.toolDirs...)
 	if err != nil {
 		return fmt.Errorf("job %s: %w", j.ID, err)

@@ -20,13 +20,24 @@ import (
 
 // Runtime runs a job's programs.
 type Runtime interface {
+	// Accepts says whether this runtime takes the job (the agent asks its runtimes in turn: Set).
+	Accepts(spec api.Job) bool
 	// Check refuses, at submission, a job this runtime cannot run here: each problem a sentence.
 	Check(spec api.Job) []string
-	// Prepare makes a job ready to run once its source is in place (and built, for a process job):
-	// it sets j.Program.
+	// Prepare makes a job ready to run once its source is in place: it builds it (or reuses its
+	// build, or its image) and sets j.Program. A step cut short by ctx fails with ErrStopping.
 	Prepare(ctx context.Context, j *Job) error
 	// Start runs the job's program once (the measured run, or a warm-up run).
 	Start(ctx context.Context, j *Job, run Run) (Handle, error)
+	// Program names what a job of this runtime runs, for messages: its executable, its image.
+	Program(spec api.Job) string
+	// Describe fills this runtime's part of the agent's /info (what contains the jobs, the
+	// engine, the tools it cannot find), or says why it has none; it returns by ctx's end.
+	Describe(ctx context.Context, info *api.Info)
+	// Cleanup removes what this runtime left behind when its agent, on the same folder, was killed
+	// (processes, control groups, containers) and applies its caches' bounds. The agent calls it
+	// once as it starts; it returns by ctx's end.
+	Cleanup(ctx context.Context) error
 }
 
 // Handle is one running program of a job.
@@ -65,8 +76,20 @@ type Job struct {
 	Warn func(msg string)
 	// SetBuild records the build's (or the image's) time, 0 and reused when it came from a cache.
 	SetBuild func(ms float64, reused bool)
-	// Credential is the user a process job runs as (nil: the agent's own).
+	// Credential is the user a process job runs as (nil: the agent's own); User names it in a
+	// build's cache key (its uid; "" the agent's own); Own gives it a folder and everything in it
+	// (nil, or the agent's own user: nothing to do).
 	Credential *syscall.Credential
+	User       string
+	Own        func(dir string) error
+	// Env is the job's environment when it is prepared: a process job's build runs in it.
+	Env []string
+	// Toolchain names what builds the job beyond its build command (the .NET SDK chosen): part of
+	// the build cache's key.
+	Toolchain string
+	// Files are the files the job's programs expect in its folder (a parser's helper scripts, by
+	// slash-separated relative name): a runtime whose programs see that folder writes them there.
+	Files map[string][]byte
 	// Program is what Prepare made ready: a process job's executable, a Docker job's image.
 	Program string
 }
@@ -87,3 +110,6 @@ var ErrStopping = errors.New("job is stopping")
 
 // TailLines is how many lines of output an error quotes.
 const TailLines = 20
+
+// StopGrace is how long a program has to exit after SIGTERM before it is killed.
+const StopGrace = 5 * time.Second
