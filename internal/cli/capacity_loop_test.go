@@ -3,7 +3,6 @@ package cli
 import (
 	"strings"
 	"testing"
-
 )
 
 // wrk given a rate is refused before anything starts (it ran a closed loop at full speed, and the

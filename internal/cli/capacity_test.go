@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 // capacityScenario is the plaintext scenario with the built-in load and a capacity section.
