@@ -40,40 +40,9 @@ type bisectFlags struct {
 
 func parseBisectFlags(args []string, getenv func(string) string) (*bisectFlags, error) {
 	bf := &bisectFlags{fl: bisect.Flags{Metric: threshold.Threshold{Service: "load", Metric: "http/rps/mean"}}}
-	var rest []string
-	for i := 0; i < len(args); i++ {
-		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
-		name = flagName(name)
-		switch name {
-		case "good", "bad", "metric", "service":
-		case "side-by-side":
-			if hasValue {
-				return nil, usagef("--side-by-side takes no value, got %q", value)
-			}
-			bf.fl.SideBySide = true
-			continue
-		default:
-			rest = append(rest, args[i])
-			continue
-		}
-		value, err := flagValue(args, &i, name, value, hasValue)
-		if err != nil {
-			return nil, err
-		}
-		switch name {
-		case "good":
-			bf.fl.Good = value
-		case "bad":
-			bf.fl.Bad = value
-		case "service":
-			bf.fl.Service = value
-		case "metric":
-			svc, m, ok := strings.Cut(value, ":")
-			if !ok {
-				svc, m = "", value
-			}
-			bf.fl.Metric = threshold.Threshold{Service: svc, Metric: m, Source: "--metric"}
-		}
+	rest, err := splitFlags(args, []string{"good", "bad", "metric", "service"}, []string{"side-by-side"}, bf.set)
+	if err != nil {
+		return nil, err
 	}
 	if bf.fl.Good == "" || bf.fl.Bad == "" {
 		return nil, usagef("crank bisect needs --good REV and --bad REV")
@@ -84,6 +53,29 @@ func parseBisectFlags(args []string, getenv func(string) string) (*bisectFlags, 
 	}
 	bf.run = rf
 	return bf, nil
+}
+
+func (bf *bisectFlags) set(name, value string, hasValue bool) error {
+	switch name {
+	case "side-by-side":
+		if hasValue {
+			return usagef("--side-by-side takes no value, got %q", value)
+		}
+		bf.fl.SideBySide = true
+	case "good":
+		bf.fl.Good = value
+	case "bad":
+		bf.fl.Bad = value
+	case "service":
+		bf.fl.Service = value
+	case "metric":
+		svc, m, ok := strings.Cut(value, ":")
+		if !ok {
+			svc, m = "", value
+		}
+		bf.fl.Metric = threshold.Threshold{Service: svc, Metric: m, Source: "--metric"}
+	}
+	return nil
 }
 
 // runBisect is `crank bisect`: its flags read, internal/bisect does the rest.

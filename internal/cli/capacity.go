@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/crankshaft/crankshaft/internal/capacity"
 	capacitycmd "github.com/crankshaft/crankshaft/internal/capacity/cmd"
@@ -48,23 +47,10 @@ type capacityFlags struct {
 
 func parseCapacityFlags(args []string, getenv func(string) string) (*capacityFlags, error) {
 	cf := &capacityFlags{fl: capacitycmd.Flags{Settings: capacity.DefaultSettings()}}
-	var rest []string
-	for i := 0; i < len(args); i++ {
-		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
-		name = flagName(name)
-		switch name {
-		case "slo", "precision", "start-rate", "max-steps", "max-time", "step-duration", "step-warmup", "matrix":
-		default:
-			rest = append(rest, args[i])
-			continue
-		}
-		value, err := flagValue(args, &i, name, value, hasValue)
-		if err != nil {
-			return nil, err
-		}
-		if err := cf.setFlag(name, value); err != nil {
-			return nil, err
-		}
+	own := []string{"slo", "precision", "start-rate", "max-steps", "max-time", "step-duration", "step-warmup", "matrix"}
+	rest, err := splitFlags(args, own, nil, func(name, value string, _ bool) error { return cf.setFlag(name, value) })
+	if err != nil {
+		return nil, err
 	}
 	rf, err := parseRunFlags(rest, getenv)
 	if err != nil {

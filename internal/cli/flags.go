@@ -132,6 +132,32 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 	return f, nil
 }
 
+// splitFlags reads a command's own flags out of args and returns the rest (the run flags, in
+// order): each flag named in valued takes a value (after its "=" or the next argument), each in
+// switches none; set is given each one read, in order.
+func splitFlags(args, valued, switches []string, set func(name, value string, hasValue bool) error) ([]string, error) {
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		name = flagName(name)
+		switch {
+		case slices.Contains(valued, name):
+			v, err := flagValue(args, &i, name, value, hasValue)
+			if err != nil {
+				return nil, err
+			}
+			value, hasValue = v, true
+		case !slices.Contains(switches, name):
+			rest = append(rest, args[i])
+			continue
+		}
+		if err := set(name, value, hasValue); err != nil {
+			return nil, err
+		}
+	}
+	return rest, nil
+}
+
 // flagValue is the value of the flag at args[*i]: after its "=", or the next argument (then *i
 // moves past it).
 func flagValue(args []string, i *int, name, value string, hasValue bool) (string, error) {

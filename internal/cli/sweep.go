@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/crankshaft/crankshaft/internal/sweep"
 )
@@ -47,47 +46,32 @@ type sweepFlags struct {
 
 func parseSweepFlags(args []string, getenv func(string) string) (*sweepFlags, error) {
 	sf := &sweepFlags{}
-	var rest []string
-	iterations := false
-	for i := 0; i < len(args); i++ {
-		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
-		name = flagName(name) // crank's -i and --Iterations too
+	rest, err := splitFlags(args, []string{"matrix", "baseline"}, []string{"resume"}, func(name, value string, _ bool) error {
 		switch name {
 		case "resume":
 			sf.resume = true
-			continue
-		case "matrix", "baseline":
-		case "iterations":
-			iterations = true
-			rest = append(rest, args[i])
-			continue
-		default:
-			rest = append(rest, args[i])
-			continue
-		}
-		value, err := flagValue(args, &i, name, value, hasValue)
-		if err != nil {
-			return nil, err
-		}
-		if name == "baseline" {
+		case "baseline":
 			sf.baseline = value
-			continue
+		default:
+			a, err := sweep.ParseAxis(value)
+			if err != nil {
+				return usagef("%v", err)
+			}
+			sf.axes = append(sf.axes, a)
 		}
-		a, err := sweep.ParseAxis(value)
-		if err != nil {
-			return nil, usagef("%v", err)
-		}
-		sf.axes = append(sf.axes, a)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	f, err := parseRunFlags(rest, getenv)
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case len(f.compare) > 0:
+	if len(f.compare) > 0 {
 		return nil, usagef("crank sweep: --compare is not supported: the sweep compares its variants with --baseline")
 	}
-	if !iterations {
+	if !f.spread.iterationSet { // crank's -i and --Iterations too
 		f.iterations = 0 // the scenario's sweep section, else DefaultSweepIterations
 	}
 	if f.jsonOut == "" {
