@@ -15,10 +15,9 @@ import (
 func command(st State, f *runFlags) *runner.Command {
 	log := logger(st.Stderr, f.verbose)
 	c := &runner.Command{Env: runEnv(st), Getenv: st.Getenv, Plan: f.plan(), JSON: f.jsonOut, DryRun: f.dryRun, Verbose: f.verbose,
-		Controller:  func() (*controller.Controller, error) { return newController(st, f, log, st.Stderr, nil) },
-		WriteJSON:   func(path string, res *results.Result) bool { return writeJSON(st, path, res) },
-		WriteDryRun: func(who, path string, b []byte, err error) int { return writeDryRunJSON(st, who, path, b, err) },
-		Written:     func(paths ...string) { recordWritten(st, paths...) }}
+		Controller: func() (*controller.Controller, error) { return newController(st, f, log, st.Stderr, nil) },
+		WriteJSON:  func(path string, res *results.Result) bool { return writeJSON(st, path, res) },
+		Written:    func(paths ...string) { recordWritten(st, paths...) }}
 	if cfg := influxConfig(st, f); cfg.Enabled() {
 		c.Publish = func(ctx context.Context, res *results.Result) error {
 			sum, err := influx.Publish(ctx, cfg, res, log)

@@ -2,12 +2,14 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"slices"
 
 	"github.com/crankshaft/crankshaft/internal/config"
 	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/safewrite"
 )
 
 // Command is what a command built on runs (crank sweep, capacity, bisect) gets from the command
@@ -29,9 +31,6 @@ type Command struct {
 	// WriteJSON writes a result document to path ("-": stdout), as the json output does; false
 	// when that failed (and was said).
 	WriteJSON func(path string, res *results.Result) bool
-	// WriteDryRun writes a --dry-run's JSON b (made with err) to path ("-": stdout), saying a
-	// failure as who's; it returns the exit status.
-	WriteDryRun func(who, path string, b []byte, err error) int
 	// Publish sends a result to InfluxDB and says what it did; nil when InfluxDB is not configured.
 	Publish func(ctx context.Context, res *results.Result) error
 	// Written records files the command wrote, so later uploads leave them out.
@@ -46,6 +45,23 @@ func (c *Command) Resolve(ctx context.Context, src Source, quiet bool) (*config.
 	}
 	r, _, err := Resolve(ctx, env, src)
 	return r, err
+}
+
+// WriteDryRun writes a --dry-run's JSON b (made with err) to path ("-": stdout), saying a
+// failure as who's; it returns the exit status.
+func (c *Command) WriteDryRun(who, path string, b []byte, err error) int {
+	if err == nil {
+		if path == "-" {
+			_, err = c.Stdout.Write(append(b, '\n'))
+		} else {
+			err = safewrite.Replace(path, append(b, '\n'), safewrite.Output)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "%s: --dry-run %s: %v\n", who, path, err)
+		return ExitFailed
+	}
+	return ExitOK
 }
 
 // WriteDryRunOf writes a resolved scenario's --dry-run JSON to path.
