@@ -1,6 +1,7 @@
 package bisect
 
 import (
+	rnd "github.com/crankshaft/crankshaft/internal/rounds"
 	"math"
 
 	"github.com/crankshaft/crankshaft/internal/stats"
@@ -13,8 +14,8 @@ import (
 // commits take the positions in turn (Position), and Unbias takes each position's own cost out.
 
 // Position is the place of the i-th of n commits in round r (from 0): the commits rotate, so that
-// over any n rounds each one has been in each position once.
-func Position(i, r, n int) int { return (i + r) % n }
+// over any n rounds each one has been in each position once (rnd.Slot).
+func Position(i, r, n int) int { return rnd.Slot(i, r, n) }
 
 // Unbias takes out of side-by-side series what each position adds: series[i][r] is the i-th
 // commit's figure in round r, measured in Position(i, r, len(series)). On logs (figures that are

@@ -3,6 +3,7 @@ package bisect
 import (
 	"context"
 	"fmt"
+	rnd "github.com/crankshaft/crankshaft/internal/rounds"
 	"os"
 	"strings"
 
@@ -106,20 +107,18 @@ const maxRerun = 1
 // bursts moved a pinned app's requests/s by a third, more than the slowdowns bisect looks for.
 func (b *bisector) once(ctx context.Context, cr *commitRun) error {
 	th := diagnose.DefaultThresholds()
-	for again := 0; ; again++ {
-		res, err := b.ctl.Execute(ctx, cr.at[0])
-		if err != nil {
-			return err
-		}
-		if steal, stolen := diagnose.Stolen(res, th); stolen && again < maxRerun {
-			cr.rerun++
+	res, again, err := rnd.Rerun(1+maxRerun, func() (*results.Result, error) { return b.ctl.Execute(ctx, cr.at[0]) },
+		func(res *results.Result) bool { _, stolen := diagnose.Stolen(res, th); return stolen },
+		func(res *results.Result) {
+			steal, _ := diagnose.Stolen(res, th)
 			fmt.Fprintf(b.c.Stderr, "bisect: %s: iteration run again: the machine's hypervisor gave %s of its CPU time to other guests (%s, from %.0f %%)\n",
 				cr.c.Short(), results.Value(measure.CPUSteal, steal), measure.CPUSteal, 100*th.StealShare)
-			continue
-		}
-		cr.acc = results.AddIteration(cr.acc, res)
-		break
+		})
+	cr.rerun += again // the re-runs started count, as they were said
+	if err != nil {
+		return err
 	}
+	cr.acc = results.AddIteration(cr.acc, res)
 	cr.acc.Precision = runner.ResultPrecision(cr.acc, b.services, b.metric, b.c.Plan.Precision)
 	return nil
 }
@@ -137,7 +136,7 @@ func (b *bisector) rounds(ctx context.Context, decided func() bool, crs ...*comm
 				return failed, err
 			}
 		} else {
-			for _, cr := range roundOrder(crs, round) {
+			for _, cr := range rnd.Ordered(crs, round-1) { // as given, then reversed: A B B A
 				if err := b.once(ctx, cr); err != nil {
 					return cr, err
 				}
@@ -155,20 +154,6 @@ func (b *bisector) rounds(ctx context.Context, decided func() bool, crs ...*comm
 		}
 	}
 	return nil, nil
-}
-
-// roundOrder is the order the commits run in a round: as given in odd rounds, reversed in even
-// ones, so that no commit always runs first or last (after the same one, with the machine in the
-// same state) and a bias of the place in the round falls on all alike.
-func roundOrder(crs []*commitRun, round int) []*commitRun {
-	if round%2 == 1 {
-		return crs
-	}
-	out := make([]*commitRun, len(crs))
-	for i, cr := range crs {
-		out[len(crs)-1-i] = cr
-	}
-	return out
 }
 
 // decided reports whether a commit measured beside the ends is settled by significance alone: with

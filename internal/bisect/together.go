@@ -3,6 +3,7 @@ package bisect
 import (
 	"context"
 	"fmt"
+	rnd "github.com/crankshaft/crankshaft/internal/rounds"
 	"maps"
 	"slices"
 	"strconv"
@@ -122,25 +123,24 @@ func (b *bisector) roundTogether(ctx context.Context, crs []*commitRun, r int) (
 	}
 	round := controller.Run{Scenario: crs[0].at[0].Scenario, Iterations: 1, Services: shared}
 	th := diagnose.DefaultThresholds()
-	for again := 0; ; again++ {
-		res, err := b.ctl.Execute(ctx, round)
-		if err != nil {
-			return b.whichFails(ctx, crs, err)
-		}
-		if steal, stolen := diagnose.Stolen(res, th); stolen && again < maxRerun {
-			for _, cr := range crs {
-				cr.rerun++
-			}
+	res, again, err := rnd.Rerun(1+maxRerun, func() (*results.Result, error) { return b.ctl.Execute(ctx, round) },
+		func(res *results.Result) bool { _, stolen := diagnose.Stolen(res, th); return stolen },
+		func(res *results.Result) {
+			steal, _ := diagnose.Stolen(res, th)
 			fmt.Fprintf(b.c.Stderr, "bisect: round run again: the machine's hypervisor gave %s of its CPU time to other guests (%s, from %.0f %%)\n",
 				results.Value(measure.CPUSteal, steal), measure.CPUSteal, 100*th.StealShare)
-			continue
-		}
-		for i, cr := range crs {
-			cr.acc = results.AddIteration(cr.acc, splitCopy(res, Position(i, r, len(crs))))
-			cr.acc.Precision = runner.ResultPrecision(cr.acc, b.services, b.metric, b.c.Plan.Precision)
-		}
-		return nil, nil
+		})
+	for _, cr := range crs { // the re-runs started count, as they were said
+		cr.rerun += again
 	}
+	if err != nil {
+		return b.whichFails(ctx, crs, err)
+	}
+	for i, cr := range crs {
+		cr.acc = results.AddIteration(cr.acc, splitCopy(res, Position(i, r, len(crs))))
+		cr.acc.Precision = runner.ResultPrecision(cr.acc, b.services, b.metric, b.c.Plan.Precision)
+	}
+	return nil, nil
 }
 
 // splitCopy is the part of the commit in position i of a round run side by side, under the
