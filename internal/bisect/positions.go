@@ -44,6 +44,24 @@ func Unbias(series [][]float64) ([][]float64, int) {
 			x[i] = stats.Logs(x[i])
 		}
 	}
+	pos := positionCosts(x, n, rounds)
+	out := make([][]float64, n)
+	for i := range n {
+		out[i] = make([]float64, rounds)
+		for r := range rounds {
+			v := x[i][r] - pos[Position(i, r, n)]
+			if positive {
+				v = math.Exp(v)
+			}
+			out[i][r] = v
+		}
+	}
+	return out, n - 1
+}
+
+// positionCosts fits x[i][r] = level[r] + commit[i] + pos[Position(i, r, n)] by alternating
+// means (each effect centred) and returns the positions' costs.
+func positionCosts(x [][]float64, n, rounds int) []float64 {
 	level, commit, pos := make([]float64, rounds), make([]float64, n), make([]float64, n)
 	for range 50 {
 		for r := range rounds {
@@ -74,18 +92,7 @@ func Unbias(series [][]float64) ([][]float64, int) {
 		}
 		center(pos)
 	}
-	out := make([][]float64, n)
-	for i := range n {
-		out[i] = make([]float64, rounds)
-		for r := range rounds {
-			v := x[i][r] - pos[Position(i, r, n)]
-			if positive {
-				v = math.Exp(v)
-			}
-			out[i][r] = v
-		}
-	}
-	return out, n - 1
+	return pos
 }
 
 func center(xs []float64) {
