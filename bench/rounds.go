@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	rnd "github.com/crankshaft/crankshaft/internal/rounds"
 	"math"
-	"slices"
 	"time"
 )
 
@@ -58,11 +58,7 @@ func (e *env) runRounds(ctx context.Context, name string, trials []trial, rows [
 		if r > e.cfg.rounds && cleanPairs(rows, out) >= e.cfg.rounds {
 			break
 		}
-		order := slices.Clone(trials)
-		if r%2 == 0 {
-			slices.Reverse(order)
-		}
-		for _, t := range order {
+		for _, t := range rnd.Ordered(trials, r-1) { // as given, then reversed: A B B A
 			s := e.measure(ctx, r, t, e.cfg.seconds)
 			e.log.Info(name, "run", e.run, "round", r, "subject", s.Subject, "mode", s.Mode, "requests", s.Requests,
 				"server_us", round2(s.ServerUS), "client_us", round2(s.ClientUS),

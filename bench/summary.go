@@ -1,6 +1,7 @@
 package main
 
 import (
+	rnd "github.com/crankshaft/crankshaft/internal/rounds"
 	"math"
 	"slices"
 )
@@ -168,14 +169,11 @@ func summarize(rows []row, samples []sample, side string) []rowResult {
 // its reference both ran validly and undisturbed: a bench run's rounds go on until it reaches the
 // rounds asked for.
 func cleanPairs(rows []row, samples []sample) int {
-	type key struct {
-		subject, mode string
-		run, round    int
-	}
-	ok := map[key]bool{}
+	subject := func(name, mode string) string { return name + "\x00" + mode }
+	clean := map[rnd.Key]bool{}
 	for _, s := range samples {
 		if s.Valid() && !s.Disturbed() {
-			ok[key{s.Subject, s.Mode, s.Run, s.Round}] = true
+			clean[rnd.Key{Subject: subject(s.Subject, s.Mode), Run: s.Run, Round: s.Round}] = true
 		}
 	}
 	fewest := -1
@@ -183,13 +181,7 @@ func cleanPairs(rows []row, samples []sample) int {
 		if r.Skipped != "" {
 			continue
 		}
-		n := 0
-		for k := range ok {
-			if k.subject == r.Subject && k.mode == r.Mode && ok[key{r.Reference, r.Mode, k.run, k.round}] {
-				n++
-			}
-		}
-		if fewest < 0 || n < fewest {
+		if n := rnd.CleanPairs(clean, subject(r.Subject, r.Mode), subject(r.Reference, r.Mode)); fewest < 0 || n < fewest {
 			fewest = n
 		}
 	}

@@ -1,6 +1,7 @@
 package bisect
 
 import (
+	rnd "github.com/crankshaft/crankshaft/internal/rounds"
 	"math"
 
 	"github.com/crankshaft/crankshaft/internal/stats"
@@ -13,8 +14,8 @@ import (
 // commits take the positions in turn (Position), and Unbias takes each position's own cost out.
 
 // Position is the place of the i-th of n commits in round r (from 0): the commits rotate, so that
-// over any n rounds each one has been in each position once.
-func Position(i, r, n int) int { return (i + r) % n }
+// over any n rounds each one has been in each position once (rnd.Slot).
+func Position(i, r, n int) int { return rnd.Slot(i, r, n) }
 
 // Unbias takes out of side-by-side series what each position adds: series[i][r] is the i-th
 // commit's figure in round r, measured in Position(i, r, len(series)). On logs (figures that are
@@ -43,6 +44,24 @@ func Unbias(series [][]float64) ([][]float64, int) {
 			x[i] = stats.Logs(x[i])
 		}
 	}
+	pos := positionCosts(x, n, rounds)
+	out := make([][]float64, n)
+	for i := range n {
+		out[i] = make([]float64, rounds)
+		for r := range rounds {
+			v := x[i][r] - pos[Position(i, r, n)]
+			if positive {
+				v = math.Exp(v)
+			}
+			out[i][r] = v
+		}
+	}
+	return out, n - 1
+}
+
+// positionCosts fits x[i][r] = level[r] + commit[i] + pos[Position(i, r, n)] by alternating
+// means (each effect centred) and returns the positions' costs.
+func positionCosts(x [][]float64, n, rounds int) []float64 {
 	level, commit, pos := make([]float64, rounds), make([]float64, n), make([]float64, n)
 	for range 50 {
 		for r := range rounds {
@@ -73,18 +92,7 @@ func Unbias(series [][]float64) ([][]float64, int) {
 		}
 		center(pos)
 	}
-	out := make([][]float64, n)
-	for i := range n {
-		out[i] = make([]float64, rounds)
-		for r := range rounds {
-			v := x[i][r] - pos[Position(i, r, n)]
-			if positive {
-				v = math.Exp(v)
-			}
-			out[i][r] = v
-		}
-	}
-	return out, n - 1
+	return pos
 }
 
 func center(xs []float64) {

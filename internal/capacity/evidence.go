@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"fmt"
+	"github.com/crankshaft/crankshaft/internal/rounds"
 	"math"
 	"strings"
 )
@@ -60,7 +61,7 @@ func (s *searcher) counts(rate float64) (pass, fail int) {
 // MaxMeasures times.
 func (s *searcher) again(rate float64) string {
 	idx := s.byRate[rate]
-	if len(idx) == 0 || len(idx) >= MaxMeasures {
+	if len(idx) == 0 {
 		return ""
 	}
 	last := s.r.Steps[idx[len(idx)-1]]
@@ -68,9 +69,9 @@ func (s *searcher) again(rate float64) string {
 	switch {
 	case last.Pass:
 		return ""
-	case last.Disturbed():
+	case rounds.Again(len(idx), MaxMeasures, last.Disturbed()):
 		return "it failed on a disturbed machine"
-	case s.o.Confirm && !last.FellBehind && pass == 0 && fail == 1:
+	case len(idx) < MaxMeasures && s.o.Confirm && !last.FellBehind && pass == 0 && fail == 1:
 		return "it failed on the SLOs alone while the generator kept up, which one noisy second can cause"
 	}
 	return ""

@@ -3,13 +3,10 @@ package cli
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/crankshaft/crankshaft/internal/capacity"
 )
 
 // capacityScenario is the plaintext scenario with the built-in load and a capacity section.
@@ -79,43 +76,6 @@ func TestCapacityMatrixDryRun(t *testing.T) {
 		"--matrix", "nosuch.cpuSet=0,1", "--dry-run", "-"}, Stdout: &out, Stderr: &errb})
 	if code != ExitBadInput || !strings.Contains(errb.String(), `variant cpuSet=0: `) {
 		t.Errorf("bad variant: exit %d, %q", code, errb.String())
-	}
-}
-
-// TestSearchCannotTell: a search that cannot settle (here stopped by --max-steps before any rate
-// passed; capacity's own tests give the other ways) exits 3, crank compare's inconclusive, saying
-// why, its bracket and what would tell; never 0 beside a guess. A settled search exits 0 quietly.
-func TestSearchCannotTell(t *testing.T) {
-	var errOut bytes.Buffer
-	st := State{Stderr: &errOut}
-	res := capacity.Result{Stopped: "--max-steps 2 reached", FailedAt: 500,
-		Inconclusive: "the search stopped (--max-steps 2 reached) before its bracket was within --precision 5 %", WouldTell: "more steps"}
-	want := "crank capacity: cannot tell the capacity: the search stopped (--max-steps 2 reached) before its bracket was within --precision 5 %; " +
-		"capacity below 500 req/s as measured; what would tell: more steps\n"
-	if code := searchCode(context.Background(), st, res, nil); code != 3 || errOut.String() != want {
-		t.Errorf("exit %d, stderr %q; want 3 and %q", code, errOut.String(), want)
-	}
-	errOut.Reset()
-	if code := searchCode(context.Background(), st, capacity.Result{Rate: 900, FailedAt: 930}, nil); code != ExitOK || errOut.Len() != 0 {
-		t.Errorf("with a capacity: exit %d, stderr %q", code, errOut.String())
-	}
-	errOut.Reset()
-	if code := searchCode(context.Background(), st, capacity.Result{}, fmt.Errorf("%w (10 req/s)", capacity.ErrUnmet)); code != ExitFailed ||
-		!strings.Contains(errOut.String(), "not met even at the lowest rate (10 req/s)") {
-		t.Errorf("unmet: exit %d, stderr %q", code, errOut.String())
-	}
-}
-
-// TestCapacitiesCannotTell: the per-variant table gives no capacity nor ratio for a variant whose
-// search cannot tell, only its bracket.
-func TestCapacitiesCannotTell(t *testing.T) {
-	var out bytes.Buffer
-	writeCapacities(&out, []VariantCapacity{
-		{Variant: "work=2ms", Result: capacity.Result{Rate: 480, FailedAt: 500, VerdictKind: "contention-bound"}},
-		{Variant: "work=4ms", Result: capacity.Result{Rate: 120, FailedAt: 250, Inconclusive: "250 req/s failed only while the machine was disturbed"}},
-	})
-	if !strings.Contains(out.String(), "cannot tell (120-250)") || strings.Contains(out.String(), "0.25x") || !strings.Contains(out.String(), "1.00x") {
-		t.Errorf("table:\n%s", out.String())
 	}
 }
 

@@ -24,7 +24,6 @@ import (
 	"github.com/crankshaft/crankshaft/internal/report"
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/runner"
-	"github.com/crankshaft/crankshaft/internal/safewrite"
 	"github.com/crankshaft/crankshaft/internal/termchart"
 	"github.com/crankshaft/crankshaft/internal/termtext"
 )
@@ -165,11 +164,6 @@ func runEnv(st State) runner.Env {
 	return runner.Env{Stdout: st.Stdout, Stderr: st.Stderr, LookPath: st.LookPath}
 }
 
-// resolve resolves the flags' scenario, saying the resolver's notes on st.Stderr.
-func resolve(ctx context.Context, st State, f *runFlags) (*config.Resolved, *config.Scripts, error) {
-	return runner.Resolve(ctx, runEnv(st), f.source())
-}
-
 // newController is the controller of a run: the agents' token and CA, progress lines to
 // progressTo and the live status to status (nil: none), each job's output kept in --output-dir,
 // and the embedded agent (with a token of its own, kept in this process's memory) for services
@@ -221,30 +215,9 @@ func newController(st State, f *runFlags, log *slog.Logger, progressTo io.Writer
 	}), nil
 }
 
-// servicesOf is what the controller runs of a resolved scenario (runner.Services).
-func servicesOf(res *config.Resolved, interval float64) []controller.Service {
-	return runner.Services(res, interval)
-}
-
+// writeDryRun writes the resolved scenario's --dry-run JSON to path ("-": stdout).
 func writeDryRun(st State, path string, r *config.Resolved) int {
-	b, err := r.DryRun()
-	return writeDryRunJSON(st, "crank", path, b, err)
-}
-
-// writeDryRunJSON writes a --dry-run's JSON b (made with err) to path, "-" being stdout.
-func writeDryRunJSON(st State, who, path string, b []byte, err error) int {
-	if err == nil {
-		if path == "-" {
-			_, err = st.Stdout.Write(append(b, '\n'))
-		} else {
-			err = safewrite.Replace(path, append(b, '\n'), safewrite.Output)
-		}
-	}
-	if err != nil {
-		fmt.Fprintf(st.Stderr, "%s: --dry-run %s: %v\n", who, path, err)
-		return ExitFailed
-	}
-	return ExitOK
+	return (&runner.Command{Env: runEnv(st)}).WriteDryRunOf(path, r)
 }
 
 // finish writes the JSON first (nothing is lost), then prints the tables, then compares.
@@ -365,5 +338,3 @@ func influxConfig(st State, f *runFlags) influx.Config {
 	}
 	return cfg
 }
-
-func newSession() string { return runner.NewSession() }

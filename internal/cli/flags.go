@@ -46,11 +46,6 @@ type runFlags struct {
 	importMap   []config.ImportMapping // CRANK_IMPORT_MAP's, then --import-map's (repeatable)
 }
 
-// loadOptions are the options every configuration of the run is loaded with.
-func (f *runFlags) loadOptions() config.LoadOptions {
-	return config.LoadOptions{Strict: f.strict, ImportMap: f.importMap}
-}
-
 // displayFlags say what is shown besides the tables.
 type displayFlags struct {
 	quiet      bool   // --quiet: only the results
@@ -132,6 +127,32 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 	return f, nil
 }
 
+// splitFlags reads a command's own flags out of args and returns the rest (the run flags, in
+// order): each flag named in valued takes a value (after its "=" or the next argument), each in
+// switches none; set is given each one read, in order.
+func splitFlags(args, valued, switches []string, set func(name, value string, hasValue bool) error) ([]string, error) {
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		name = flagName(name)
+		switch {
+		case slices.Contains(valued, name):
+			v, err := flagValue(args, &i, name, value, hasValue)
+			if err != nil {
+				return nil, err
+			}
+			value, hasValue = v, true
+		case !slices.Contains(switches, name):
+			rest = append(rest, args[i])
+			continue
+		}
+		if err := set(name, value, hasValue); err != nil {
+			return nil, err
+		}
+	}
+	return rest, nil
+}
+
 // flagValue is the value of the flag at args[*i]: after its "=", or the next argument (then *i
 // moves past it).
 func flagValue(args []string, i *int, name, value string, hasValue bool) (string, error) {
@@ -161,17 +182,6 @@ func (f *runFlags) set(name, value string) error {
 			return usagef("--variable %q: want name=value", value)
 		}
 		f.variables[k] = v
-	case "property":
-		k, v, ok := strings.Cut(value, "=")
-		if !ok || k == "" {
-			return usagef("--property %q: want name=value", value)
-		}
-		if strings.HasSuffix(k, `\`) || strings.HasSuffix(v, `\`) {
-			// InfluxDB's line protocol cannot carry it: it would escape what follows and make every
-			// line of the run invalid, so that the run could never be written.
-			return usagef("--property %q: a name or value may not end with a backslash (InfluxDB tags cannot)", value)
-		}
-		f.properties[k] = v
 	case "json":
 		f.jsonOut = value
 	case "iterations":
@@ -189,6 +199,31 @@ func (f *runFlags) set(name, value string) error {
 		f.description = value
 	case "dry-run", "debug":
 		f.dryRun = value
+	default:
+		if ok, err := f.verdict.set(name, value); ok {
+			return err
+		}
+		if ok, err := f.spread.set(name, value); ok {
+			return err
+		}
+		if ok, err := f.setMore(name, value); ok || err != nil {
+			return err
+		}
+		if ok, err := f.setAgent(name, value); ok || err != nil {
+			return err
+		}
+		if !strings.Contains(name, ".") {
+			return unknownFlag(name)
+		}
+		f.overrides = append(f.overrides, [2]string{name, value})
+	}
+	return nil
+}
+
+// setAgent reads the flags of the agents' tokens, the session, what is shown and InfluxDB;
+// handled is false for any other flag.
+func (f *runFlags) setAgent(name, value string) (handled bool, err error) {
+	switch name {
 	case "agent-token":
 		f.agentToken = value
 	case "agent-token-file":
@@ -196,7 +231,7 @@ func (f *runFlags) set(name, value string) error {
 	case "agent-token-for":
 		for u := range strings.SplitSeq(value, ",") {
 			if _, err := api.EndpointKey(u); err != nil {
-				return usagef("--agent-token-for: %v", err)
+				return true, usagef("--agent-token-for: %v", err)
 			}
 			f.tokenFor = append(f.tokenFor, u)
 		}
@@ -210,12 +245,12 @@ func (f *runFlags) set(name, value string) error {
 		f.display.outputDir = value
 	case "chart-type":
 		if value != "bar" && value != "hex" {
-			return usagef("--chart-type %q: want bar or hex", value)
+			return true, usagef("--chart-type %q: want bar or hex", value)
 		}
 		f.display.chartType = value
 	case "chart-scale":
 		if value != "off" && value != "auto" {
-			return usagef("--chart-scale %q: want off or auto", value)
+			return true, usagef("--chart-scale %q: want off or auto", value)
 		}
 		f.display.chartScale = value
 	case "influx-url":
@@ -227,21 +262,9 @@ func (f *runFlags) set(name, value string) error {
 	case "influx-bucket":
 		f.influx.bucket = value
 	default:
-		if ok, err := f.verdict.set(name, value); ok {
-			return err
-		}
-		if ok, err := f.spread.set(name, value); ok {
-			return err
-		}
-		if ok, err := f.setMore(name, value); ok || err != nil {
-			return err
-		}
-		if !strings.Contains(name, ".") {
-			return unknownFlag(name)
-		}
-		f.overrides = append(f.overrides, [2]string{name, value})
+		return false, nil
 	}
-	return nil
+	return true, nil
 }
 
 // unknownFlag refuses a flag crank does not have, naming the one it resembles among those crank's

@@ -81,6 +81,17 @@ func refusedFlag(name string) error {
 // setMore sets crank's options beyond the core ones; ok is false for a name it does not know.
 func (f *runFlags) setMore(name, value string) (bool, error) {
 	switch name {
+	case "property":
+		k, v, ok := strings.Cut(value, "=")
+		if !ok || k == "" {
+			return true, usagef("--property %q: want name=value", value)
+		}
+		if strings.HasSuffix(k, `\`) || strings.HasSuffix(v, `\`) {
+			// InfluxDB's line protocol cannot carry it: it would escape what follows and make every
+			// line of the run invalid, so that the run could never be written.
+			return true, usagef("--property %q: a name or value may not end with a backslash (InfluxDB tags cannot)", value)
+		}
+		f.properties[k] = v
 	case "variable-json":
 		k, v, ok := strings.Cut(value, "=")
 		if !ok || k == "" {

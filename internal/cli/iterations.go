@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
@@ -24,7 +24,7 @@ type spreadFlags struct {
 func (s *spreadFlags) set(name, value string) (handled bool, err error) {
 	switch name {
 	case "exclude", "x":
-		lo, hi, ok := parseExclude(value)
+		lo, hi, ok := results.ParseExclude(value)
 		if !ok {
 			return true, usagef("--exclude %q: want N (the N lowest and N highest), LOW:HIGH, e.g. 1:0 (the lowest), 0:3 (the 3 highest)", value)
 		}
@@ -53,7 +53,7 @@ func (s *spreadFlags) set(name, value string) (handled bool, err error) {
 		}
 		s.repeat = value
 	case "span":
-		d, err := parseSpan(value)
+		d, err := controller.ParseSpan(value)
 		if err != nil {
 			return true, usagef("--span %q: %v", value, err)
 		}
@@ -82,56 +82,4 @@ func (s *spreadFlags) check(iterations int) error {
 		return usagef("--exclude %d:%d leaves nothing of %d iterations", s.exclude.Low, s.exclude.High, iterations)
 	}
 	return nil
-}
-
-func parseExclude(v string) (lo, hi int, ok bool) {
-	a, b, two := strings.Cut(v, ":")
-	lo, err := strconv.Atoi(strings.TrimSpace(a))
-	if err != nil || lo < 0 {
-		return 0, 0, false
-	}
-	if !two {
-		return lo, lo, true
-	}
-	hi, err = strconv.Atoi(strings.TrimSpace(b))
-	if err != nil || hi < 0 {
-		return 0, 0, false
-	}
-	return lo, hi, true
-}
-
-// parseSpan reads crank's HH:mm:ss (also d.HH:mm:ss) or a Go duration ("90s", "1h30m").
-func parseSpan(v string) (time.Duration, error) {
-	if d, err := time.ParseDuration(v); err == nil {
-		if d <= 0 {
-			return 0, fmt.Errorf("want a positive duration")
-		}
-		return d, nil
-	}
-	days := 0
-	rest := v
-	if d, r, ok := strings.Cut(v, "."); ok && !strings.Contains(d, ":") {
-		n, err := strconv.Atoi(d)
-		if err != nil {
-			return 0, fmt.Errorf("want HH:mm:ss or a duration such as 90s")
-		}
-		days, rest = n, r
-	}
-	parts := strings.Split(rest, ":")
-	if len(parts) != 3 {
-		return 0, fmt.Errorf("want HH:mm:ss or a duration such as 90s")
-	}
-	var n [3]int
-	for i, p := range parts {
-		x, err := strconv.Atoi(p)
-		if err != nil || x < 0 || (i > 0 && x > 59) {
-			return 0, fmt.Errorf("want HH:mm:ss or a duration such as 90s")
-		}
-		n[i] = x
-	}
-	d := time.Duration(days)*24*time.Hour + time.Duration(n[0])*time.Hour + time.Duration(n[1])*time.Minute + time.Duration(n[2])*time.Second
-	if d <= 0 {
-		return 0, fmt.Errorf("want a positive duration")
-	}
-	return d, nil
 }

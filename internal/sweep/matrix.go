@@ -6,6 +6,7 @@ package sweep
 
 import (
 	"fmt"
+	"github.com/crankshaft/crankshaft/internal/rounds"
 	"slices"
 	"strings"
 )
@@ -116,21 +117,10 @@ func Product(axes []Axis) []Variant {
 	return out
 }
 
-// Order is the run order of n variants over rounds rounds, as variant indexes: ABBA rounds, the
+// Order is the run order of n variants over count rounds, as variant indexes: ABBA rounds, the
 // variants forward in odd rounds and backward in even ones, so a machine that drifts over the
-// sweep weighs alike on every variant.
-func Order(n, rounds int) []int {
-	var out []int
-	for r := range rounds {
-		for i := range n {
-			if r%2 == 1 {
-				i = n - 1 - i
-			}
-			out = append(out, i)
-		}
-	}
-	return out
-}
+// sweep weighs alike on every variant (rounds.Interleaved).
+func Order(n, count int) []int { return rounds.Interleaved(n, count) }
 
 // Value is the variant's value of the axis key, "" when it has none.
 func (v Variant) Value(key string) string {

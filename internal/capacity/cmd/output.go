@@ -1,47 +1,48 @@
-package cli
+package cmd
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/capacity"
-	"github.com/crankshaft/crankshaft/internal/influx"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/runner"
 )
 
 // searchCode is the exit status of a search that ended with err, said on stderr: a search that
 // cannot tell (its steps contradict each other, its bracket's upper end failed only on a disturbed
 // machine, or it stopped before its bracket was within the precision) exits ExitCannotTell, never
 // 0 on a guess.
-func searchCode(ctx context.Context, st State, res capacity.Result, err error) int {
+func searchCode(ctx context.Context, stderr io.Writer, res capacity.Result, err error) int {
 	switch {
 	case err == nil && res.Inconclusive != "":
-		fmt.Fprintf(st.Stderr, "crank capacity: cannot tell the capacity: %s; %s as measured; what would tell: %s\n", res.Inconclusive, res.Bracket(), res.WouldTell)
+		fmt.Fprintf(stderr, "crank capacity: cannot tell the capacity: %s; %s as measured; what would tell: %s\n", res.Inconclusive, res.Bracket(), res.WouldTell)
 		return ExitCannotTell
 	case err == nil && res.Rate == 0: // every rate tried failed on a quiet machine, down to the lowest
-		fmt.Fprintf(st.Stderr, "crank capacity: no rate tried met the service level objectives\n")
-		return ExitFailed
+		fmt.Fprintf(stderr, "crank capacity: no rate tried met the service level objectives\n")
+		return runner.ExitFailed
 	case err == nil:
-		return ExitOK
+		return runner.ExitOK
 	case errors.Is(err, capacity.ErrUnmet):
-		fmt.Fprintf(st.Stderr, "crank capacity: %v\n", err)
-		return ExitFailed
+		fmt.Fprintf(stderr, "crank capacity: %v\n", err)
+		return runner.ExitFailed
 	case ctx.Err() != nil:
-		fmt.Fprintf(st.Stderr, "crank capacity: interrupted: %v\n", err)
-		return ExitInterrupted
+		fmt.Fprintf(stderr, "crank capacity: interrupted: %v\n", err)
+		return runner.ExitInterrupted
 	}
-	fmt.Fprintf(st.Stderr, "crank capacity: %v\n", err)
-	return ExitFailed
+	fmt.Fprintf(stderr, "crank capacity: %v\n", err)
+	return runner.ExitFailed
 }
 
 // answer is a search's result file: the answer at the root under "capacity", the knee step's
 // results as the jobs.
-func (cf *capacityFlags) answer(res capacity.Result, knee map[string]*results.JobResult, code int, started time.Time, variant map[string]string) *results.Result {
-	out := &results.Result{StartTime: started.UTC(), Scenario: cf.run.scenario, Profiles: cf.run.profiles, ReturnCode: code,
-		Variant: variant, JobResults: results.JobResults{Jobs: knee, Properties: cf.run.properties}}
+func (s *search) answer(res capacity.Result, knee map[string]*results.JobResult, code int, started time.Time, variant map[string]string) *results.Result {
+	out := &results.Result{StartTime: started.UTC(), Scenario: s.src.Scenario, Profiles: s.src.Profiles, ReturnCode: code,
+		Variant: variant, JobResults: results.JobResults{Jobs: knee, Properties: s.c.Plan.Run.Properties}}
 	if out.JobResults.Jobs == nil {
 		out.JobResults.Jobs = map[string]*results.JobResult{}
 	}
@@ -55,18 +56,15 @@ func (cf *capacityFlags) answer(res capacity.Result, knee map[string]*results.Jo
 // not take them), saying what it did; false when even the spool failed. The knee's own results
 // are left out: a step at a capped rate is not the scenario's run, and the dashboards' trends of
 // crank_summary would show it as one.
-func (cf *capacityFlags) publish(ctx context.Context, st State, out *results.Result) bool {
-	cfg := influxConfig(st, cf.run)
-	if !cfg.Enabled() {
+func (s *search) publish(ctx context.Context, out *results.Result) bool {
+	if s.c.Publish == nil {
 		return true
 	}
 	answer := *out
 	answer.JobResults.Jobs = map[string]*results.JobResult{}
-	sum, err := influx.Publish(ctx, cfg, &answer, logger(st.Stderr, cf.run.verbose))
-	if err != nil {
-		fmt.Fprintf(st.Stderr, "crank capacity: influxdb: %v\n", err)
+	if err := s.c.Publish(ctx, &answer); err != nil {
+		fmt.Fprintf(s.c.Stderr, "crank capacity: influxdb: %v\n", err)
 		return false
 	}
-	fmt.Fprintln(st.Stderr, sum.String())
 	return true
 }

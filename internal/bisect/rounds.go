@@ -1,13 +1,12 @@
-package cli
+package bisect
 
 import (
 	"context"
 	"fmt"
-	"io"
+	rnd "github.com/crankshaft/crankshaft/internal/rounds"
 	"os"
 	"strings"
 
-	"github.com/crankshaft/crankshaft/internal/bisect"
 	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/diagnose"
 	"github.com/crankshaft/crankshaft/internal/gate"
@@ -25,7 +24,7 @@ import (
 // commitRun is a commit's measurement in rounds: its exported folder (for a local source), the
 // run of one iteration of it, and its iterations so far.
 type commitRun struct {
-	c   bisect.Commit
+	c   Commit
 	dir string // the folder the commit was exported to; "" for a repository the agent clones
 	// at is the run of one iteration in each position side by side; at[0] alone otherwise.
 	at  []controller.Run
@@ -37,7 +36,7 @@ type commitRun struct {
 // prepare exports a local source's commit and resolves its scenario, once for all its rounds.
 // Side by side, once for each position a round gives it (its copy's port: serverPort plus the
 // position).
-func (b *bisector) prepare(ctx context.Context, c bisect.Commit) (*commitRun, error) {
+func (b *bisector) prepare(ctx context.Context, c Commit) (*commitRun, error) {
 	cr := &commitRun{c: c}
 	var where [2]string
 	if b.src.remote {
@@ -52,7 +51,7 @@ func (b *bisector) prepare(ctx context.Context, c bisect.Commit) (*commitRun, er
 			cr.release()
 			return nil, err
 		}
-		folder, err := bisect.Folder(dir, b.src.local)
+		folder, err := Folder(dir, b.src.local)
 		if err != nil {
 			cr.release()
 			return nil, fmt.Errorf("commit %s: source.localFolder %s: %w", c.Short(), b.src.local, err)
@@ -64,24 +63,23 @@ func (b *bisector) prepare(ctx context.Context, c bisect.Commit) (*commitRun, er
 		positions = maxPositions
 	}
 	for k := range positions {
-		f := *b.f.run
-		f.overrides = append(append([][2]string{}, b.f.run.overrides...), where)
+		src := b.c.Plan.Source.Override(where)
 		if b.side != nil {
-			b.side.move(&f, b.src.service, k)
+			src = b.side.move(src, b.src.service, k)
 		}
-		r, _, err := resolve(ctx, State{Stderr: io.Discard, Getenv: b.st.Getenv, LookPath: b.st.LookPath}, &f)
+		r, err := b.c.Resolve(ctx, src, true)
 		if err != nil {
 			cr.release()
 			return nil, err
 		}
 		b.services, b.metric = runner.Headline(r)
-		if b.f.metric.Metric != "" {
-			b.metric = b.f.metric.Metric
+		if b.f.Metric.Metric != "" {
+			b.metric = b.f.Metric.Metric
 		}
-		if b.f.metric.Service != "" {
-			b.services = []string{b.f.metric.Service}
+		if b.f.Metric.Service != "" {
+			b.services = []string{b.f.Metric.Service}
 		}
-		cr.at = append(cr.at, controller.Run{Scenario: r.Scenario, Iterations: 1, Services: servicesOf(r, f.interval)})
+		cr.at = append(cr.at, controller.Run{Scenario: r.Scenario, Iterations: 1, Services: runner.Services(r, src.Interval)})
 	}
 	return cr, nil
 }
@@ -109,38 +107,36 @@ const maxRerun = 1
 // bursts moved a pinned app's requests/s by a third, more than the slowdowns bisect looks for.
 func (b *bisector) once(ctx context.Context, cr *commitRun) error {
 	th := diagnose.DefaultThresholds()
-	for again := 0; ; again++ {
-		res, err := b.ctl.Execute(ctx, cr.at[0])
-		if err != nil {
-			return err
-		}
-		if steal, stolen := diagnose.Stolen(res, th); stolen && again < maxRerun {
-			cr.rerun++
-			fmt.Fprintf(b.st.Stderr, "bisect: %s: iteration run again: the machine's hypervisor gave %s of its CPU time to other guests (%s, from %.0f %%)\n",
+	res, again, err := rnd.Rerun(1+maxRerun, func() (*results.Result, error) { return b.ctl.Execute(ctx, cr.at[0]) },
+		func(res *results.Result) bool { _, stolen := diagnose.Stolen(res, th); return stolen },
+		func(res *results.Result) {
+			steal, _ := diagnose.Stolen(res, th)
+			fmt.Fprintf(b.c.Stderr, "bisect: %s: iteration run again: the machine's hypervisor gave %s of its CPU time to other guests (%s, from %.0f %%)\n",
 				cr.c.Short(), results.Value(measure.CPUSteal, steal), measure.CPUSteal, 100*th.StealShare)
-			continue
-		}
-		cr.acc = results.AddIteration(cr.acc, res)
-		break
+		})
+	cr.rerun += again // the re-runs started count, as they were said
+	if err != nil {
+		return err
 	}
-	cr.acc.Precision = runner.ResultPrecision(cr.acc, b.services, b.metric, b.f.run.spread.auto.precision)
+	cr.acc = results.AddIteration(cr.acc, res)
+	cr.acc.Precision = runner.ResultPrecision(cr.acc, b.services, b.metric, b.c.Plan.Precision)
 	return nil
 }
 
 // rounds measures the commits interleaved, one iteration of each per round, until every one's
 // figure is known within --precision or decided says the comparison is settled (each after at
-// least MinAutoIterations rounds), or after --max-iterations rounds. The first commit that fails
+// least runner.MinAutoIterations rounds), or after --max-iterations rounds. The first commit that fails
 // to build or run ends it with its error and which commit it was.
 func (b *bisector) rounds(ctx context.Context, decided func() bool, crs ...*commitRun) (*commitRun, error) {
-	fig := bisect.FigureOf(b.metric)
-	for round := 1; round <= b.f.run.spread.auto.max; round++ {
-		met := round >= MinAutoIterations
+	fig := FigureOf(b.metric)
+	for round := 1; round <= b.c.Plan.Run.Iterations; round++ {
+		met := round >= runner.MinAutoIterations
 		if b.side != nil && len(crs) > 1 {
 			if failed, err := b.roundTogether(ctx, crs, round-1); err != nil {
 				return failed, err
 			}
 		} else {
-			for _, cr := range roundOrder(crs, round) {
+			for _, cr := range rnd.Ordered(crs, round-1) { // as given, then reversed: A B B A
 				if err := b.once(ctx, cr); err != nil {
 					return cr, err
 				}
@@ -152,31 +148,17 @@ func (b *bisector) rounds(ctx context.Context, decided func() bool, crs ...*comm
 			met = met && p.Met
 			line = append(line, cr.c.Short()+" "+fig.Estimate(p.Mean, p.Relative))
 		}
-		fmt.Fprintf(b.st.Stderr, "bisect: round %d: %s\n", round, strings.Join(line, ", "))
-		if met || round >= MinAutoIterations && decided() {
+		fmt.Fprintf(b.c.Stderr, "bisect: round %d: %s\n", round, strings.Join(line, ", "))
+		if met || round >= runner.MinAutoIterations && decided() {
 			break
 		}
 	}
 	return nil, nil
 }
 
-// roundOrder is the order the commits run in a round: as given in odd rounds, reversed in even
-// ones, so that no commit always runs first or last (after the same one, with the machine in the
-// same state) and a bias of the place in the round falls on all alike.
-func roundOrder(crs []*commitRun, round int) []*commitRun {
-	if round%2 == 1 {
-		return crs
-	}
-	out := make([]*commitRun, len(crs))
-	for i, cr := range crs {
-		out[len(crs)-1-i] = cr
-	}
-	return out
-}
-
 // decided reports whether a commit measured beside the ends is settled by significance alone: with
 // no bad end, worse than good (crank compare's test); beside both, significantly nearer one of them
-// (bisect.Place). More rounds would only narrow the intervals of an answer already given.
+// (Place). More rounds would only narrow the intervals of an answer already given.
 func (b *bisector) decided(head, base, worst *commitRun) func() bool {
 	return func() bool {
 		if worst == nil {

@@ -1,14 +1,14 @@
-package cli
+package bisect
 
 import (
 	"context"
 	"fmt"
+	rnd "github.com/crankshaft/crankshaft/internal/rounds"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/crankshaft/crankshaft/internal/bisect"
 	"github.com/crankshaft/crankshaft/internal/config"
 	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/diagnose"
@@ -27,7 +27,7 @@ import (
 // does, while the machine has room for them all.
 
 // maxPositions is how many commits a round runs side by side at most (a step and both ends):
-// each one's application and loads on serverPort plus its position (bisect.Position).
+// each one's application and loads on serverPort plus its position (Position).
 const maxPositions = 3
 
 // together is what side by side needs of a scenario: the bisected service's serverPort and the
@@ -76,19 +76,19 @@ func sideBySide(r *config.Resolved, service, metric string) (together, error) {
 	return t, nil
 }
 
-// move sets a commit's run flags for its copy in position: serverPort plus the position for the
+// move is a commit's source for its copy in position: serverPort plus the position for the
 // bisected service and the loads (and for a serverPort given on the command line, which every job
 // sees and which wins over theirs).
-func (t together) move(f *runFlags, service string, position int) {
+func (t together) move(src runner.Source, service string, position int) runner.Source {
 	port := strconv.Itoa(t.port + position)
-	f.overrides = append(f.overrides, [2]string{service + ".variables.serverPort", port})
+	src = src.Override([2]string{service + ".variables.serverPort", port})
 	for _, l := range t.loads {
-		f.overrides = append(f.overrides, [2]string{l + ".variables.serverPort", port})
+		src = src.Override([2]string{l + ".variables.serverPort", port})
 	}
-	if _, ok := f.variables["serverPort"]; ok {
-		f.variables = maps.Clone(f.variables)
-		f.variables["serverPort"] = port
+	if _, ok := src.Variables["serverPort"]; ok {
+		src = src.With(map[string]string{"serverPort": port})
 	}
+	return src
 }
 
 // copyName is a service's name in the run of a round side by side: its commit's position.
@@ -103,7 +103,7 @@ func (b *bisector) roundTogether(ctx context.Context, crs []*commitRun, r int) (
 	var shared []controller.Service
 	copies := make([][]controller.Service, len(crs))
 	for i, cr := range crs {
-		k := bisect.Position(i, r, len(crs))
+		k := Position(i, r, len(crs))
 		for _, s := range cr.at[k].Services {
 			if s.Name == b.src.service || s.Job.WaitForExit {
 				s.Name = copyName(s.Name, k)
@@ -123,25 +123,24 @@ func (b *bisector) roundTogether(ctx context.Context, crs []*commitRun, r int) (
 	}
 	round := controller.Run{Scenario: crs[0].at[0].Scenario, Iterations: 1, Services: shared}
 	th := diagnose.DefaultThresholds()
-	for again := 0; ; again++ {
-		res, err := b.ctl.Execute(ctx, round)
-		if err != nil {
-			return b.whichFails(ctx, crs, err)
-		}
-		if steal, stolen := diagnose.Stolen(res, th); stolen && again < maxRerun {
-			for _, cr := range crs {
-				cr.rerun++
-			}
-			fmt.Fprintf(b.st.Stderr, "bisect: round run again: the machine's hypervisor gave %s of its CPU time to other guests (%s, from %.0f %%)\n",
+	res, again, err := rnd.Rerun(1+maxRerun, func() (*results.Result, error) { return b.ctl.Execute(ctx, round) },
+		func(res *results.Result) bool { _, stolen := diagnose.Stolen(res, th); return stolen },
+		func(res *results.Result) {
+			steal, _ := diagnose.Stolen(res, th)
+			fmt.Fprintf(b.c.Stderr, "bisect: round run again: the machine's hypervisor gave %s of its CPU time to other guests (%s, from %.0f %%)\n",
 				results.Value(measure.CPUSteal, steal), measure.CPUSteal, 100*th.StealShare)
-			continue
-		}
-		for i, cr := range crs {
-			cr.acc = results.AddIteration(cr.acc, splitCopy(res, bisect.Position(i, r, len(crs))))
-			cr.acc.Precision = runner.ResultPrecision(cr.acc, b.services, b.metric, b.f.run.spread.auto.precision)
-		}
-		return nil, nil
+		})
+	for _, cr := range crs { // the re-runs started count, as they were said
+		cr.rerun += again
 	}
+	if err != nil {
+		return b.whichFails(ctx, crs, err)
+	}
+	for i, cr := range crs {
+		cr.acc = results.AddIteration(cr.acc, splitCopy(res, Position(i, r, len(crs))))
+		cr.acc.Precision = runner.ResultPrecision(cr.acc, b.services, b.metric, b.c.Plan.Precision)
+	}
+	return nil, nil
 }
 
 // splitCopy is the part of the commit in position i of a round run side by side, under the
@@ -188,7 +187,7 @@ func (b *bisector) whichFails(ctx context.Context, crs []*commitRun, roundErr er
 
 // unbiased is the results of the commits of a round side by side (in the order rounds was given
 // them: their positions follow it) with each position's own cost taken out of the judged figure
-// (bisect.Unbias), their precision computed again, and the degrees of freedom that spent, which
+// (Unbias), their precision computed again, and the degrees of freedom that spent, which
 // the tests of them do not count; one after the other, they are as they were, none spent.
 func (b *bisector) unbiased(rs ...*results.Result) ([]*results.Result, int) {
 	if b.side == nil || slices.Contains(rs, nil) {
@@ -198,11 +197,11 @@ func (b *bisector) unbiased(rs ...*results.Result) ([]*results.Result, int) {
 	for i, r := range rs {
 		series[i] = runner.ResultValues(r, b.services, b.metric)
 	}
-	un, fitted := bisect.Unbias(series)
+	un, fitted := Unbias(series)
 	out := make([]*results.Result, len(rs))
 	for i, r := range rs {
 		out[i] = scaledFigure(r, b.services, b.metric, un[i], series[i])
-		out[i].Precision = runner.ResultPrecision(out[i], b.services, b.metric, b.f.run.spread.auto.precision)
+		out[i].Precision = runner.ResultPrecision(out[i], b.services, b.metric, b.c.Plan.Precision)
 	}
 	return out, fitted
 }

@@ -1,4 +1,4 @@
-package cli
+package bisect
 
 import (
 	"math"
@@ -9,6 +9,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/config"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/runner"
 )
 
 func sideScenario(appPort, loadPort any) *config.Resolved {
@@ -29,21 +30,21 @@ func TestSideBySideChecksTheScenario(t *testing.T) {
 	if tg, err := sideBySide(fixed, "application", measure.CPUPerRequest); err != nil || len(tg.open) != 0 {
 		t.Errorf("a load at a fixed rate: open loads %v, %v", tg.open, err)
 	}
-	f := &runFlags{variables: map[string]string{"connections": "8"}}
-	tg.move(f, "application", 2)
-	got := f.overrides
+	f := runner.Source{Variables: map[string]string{"connections": "8"}}
+	f = tg.move(f, "application", 2)
+	got := f.Overrides
 	if len(got) != 2 || got[0] != [2]string{"application.variables.serverPort", "5002"} || got[1] != [2]string{"load.variables.serverPort", "5002"} {
 		t.Errorf("position 2's overrides: %v", got)
 	}
-	if _, ok := f.variables["serverPort"]; ok {
-		t.Errorf("no serverPort on the command line: none added, got %v", f.variables)
+	if _, ok := f.Variables["serverPort"]; ok {
+		t.Errorf("no serverPort on the command line: none added, got %v", f.Variables)
 	}
 	// A serverPort on the command line wins over the jobs' own: it is moved too, in a copy.
 	given := map[string]string{"serverPort": "5000"}
-	f = &runFlags{variables: given}
-	tg.move(f, "application", 1)
-	if f.variables["serverPort"] != "5001" || given["serverPort"] != "5000" {
-		t.Errorf("--variable serverPort: moved to %q (want 5001), the flags' own %q (want 5000)", f.variables["serverPort"], given["serverPort"])
+	f = runner.Source{Variables: given}
+	f = tg.move(f, "application", 1)
+	if f.Variables["serverPort"] != "5001" || given["serverPort"] != "5000" {
+		t.Errorf("--variable serverPort: moved to %q (want 5001), the flags' own %q (want 5000)", f.Variables["serverPort"], given["serverPort"])
 	}
 	for _, c := range []struct {
 		r            *config.Resolved
@@ -98,7 +99,7 @@ func TestUnbiasedScalesTheJudgedFigure(t *testing.T) {
 	}
 	// Position 1 costs 10 % more: commit 0 is there in rounds 1, 3 and 5, commit 1 in 0, 2 and 4.
 	g, c := mk(100, 110, 100, 110, 100, 110), mk(110, 100, 110, 100, 110, 100)
-	b := &bisector{services: []string{"application"}, metric: measure.CPUPerRequest, f: &bisectFlags{run: &runFlags{}}}
+	b := &bisector{services: []string{"application"}, metric: measure.CPUPerRequest, c: &runner.Command{}}
 	if u, fitted := b.unbiased(g, c); u[0] != g || u[1] != c || fitted != 0 {
 		t.Error("one after the other: the results should be those given, no degree of freedom spent")
 	}

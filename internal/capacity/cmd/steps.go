@@ -1,4 +1,4 @@
-package cli
+package cmd
 
 import (
 	"context"
@@ -10,11 +10,10 @@ import (
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
-// capacitySteps measures the search's steps on the stepper, saying each as it goes, and keeps each
+// steps measures the search's steps on the stepper, saying each as it goes, and keeps each
 // step's results (the knee's are diagnosed and written).
-type capacitySteps struct {
-	cf      *capacityFlags
-	st      State
+type steps struct {
+	s       *search
 	stepper *controller.Stepper
 	loads   map[string]bool
 	byStep  []map[string]*results.JobResult // in the search's order: Steps[i]'s results
@@ -23,13 +22,13 @@ type capacitySteps struct {
 
 // measure is one step: the load run again at the rate asked, the step judged, the server left to
 // work off the step's queue before the next.
-func (c *capacitySteps) measure(ctx context.Context, a capacity.Ask) (capacity.Step, error) {
+func (c *steps) measure(ctx context.Context, a capacity.Ask) (capacity.Step, error) {
 	again := ""
 	if a.Again != "" {
 		again = ", measured again: " + a.Again
 	}
-	fmt.Fprintf(c.st.Stderr, "capacity: step %d of at most %d: %.0f req/s (%s%s)\n", a.N, c.cf.settings.MaxSteps, a.Rate, time.Since(c.started).Round(time.Second), again)
-	services, err := c.cf.stepServices(ctx, c.st, a.Rate)
+	fmt.Fprintf(c.s.c.Stderr, "capacity: step %d of at most %d: %.0f req/s (%s%s)\n", a.N, c.s.settings.MaxSteps, a.Rate, time.Since(c.started).Round(time.Second), again)
+	services, err := c.s.stepServices(ctx, a.Rate)
 	if err != nil {
 		return capacity.Step{}, err
 	}
@@ -38,15 +37,15 @@ func (c *capacitySteps) measure(ctx context.Context, a capacity.Ask) (capacity.S
 		return capacity.Step{}, err
 	}
 	c.byStep = append(c.byStep, jobs)
-	s := capacity.Judge(a.Rate, jobs, c.loads, c.cf.slos)
+	s := capacity.Judge(a.Rate, jobs, c.loads, c.s.slos)
 	disturbed := ""
 	if d := s.Disturbance(); d != "" {
 		disturbed = ", disturbed: " + d
 	}
-	fmt.Fprintf(c.st.Stderr, "capacity: %.0f req/s asked, %.0f done, p99 %.2f ms, server CPU %.0f %%%s: %s\n",
+	fmt.Fprintf(c.s.c.Stderr, "capacity: %.0f req/s asked, %.0f done, p99 %.2f ms, server CPU %.0f %%%s: %s\n",
 		a.Rate, s.Achieved, s.Latency99, s.ServerCPU, disturbed, passText(s))
-	if d := capacity.Drain(s, c.cf.settings.StepDuration); d > 0 {
-		fmt.Fprintf(c.st.Stderr, "capacity: waiting %s for the server to work off this step's queue\n", d.Round(100*time.Millisecond))
+	if d := capacity.Drain(s, c.s.settings.StepDuration); d > 0 {
+		fmt.Fprintf(c.s.c.Stderr, "capacity: waiting %s for the server to work off this step's queue\n", d.Round(100*time.Millisecond))
 		select {
 		case <-ctx.Done():
 		case <-time.After(d):

@@ -1,4 +1,4 @@
-package cli
+package sweep
 
 import (
 	"fmt"
@@ -7,14 +7,13 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/controller"
-	"github.com/crankshaft/crankshaft/internal/sweep"
 )
 
 // sharedCoresNotes says, before a sweep over a service's cpuSet starts, which other services run
 // on the same agent with cores that may be the swept ones: a load generator on the application's
 // machine takes its CPU from the cores being counted, so more cores can bring less. One line per
 // service sharing, naming the variants where it does and how to avoid it.
-func sharedCoresNotes(axes []sweep.Axis, variants []sweep.Variant, services map[string][]controller.Service) []string {
+func sharedCoresNotes(axes []Axis, variants []Variant, services map[string][]controller.Service) []string {
 	var notes []string
 	for ai, a := range axes {
 		if !a.IsCores() || a.Service() == "" {

@@ -1,0 +1,78 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/crankshaft/crankshaft/internal/config"
+	"github.com/crankshaft/crankshaft/internal/controller"
+	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/safewrite"
+)
+
+// Command is what a command built on runs (crank sweep, capacity, bisect) gets from the command
+// line besides its own flags: the run options as a plan, where its files go, and the command
+// line's controller, writers and InfluxDB. The command's logic lives in its own package; the
+// command line only fills this in.
+type Command struct {
+	Env
+	Getenv func(string) string
+	// Plan is the run options (--config, --scenario, --variable, --<service>.<path>, --iterations,
+	// --property, --session...).
+	Plan    Plan
+	JSON    string // --json FILE ("-": stdout)
+	DryRun  string // --dry-run FILE ("-": stdout)
+	Verbose bool
+	// Controller is the command line's controller (agents, tokens, the embedded agent), progress
+	// lines on Stderr; the caller closes it.
+	Controller func() (*controller.Controller, error)
+	// WriteJSON writes a result document to path ("-": stdout), as the json output does; false
+	// when that failed (and was said).
+	WriteJSON func(path string, res *results.Result) bool
+	// Publish sends a result to InfluxDB and says what it did; nil when InfluxDB is not configured.
+	Publish func(ctx context.Context, res *results.Result) error
+	// Written records files the command wrote, so later uploads leave them out.
+	Written func(paths ...string)
+}
+
+// Resolve resolves src, saying the resolver's notes on Stderr (quiet: nowhere).
+func (c *Command) Resolve(ctx context.Context, src Source, quiet bool) (*config.Resolved, error) {
+	env := c.Env
+	if quiet {
+		env = Env{Stderr: io.Discard, LookPath: c.LookPath}
+	}
+	r, _, err := Resolve(ctx, env, src)
+	return r, err
+}
+
+// WriteDryRun writes a --dry-run's JSON b (made with err) to path ("-": stdout), saying a
+// failure as who's; it returns the exit status.
+func (c *Command) WriteDryRun(who, path string, b []byte, err error) int {
+	if err == nil {
+		if path == "-" {
+			_, err = c.Stdout.Write(append(b, '\n'))
+		} else {
+			err = safewrite.Replace(path, append(b, '\n'), safewrite.Output)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "%s: --dry-run %s: %v\n", who, path, err)
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+// WriteDryRunOf writes a resolved scenario's --dry-run JSON to path.
+func (c *Command) WriteDryRunOf(path string, r *config.Resolved) int {
+	b, err := r.DryRun()
+	return c.WriteDryRun("crank", path, b, err)
+}
+
+// Override is the source with these --<service>.<path> overrides after its own (a copy; s is
+// unchanged).
+func (s Source) Override(o ...[2]string) Source {
+	s.Overrides = append(slices.Clone(s.Overrides), o...)
+	return s
+}
