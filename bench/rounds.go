@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	rnd "github.com/crankshaft/crankshaft/internal/rounds"
 	"math"
 	"time"
+
+	rnd "github.com/crankshaft/crankshaft/internal/rounds"
 )
 
 // trial is one subject of a comparison: a client against a server path in one mode.

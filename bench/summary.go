@@ -1,9 +1,10 @@
 package main
 
 import (
-	rnd "github.com/crankshaft/crankshaft/internal/rounds"
 	"math"
 	"slices"
+
+	rnd "github.com/crankshaft/crankshaft/internal/rounds"
 )
 
 // sample is one measured run: one client against one server for one round of one bench run.
