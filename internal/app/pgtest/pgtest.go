@@ -7,7 +7,6 @@ package pgtest
 import (
 	"context"
 	"fmt"
-	"github.com/crankshaft/crankshaft/internal/testutil"
 	"net"
 	"os"
 	"os/exec"
@@ -18,7 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/testutil"
 	"github.com/jackc/pgx/v5"
+	"golang.org/x/sys/unix"
 )
 
 // Server is a running PostgreSQL. The superuser is "postgres" with trust authentication.
@@ -149,9 +150,36 @@ func (s *Server) stop(t testing.TB) {
 	if err := s.command(s.pgCtl, "-D", s.DataDir, "-m", "fast", "-w", "-t", "30", "stop"); err != nil {
 		t.Errorf("pgtest: stop: %v", err)
 	}
+	// pg_ctl returns when the postmaster has removed its pid file, which it does on its way out:
+	// on a busy machine the process can still be there a moment later. Wait for each to end.
 	if pids := processesIn(s.DataDir); len(pids) > 0 {
-		t.Errorf("pgtest: processes still running in %s after stop: %v", s.DataDir, pids)
+		if left := waitEnded(pids, 10*time.Second); len(left) > 0 {
+			t.Errorf("pgtest: processes still running in %s 10s after stop: %v", s.DataDir, left)
+		}
 	}
+}
+
+// waitEnded waits, at most limit in all, for each process to end (a pidfd turns readable when its
+// process exits), and returns those still running.
+func waitEnded(pids []int, limit time.Duration) []int {
+	deadline := time.Now().Add(limit)
+	var left []int
+	for _, pid := range pids {
+		fd, err := unix.PidfdOpen(pid, 0)
+		if err != nil { // ESRCH: already gone
+			continue
+		}
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, int(max(time.Until(deadline), 0).Milliseconds()))
+		for err == unix.EINTR {
+			n, err = unix.Poll(fds, int(max(time.Until(deadline), 0).Milliseconds()))
+		}
+		unix.Close(fd)
+		if n == 0 || err != nil {
+			left = append(left, pid)
+		}
+	}
+	return left
 }
 
 // processesIn lists the processes whose working folder is dir (PostgreSQL's postmaster and every
