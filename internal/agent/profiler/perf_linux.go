@@ -84,6 +84,11 @@ func startPerf(dir string, a PerfArgs, pids []int) (*perfRun, error) {
 // stop interrupts perf record (it writes its file then), kills its group after perfStopGrace,
 // and returns once it is reaped.
 func (r *perfRun) stop() {
+	select {
+	case <-r.done: // ended with its processes; its group may be gone, its id reused
+		return
+	default:
+	}
 	_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGINT)
 	select {
 	case <-r.done:
