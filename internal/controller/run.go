@@ -66,7 +66,7 @@ func (c *Controller) runPass(ctx context.Context, services []Service, h *held, l
 			if err != nil {
 				return nil, fmt.Errorf("service %q: %w", s.Name, err)
 			}
-			in := &instance{service: s.Name, url: u, client: ag.client, info: ag.info, clockOffset: ag.offset, job: s.Job}
+			in := &instance{service: s.Name, url: u, client: ag.client, info: ag.info, clockOffset: ag.offset, job: s.Job, rank: i + 1}
 			if len(s.Shares) > 0 {
 				in.share, in.job = &s.Shares[i], s.Shares[i].Job
 			}
@@ -112,10 +112,12 @@ func (c *Controller) runPass(ctx context.Context, services []Service, h *held, l
 	if at := oneStart(loads, loadStart); !at.IsZero() {
 		c.log.Info("split load: one start", "at", at, "in", at.Sub(loadStart))
 	}
+	c.openProfiles(ctx, ready)
 	if err := c.launchAll(ctx, loads, &h.pk); err != nil {
 		return nil, err
 	}
 	err = c.waitUntil(ctx, loads, ready, func(in *instance) bool { return in.status.State.Terminal() })
+	c.closeProfiles(context.WithoutCancel(ctx), ready)
 	if gl := (*GeneratorLost)(nil); errors.As(err, &gl) {
 		return c.withoutLost(ctx, services, all, gl), err
 	}

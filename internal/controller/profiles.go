@@ -1,0 +1,110 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"github.com/crankshaft/crankshaft/internal/profiles"
+	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/safewrite"
+	"github.com/google/pprof/profile"
+)
+
+// topFunctions is how many functions a profile keeps in the results.
+const topFunctions = 10
+
+// knownProfile are the profiles an agent records (agent/profiler).
+var knownProfile = map[string]bool{"perf-cpu": true, "go-cpu": true, "go-mutex": true, "go-block": true}
+
+// wantsProfiles tells whether an instance's job asks for profiles (collect, goProfiles).
+func wantsProfiles(in *instance) bool {
+	return in.status.Skipped == "" && (in.job.Collect || in.job.GoProfiles)
+}
+
+// openProfiles opens the profiled window on each running server that asks for profiles, as the
+// load starts; a window that does not open is said, and the run goes on.
+func (c *Controller) openProfiles(ctx context.Context, ins []*instance) {
+	for _, in := range ins {
+		if !wantsProfiles(in) || in.id == "" {
+			continue
+		}
+		if err := in.client.StartProfiles(ctx, in.id); err != nil {
+			c.progress(in.service, "profiles not recorded on %s: %v", in.url, err)
+			continue
+		}
+		in.profiling = true
+	}
+}
+
+// closeProfiles closes the windows as the load ends and downloads their profiles, each checked
+// to be a profile (an agent's answer is not trusted) and saved under Options.ProfileDir.
+func (c *Controller) closeProfiles(ctx context.Context, ins []*instance) {
+	var wg sync.WaitGroup
+	for _, in := range ins {
+		if in.profiling {
+			in.profiling = false
+			wg.Go(func() { c.closeProfile(ctx, in) })
+		}
+	}
+	wg.Wait()
+}
+
+func (c *Controller) closeProfile(ctx context.Context, in *instance) {
+	list, err := in.client.StopProfiles(ctx, in.id)
+	if err != nil {
+		c.progress(in.service, "profiles not recorded on %s: %v", in.url, err)
+		return
+	}
+	iteration, _ := ctx.Value(iterationKey{}).(int)
+	for _, p := range list {
+		if !knownProfile[p.Name] {
+			c.progress(in.service, "profile %q from %s: not a profile crank asked for, left out", p.Name, in.url)
+			continue
+		}
+		rp := results.Profile{Name: p.Name, Iteration: iteration, Endpoint: in.url, Error: p.Error}
+		if rp.Error == "" {
+			rp = c.download(ctx, in, rp)
+		}
+		if rp.Error != "" {
+			c.progress(in.service, "profile %s not recorded on %s: %s", p.Name, in.url, rp.Error)
+		}
+		in.profiles = append(in.profiles, rp)
+	}
+}
+
+// download reads one profile, keeps its top functions and writes it under Options.ProfileDir.
+func (c *Controller) download(ctx context.Context, in *instance, rp results.Profile) results.Profile {
+	b, err := in.client.Profile(ctx, in.id, rp.Name)
+	if err != nil {
+		rp.Error = err.Error()
+		return rp
+	}
+	p, err := profile.ParseData(b)
+	if err != nil {
+		rp.Error = fmt.Sprintf("the agent's answer is not a profile: %v", err)
+		return rp
+	}
+	rp.Data, rp.Unit, rp.Total, rp.Top = b, profiles.Unit(p), profiles.Total(p), profiles.Top(p, topFunctions)
+	if c.opts.ProfileDir == "" {
+		return rp
+	}
+	name := in.service
+	if in.rank > 1 {
+		name = fmt.Sprintf("%s-%d", in.service, in.rank)
+	}
+	if rp.Iteration > 0 {
+		name += fmt.Sprintf(".iteration-%d", rp.Iteration)
+	}
+	path := filepath.Join(c.opts.ProfileDir, fileName(name)+"."+fileName(rp.Name)+".pb.gz")
+	if err := safewrite.Replace(path, b, safewrite.Output); err != nil {
+		rp.Error = fmt.Sprintf("not saved: %v", err)
+		return rp
+	}
+	rp.Path = path
+	if c.opts.Wrote != nil {
+		c.opts.Wrote(path)
+	}
+	return rp
+}
