@@ -1,6 +1,12 @@
 package results
 
-import "github.com/crankshaft/crankshaft/internal/profiles"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/profiles"
+	"github.com/crankshaft/crankshaft/internal/termtext"
+)
 
 // Profile is one profile an agent recorded of a service over an iteration's measured window
 // (docs/PROFILES.md): where crank saved it, and its top functions.
@@ -18,4 +24,45 @@ type Profile struct {
 	Error string          `json:"error,omitempty"`
 	// Data is the profile (pprof format) while the run is in memory.
 	Data []byte `json:"-"`
+}
+
+// shownFunctions is how many of a profile's top functions the table shows.
+const shownFunctions = 5
+
+// writeProfiles writes, under a service's table, its profiles of the last iteration that has
+// some: each one's total, where it was saved, and its top functions.
+func writeProfiles(b *strings.Builder, svc string, ps []Profile) {
+	last := 0
+	for _, p := range ps {
+		last = max(last, p.Iteration)
+	}
+	for _, p := range ps {
+		if p.Iteration != last {
+			continue
+		}
+		head := fmt.Sprintf("%s profile %s", svc, p.Name)
+		if p.Iteration > 0 {
+			head += fmt.Sprintf(" (iteration %d)", p.Iteration)
+		}
+		if p.Error != "" {
+			fmt.Fprintf(b, "%s: not recorded: %s\n", head, termtext.Clean(p.Error))
+			continue
+		}
+		fmt.Fprintf(b, "%s: %s in all", head, amount(p.Total, p.Unit))
+		if p.Path != "" {
+			fmt.Fprintf(b, ", saved as %s", termtext.Clean(p.Path))
+		}
+		b.WriteString("\n")
+		for _, f := range p.Top[:min(shownFunctions, len(p.Top))] {
+			fmt.Fprintf(b, "  %5.1f %%  %s\n", 100*f.Share, termtext.Clean(f.Where()))
+		}
+	}
+}
+
+// amount says a profile's value in its unit: nanoseconds as seconds.
+func amount(v int64, unit string) string {
+	if unit == "nanoseconds" {
+		return fmt.Sprintf("%.3g s", float64(v)/1e9)
+	}
+	return fmt.Sprintf("%d %s", v, unit)
 }

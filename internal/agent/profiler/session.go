@@ -107,12 +107,20 @@ func (s *Session) stop(ctx context.Context) []Result {
 	return out
 }
 
+// emptyWhy says why a profile may have no samples.
+var emptyWhy = map[string]string{
+	"perf-cpu": "no samples in the window: the job's processes ran on no CPU",
+	"go-cpu":   "no samples in the window: the app ran on no CPU",
+	"go-mutex": "no lock contention sampled in the window (an app samples it once it calls runtime.SetMutexProfileFraction; ours: --mutex-profile-fraction N)",
+	"go-block": "no blocking sampled in the window (an app samples it once it calls runtime.SetBlockProfileRate; ours: --block-profile-rate N)",
+}
+
 func encode(name string, r result) Result {
 	if r.err != nil {
 		return Result{Name: name, Err: r.err}
 	}
 	if r.p == nil || len(r.p.Sample) == 0 {
-		return Result{Name: name, Err: errors.New("no samples in the window")}
+		return Result{Name: name, Err: errors.New(emptyWhy[name])}
 	}
 	var b bytes.Buffer
 	if err := r.p.Write(&b); err != nil {
