@@ -87,6 +87,9 @@ func (c *Controller) download(ctx context.Context, in *instance, rp results.Prof
 		return rp
 	}
 	rp.Data, rp.Unit, rp.Total, rp.Top = b, profiles.Unit(p), profiles.Total(p), profiles.Top(p, topFunctions)
+	if site, ok := profiles.CallSite(p); ok && rp.Name == "go-mutex" {
+		rp.Site = &site
+	}
 	if c.opts.ProfileDir == "" {
 		return rp
 	}

@@ -22,6 +22,8 @@ type Profile struct {
 	Total int64           `json:"total,omitempty"`
 	Top   []profiles.Func `json:"top,omitempty"`
 	Error string          `json:"error,omitempty"`
+	// Site, in a mutex profile, is where most of the lock wait was (profiles.CallSite).
+	Site *profiles.Func `json:"site,omitempty"`
 	// Data is the profile (pprof format) while the run is in memory.
 	Data []byte `json:"-"`
 }
@@ -65,4 +67,15 @@ func amount(v int64, unit string) string {
 		return fmt.Sprintf("%.3g s", float64(v)/1e9)
 	}
 	return fmt.Sprintf("%d %s", v, unit)
+}
+
+// LockSite says where most of the lock wait was in the last Go mutex profile of ps:
+// "80 % of the lock wait at main.handler (main.go:42)", or "" without one.
+func LockSite(ps []Profile) string {
+	for i := len(ps) - 1; i >= 0; i-- {
+		if p := ps[i]; p.Name == "go-mutex" && p.Site != nil {
+			return fmt.Sprintf("%.0f %% of the lock wait at %s", 100*p.Site.Share, p.Site.Where())
+		}
+	}
+	return ""
 }
