@@ -56,6 +56,9 @@ func writeProfiles(b *strings.Builder, svc string, ps []Profile) {
 		}
 		b.WriteString("\n")
 		for _, f := range p.Top[:min(shownFunctions, len(p.Top))] {
+			if f.Flat <= 0 {
+				break // ranked by flat: the rest spent nothing in themselves
+			}
 			fmt.Fprintf(b, "  %5.1f %%  %s\n", 100*f.Share, termtext.Clean(f.Where()))
 		}
 	}
