@@ -1,0 +1,80 @@
+package e2e
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/agent/profiler"
+	"github.com/crankshaft/crankshaft/internal/testutil"
+)
+
+// profiledResult is the part of crank's JSON about profiles.
+type profiledResult struct {
+	JobResults struct {
+		Jobs map[string]struct {
+			Profiles []struct {
+				Name  string `json:"name"`
+				Path  string `json:"path"`
+				Error string `json:"error"`
+				Top   []struct {
+					Name string `json:"name"`
+				} `json:"top"`
+			} `json:"profiles"`
+		} `json:"jobs"`
+	} `json:"jobResults"`
+}
+
+// plaintextProfiled is crank's plaintext scenario with the app profiled by perf and Go's
+// profiles, short runs, results in dir.
+func plaintextProfiled(t *testing.T, dir string, args ...string) []string {
+	t.Helper()
+	_, ports := appPorts(t)
+	return slices.Concat([]string{"--config", "scenarios/plaintext.yml", "--scenario", "plaintext", "--profile", "local",
+		"--variable", "duration=2", "--variable", "warmup=0", "--variable", "mutexProfileFraction=5",
+		"--application.collect", "true", "--application.goProfiles", "true",
+		"--output-dir", dir, "--json", filepath.Join(dir, "r.json")}, ports, args)
+}
+
+// TestProfilesPlaintext: the plaintext app under wrk with --application.collect true and
+// goProfiles: every profile is saved, named in the JSON, readable by go tool pprof, with the
+// app's own functions named, and its top functions printed under its table.
+func TestProfilesPlaintext(t *testing.T) {
+	if err := profiler.Probe(context.Background()); err != nil {
+		testutil.Missing(t, "%v", err)
+	}
+	if _, err := exec.LookPath("wrk"); err != nil {
+		testutil.Missing(t, "wrk is not on PATH")
+	}
+	dir := t.TempDir()
+	r := crank(t, 3*time.Minute, plaintextProfiled(t, dir)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	mustContain(t, "stdout", r.stdout, "application profile perf-cpu: ", "application profile go-cpu: ", "saved as "+dir)
+	doc := readJSON[profiledResult](t, filepath.Join(dir, "r.json"))
+	saved := map[string]bool{}
+	for _, p := range doc.JobResults.Jobs["application"].Profiles {
+		if p.Path == "" {
+			t.Logf("%s: not saved: %s", p.Name, p.Error)
+			continue
+		}
+		saved[p.Name] = true
+		out, err := exec.Command("go", "tool", "pprof", "-top", p.Path).CombinedOutput()
+		if err != nil {
+			t.Errorf("go tool pprof -top %s: %v\n%s", p.Path, err, out)
+		}
+		if p.Name != "go-mutex" && !strings.Contains(string(out), "internal/app/httpserver") {
+			t.Errorf("%s: the app's functions are not named:\n%s", p.Name, out)
+		}
+	}
+	for _, name := range []string{"perf-cpu", "go-cpu"} {
+		if !saved[name] {
+			t.Errorf("profile %s not saved: %+v", name, doc.JobResults.Jobs["application"].Profiles)
+		}
+	}
+}
