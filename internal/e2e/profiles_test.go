@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -77,4 +78,14 @@ func TestProfilesPlaintext(t *testing.T) {
 			t.Errorf("profile %s not saved: %+v", name, doc.JobResults.Jobs["application"].Profiles)
 		}
 	}
+	// crank report draws them: a flame graph each, inline, naming the app's functions.
+	page := filepath.Join(dir, "report.html")
+	if rr := crank(t, time.Minute, "report", filepath.Join(dir, "r.json"), "-o", page); rr.code != 0 {
+		t.Fatalf("crank report: exit %d\n%s\n%s", rr.code, rr.stdout, rr.stderr)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, "the report", string(html), "<h2>Flame graphs</h2>", "r.json: application, perf-cpu", "<title>github.com/crankshaft/crankshaft/internal/app/httpserver.")
 }
