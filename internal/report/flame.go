@@ -4,13 +4,10 @@ import (
 	"fmt"
 	"hash/fnv"
 	"html/template"
-	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/profiles"
 	"github.com/google/pprof/profile"
 )
 
@@ -22,9 +19,8 @@ type Flame struct {
 	Note  string // why there is no graph (the file is gone, not a profile)
 }
 
-// Bounds on a flame graph: the profile file read, the frames drawn (narrower ones are left out).
+// Bounds on a flame graph: the frames drawn (narrower ones are left out).
 const (
-	maxProfileFile = 64 << 20
 	flameWidth     = 1200.0
 	flameRow       = 16.0
 	minFrameWidth  = 0.5 // pixels
@@ -48,7 +44,7 @@ func flames(run Run) []Flame {
 			if p.Iteration > 0 {
 				f.Title += fmt.Sprintf(" (iteration %d)", p.Iteration)
 			}
-			prof, err := readProfile(run.Path, p)
+			prof, err := profiles.Load(run.Path, p.Path)
 			if err != nil {
 				f.Note = err.Error()
 			} else {
@@ -58,31 +54,6 @@ func flames(run Run) []Flame {
 		}
 	}
 	return out
-}
-
-// readProfile reads a profile the result names: at its path, else beside the result file.
-func readProfile(resultPath string, p results.Profile) (*profile.Profile, error) {
-	path := p.Path
-	if _, err := os.Stat(path); err != nil && !filepath.IsAbs(path) {
-		path = filepath.Join(filepath.Dir(resultPath), filepath.Base(p.Path))
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("profile %s: %w", p.Path, err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxProfileFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxProfileFile {
-		return nil, fmt.Errorf("profile %s: larger than %d bytes", path, maxProfileFile)
-	}
-	prof, err := profile.ParseData(b)
-	if err != nil {
-		return nil, fmt.Errorf("profile %s: %w", path, err)
-	}
-	return prof, nil
 }
 
 // node is a frame in the call tree, its value summed over the stacks through it.
