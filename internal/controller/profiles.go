@@ -9,7 +9,6 @@ import (
 	"github.com/crankshaft/crankshaft/internal/profiles"
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/safewrite"
-	"github.com/google/pprof/profile"
 )
 
 // topFunctions is how many functions a profile keeps in the results.
@@ -57,8 +56,17 @@ func (c *Controller) closeProfile(ctx context.Context, in *instance) {
 		c.progress(in.service, "profiles not recorded on %s: %v", in.url, err)
 		return
 	}
+	if len(list) > len(knownProfile) {
+		c.progress(in.service, "profiles not recorded on %s: it answered %d profiles, at most %d are recorded", in.url, len(list), len(knownProfile))
+		return
+	}
 	iteration, _ := ctx.Value(iterationKey{}).(int)
+	seen := map[string]bool{}
 	for _, p := range list {
+		if seen[p.Name] {
+			continue
+		}
+		seen[p.Name] = true
 		if !knownProfile[p.Name] {
 			c.progress(in.service, "profile %q from %s: not a profile crank asked for, left out", p.Name, in.url)
 			continue
@@ -81,7 +89,7 @@ func (c *Controller) download(ctx context.Context, in *instance, rp results.Prof
 		rp.Error = err.Error()
 		return rp
 	}
-	p, err := profile.ParseData(b)
+	p, err := profiles.Parse(b)
 	if err != nil {
 		rp.Error = fmt.Sprintf("the agent's answer is not a profile: %v", err)
 		return rp

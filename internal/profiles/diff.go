@@ -79,7 +79,7 @@ func Load(resultFile, saved string) (*profile.Profile, error) {
 	if len(b) > MaxFile {
 		return nil, fmt.Errorf("profile %s: larger than %d bytes", path, MaxFile)
 	}
-	p, err := profile.ParseData(b)
+	p, err := Parse(b)
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: %w", path, err)
 	}

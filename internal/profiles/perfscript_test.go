@@ -2,6 +2,7 @@ package profiles
 
 import (
 	"bytes"
+	"compress/gzip"
 	"os"
 	"strings"
 	"testing"
@@ -72,4 +73,18 @@ func FuzzParsePerfScript(f *testing.F) {
 		}
 		Top(p, 10)
 	})
+}
+
+// A gzipped answer that inflates beyond MaxDecoded is refused before it is all in memory.
+func TestParseBoundsDecompression(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	chunk := make([]byte, 1<<20)
+	for range MaxDecoded>>20 + 1 {
+		_, _ = zw.Write(chunk)
+	}
+	zw.Close()
+	if _, err := Parse(buf.Bytes()); err == nil || !strings.Contains(err.Error(), "decompressed") {
+		t.Fatalf("a %d-byte bomb: %v", buf.Len(), err)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/profiles"
 	"github.com/google/pprof/profile"
 )
 
@@ -139,7 +140,7 @@ func (g *goRun) fetch(ctx context.Context, what string) (*profile.Profile, error
 	if lr.N <= 0 {
 		return nil, fmt.Errorf("%s: larger than %d bytes", what, maxGoProfile)
 	}
-	p, err := profile.ParseData(b)
+	p, err := profiles.Parse(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s%s: not a profile: %w", g.base, what, err)
 	}
