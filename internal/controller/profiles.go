@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/crankshaft/crankshaft/internal/profiles"
 	"github.com/crankshaft/crankshaft/internal/results"
@@ -22,8 +24,57 @@ func wantsProfiles(in *instance) bool {
 	return in.status.Skipped == "" && (in.job.Collect || in.job.GoProfiles)
 }
 
-// openProfiles opens the profiled window on each running server that asks for profiles, as the
-// load starts; a window that does not open is said, and the run goes on.
+// measuredPoll is how often the loads' status is read for the start of their measured run.
+const measuredPoll = 50 * time.Millisecond
+
+// openAtMeasured opens the profiled windows once every load's measured run has begun (after its
+// warm-up run), reading the loads' status on its own. The function it returns stops waiting and
+// returns once the windows are open or will not be.
+func (c *Controller) openAtMeasured(ctx context.Context, servers, loads []*instance) (wait func()) {
+	if !slices.ContainsFunc(servers, wantsProfiles) {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if c.measuredBegun(ctx, loads) {
+			c.openProfiles(ctx, servers)
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// measuredBegun waits until each load's measured run has begun, or it has ended or been skipped;
+// false when ctx ended first.
+func (c *Controller) measuredBegun(ctx context.Context, loads []*instance) bool {
+	t := time.NewTicker(measuredPoll)
+	defer t.Stop()
+	for {
+		begun := true
+		for _, in := range loads {
+			if in.id == "" {
+				continue
+			}
+			st, err := in.client.Status(ctx, in.id)
+			if err != nil || (st.MeasuredStart == nil && st.Skipped == "" && !st.State.Terminal()) {
+				begun = false
+				break
+			}
+		}
+		if begun {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+		}
+	}
+}
+
+// openProfiles opens the profiled window on each running server that asks for profiles; a window
+// that does not open is said, and the run goes on.
 func (c *Controller) openProfiles(ctx context.Context, ins []*instance) {
 	for _, in := range ins {
 		if !wantsProfiles(in) || in.id == "" {

@@ -112,11 +112,12 @@ func (c *Controller) runPass(ctx context.Context, services []Service, h *held, l
 	if at := oneStart(loads, loadStart); !at.IsZero() {
 		c.log.Info("split load: one start", "at", at, "in", at.Sub(loadStart))
 	}
-	c.openProfiles(ctx, ready)
 	if err := c.launchAll(ctx, loads, &h.pk); err != nil {
 		return nil, err
 	}
+	opened := c.openAtMeasured(ctx, ready, loads)
 	err = c.waitUntil(ctx, loads, ready, func(in *instance) bool { return in.status.State.Terminal() })
+	opened()
 	c.closeProfiles(context.WithoutCancel(ctx), ready)
 	if gl := (*GeneratorLost)(nil); errors.As(err, &gl) {
 		return c.withoutLost(ctx, services, all, gl), err
