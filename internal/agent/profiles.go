@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"sync"
 
@@ -46,9 +47,15 @@ func checkProfiles(j api.Job) []string {
 	return problems
 }
 
-// profileWindow is a job's profiled window: open, then closed with its results.
+// perfSuffix names the folder beside a job's where perf writes its file (the agent's, not the
+// job's; a killed agent's is removed with its job folders).
+const perfSuffix = ".perf"
+
+// profileWindow is a job's profiled window: open, then closed with its results. A server kept
+// across iterations gets one window an iteration, each opened once the one before is closed.
 type profileWindow struct {
 	session *profiler.Session
+	closed  bool
 	results []profiler.Result
 }
 
@@ -65,10 +72,10 @@ func (a *Agent) handleProfilesStart(r *http.Request) (any, error) {
 	if j.state != api.StateRunning || j.handle == nil {
 		return nil, conflict("job %s is %s: a profiled window opens on a running job", j.id, j.state)
 	}
-	if j.window != nil && j.window.session != nil {
+	if j.window != nil && !j.window.closed {
 		return nil, conflict("job %s: a profiled window is already open", j.id)
 	}
-	o := profiler.Options{Log: j.log}
+	o := profiler.Options{Log: j.log, Dir: filepath.Join(a.opts.Dir, j.id+perfSuffix)}
 	if j.spec.Collect {
 		args, _ := profiler.ParseCollectArguments(j.spec.CollectArguments) // checked at submission
 		o.Perf = &args
@@ -111,7 +118,7 @@ func (a *Agent) handleProfilesStop(r *http.Request) (any, error) {
 	}
 	res := w.session.Stop(r.Context())
 	j.mu.Lock()
-	w.results = res
+	w.results, w.closed = res, true
 	j.mu.Unlock()
 	list := make([]api.Profile, 0, len(res))
 	for _, p := range res {

@@ -94,6 +94,16 @@ func TestProfilesProcessJob(t *testing.T) {
 			t.Errorf("no %s among the top functions: %v", want, got)
 		}
 	}
+	// a server kept across iterations gets a window each
+	if err := ta.c.StartProfiles(ctx, id); err != nil {
+		t.Fatalf("a second window: %v", err)
+	}
+	if err := ta.c.StartProfiles(ctx, id); err == nil {
+		t.Error("a window opened over an open one")
+	}
+	if _, err := ta.c.StopProfiles(ctx, id); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := ta.c.Profile(ctx, id, "../../etc/passwd"); err == nil {
 		t.Error("a profile name that is a path was answered")
 	}
@@ -120,8 +130,8 @@ func TestProfilesWindowLeftOpen(t *testing.T) {
 	if left := perfChildren(); len(left) > 0 {
 		t.Errorf("perf left running after the job was deleted: %v", left)
 	}
-	if m, _ := filepath.Glob(filepath.Join(os.TempDir(), "crank-perf-*")); len(m) > 0 {
-		t.Logf("perf folders in the temporary folder (another test's?): %v", m)
+	if m, _ := filepath.Glob(filepath.Join(ta.Dir(), "*"+perfSuffix)); len(m) > 0 {
+		t.Errorf("perf's folders left: %v", m)
 	}
 }
 

@@ -45,7 +45,8 @@ func TestSessionPerfAndGo(t *testing.T) {
 	cmd, url := startSpin(t)
 	time.Sleep(300 * time.Millisecond)
 	a := DefaultPerfArgs
-	s, err := Start(Options{Perf: &a, Pids: []int{cmd.Process.Pid}, GoURL: url})
+	dir := filepath.Join(t.TempDir(), "perf")
+	s, err := Start(Options{Perf: &a, Pids: []int{cmd.Process.Pid}, GoURL: url, Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,8 +73,8 @@ func TestSessionPerfAndGo(t *testing.T) {
 			t.Errorf("go-mutex: call site %+v, want main.locked", site)
 		}
 	}
-	if m, _ := filepath.Glob(filepath.Join(os.TempDir(), "crank-perf-[0-9]*")); len(m) > 0 {
-		t.Logf("perf folders left (maybe another test's): %v", m)
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("perf's folder is left: %v", err)
 	}
 }
 

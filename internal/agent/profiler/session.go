@@ -23,6 +23,9 @@ type Options struct {
 	Perf *PerfArgs
 	// Pids are the job's processes when the window opens: perf follows what they start later.
 	Pids []int
+	// Dir is the folder perf writes its file in, made (0700) and removed by the session: one of the
+	// agent's own, never the job's.
+	Dir string
 	// GoURL, when set, is the job's /debug/pprof/ (Go's CPU, mutex and block profiles).
 	GoURL string
 	Log   *slog.Logger
@@ -61,11 +64,12 @@ func Start(o Options) (*Session, error) {
 		if len(o.Pids) == 0 {
 			return nil, errors.New("collect: the job has no process to record")
 		}
-		dir, err := os.MkdirTemp("", "crank-perf-")
-		if err != nil {
-			return nil, err
+		dir := o.Dir
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("perf's folder: %w", err)
 		}
 		s.dir = dir
+		var err error
 		if s.perf, err = startPerf(dir, *o.Perf, o.Pids); err != nil {
 			_ = os.RemoveAll(dir)
 			return nil, err
