@@ -36,16 +36,16 @@ func writeProfileDiff(w io.Writer, svc, name string, base, head *results.Result,
 		return
 	}
 	br, hr := requests(base, bp.Iteration), requests(head, hp.Iteration)
-	title := fmt.Sprintf("\nCPU per request in %s's %s profile, %s -> %s", svc, name, baseFile, headFile)
+	title := fmt.Sprintf("CPU per request in %s's %s profile, %s -> %s", svc, name, baseFile, headFile)
 	if br <= 0 || hr <= 0 {
-		fmt.Fprintf(w, "%s: not compared: a run counted no requests (http/requests)\n", termtext.Clean(title))
+		fmt.Fprintf(w, "\n%s: not compared: a run counted no requests (http/requests)\n", termtext.Clean(title))
 		return
 	}
 	b, err := profiles.Load(baseFile, bp.Path)
 	if err == nil {
 		h, herr := profiles.Load(headFile, hp.Path)
 		if err = herr; err == nil {
-			fmt.Fprintf(w, "%s (the functions that changed most, by time in themselves):\n", termtext.Clean(title))
+			fmt.Fprintf(w, "\n%s (the functions that changed most, by time in themselves):\n", termtext.Clean(title))
 			for _, c := range profiles.Diff(b, h, br, hr, diffedFunctions) {
 				fmt.Fprintf(w, "  %+8.2f µs a request in %s (%.2f -> %.2f µs)\n", c.Delta()/1e3,
 					termtext.Clean(c.Where()), c.Base/1e3, c.Head/1e3)
@@ -53,7 +53,7 @@ func writeProfileDiff(w io.Writer, svc, name string, base, head *results.Result,
 			return
 		}
 	}
-	fmt.Fprintf(w, "%s: not compared: %s\n", termtext.Clean(title), termtext.Clean(err.Error()))
+	fmt.Fprintf(w, "\n%s: not compared: %s\n", termtext.Clean(title), termtext.Clean(err.Error()))
 }
 
 // lastProfile is a service's saved profile of that name from its last iteration.

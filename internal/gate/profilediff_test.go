@@ -51,7 +51,7 @@ func TestProfileDiff(t *testing.T) {
 	base, head := profiledResult(t, dir, "base", 10), profiledResult(t, dir, "head", 30)
 	var out bytes.Buffer
 	writeProfileDiffs(&out, []*results.Result{base, head}, []string{"base.json", "head.json"})
-	want := "CPU per request in application's perf-cpu profile, base.json -> head.json (the functions that changed most, by time in themselves):\n" +
+	want := "\nCPU per request in application's perf-cpu profile, base.json -> head.json (the functions that changed most, by time in themselves):\n" +
 		"    +20.00 µs a request in main.spin (10.00 -> 30.00 µs)\n"
 	if !strings.Contains(out.String(), want) {
 		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
