@@ -55,6 +55,9 @@ func writeProfiles(b *strings.Builder, svc string, ps []Profile) {
 			fmt.Fprintf(b, ", saved as %s", termtext.Clean(p.Path))
 		}
 		b.WriteString("\n")
+		if p.Site != nil {
+			fmt.Fprintf(b, "  %5.1f %%  at %s (the program's own frame under the wait)\n", 100*p.Site.Share, termtext.Clean(p.Site.Where()))
+		}
 		for _, f := range p.Top[:min(shownFunctions, len(p.Top))] {
 			if f.Flat <= 0 {
 				break // ranked by flat: the rest spent nothing in themselves
