@@ -89,3 +89,35 @@ func TestProfilesPlaintext(t *testing.T) {
 	}
 	mustContain(t, "the report", string(html), "<h2>Flame graphs</h2>", "r.json: application, perf-cpu", "<title>github.com/crankshaft/crankshaft/internal/app/httpserver.")
 }
+
+// TestBenchmarksPlaintextCollect: aspnet/Benchmarks' plaintext scenario on our app
+// (--application.job plaintext) with --application.collect true gives a perf profile, saved, and
+// a flame graph in crank report's page.
+func TestBenchmarksPlaintextCollect(t *testing.T) {
+	if err := profiler.Probe(context.Background()); err != nil {
+		testutil.Missing(t, "%v", err)
+	}
+	maps, env := importMaps()
+	env = append(env, noNetwork(t)...)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.json")
+	_, ports := appPorts(t)
+	args := slices.Concat([]string{"--config", rawBenchmarks + "scenarios/plaintext.benchmarks.yml", "--config", "profiles/local.yml",
+		"--scenario", "plaintext", "--profile", "local", "--application.job", "plaintext", "--application.collect", "true",
+		"--variable", "duration=2", "--variable", "warmup=0", "--variable", "threads=1", "--variable", "connections=16",
+		"--json", out}, maps, ports)
+	r := crankEnv(t, 3*time.Minute, env, args...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	mustContain(t, "stdout", r.stdout, "application profile perf-cpu: ", "saved as "+filepath.Join(dir, "application.perf-cpu.pb.gz"))
+	page := filepath.Join(dir, "report.html")
+	if rr := crank(t, time.Minute, "report", out, "-o", page); rr.code != 0 {
+		t.Fatalf("crank report: exit %d\n%s\n%s", rr.code, rr.stdout, rr.stderr)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, "the report", string(html), "<h2>Flame graphs</h2>", "out.json: application, perf-cpu", `<svg class="flame"`)
+}
