@@ -21,10 +21,10 @@ type Flame struct {
 
 // Bounds on a flame graph: the frames drawn (narrower ones are left out).
 const (
-	flameWidth     = 1200.0
-	flameRow       = 16.0
-	minFrameWidth  = 0.5 // pixels
-	maxFlameDepth  = 128
+	flameWidth    = 1200.0
+	flameRow      = 16.0
+	minFrameWidth = 0.5 // pixels
+	maxFlameDepth = 128
 )
 
 // flames draws the profiles of a run's last iteration that crank saved.
