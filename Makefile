@@ -29,13 +29,13 @@ agents:
 # The Go load tools (make tools), Debian packages (wrk, h2load, nginx, qemu for the arm64 agent test, shellcheck for actionlint, git,
 # ip for the network-namespace tests, systemd-analyze for the agent's unit, chromium for the crank
 # report test, script from util-linux for the terminal progress test, the Docker engine for Docker
-# jobs, the PostgreSQL server for fortunes), actionlint into bin/, and influxd 1.8.10, built from
+# jobs, the PostgreSQL server for fortunes, perf for `collect`), actionlint into bin/, and influxd 1.8.10, built from
 # the Go module proxy once and cached in .cache/bin. PostgreSQL's programs (in
 # /usr/lib/postgresql/<version>/bin) are linked into .cache/bin, which `make test` puts on PATH.
 test-deps: tools
 	@missing=""; \
 	for t in wrk:wrk h2load:nghttp2-client nginx:nginx-light qemu-aarch64-static:qemu-user-static shellcheck:shellcheck \
-	         git:git ip:iproute2 systemd-analyze:systemd chromium:chromium script:util-linux docker:docker.io; do \
+	         git:git ip:iproute2 systemd-analyze:systemd chromium:chromium script:util-linux docker:docker.io perf:linux-perf; do \
 	  command -v $${t%%:*} >/dev/null 2>&1 || missing="$$missing $${t#*:}"; \
 	done; \
 	command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \

@@ -32,7 +32,7 @@ func (a *Agent) removeLeftovers() {
 		return
 	}
 	for _, e := range ents {
-		id := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(e.Name(), ".restore"), cloneSuffix), filesSuffix)
+		id := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(e.Name(), ".restore"), cloneSuffix), filesSuffix), perfSuffix)
 		if !e.IsDir() || !runtime.IsJobID(id) {
 			continue
 		}

@@ -60,6 +60,9 @@ func (a *Agent) routes() http.Handler {
 	handle("GET /jobs/{id}/output", a.handleOutput)
 	handle("GET /jobs/{id}/measurements", a.handleMeasurements)
 	handle("POST /jobs/{id}/stop", a.handleStop)
+	handle("POST /jobs/{id}/profiles/start", a.handleProfilesStart)
+	handle("POST /jobs/{id}/profiles/stop", a.handleProfilesStop)
+	handle("GET /jobs/{id}/profiles/{name}", a.handleProfile)
 	handle("DELETE /jobs/{id}", a.handleDelete)
 	return a.authorize(mux)
 }

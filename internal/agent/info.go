@@ -17,6 +17,7 @@ func (a *Agent) handleInfo(r *http.Request) (any, error) {
 	info.Hostname, _ = os.Hostname()
 	machineInfo(r.Context(), &info)
 	a.runtimes.Describe(r.Context(), &info)
+	describePerf(&info)
 	_, info.Dotnet = a.dotnetInfo(r.Context())
 	info.Time = time.Now()
 	return info, nil

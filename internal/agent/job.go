@@ -41,6 +41,8 @@ type job struct {
 	addedEnv map[string]string
 
 	mu       sync.Mutex
+	handle   runtime.Handle // the measured run's program while it runs (profiles.go)
+	window   *profileWindow // the profiled window, once opened
 	state    api.JobState
 	errMsg   string
 	skipped  string
@@ -86,6 +88,7 @@ func (a *Agent) validate(j api.Job) (parsers.Parser, error) {
 		}
 	}
 	problems = append(problems, checkNamedSources(j.Sources)...)
+	problems = append(problems, checkProfiles(j)...)
 	if err := checkCPUSet(j.CpuSet); err != nil {
 		problems = append(problems, err.Error())
 	}

@@ -24,7 +24,12 @@ const tailLines = runtime.TailLines
 // run is the job's goroutine from Initializing to its end.
 func (a *Agent) run(ctx context.Context, j *job) {
 	defer close(j.done)
-	j.finish(a.execute(ctx, j))
+	err := a.execute(ctx, j)
+	j.mu.Lock()
+	j.handle = nil // no profiled window opens on a program that has ended
+	j.mu.Unlock()
+	j.endProfiles()
+	j.finish(err)
 	j.cancel() // ends the job's sampling and scraping, whatever ended it
 }
 
@@ -83,7 +88,7 @@ func (a *Agent) runMeasured(ctx context.Context, j *job) error {
 	}
 	defer func() { j.setExit(h.Stop(StopGrace)) }() // no-op when it has exited
 	j.mu.Lock()
-	j.measuredStart = started
+	j.measuredStart, j.handle = started, h
 	j.mu.Unlock()
 	j.log.Info("started", "what", h.String(), "args", j.spec.Arguments)
 	go a.sampleLoop(ctx, j, h, false, started)

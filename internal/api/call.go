@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -30,6 +31,8 @@ type Bounds struct {
 	Output int64
 	// Measurements bounds a job's measurements.
 	Measurements int64
+	// Profile bounds one profile's download.
+	Profile int64
 	// Timeout bounds every call but uploads, from the request to the answer's last byte.
 	Timeout time.Duration
 	// UploadSilence bounds an upload's silences: the agent reads none of it for this long, or
@@ -49,6 +52,7 @@ var DefaultBounds = Bounds{
 	Info:          4 << 20,
 	Output:        8 << 20,
 	Measurements:  32 << 20,
+	Profile:       32 << 20,
 	Timeout:       DefaultRequestTimeout,
 	UploadSilence: 30 * time.Second,
 	UploadRate:    64 << 10,
@@ -70,10 +74,11 @@ type call struct {
 	body         io.Reader // nil: none
 	digest       string    // the body's hex SHA-256, or reqsign.InTrailer ("": no body)
 	contentType  string
-	limit        int64 // the answer's bound
-	prefix       bool  // up to limit bytes are the answer (Output), not an error beyond
-	out          any   // nil: discarded; *string: the raw answer; else decoded from JSON
-	upload       bool  // bounded by UploadSilence instead of Timeout
+	limit        int64         // the answer's bound
+	prefix       bool          // up to limit bytes are the answer (Output), not an error beyond
+	out          any           // nil: discarded; *string, *[]byte: the raw answer; else decoded from JSON
+	upload       bool          // bounded by UploadSilence instead of Timeout
+	timeout      time.Duration // when set, bounds this call instead of Bounds.Timeout
 }
 
 func (c *Client) doJSON(ctx context.Context, method, path string, in, out any) error {
@@ -138,7 +143,8 @@ func (c *Client) once(ctx context.Context, cl call) (err error, clockMoved bool)
 		w.start()
 		defer w.stop()
 	} else {
-		t := time.AfterFunc(c.bounds.Timeout, func() { bound(fmt.Sprintf("no whole answer within %s", c.bounds.Timeout)) })
+		timeout := cmp.Or(cl.timeout, c.bounds.Timeout)
+		t := time.AfterFunc(timeout, func() { bound(fmt.Sprintf("no whole answer within %s", timeout)) })
 		defer t.Stop()
 	}
 	req, err := c.request(ctx, cl, w)
@@ -176,6 +182,9 @@ func (c *Client) once(ctx context.Context, cl call) (err error, clockMoved bool)
 		return nil, false
 	case *string:
 		*out = string(raw)
+		return nil, false
+	case *[]byte:
+		*out = raw
 		return nil, false
 	}
 	if err := json.Unmarshal(raw, cl.out); err != nil {

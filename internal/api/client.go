@@ -223,3 +223,26 @@ func (c *Client) Stop(ctx context.Context, id string) error {
 func (c *Client) Delete(ctx context.Context, id string) error {
 	return c.doJSON(ctx, http.MethodDelete, "/jobs/"+url.PathEscape(id), nil, nil)
 }
+
+// ProfileTimeout bounds closing a profiled window (the agent stops perf and reads its file) and
+// one profile's download.
+const ProfileTimeout = 3 * time.Minute
+
+// StartProfiles opens the job's profiled window (Job.Collect, Job.GoProfiles).
+func (c *Client) StartProfiles(ctx context.Context, id string) error {
+	return c.doJSON(ctx, http.MethodPost, "/jobs/"+url.PathEscape(id)+"/profiles/start", nil, nil)
+}
+
+// StopProfiles closes the job's profiled window and lists its profiles.
+func (c *Client) StopProfiles(ctx context.Context, id string) ([]Profile, error) {
+	var ps []Profile
+	err := c.do(ctx, call{method: http.MethodPost, path: "/jobs/" + url.PathEscape(id) + "/profiles/stop", limit: c.bounds.Status, out: &ps, timeout: ProfileTimeout})
+	return ps, err
+}
+
+// Profile downloads one of the job's profiles (pprof format), at most Bounds.Profile bytes.
+func (c *Client) Profile(ctx context.Context, id, name string) ([]byte, error) {
+	var b []byte
+	err := c.do(ctx, call{method: http.MethodGet, path: "/jobs/" + url.PathEscape(id) + "/profiles/" + url.PathEscape(name), limit: c.bounds.Profile, out: &b, timeout: ProfileTimeout})
+	return b, err
+}

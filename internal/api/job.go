@@ -75,6 +75,14 @@ type Job struct {
 	// process job's control group where the agent has the controller (else a warning).
 	MemoryLimitInBytes uint64  `json:"memoryLimitInBytes,omitempty"`
 	CPULimitRatio      float64 `json:"cpuLimitRatio,omitempty"`
+	// Collect is crank's collect: the agent records the job's processes with perf over the
+	// measured window (the controller opens and closes it: POST /jobs/{id}/profiles/start, stop).
+	// CollectArguments tune it ("frequency=N;callGraph=fp|dwarf").
+	Collect          bool   `json:"collect,omitempty"`
+	CollectArguments string `json:"collectArguments,omitempty"`
+	// GoProfiles (ours) reads the job's Go profiles over the measured window from its
+	// /debug/pprof/ on loopback at MetricsPort, else Port: CPU, and mutex and block as deltas.
+	GoProfiles bool `json:"goProfiles,omitempty"`
 	// Dotnet, when set, is crank's .NET build (source.project) of the job's source.
 	Dotnet *Dotnet `json:"dotnet,omitempty"`
 	// Variables are the job's resolved variables, kept for the record.

@@ -73,6 +73,8 @@ type Info struct {
 	Docker string `json:"docker,omitempty"`
 	// Dotnet is the .NET SDKs and runtimes installed, or why there are none.
 	Dotnet DotnetInfo `json:"dotnet,omitzero"`
+	// Perf is "available" when the agent can record jobs with perf (collect), else why not.
+	Perf string `json:"perf,omitempty"`
 	// Missing is, of the load tools jobs name by a bare executable (CheckedPrograms), those this
 	// agent cannot find, each with why: the controller refuses such a job before anything starts.
 	Missing map[string]string `json:"missing,omitempty"`
@@ -80,6 +82,14 @@ type Info struct {
 
 // CheckedPrograms are the programs an agent reports in Info.Missing when it cannot find them.
 var CheckedPrograms = []string{"wrk", "bombardier", "h2load", "ghz"}
+
+// Profile is one profile an agent recorded over a job's measured window (a perf-cpu, go-cpu,
+// go-mutex or go-block profile in the pprof format), or why it has none.
+type Profile struct {
+	Name  string `json:"name"`
+	Bytes int    `json:"bytes,omitempty"`
+	Error string `json:"error,omitempty"`
+}
 
 // Created is the answer to a job submission.
 type Created struct {

@@ -201,6 +201,8 @@ func newController(st State, f *runFlags, log *slog.Logger, progressTo io.Writer
 		Progress:      progressTo,
 		Status:        status,
 		OutputDir:     f.display.outputDir,
+		ProfileDir:    profileDir(f),
+		Wrote:         func(paths ...string) { recordWritten(st, paths...) },
 		Exclude:       exclude(st, f),
 		AgentToken:    f.agentToken,
 		ScopedTokens:  scoped,

@@ -60,3 +60,15 @@ func compareWith(st State, files []string, res *results.Result) int {
 	f := &runFlags{compare: files}
 	return publish(context.Background(), st, f, output.Run{Result: res}, outputsOf(st, f, nil, output.Compare))
 }
+
+// profileDir is where a run's profiles are saved: --output-dir, else --json's folder, else
+// nowhere (their top functions are still shown).
+func profileDir(f *runFlags) string {
+	if f.display.outputDir != "" {
+		return f.display.outputDir
+	}
+	if f.jsonOut != "" && f.jsonOut != "-" {
+		return filepath.Dir(f.jsonOut)
+	}
+	return ""
+}

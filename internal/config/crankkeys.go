@@ -16,7 +16,8 @@ var (
 		"timeout", "interval", "warmup", "source", "options", "counters", "onConfigure", "isConsoleApp",
 		"measurementsIntervalSec", "variables", "job", "agent", "cpuSet",
 		"buildArguments", "noClean", "memoryLimitInBytes", "cpuLimitRatio", "sources", "buildFiles",
-		"dockerFile", "dockerImageName", "dockerContextDirectory", "dockerLoad", "dockerPull", "dockerCommand", "project"}
+		"dockerFile", "dockerImageName", "dockerContextDirectory", "dockerLoad", "dockerPull", "dockerCommand", "project",
+		"collect", "collectArguments", "goProfiles"}
 	sourceKeys = []string{"localFolder", "repository", "branchOrCommit", "project", "sourceKey", "noBuild", "cacheOnAgent", "destinationFolder",
 		"dockerFile", "dockerImageName", "dockerContextDirectory", "dockerLoad", "dockerPull", "dockerCommand"}
 	// namedSourceKeys are the keys of one entry under sources:.
@@ -48,12 +49,15 @@ type refusal struct {
 }
 
 const (
-	hintFetch     = "copying files out of the container is not available; write what you need to the job's output"
-	hintNamed     = "crank reads it on the job (or its source:), not on a named source; give it there"
-	hintDiag      = ".NET diagnostics need the .NET runtime; expose Prometheus metrics (metricsPort, counters) for runtime counters"
-	hintFiles     = "file transfer to and from the agent is not available beyond sources and buildFiles; put the files in the job's source"
-	hintScripts   = "agent-side shell scripts are not available; use buildCommand, or a wrapper script as the executable"
-	hintDotnetKey = "it applies to crank's .NET builds only"
+	hintFetch = "copying files out of the container is not available; write what you need to the job's output"
+	hintNamed = "crank reads it on the job (or its source:), not on a named source; give it there"
+	hintDiag  = ".NET diagnostics need the .NET runtime; expose Prometheus metrics (metricsPort, counters) for runtime counters"
+	// hintDotnetDiag answers crank's .NET-only traces and dumps, naming what works instead.
+	hintDotnetDiag = "it is .NET-only (dotnet-trace, dumps); collect: true records the job's CPU with perf, and goProfiles reads a Go app's profiles (docs/PROFILES.md)"
+	hintStartup    = "collect records the load's measured window only, not the start-up"
+	hintFiles      = "file transfer to and from the agent is not available beyond sources and buildFiles; put the files in the job's source"
+	hintScripts    = "agent-side shell scripts are not available; use buildCommand, or a wrapper script as the executable"
+	hintDotnetKey  = "it applies to crank's .NET builds only"
 )
 
 // crankRefusals are crank's job keys (top level) this platform refuses. A key that becomes
@@ -61,10 +65,10 @@ const (
 // only keys in those lists reach the switch.
 var crankRefusals = map[string]refusal{
 	"dockerFetchPath": {hintFetch, true},
-	"dotnetTrace":     {hintDiag, true}, "dotnetTraceProviders": {hintDiag, true}, "collect": {hintDiag, true},
-	"collectArguments": {hintDiag, true}, "collectStartup": {hintDiag, true}, "collectCounters": {hintDiag, true},
-	"counterProviders": {hintDiag, true}, "dumpProcess": {hintDiag, true}, "dumpType": {hintDiag, true},
-	"profile": {hintDiag, true}, "collectDependencies": {hintDiag, true}, "additionalProcesses": {hintProcesses, true},
+	"dotnetTrace":     {hintDotnetDiag, true}, "dotnetTraceProviders": {hintDotnetDiag, true},
+	"collectStartup": {hintStartup, true}, "collectCounters": {hintDiag, true},
+	"counterProviders": {hintDiag, true}, "dumpProcess": {hintDotnetDiag, true}, "dumpType": {hintDotnetDiag, true},
+	"profile": {hintDotnetDiag, true}, "collectDependencies": {hintDiag, true}, "additionalProcesses": {hintProcesses, true},
 	"beforeScript": {hintScripts, true}, "initScript": {hintScripts, true}, "afterScript": {hintScripts, true},
 	"stoppingScript": {hintScripts, true}, "beforeJob": {hintScripts, true}, "afterJob": {hintScripts, true},
 	"outputFiles": {hintFiles, true}, "buildArchives": {hintFiles, true},
@@ -76,7 +80,7 @@ var crankRefusals = map[string]refusal{
 // crankOptionRefusals are crank's options.* keys this platform refuses.
 var crankOptionRefusals = map[string]refusal{
 	"collectCounters": {hintDiag, true}, "counterProviders": {hintDiag, true},
-	"dumpType": {hintDiag, true}, "dumpOutput": {hintDiag, true}, "traceOutput": {hintDiag, true},
+	"dumpType": {hintDotnetDiag, true}, "dumpOutput": {hintDotnetDiag, true}, "traceOutput": {hintDotnetDiag, true},
 	"outputFiles": {hintFiles, true}, "buildArchives": {hintFiles, true},
 	"outputArchives": {hintFiles, true}, "downloadFiles": {hintFiles, true}, "downloadFilesOutput": {hintFiles, true},
 	"downloadOutput": {hintFiles, true}, "downloadOutputOutput": {hintFiles, true}, "downloadBuildLog": {hintFiles, true},
@@ -111,7 +115,7 @@ var dotnetKeys = []string{"framework", "channel", "runtimeVersion", "aspNetCoreV
 // hintProcesses answers crank's additionalProcesses (processes to sample beside the job's).
 const hintProcesses = "the agent samples the job's process tree (and its control group); start the other processes from the job, or run them as their own service"
 
-// diagTuningKeys tune crank's .NET diagnostics (dotnetTrace, profile, collect), which are refused:
+// diagTuningKeys tune crank's .NET diagnostics (dotnetTrace, profile) and its .NET collect, refused or not applied here:
 // alone they ask for nothing.
 var diagTuningKeys = []string{"profileType", "profileArguments", "dotNetTraceBufferSizeMB", "dotNetTraceRequestRundown",
 	"dotNetTraceCollectMode", "dotNetTraceStopTimeoutSec", "collectSwapMemory"}

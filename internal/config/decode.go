@@ -126,7 +126,7 @@ func (d *decoder) crankKey(p pair, prefix string, refusals map[string]refusal, k
 	}
 	if prefix == "" && canonical(p.key, diagTuningKeys) != "" {
 		if asksForSomething(p.value) {
-			d.notes = append(d.notes, fmt.Sprintf("%s: %s: crank's %s has no effect here: it tunes crank's .NET diagnostics (dotnetTrace, profile, collect), which are not supported", p.keyPos, d.where, p.key))
+			d.notes = append(d.notes, fmt.Sprintf("%s: %s: crank's %s has no effect here: it tunes crank's .NET diagnostics (dotnetTrace, profile), which are not supported; collect records with perf here (docs/PROFILES.md)", p.keyPos, d.where, p.key))
 		}
 		return
 	}

@@ -14,6 +14,12 @@ func (d *decoder) containerKey(j *api.Job, p pair) bool {
 		j.BuildArguments = d.stringList(p)
 	case "noClean":
 		j.NoClean = d.boolean(p, p.key)
+	case "collect":
+		j.Collect = d.boolean(p, p.key)
+	case "goProfiles":
+		j.GoProfiles = d.boolean(p, p.key)
+	case "collectArguments":
+		j.CollectArguments = d.text(p, p.key)
 	case "memoryLimitInBytes":
 		v := d.float(p, p.key)
 		if v < 0 || v != math.Trunc(v) {

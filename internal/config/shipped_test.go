@@ -46,7 +46,7 @@ func TestShippedPlaintext(t *testing.T) {
 		app, load := resolveShipped(t, Request{Profiles: profiles})
 		a := app.Job
 		if a.Service != "application" || a.Name != "plaintext" || a.Executable != "./bin/plaintext" ||
-			a.Arguments != "--address 127.0.0.1 --port 5000 --metrics-port 5001 --dispatch inline --partitions 0 --workers 0" ||
+			a.Arguments != "--address 127.0.0.1 --port 5000 --metrics-port 5001 --dispatch inline --partitions 0 --workers 0 --mutex-profile-fraction 0" ||
 			a.Port != 5000 || a.MetricsPort != 5001 || len(a.Counters) != len(measure.DefaultCounters()) ||
 			a.ReadyStateText != "Application started." || a.BuildCommand != "go build -o bin/plaintext ./apps/plaintext" {
 			t.Errorf("profiles %v: application job = %+v", profiles, a)
@@ -74,7 +74,7 @@ func TestShippedPlaintext(t *testing.T) {
 func TestShippedPlaintextKnobs(t *testing.T) {
 	app, _ := resolveShipped(t, Request{Variables: map[string]string{
 		"serverPort": "7000", "dispatch": "partitioned", "partitions": "4", "workers": "8"}})
-	want := "--address 127.0.0.1 --port 7000 --metrics-port 7001 --dispatch partitioned --partitions 4 --workers 8"
+	want := "--address 127.0.0.1 --port 7000 --metrics-port 7001 --dispatch partitioned --partitions 4 --workers 8 --mutex-profile-fraction 0"
 	if a := app.Job; a.Arguments != want || a.MetricsPort != 7001 || a.Port != 7000 {
 		t.Errorf("arguments %q metricsPort %d port %d\nwant %q, 7001, 7000", a.Arguments, a.MetricsPort, a.Port, want)
 	}

@@ -34,6 +34,7 @@ func assemble(services []Service, all []*instance) (map[string]*results.JobResul
 				continue
 			}
 			ran = append(ran, in)
+			jr.Profiles = append(jr.Profiles, in.profiles...)
 			jr.Metadata = results.MergeMetadata(jr.Metadata, in.measured.Metadata)
 			jr.Measurements = append(jr.Measurements, in.measured.Measurements)
 			for name, why := range in.measured.NotMeasured {

@@ -76,6 +76,11 @@ type Options struct {
 	Exclude pack.Exclude
 	// OutputDir, when set, receives each job's build log and output before the job is deleted.
 	OutputDir string
+	// ProfileDir, when set, receives the profiles of jobs with collect or goProfiles as pprof
+	// files, SERVICE[-N][.iteration-I].NAME.pb.gz (--output-dir, else --json's folder).
+	ProfileDir string
+	// Wrote, when set, is told each file crank wrote there (its ledger of result files).
+	Wrote func(paths ...string)
 	// PollInterval between status reads (default 250 ms).
 	PollInterval time.Duration
 	// AgentSilence is how long an agent may fail to answer before the run fails naming it (default 10 s).

@@ -12,6 +12,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/netguard"
 	"github.com/crankshaft/crankshaft/internal/pack"
+	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/termtext"
 )
 
@@ -32,6 +33,9 @@ type instance struct {
 	silent      bool // the last status read failed
 	measured    api.Measurements
 	shown       int64 // bytes of output already displayed (options.displayOutput/displayBuild)
+	rank        int   // the endpoint's rank in its service, from 1
+	profiling   bool  // its profiled window is open (profiles.go)
+	profiles    []results.Profile
 }
 
 func (in *instance) String() string { return fmt.Sprintf("%s on %s", in.service, in.url) }

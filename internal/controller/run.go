@@ -66,7 +66,7 @@ func (c *Controller) runPass(ctx context.Context, services []Service, h *held, l
 			if err != nil {
 				return nil, fmt.Errorf("service %q: %w", s.Name, err)
 			}
-			in := &instance{service: s.Name, url: u, client: ag.client, info: ag.info, clockOffset: ag.offset, job: s.Job}
+			in := &instance{service: s.Name, url: u, client: ag.client, info: ag.info, clockOffset: ag.offset, job: s.Job, rank: i + 1}
 			if len(s.Shares) > 0 {
 				in.share, in.job = &s.Shares[i], s.Shares[i].Job
 			}
@@ -115,7 +115,10 @@ func (c *Controller) runPass(ctx context.Context, services []Service, h *held, l
 	if err := c.launchAll(ctx, loads, &h.pk); err != nil {
 		return nil, err
 	}
+	opened := c.openAtMeasured(ctx, ready, loads)
 	err = c.waitUntil(ctx, loads, ready, func(in *instance) bool { return in.status.State.Terminal() })
+	opened()
+	c.closeProfiles(context.WithoutCancel(ctx), ready)
 	if gl := (*GeneratorLost)(nil); errors.As(err, &gl) {
 		return c.withoutLost(ctx, services, all, gl), err
 	}

@@ -94,6 +94,9 @@ func (c *Controller) Execute(ctx context.Context, r Run) (res *results.Result, e
 		}
 		results.Derive(jobs)
 		for name, jr := range jobs {
+			if prev := res.JobResults.Jobs[name]; prev != nil {
+				jr.Profiles = append(prev.Profiles, jr.Profiles...) // every iteration's
+			}
 			perService[name] = append(perService[name], jr.Results)
 			res.JobResults.Jobs[name] = jr
 		}

@@ -41,6 +41,8 @@ type job struct {
 	parts []part
 	// noCounters says why the job has no runtime counters (the controller's countersNotMeasured).
 	noCounters string
+	// lockSite is where its Go mutex profile says most of the lock wait was ("" without one).
+	lockSite string
 }
 
 // known reports whether the job's CPU and its machine's cores are known.
@@ -151,6 +153,7 @@ func readJob(name string, jr *results.JobResult) *job {
 		}
 	}
 	j.noCounters, _ = jr.Environment["countersNotMeasured"].(string)
+	j.lockSite = results.LockSite(jr.Profiles)
 	readParts(j, jr)
 	if n, ok := number(jr.Variables["threads"]); ok && n >= 1 {
 		j.threads = int(n)

@@ -222,6 +222,9 @@ func (r run) contended(s *job, th Thresholds) (string, []results.Figure, bool) {
 	cpuMs := s.used * 1000 // ms of CPU per second
 	if w, ok := s.results[measure.LockContention]; ok && w >= th.LockWaitMin && w >= th.LockWaitPerCPU*cpuMs {
 		what = append(what, fmt.Sprintf("waits %.0f ms/s on locks (%s) against %.0f ms/s of CPU", w, measure.LockContention, cpuMs))
+		if s.lockSite != "" {
+			what[len(what)-1] += " (" + s.lockSite + ")"
+		}
 		figs = append(figs, r.resultFig(s, measure.LockContention))
 	}
 	if c, ok := s.results[measure.MonitorLockContention]; ok && c >= th.MonitorContentions {

@@ -65,6 +65,16 @@ func TestVerdictLockContention(t *testing.T) {
 	}
 }
 
+// (e') The same with goProfiles: the verdict names where the lock wait was, the handler's
+// mu.Unlock() line (Go records a contention where the lock is released).
+func TestVerdictNamesTheLock(t *testing.T) {
+	v := runVerdict(t, 0, diagArgs(t, "mutex", "1ms", true, "--load.variables.connections", "16", "--application.goProfiles", "true")...)
+	mustContain(t, "the table", v.stdout, "application profile go-mutex: ", "at main.handler.func")
+	if v.want(t, diagnose.ContentionBound, false) {
+		mustContain(t, "the verdict", v.verdict.Message, "of the lock wait at main.handler.", "(main.go:")
+	}
+}
+
 // (f) One goroutine serves every request behind a channel, no mutex: the lock counter stays low,
 // nothing is saturated, and the probe at twice the connections shows the RPS flat: serialized.
 func TestVerdictSerializedWithoutMutex(t *testing.T) {

@@ -78,6 +78,7 @@ func Compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crank compare: %v\n", err)
 		return ExitBadInput
 	}
+	writeProfileDiffs(stdout, rs, files)
 	return rep.ExitCode()
 }
 

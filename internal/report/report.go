@@ -58,6 +58,8 @@ type Page struct {
 	Tables      []Table
 	Comparisons []Comparison // crank compare's, the first run against each other
 	Diagnoses   []Diagnosis
+	// Flames are the flame graphs of the profiles the runs saved (docs/PROFILES.md).
+	Flames []Flame
 	// Capacity holds each crank capacity search of the files (a matrix's: each variant's).
 	Capacity []CapacityView
 	// Bisect holds each crank bisect search of the files.
@@ -126,6 +128,7 @@ func Build(paths []string) (*Page, error) {
 			}
 			pg.Bisect = append(pg.Bisect, v)
 		}
+		pg.Flames = append(pg.Flames, flames(run)...)
 		for _, s := range run.Services {
 			pg.Tables = append(pg.Tables, Table{Run: run.Label, Service: s, Rows: results.Rows(r.JobResults.Jobs[s])})
 		}

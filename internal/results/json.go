@@ -25,6 +25,7 @@ type jobResultJSON struct {
 	Generators        []Generator       `json:"generators,omitempty"`
 	Approximate       map[string]string `json:"approximate,omitempty"`
 	LoadTool          *loadtool.Model   `json:"loadTool,omitempty"`
+	Profiles          []Profile         `json:"profiles,omitempty"`
 }
 
 // metadataJSON is api.Metadata plus crank's description (the label crank's tables show), which
@@ -48,7 +49,7 @@ func (j JobResult) MarshalJSON() ([]byte, error) {
 	out := jobResultJSON{Results: map[string]any{}, Environment: j.Environment, Variables: j.Variables,
 		Iterations: j.Iterations, Metadata: []metadataJSON{},
 		Spread: j.Spread, Excluded: j.Excluded, TimelineIteration: j.TimelineIteration, NotMeasured: j.NotMeasured,
-		Generators: j.Generators, Approximate: j.Approximate, LoadTool: j.LoadTool}
+		Generators: j.Generators, Approximate: j.Approximate, LoadTool: j.LoadTool, Profiles: j.Profiles}
 	for k, v := range j.Values {
 		out.Results[k] = v
 	}
@@ -85,7 +86,7 @@ func (j *JobResult) UnmarshalJSON(b []byte) error {
 	}
 	*j = JobResult{Results: map[string]float64{}, Environment: in.Environment, Variables: in.Variables, Iterations: in.Iterations,
 		Spread: in.Spread, Excluded: in.Excluded, TimelineIteration: in.TimelineIteration, NotMeasured: in.NotMeasured,
-		Generators: in.Generators, Approximate: in.Approximate, LoadTool: in.LoadTool}
+		Generators: in.Generators, Approximate: in.Approximate, LoadTool: in.LoadTool, Profiles: in.Profiles}
 	names := make([]string, 0, len(in.Results))
 	for k := range in.Results {
 		names = append(names, k)

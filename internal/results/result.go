@@ -115,6 +115,8 @@ type JobResult struct {
 	// loop, whether its latency is corrected for coordinated omission, its percentiles, what its
 	// requests/s counts (internal/loadtool). The table says its latency note under the figures.
 	LoadTool *loadtool.Model `json:"-"`
+	// Profiles are the service's profiles, per endpoint and iteration (collect, goProfiles).
+	Profiles []Profile `json:"-"`
 }
 
 // Diagnostic is one finding of the post-run diagnosis ("client-bound", "contention-bound", ...)

@@ -48,6 +48,7 @@ func WriteTablesWith(w io.Writer, r *Result, services []string, extra Column) er
 		if m := jr.LoadTool; m != nil {
 			fmt.Fprintf(&b, "%s latency (%s, %s): %s\n", svc, m.Tool, m.Mode, m.Note)
 		}
+		writeProfiles(&b, svc, jr.Profiles)
 	}
 	if len(r.JobResults.Diagnostics) > 0 {
 		b.WriteString("\nDiagnosis" + iterationNote(r) + ":\n")

@@ -243,3 +243,24 @@ func (h *containerHandle) Stats() (sample.Stats, error) {
 }
 
 func (h *containerHandle) String() string { return "container " + h.name + " (" + h.id[:12] + ")" }
+
+// Pids are the processes of the container's control group (found from its first process).
+func (h *containerHandle) Pids() ([]int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), h.timeout)
+	defer cancel()
+	in, err := h.cli.ContainerInspect(ctx, h.id, client.ContainerInspectOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if in.Container.State == nil || in.Container.State.Pid == 0 {
+		return nil, fmt.Errorf("container %s is not running", h.name)
+	}
+	dir, err := cgroup.OfPid(in.Container.State.Pid)
+	if err != nil {
+		return []int{in.Container.State.Pid}, nil
+	}
+	if ps := cgroup.Procs(dir); len(ps) > 0 {
+		return ps, nil
+	}
+	return []int{in.Container.State.Pid}, nil
+}

@@ -205,3 +205,13 @@ func (h *handle) Stats() (sample.Stats, error) {
 }
 
 func (h *handle) String() string { return fmt.Sprintf("process %d", h.p.Pid()) }
+
+// Pids are the control group's processes, or the process group's leader without one.
+func (h *handle) Pids() ([]int, error) {
+	if h.group != nil {
+		if ps := cgroup.Procs(h.group.Path()); len(ps) > 0 {
+			return ps, nil
+		}
+	}
+	return []int{h.p.Pid()}, nil
+}

@@ -113,3 +113,10 @@ const TailLines = 20
 
 // StopGrace is how long a program has to exit after SIGTERM before it is killed.
 const StopGrace = 5 * time.Second
+
+// Profiled is a Handle whose processes a profiler can record (perf: crank's collect).
+type Profiled interface {
+	// Pids are the program's processes now: its control group's, else its first process (a
+	// profiler that follows children follows the rest).
+	Pids() ([]int, error)
+}

@@ -76,6 +76,7 @@ type options struct {
 	partitions  int
 	workers     int
 	mutexRate   int
+	blockRate   int
 }
 
 func (o *options) register(fs *flag.FlagSet, withDispatch bool) {
@@ -83,6 +84,7 @@ func (o *options) register(fs *flag.FlagSet, withDispatch bool) {
 	fs.IntVar(&o.port, "port", DefaultPort, "port to listen on")
 	fs.IntVar(&o.metricsPort, "metrics-port", 0, "port of the Prometheus /metrics endpoint (0 = off)")
 	fs.IntVar(&o.mutexRate, "mutex-profile-fraction", 0, "sample 1/N mutex contention events for /debug/pprof/mutex (0 = off)")
+	fs.IntVar(&o.blockRate, "block-profile-rate", 0, "sample a blocking event every N nanoseconds blocked for /debug/pprof/block (0 = off)")
 	if withDispatch {
 		fs.StringVar(&o.mode, "dispatch", string(dispatch.Inline), "inline, shared or partitioned")
 		fs.IntVar(&o.partitions, "partitions", 0, "partitions for --dispatch partitioned (0 = GOMAXPROCS)")
@@ -102,6 +104,7 @@ func Run(ctx context.Context, app App, args []string, stdout io.Writer, log *slo
 		return fmt.Errorf("%s: flags: %w", app.Name, err)
 	}
 	runtime.SetMutexProfileFraction(o.mutexRate)
+	runtime.SetBlockProfileRate(o.blockRate)
 	env := &Env{Metrics: metrics.New(), Logger: log}
 	if !app.Dispatch {
 		env.Metrics.RegisterQueueLength(nil)

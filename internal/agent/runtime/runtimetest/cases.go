@@ -1,13 +1,16 @@
 package runtimetest
 
 import (
+	"fmt"
 	"net"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/agent/output"
 	"github.com/crankshaft/crankshaft/internal/agent/proc"
+	"github.com/crankshaft/crankshaft/internal/agent/runtime"
 )
 
 // readyWithin bounds the wait for the program's "ready" (a container's start included).
@@ -166,5 +169,24 @@ func honoured(t *testing.T, r *running, stop func(time.Duration) proc.Exit, code
 	}
 	if !strings.Contains(string(r.stdout.Since(0)), word) {
 		t.Errorf("stdout %q: want the program's %q", r.stdout.Since(0), word)
+	}
+}
+
+// pids: a handle a profiler can record (runtime.Profiled) names the program's live processes.
+func pids(t *testing.T, _ Subject, r *running) {
+	waitText(t, r, r.stdout, "ready")
+	pr, ok := r.h.(runtime.Profiled)
+	if !ok {
+		t.Log("this runtime's handles name no processes: collect is not honoured for its jobs")
+		return
+	}
+	ps, err := pr.Pids()
+	if err != nil || len(ps) == 0 {
+		t.Fatalf("Pids: %v, %v", ps, err)
+	}
+	for _, pid := range ps {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
+			t.Errorf("process %d of %v: %v", pid, ps, err)
+		}
 	}
 }

@@ -62,6 +62,7 @@ func Run(t *testing.T, newSubject Factory) {
 		{"StopForcedAfterGrace", stopForced, func(string) string { return "stubborn" }},
 		{"Interrupt", interrupt, func(p string) string { return "serve " + p }},
 		{"Stats", stats, func(string) string { return "busy" }},
+		{"Pids", pids, func(p string) string { return "serve " + p }},
 		{"StopWhenTheEngineHangs", engineHangs, func(p string) string { return "serve " + p }},
 	}
 	contract := []struct {

@@ -18,7 +18,8 @@
 //
 // It speaks HTTP/1.1 and HTTP/2 over cleartext with prior knowledge (h2c), so h2load can load it.
 // With --metrics-port it serves the Go runtime's metrics (internal/app/metrics) for the agent's
-// runtime counters, runtime-counter/lock-contention among them.
+// runtime counters, runtime-counter/lock-contention among them, and Go's /debug/pprof/ (in mode
+// mutex, sampling every lock contention).
 package main
 
 import (
@@ -29,6 +30,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -43,6 +45,9 @@ func main() {
 	mode := flag.String("mode", "spin", "spin, serial, worker, mutex, mutexspin, stall, fail, errmix, limit or freeze")
 	work := flag.Duration("work", time.Millisecond, "CPU (spin) or sleep (the others) per request")
 	flag.Parse()
+	if *mode == "mutex" {
+		runtime.SetMutexProfileFraction(1) // its /debug/pprof/mutex names the lock (goProfiles)
+	}
 	handle, status := handler(*mode, *work), statuses(*mode)
 	if *metricsPort > 0 {
 		mln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(*metricsPort)))

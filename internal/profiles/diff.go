@@ -1,0 +1,87 @@
+package profiles
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/google/pprof/profile"
+)
+
+// Change is one function's value per request in two profiles (its flat value over the requests
+// each run served), in the profiles' unit.
+type Change struct {
+	Func
+	Base, Head float64
+}
+
+// Delta is how much the function's value per request grew (negative: shrank).
+func (c Change) Delta() float64 { return c.Head - c.Base }
+
+// Diff is the n functions whose value per request changed most between base and head (either
+// way, the largest change first), given how many requests each run served.
+func Diff(base, head *profile.Profile, baseRequests, headRequests float64, n int) []Change {
+	if baseRequests <= 0 || headRequests <= 0 {
+		return nil
+	}
+	byName := map[string]*Change{}
+	add := func(p *profile.Profile, requests float64, head bool) {
+		for _, f := range Top(p, math.MaxInt) {
+			c, ok := byName[f.Name]
+			if !ok {
+				c = &Change{Func: f}
+				byName[f.Name] = c
+			}
+			if head {
+				c.Head, c.Func = float64(f.Flat)/requests, f
+			} else {
+				c.Base = float64(f.Flat) / requests
+			}
+		}
+	}
+	add(base, baseRequests, false)
+	add(head, headRequests, true)
+	out := make([]Change, 0, len(byName))
+	for _, c := range byName {
+		if c.Delta() != 0 {
+			out = append(out, *c)
+		}
+	}
+	slices.SortFunc(out, func(a, b Change) int {
+		return cmp.Or(cmp.Compare(math.Abs(b.Delta()), math.Abs(a.Delta())), cmp.Compare(a.Name, b.Name))
+	})
+	return out[:min(n, len(out))]
+}
+
+// MaxFile bounds a profile file read back (crank report, crank compare).
+const MaxFile = 64 << 20
+
+// Load reads a saved profile that a result file names: at its path, else (crank ran in another
+// folder) beside the result file.
+func Load(resultFile, saved string) (*profile.Profile, error) {
+	path := saved
+	if _, err := os.Stat(path); err != nil && !filepath.IsAbs(path) {
+		path = filepath.Join(filepath.Dir(resultFile), filepath.Base(saved))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: %w", saved, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: %w", path, err)
+	}
+	if len(b) > MaxFile {
+		return nil, fmt.Errorf("profile %s: larger than %d bytes", path, MaxFile)
+	}
+	p, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: %w", path, err)
+	}
+	return p, nil
+}
