@@ -38,9 +38,9 @@ func renderComparison(p printer, c comparison) {
 			num(otherMedians[r.Subject+"|"+r.Mode], 2), num(r.MedianRPS, 0), rounds)
 	}
 	p("")
-	p("Ratios are against %s in the same mode. A row uses the rounds in which neither CPU was", refName(c.Rows))
-	p("disturbed, when at least %d rounds have both its run and its reference's undisturbed (*rounds*:", minCleanRounds)
-	p("used of valid); otherwise every valid round (*disturbed incl.*). Each bench run starts the servers")
+	p("Ratios are against %s in the same mode. In each bench run a row uses the rounds in which", refName(c.Rows))
+	p("neither CPU was disturbed for it and its reference, when the run has one (*rounds*: used of valid);")
+	p("otherwise that run's every valid round (*disturbed incl.*). Each bench run starts the servers")
 	p("afresh; a run's figure is the median of its rounds, and the row's the median of its runs'.")
 	p("*Run-to-run range* is the lowest and the highest of the runs' ratios: the spread a comparison")
 	p("of two benches must see past. *Per-round range* is the same over single rounds.")

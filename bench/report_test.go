@@ -51,7 +51,7 @@ func TestRenderReport(t *testing.T) {
 		"| load average (1, 5, 15 min) | 4.73 5.60 5.65 before, 5.00 5.10 5.20 after |",
 		"- **3 bench runs**, each starting the servers afresh",
 		"- In each run, rounds of 3 s runs after one unmeasured 1 s run per server path: 3, and more (up\n  to 6)",
-		"A row uses the rounds in which neither CPU was\ndisturbed",
+		"In each bench run a row uses the rounds in which\nneither CPU was disturbed",
 		"| sub / ref, unpipelined, server CPU per request | 0.60x | <= 0.60x | yes |",
 		"| crank-agent sampling `sleep 60` every 1 s, its CPU | 0.30% of one core | < 1% of one core | yes |",
 		"| crank start to the first request at the app, cached build | 1.00 s (median of 2) | < 2 s | yes |",

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"math"
 	"slices"
 
@@ -36,10 +37,6 @@ const disturbedPercent = 10
 func (s sample) Disturbed() bool {
 	return s.OthersServer > disturbedPercent || s.OthersClient > disturbedPercent // false for NaN
 }
-
-// minCleanRounds is the fewest rounds with a row's subject and reference both undisturbed that
-// the row's figures are computed from; with fewer, they use every run, and the report says so.
-const minCleanRounds = 3
 
 // row is one line of a comparison: a subject in a mode, measured against a reference.
 type row struct {
@@ -120,21 +117,17 @@ const (
 	sideClient = "client"
 )
 
-// summarize computes each row's medians and ratios from the samples of a comparison. A row uses
-// the undisturbed rounds of its subject and its reference when at least minCleanRounds rounds
-// (over all bench runs) have both undisturbed, and every valid round otherwise; its figures are
-// medians over the bench runs of each run's medians (byRun).
+// summarize computes each row's medians and ratios from the samples of a comparison. In each
+// bench run a row uses the rounds in which its subject and its reference both ran undisturbed,
+// when the run has any, and otherwise every valid round of that run (the row is then not Clean):
+// every run keeps a figure, since runs are the unit. Its figures are medians over the runs of each
+// run's medians (byRun).
 func summarize(rows []row, samples []sample, side string) []rowResult {
 	type key struct{ subject, mode string }
-	all, clean := map[key][]sample{}, map[key][]sample{}
+	all := map[key][]sample{}
 	for _, s := range samples {
-		if !s.Valid() {
-			continue
-		}
-		k := key{s.Subject, s.Mode}
-		all[k] = append(all[k], s)
-		if !s.Disturbed() {
-			clean[k] = append(clean[k], s)
+		if s.Valid() {
+			all[key{s.Subject, s.Mode}] = append(all[key{s.Subject, s.Mode}], s)
 		}
 	}
 	var out []rowResult
@@ -146,14 +139,9 @@ func summarize(rows []row, samples []sample, side string) []rowResult {
 			continue
 		}
 		mk, rk := key{r.Subject, r.Mode}, key{r.Reference, r.Mode}
-		mine, ref := clean[mk], clean[rk]
-		res.Rounds, res.Clean = roundFigures(mine, ref, side), true
+		var mine, ref []sample
+		mine, ref, res.Rounds, res.Clean = chooseRounds(all[mk], all[rk], side)
 		res.RoundRatios = roundRatios(res.Rounds)
-		if len(res.RoundRatios) < minCleanRounds {
-			mine, ref = all[mk], all[rk]
-			res.Rounds, res.Clean = roundFigures(mine, ref, side), false
-			res.RoundRatios = roundRatios(res.Rounds)
-		}
 		res.Used, res.Valid = len(mine), len(all[mk])
 		res.Runs = byRun(res.Rounds)
 		res.Median = median(runValues(res.Runs, func(f runFigure) float64 { return f.US }))
@@ -164,6 +152,45 @@ func summarize(rows []row, samples []sample, side string) []rowResult {
 		out = append(out, res)
 	}
 	return out
+}
+
+// paired keeps the rounds both mine and ref have (a subject measured against itself has both).
+func paired(mine, ref []sample) ([]sample, []sample) {
+	in := func(ss []sample) func(sample) bool {
+		return func(s sample) bool {
+			return !slices.ContainsFunc(ss, func(o sample) bool { return o.Run == s.Run && o.Round == s.Round })
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(mine), in(ref)), slices.DeleteFunc(slices.Clone(ref), in(mine))
+}
+
+// chooseRounds picks, run by run, the subject's and the reference's rounds a row's figures use:
+// the undisturbed ones when the run has a round with both undisturbed, else all the run's valid
+// ones. clean says every run had such a round.
+func chooseRounds(mine, ref []sample, side string) (usedMine, usedRef []sample, rounds []roundFigure, clean bool) {
+	byRunOf := func(ss []sample) map[int][]sample {
+		m := map[int][]sample{}
+		for _, s := range ss {
+			m[s.Run] = append(m[s.Run], s)
+		}
+		return m
+	}
+	mineBy, refBy := byRunOf(mine), byRunOf(ref)
+	runs := slices.Sorted(maps.Keys(mineBy))
+	undisturbed := func(ss []sample) []sample {
+		return slices.DeleteFunc(slices.Clone(ss), sample.Disturbed)
+	}
+	clean = len(runs) > 0
+	for _, run := range runs {
+		m, r := paired(undisturbed(mineBy[run]), undisturbed(refBy[run]))
+		figs := roundFigures(m, r, side)
+		if len(figs) == 0 {
+			m, r = mineBy[run], refBy[run]
+			figs, clean = roundFigures(m, r, side), false
+		}
+		usedMine, usedRef, rounds = append(usedMine, m...), append(usedRef, r...), append(rounds, figs...)
+	}
+	return usedMine, usedRef, rounds, clean
 }
 
 // cleanPairs is, over the rows that are measured, the fewest rounds in which a row's subject and

@@ -107,35 +107,36 @@ func TestOthersShare(t *testing.T) {
 	}
 }
 
+// TestSummarizeDisturbed: in each run a row uses the rounds with its subject and reference both
+// undisturbed when the run has one (run 4's second round), and that run's every valid round when
+// it has none (run 5), so that every run keeps a figure.
 func TestSummarizeDisturbed(t *testing.T) {
 	rows := []row{{Subject: "sub", Mode: "unpipelined", Reference: "ref"}}
+	mk := func(run, round int, subject string, us, others float64) sample {
+		return sample{Run: run, Round: round, Subject: subject, Mode: "unpipelined", Requests: 1000, Seconds: 2, ServerUS: us, OthersServer: others}
+	}
 	samples := append(threeRounds(),
-		sample{Run: 4, Round: 1, Subject: "ref", Mode: "unpipelined", Requests: 1000, Seconds: 2, ServerUS: 50, OthersServer: 40},
-		sample{Run: 4, Round: 1, Subject: "sub", Mode: "unpipelined", Requests: 1000, Seconds: 2, ServerUS: 1, OthersClient: 11})
-	if !samples[7].Disturbed() || !samples[8].Disturbed() || samples[0].Disturbed() {
+		mk(4, 1, "ref", 50, 40), mk(4, 1, "sub", 1, 0), // disturbed: left out, run 4 has a clean round
+		mk(4, 2, "sub", 3, 0), mk(4, 2, "ref", 5, 0))
+	if !samples[7].Disturbed() || samples[8].Disturbed() || samples[0].Disturbed() {
 		t.Fatal("Disturbed: want true above 10% of either CPU only")
 	}
 	res := summarize(rows, samples, sideServer)[0]
-	if !res.Clean || res.Used != 3 || res.Valid != 4 || res.Ratio != 0.6 || res.Median != 3 || res.RefMedian != 5 {
-		t.Errorf("from the undisturbed runs: %+v; want clean, 3 of 4 runs, ratio 0.6, medians 3 and 5", res)
+	if !res.Clean || res.Used != 4 || res.Valid != 5 || res.Ratio != 0.6 || res.Median != 3 || res.RefMedian != 5 || len(res.Runs) != 4 {
+		t.Errorf("from the undisturbed rounds: %+v; want clean, 4 of 5 rounds over 4 runs, ratio 0.6, medians 3 and 5", res)
 	}
-	if n := cleanPairs(rows, samples); n != 3 {
-		t.Errorf("cleanPairs = %d, want 3", n)
+	if n := cleanPairs(rows, samples); n != 4 {
+		t.Errorf("cleanPairs = %d, want 4", n)
 	}
-	// With fewer than minCleanRounds undisturbed pairs every valid run counts.
-	busy := slices.Clone(samples)
-	busy[0].OthersServer, busy[2].OthersClient = 50, 50 // round 1's ref, round 2's sub
+	busy := append(slices.Clone(samples), mk(5, 1, "ref", 10, 40), mk(5, 1, "sub", 2, 0))
 	res = summarize(rows, busy, sideServer)[0]
-	if res.Clean || res.Used != 4 || len(res.RoundRatios) != 4 {
-		t.Errorf("too few undisturbed rounds: %+v; want every run (4)", res)
+	if res.Clean || len(res.Runs) != 5 || res.Runs[4].Ratio != 0.2 || res.Used != 5 {
+		t.Errorf("a run with no undisturbed round: %+v; want run 5 kept from its disturbed round (0.2), not clean", res)
 	}
-	if n := cleanPairs(rows, busy); n != 1 {
-		t.Errorf("cleanPairs = %d, want 1 (run 3's round)", n)
+	if n := cleanPairs(append(rows, row{Subject: "x", Skipped: "n/a"}), samples); n != 4 {
+		t.Errorf("cleanPairs ignoring a skipped row = %d, want 4", n)
 	}
-	if n := cleanPairs(append(rows, row{Subject: "x", Skipped: "n/a"}), samples); n != 3 {
-		t.Errorf("cleanPairs ignoring a skipped row = %d, want 3", n)
-	}
-	if got := sampleNote(busy[0]); got != "disturbed" {
+	if got := sampleNote(busy[len(busy)-2]); got != "disturbed" {
 		t.Errorf("sampleNote = %q", got)
 	}
 }
