@@ -111,17 +111,7 @@ func confArgs(t *testing.T, s confServer, tool confTool) []string {
 	}
 	cfg := writeFile(t, t.TempDir(), "conform.yml", `
 imports:`+imports+`
-jobs:
-  diag:
-    source:
-      localFolder: `+diagServerDir(t)+`
-    executable: ./diagserver
-    arguments: --port {{serverPort}} --metrics-port {{metricsPort}} --mode {{mode}} --work {{work}}
-    port: '{{serverPort}}'
-    metricsPort: '{{metricsPort}}'
-    readyStateText: Application started.
-    variables: {serverPort: 5000, metricsPort: 0, mode: spin, work: 1ms}
-scenarios:
+`+diagJob(t)+`scenarios:
   conform:
     application:
       job: diag

@@ -59,17 +59,7 @@ imports:
   - `+filepath.Join(testEnv.root, "scenarios/jobs/wrk.yml")+`
   - `+filepath.Join(testEnv.root, "scenarios/jobs/bombardier.yml")+`
   - `+filepath.Join(testEnv.root, "scenarios/jobs/builtin.yml")+`
-jobs:
-  diag:
-    source:
-      localFolder: `+diagServerDir(t)+`
-    executable: ./diagserver
-    arguments: --port {{serverPort}} --metrics-port {{metricsPort}} --mode {{mode}} --work {{work}}
-    port: '{{serverPort}}'
-    metricsPort: '{{metricsPort}}'
-    readyStateText: Application started.
-    variables: {serverPort: 5000, metricsPort: 0, mode: spin, work: 1ms}
-scenarios:
+`+diagJob(t)+`scenarios:
   diag:
     application:
       job: diag
@@ -173,4 +163,20 @@ func procStat(t *testing.T) (busy, all float64) {
 		}
 	}
 	return busy, all
+}
+
+// diagJob is the job "diag": the constructed server (testdata/diagserver), its mode and work per
+// request as variables.
+func diagJob(t *testing.T) string {
+	return `jobs:
+  diag:
+    source:
+      localFolder: ` + diagServerDir(t) + `
+    executable: ./diagserver
+    arguments: --port {{serverPort}} --metrics-port {{metricsPort}} --mode {{mode}} --work {{work}}
+    port: '{{serverPort}}'
+    metricsPort: '{{metricsPort}}'
+    readyStateText: Application started.
+    variables: {serverPort: 5000, metricsPort: 0, mode: spin, work: 1ms}
+`
 }
