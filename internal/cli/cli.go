@@ -201,7 +201,7 @@ func newController(st State, f *runFlags, log *slog.Logger, progressTo io.Writer
 		Progress:      progressTo,
 		Status:        status,
 		OutputDir:     f.display.outputDir,
-		ProfileDir:    profileDir(f),
+		ProfileDir:    output.Files{JSON: f.jsonOut, Dir: f.display.outputDir}.ProfileDir(),
 		Wrote:         func(paths ...string) { recordWritten(st, paths...) },
 		Exclude:       exclude(st, f),
 		AgentToken:    f.agentToken,
@@ -242,7 +242,7 @@ func finish(ctx context.Context, st State, f *runFlags, order []string, res *res
 	}
 	tables := tablesTo(st, f)
 	if res.Interrupted != nil {
-		fmt.Fprint(tables, interruptNote(res.Interrupted))
+		fmt.Fprint(tables, res.Interrupted.Note())
 	}
 	for _, o := range outputsOf(st, f, log, output.Table) {
 		if o.Write(ctx, r) != nil {

@@ -2,9 +2,7 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/crankshaft/crankshaft/internal/output"
 	"github.com/crankshaft/crankshaft/internal/progress"
@@ -38,14 +36,6 @@ func tablesTo(st State, f *runFlags) io.Writer {
 	return st.Stdout
 }
 
-// interruptNote describes an interrupted run above its tables.
-func interruptNote(in *results.Interruption) string {
-	if in.Partial {
-		return fmt.Sprintf("Interrupted during iteration 1 of %d: PARTIAL results, what the jobs had measured when they were stopped.\n", in.Iterations)
-	}
-	return fmt.Sprintf("Interrupted: the results of the %d finished iteration(s) of %d.\n", in.FinishedIterations, in.Iterations)
-}
-
 // statusOf is where the run's status goes: nowhere with --quiet (the agents are then not asked
 // for live figures).
 func statusOf(pr *progress.Printer, mode progress.Mode) func(progress.Status) {
@@ -60,16 +50,4 @@ func statusOf(pr *progress.Printer, mode progress.Mode) func(progress.Status) {
 func compareWith(st State, files []string, res *results.Result) int {
 	f := &runFlags{compare: files}
 	return publish(context.Background(), st, f, output.Run{Result: res}, outputsOf(st, f, nil, output.Compare))
-}
-
-// profileDir is where a run's profiles are saved: --output-dir, else --json's folder, else
-// nowhere (their top functions are still shown).
-func profileDir(f *runFlags) string {
-	if f.display.outputDir != "" {
-		return f.display.outputDir
-	}
-	if f.jsonOut != "" && f.jsonOut != "-" {
-		return filepath.Dir(f.jsonOut)
-	}
-	return ""
 }

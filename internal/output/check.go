@@ -18,6 +18,18 @@ type Files struct {
 	Dir       string
 }
 
+// ProfileDir is where a run's profiles are saved: the output folder (--output-dir), else the
+// JSON's folder, else nowhere (their top functions are still shown).
+func (f Files) ProfileDir() string {
+	if f.Dir != "" {
+		return f.Dir
+	}
+	if f.JSON != "" && f.JSON != "-" {
+		return filepath.Dir(f.JSON)
+	}
+	return ""
+}
+
 // CheckFiles checks, before anything runs, every file a run will write (it can be created there)
 // and read (it is a result file), so a long run does not end in a lost result.
 func CheckFiles(f Files) error {

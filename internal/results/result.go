@@ -76,6 +76,14 @@ type Interruption struct {
 	Partial bool `json:"partial,omitempty"`
 }
 
+// Note describes an interrupted run above its tables.
+func (in *Interruption) Note() string {
+	if in.Partial {
+		return fmt.Sprintf("Interrupted during iteration 1 of %d: PARTIAL results, what the jobs had measured when they were stopped.\n", in.Iterations)
+	}
+	return fmt.Sprintf("Interrupted: the results of the %d finished iteration(s) of %d.\n", in.FinishedIterations, in.Iterations)
+}
+
 // JobResults holds a result per service, the user's properties and the run's diagnosis.
 type JobResults struct {
 	Jobs        map[string]*JobResult `json:"jobs"`
