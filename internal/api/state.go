@@ -73,7 +73,8 @@ type Info struct {
 	Docker string `json:"docker,omitempty"`
 	// Dotnet is the .NET SDKs and runtimes installed, or why there are none.
 	Dotnet DotnetInfo `json:"dotnet,omitzero"`
-	// Perf is "available" when the agent can record jobs with perf (collect), else why not.
+	// Perf is "available" when perf is installed on the agent's machine (whether it may record is
+	// checked when a job asks for collect), else why not.
 	Perf string `json:"perf,omitempty"`
 	// Missing is, of the load tools jobs name by a bare executable (CheckedPrograms), those this
 	// agent cannot find, each with why: the controller refuses such a job before anything starts.

@@ -46,7 +46,9 @@ func TestVerdicts(t *testing.T) {
 	if r.code != 1 {
 		t.Fatalf("compare: exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	mustContain(t, "compare", r.stdout, "http/requests/error-rate", "regressed", "Result: 1 regression(s) beyond 5%: load http/requests/error-rate")
+	// The error rate regressed (first); the load's own CPU may too: answering 404s costs the
+	// generator differently, and three iterations a side can tell that apart (+20 %, p 0.026 once).
+	mustContain(t, "compare", r.stdout, "http/requests/error-rate", "regressed", " regression(s) beyond 5%: load http/requests/error-rate")
 	if strings.Contains(r.stdout, "wrk/rps/mean") {
 		t.Errorf("wrk/rps/mean counted beside http/rps/mean:\n%s", r.stdout)
 	}
