@@ -24,8 +24,9 @@ func TestScriptMemoryBounded(t *testing.T) {
 	if aborted != nil {
 		t.Errorf("the process would have ended (%v): the interrupt stops a doubling string at its next instruction", aborted)
 	}
-	if took := time.Since(start); took > 10*time.Second {
-		t.Errorf("took %s", took)
+	// Bounded, not timed: beside the e2e package it took 12.4 s once (gate of 2026-11-29).
+	if took := time.Since(start); took > time.Minute {
+		t.Errorf("took %s: the bound did not stop it", took)
 	}
 }
 
