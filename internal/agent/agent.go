@@ -166,6 +166,8 @@ type Agent struct {
 	handler http.Handler
 	// runtimes run the jobs' programs: the first that accepts a job runs it (runtime.go).
 	runtimes runtime.Set
+	// perfProbe says whether perf can record here, probed once at the first job asking collect.
+	perfProbe func() error
 
 	mu     sync.Mutex
 	jobs   map[string]*job
@@ -179,7 +181,7 @@ type Agent struct {
 
 // New checks the options, creates the job root and starts the lease loop.
 func New(opts Options) (*Agent, error) {
-	a := &Agent{jobs: make(map[string]*job)}
+	a := &Agent{jobs: make(map[string]*job), perfProbe: newPerfProbe()}
 	if err := a.setDefaults(&opts); err != nil {
 		return nil, err
 	}

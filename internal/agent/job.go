@@ -88,7 +88,7 @@ func (a *Agent) validate(j api.Job) (parsers.Parser, error) {
 		}
 	}
 	problems = append(problems, checkNamedSources(j.Sources)...)
-	problems = append(problems, checkProfiles(j)...)
+	problems = append(problems, checkProfiles(j, a.perfProbe)...)
 	if err := checkCPUSet(j.CpuSet); err != nil {
 		problems = append(problems, err.Error())
 	}

@@ -14,8 +14,11 @@ import (
 	"github.com/crankshaft/crankshaft/internal/api"
 )
 
-// perfProbe says once whether perf can record here (collect's check at submission).
-var perfProbe = sync.OnceValue(func() error { return profiler.Probe(context.Background()) })
+// newPerfProbe says once, when first asked, whether perf can record here (collect's check at
+// submission; Agent.perfProbe).
+func newPerfProbe() func() error {
+	return sync.OnceValue(func() error { return profiler.Probe(context.Background()) })
+}
 
 // describePerf is the agent's part of /info about perf.
 //
@@ -31,7 +34,7 @@ func describePerf(info *api.Info) {
 }
 
 // checkProfiles refuses, at submission, a profile this agent cannot record.
-func checkProfiles(j api.Job) []string {
+func checkProfiles(j api.Job, perfProbe func() error) []string {
 	var problems []string
 	if (j.Collect || j.GoProfiles) && j.WaitForExit {
 		problems = append(problems, "collect and goProfiles profile a job that runs until stopped (a server) over the load's window; this job waits for its exit")
