@@ -82,7 +82,7 @@ func Main(ctx context.Context, c *runner.Command, fl Flags) int {
 // --matrix is given, its iterations and baseline when the flags do not set them.
 func (cmd *command) fromScenario(ctx context.Context) error {
 	src := cmd.c.Plan.Source
-	cfg, err := config.Load(ctx, src.Configs, config.LoadOptions{ImportMap: src.ImportMap})
+	cfg, err := config.Load(ctx, src.Configs, src.LoadOptions())
 	if err != nil {
 		return err
 	}
