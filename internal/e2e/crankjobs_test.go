@@ -18,7 +18,10 @@ import (
 // results: definition (percentile90 of benchmarks/cpu/raw), its onResultsCreated script and a
 // --script show in the results.
 func TestCrankLoadJobs(t *testing.T) {
-	for _, sc := range []struct{ scenario, rps string }{{"plaintext", "wrk/rps/mean"}, {"plaintext-bombardier", "bombardier/rps/mean"}} {
+	// wrk's rate is http/rps/mean's number: the table shows it once, under our name, and the JSON
+	// keeps crank's name too; bombardier's is another number, shown under its own.
+	for _, sc := range []struct{ scenario, rps, shown string }{{"plaintext", "wrk/rps/mean", "http/rps/mean"},
+		{"plaintext-bombardier", "bombardier/rps/mean", "bombardier/rps/mean"}} {
 		t.Run(sc.scenario, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.json")
 			_, ports := appPorts(t)
@@ -29,7 +32,7 @@ func TestCrankLoadJobs(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 			}
-			mustContain(t, "stdout", r.stdout, "benchmarks/cpu/raw/90", sc.rps)
+			mustContain(t, "stdout", r.stdout, "benchmarks/cpu/raw/90", sc.shown)
 			mustContain(t, "stderr", r.stderr, "hello from --script, ")
 			var res struct {
 				JobResults struct {

@@ -99,7 +99,8 @@ const (
 var Aliases = map[string]string{
 	WrkRequests: Requests, WrkLatencyMean: LatencyMean, WrkLatencyMax: LatencyMax, WrkLatency50: Latency50,
 	WrkLatency75: Latency75, WrkLatency90: Latency90, WrkLatency99: Latency99, WrkBadResponses: BadResponses,
-	WrkSocketErrors: Errors, WrkThroughput: Throughput,
+	WrkSocketErrors: Errors, WrkThroughput: Throughput, WrkRPS: RPS, // wrk's Requests/sec is responses over its time
+	BuiltinRPS: RPS,
 
 	"bombardier/requests": Requests, "bombardier/badresponses": BadResponses, "bombardier/latency/mean": LatencyMean,
 	"bombardier/latency/max": LatencyMax, "bombardier/latency/50": Latency50, "bombardier/latency/75": Latency75,
@@ -109,6 +110,16 @@ var Aliases = map[string]string{
 	"h2load/requests": Requests, "h2load/badresponses": BadResponses, "h2load/errors/socketerrors": Errors,
 	"h2load/latency/mean": LatencyMean, "h2load/latency/max": LatencyMax, "h2load/rps/mean": RPS,
 }
+
+// Lookalikes are figures a tool reports under a name like one of ours that are not the same
+// number: the figure -> ours and what makes it differ. Tables say so beside it (a run with
+// bombardier showed http/rps/mean 36,043 beside bombardier/rps/mean 36,536, unexplained).
+var Lookalikes = map[string]Lookalike{
+	BombardierRPS: {Ours: RPS, Why: "bombardier's mean of its per-interval rates, failed requests counted; " + RPS + " is responses over the run's time"},
+}
+
+// Lookalike is one of Lookalikes: our figure it looks like, and why it differs.
+type Lookalike struct{ Ours, Why string }
 
 // ToolAliases are the aliases of one tool ("wrk", "bombardier", "h2load"): those under its prefix.
 func ToolAliases(tool string) map[string]string {
@@ -240,7 +251,7 @@ func base() []api.Metadata {
 		lower(md("wrk", WrkBadResponses, api.OpMax, api.OpSum, "n0", UnitCount, "Bad responses (wrk)", "http/requests/badresponses under crank's wrk name")),
 		lower(md("wrk", WrkSocketErrors, api.OpMax, api.OpSum, "n0", UnitCount, "Socket errors (wrk)", "http/requests/errors under crank's wrk name")),
 		higher(md("wrk", WrkThroughput, api.OpMax, api.OpSum, "n2", UnitMBPerSec, "Read throughput (wrk, MB/s)", "http/throughput under crank's wrk name")),
-		higher(md("bombardier", BombardierRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (bombardier)", "Requests per second as bombardier reports it")),
+		higher(md("bombardier", BombardierRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (bombardier's per-interval mean)", "bombardier's own rps.mean: the mean of its per-interval rates, failed requests included; not http/rps/mean (responses over the run's time), from which it differs by a few percent")),
 		higher(md("builtin", BuiltinRPS, api.OpMax, api.OpSum, "n0", UnitRPS, "Requests/sec (builtin)", "Requests per second as the built-in generator (crank load) reports it")),
 		higher(md("builtin", BuiltinRPSPerSecond, api.OpAvg, api.OpSum, "n0", UnitRPS, "Requests/sec per second (builtin)", "Requests the built-in generator completed in each second: one sample per second of the run, the client-side view of the run dashboard's requests/sec")),
 		lower(md("builtin", BuiltinLatency50PerSecond, api.OpMax, api.OpMax, "n2", UnitMs, "Latency 50th, worst second (builtin, ms)", "Median latency of the responses the built-in generator completed in each second: one sample per second of the run; the summary is the worst second (http/latency/50 is the whole run's)")),

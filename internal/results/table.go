@@ -102,7 +102,7 @@ func rows(jr *JobResult) [][3]string {
 		if why, ok := jr.Approximate[md.Name]; ok {
 			value += " (approximation: " + why + ")"
 		}
-		out = append(out, [3]string{md.Name, value, md.Unit})
+		out = append(out, [3]string{md.Name, value + lookalike(jr, md.Name), md.Unit})
 	}
 	var rest []string
 	for k := range jr.Results {
@@ -112,7 +112,7 @@ func rows(jr *JobResult) [][3]string {
 	}
 	sort.Strings(rest)
 	for _, k := range rest {
-		out = append(out, [3]string{k, withSpread(jr, k, Format(jr.Results[k], "n2")), ""})
+		out = append(out, [3]string{k, withSpread(jr, k, Format(jr.Results[k], "n2")) + lookalike(jr, k), ""})
 	}
 	for _, k := range slices.Sorted(maps.Keys(jr.NotMeasured)) {
 		if _, has := jr.Results[k]; !has {
@@ -184,6 +184,16 @@ func shownAs(jr *JobResult, name string) bool {
 	}
 	_, has := jr.Results[ours]
 	return has
+}
+
+// lookalike says why a figure that looks like one of ours shown beside it (bombardier/rps/mean
+// beside http/rps/mean) reads differently.
+func lookalike(jr *JobResult, name string) string {
+	l, ok := measure.Lookalikes[name]
+	if _, has := jr.Results[l.Ours]; !ok || !has {
+		return ""
+	}
+	return " (not " + l.Ours + ": " + l.Why + ")"
 }
 
 // Format renders v with a .NET-style format as crank's metadata gives it ("n0", "n2"):

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/measure"
 )
 
 // TestTablesCleanAgentsText: a measurement name with a newline and a table row forged a row, and
@@ -28,5 +29,29 @@ func TestTablesCleanAgentsText(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the table lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestEachRateOnce: a tool's own rate that is http/rps/mean's number (wrk's, the built-in
+// generator's) is not shown beside it; bombardier's, which is another number, is, saying why it
+// differs (issue 48: "http/rps/mean 36,043 beside bombardier/rps/mean 36,536").
+func TestEachRateOnce(t *testing.T) {
+	jr := &JobResult{Results: map[string]float64{measure.RPS: 36043, measure.WrkRPS: 36043, measure.BuiltinRPS: 36043,
+		measure.BombardierRPS: 36536}}
+	got := map[string]string{}
+	for _, r := range Rows(jr) {
+		got[r[0]] = r[1]
+	}
+	if _, ok := got[measure.WrkRPS]; ok {
+		t.Errorf("wrk/rps/mean shown beside http/rps/mean: %v", got)
+	}
+	if _, ok := got[measure.BuiltinRPS]; ok {
+		t.Errorf("builtin/rps/mean shown beside http/rps/mean: %v", got)
+	}
+	if !strings.HasPrefix(got[measure.RPS], "36,043") {
+		t.Errorf("http/rps/mean %q", got[measure.RPS])
+	}
+	if b := got[measure.BombardierRPS]; !strings.HasPrefix(b, "36,536") || !strings.Contains(b, "not http/rps/mean: bombardier's mean of its per-interval rates") {
+		t.Errorf("bombardier/rps/mean %q: want its value and why it is not http/rps/mean", b)
 	}
 }
