@@ -98,7 +98,7 @@ func rows(jr *JobResult) [][3]string {
 			continue
 		}
 		seen[md.Name] = true
-		value := withSampled(jr, md, withSpread(jr, md.Name, Format(v, md.Format)))
+		value := withSampled(jr, md, withSampleSpread(jr, md, withSpread(jr, md.Name, Format(v, md.Format))))
 		if why, ok := jr.Approximate[md.Name]; ok {
 			value += " (approximation: " + why + ")"
 		}
