@@ -168,6 +168,15 @@ func runEnv(st State) runner.Env {
 // progressTo and the live status to status (nil: none), each job's output kept in --output-dir,
 // and the embedded agent (with a token of its own, kept in this process's memory) for services
 // without endpoints.
+// jobOutput is where the lines a scenario asked to display go: the progress's way (nil), or
+// with --quiet, which hides the progress only, stderr as plain lines.
+func jobOutput(st State, f *runFlags) io.Writer {
+	if !f.display.quiet {
+		return nil
+	}
+	return progress.New(st.Stderr, progress.Plain, nil)
+}
+
 func newController(st State, f *runFlags, log *slog.Logger, progressTo io.Writer, status func(progress.Status)) (*controller.Controller, error) {
 	httpClient, err := controller.HTTPClient(f.agentCA)
 	if err != nil {
@@ -199,6 +208,7 @@ func newController(st State, f *runFlags, log *slog.Logger, progressTo io.Writer
 	return controller.New(controller.Options{
 		Logger:        log,
 		Progress:      progressTo,
+		JobOutput:     jobOutput(st, f),
 		Status:        status,
 		OutputDir:     f.display.outputDir,
 		ProfileDir:    output.Files{JSON: f.jsonOut, Dir: f.display.outputDir}.ProfileDir(),

@@ -345,7 +345,7 @@ Run options (crank's names):
   --session ID             session id recorded with the results (default: generated)
   --influx-url/--influx-token/--influx-org/--influx-bucket   push results to InfluxDB (or CRANK_INFLUX_*)
   --output-dir DIR         keep each job's build log and output there (SERVICE.build.log, SERVICE.output.log)
-  --quiet                  show only the results: no progress
+  --quiet                  show only the results: no progress (a job's displayOutput still shows)
   --chart                  add a chart of each measurement's samples over time to the tables
   --chart-type bar|hex     the chart's characters (default bar)
   --chart-scale off|auto   off (default): the chart starts at 0; auto: at the lowest value

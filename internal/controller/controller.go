@@ -50,6 +50,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Progress receives one human-readable line per step (nil: discarded).
 	Progress io.Writer
+	// JobOutput receives the lines of output the scenario asked to see (options.displayOutput,
+	// options.displayBuild), prefixed with the service (nil: Progress). crank --quiet hides the
+	// progress, not what the scenario asked to display.
+	JobOutput io.Writer
 	// Status, when set, receives the run's status on every poll (phase, elapsed and remaining
 	// time, live requests/s and CPU).
 	Status func(progress.Status)
@@ -122,6 +126,9 @@ func New(opts Options) *Controller {
 	}
 	if opts.Progress == nil {
 		opts.Progress = io.Discard
+	}
+	if opts.JobOutput == nil {
+		opts.JobOutput = opts.Progress
 	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = DefaultPollInterval

@@ -53,4 +53,15 @@ profiles:
 	if regexp.MustCompile(`(?m)^\| forged/row`).MatchString(r.stdout) {
 		t.Errorf("the measurement name forged a table row:\n%s", r.stdout)
 	}
+
+	// --quiet hides the progress, not what the scenario asked to display (issue 48).
+	r = crankEnv(t, time.Minute, []string{"CRANK_AGENT_TOKEN=hostile-token"},
+		"--config", cfg, "--scenario", "noisy", "--profile", "hostile", "--quiet")
+	if r.code != 0 {
+		t.Fatalf("--quiet: exit %d\n%s", r.code, r.stderr)
+	}
+	mustContain(t, "--quiet: the job's output, escaped", r.stderr, `[load] clip \x1b]52;c;aWQK\x07 title`)
+	if strings.Contains(r.stderr, "starting job") || strings.IndexAny(r.stderr, "\x1b\x07") >= 0 {
+		t.Errorf("--quiet printed progress or an escape:\n%q", r.stderr)
+	}
 }
