@@ -47,11 +47,20 @@ func (a *Agent) dotnetJob(ctx context.Context, spec api.Job) (api.Job, string, m
 	if url := aspnetURL(spec.Variables); url != "" {
 		env["ASPNETCORE_URLS"] = url
 	}
+	if spec.Collect { // perf names JIT-compiled frames from the runtime's /tmp/perf-PID.map
+		env[PerfMapEnv] = "1"
+	}
 	for k := range spec.Environment { // the job's own win
 		delete(env, k)
 	}
 	return spec, "dotnet-sdk " + plan.SDK, env, nil
 }
+
+// PerfMapEnv switches on the .NET runtime's perf map (/tmp/perf-PID.map, the JIT's code addresses
+// and method names), which perf reads to name frames that have no ELF symbols; the agent sets it
+// for a .NET job that collects (crank's PerfCollect does the same). A Docker job's map is written
+// in the container's /tmp, where the host's perf does not look: its JIT frames stay unnamed.
+const PerfMapEnv = "DOTNET_PerfMapEnabled"
 
 // aspnetURL is the URL an ASP.NET Core app listens on, from the job's serverPort (crank's
 // scenarios' variables serverScheme, serverAddress, serverPort), or "" without a port.

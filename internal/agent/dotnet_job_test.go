@@ -36,3 +36,25 @@ func TestDotnetInfoAndRefusal(t *testing.T) {
 		t.Errorf("no SDK: %v", err)
 	}
 }
+
+// TestDotnetPerfMapWhenCollecting: a .NET job that collects gets the runtime's perf map switched
+// on, so perf can name its JIT-compiled frames; one that does not collect, or sets the variable
+// itself, is left as it is (issue 46).
+func TestDotnetPerfMapWhenCollecting(t *testing.T) {
+	a := newTestAgent(t, Options{DotnetRoot: dotnettest.Standin(t)})
+	job := api.Job{Name: "app", Dotnet: &api.Dotnet{Project: "src/App/App.csproj"}}
+	for _, tc := range []struct {
+		collect bool
+		own     map[string]string
+		want    string
+	}{{true, nil, "1"}, {false, nil, ""}, {true, map[string]string{PerfMapEnv: "0"}, ""}} {
+		job.Collect, job.Environment = tc.collect, tc.own
+		_, _, env, err := a.dotnetJob(context.Background(), job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if env[PerfMapEnv] != tc.want {
+			t.Errorf("collect %v, own %v: added %s=%q, want %q", tc.collect, tc.own, PerfMapEnv, env[PerfMapEnv], tc.want)
+		}
+	}
+}

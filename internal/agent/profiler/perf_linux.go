@@ -105,7 +105,10 @@ func (r *perfRun) profile(ctx context.Context) (*profile.Profile, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, perfScriptTime)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, r.cmd.Path, "script", "-i", r.file, "-F", profiles.PerfFields)
+	// --force: a job runs as its own user, and perf ignores a perf map (/tmp/perf-PID.map, a .NET
+	// job's JIT frames) that neither root nor perf's user owns unless forced. The map is the job's
+	// text, as its binaries' symbols are; the profile's names are cleaned where they are shown.
+	cmd := exec.CommandContext(ctx, r.cmd.Path, "script", "--force", "-i", r.file, "-F", profiles.PerfFields)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
