@@ -121,10 +121,12 @@ func packSources(job *api.Job, pk *packs, ex pack.Exclude) ([]upload, error) {
 // launch submits the job, uploads its sources and starts it. It does not wait for readiness.
 func (c *Controller) launch(ctx context.Context, in *instance, pk *packs) error {
 	job := in.job
+	began := time.Now()
 	ups, err := packSources(&job, pk, c.opts.Exclude)
 	if err != nil {
 		return fmt.Errorf("service %q: %w", in.service, err)
 	}
+	c.took("sources packed", began, "service", in.service)
 	var files *pack.Packed
 	if len(job.BuildFiles) > 0 {
 		if files, err = pk.buildFiles(ctx, job.BuildFiles); err != nil {
@@ -137,6 +139,7 @@ func (c *Controller) launch(ctx context.Context, in *instance, pk *packs) error 
 	}
 	in.id = id
 	in.lastOK = time.Now()
+	c.took("job submitted", began, "service", in.service)
 	if st, err := in.client.Status(ctx, id); err == nil && st.Skipped != "" {
 		in.status = st
 		return nil
@@ -157,6 +160,7 @@ func (c *Controller) launch(ctx context.Context, in *instance, pk *packs) error 
 			return fmt.Errorf("service %q: uploading buildFiles to %s: %w", in.service, in.url, err)
 		}
 	}
+	c.took("sources uploaded", began, "service", in.service)
 	c.progress(in.service, "starting job %q on %s", job.Name, in.url)
 	in.started = time.Now()
 	if err := in.client.Start(ctx, id); err != nil {
