@@ -69,6 +69,13 @@ func (a *Agent) handleStatus(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	from, wait, err := statusWait(r)
+	if err != nil {
+		return nil, err
+	}
+	if wait > 0 {
+		j.waitChange(r.Context(), from, wait)
+	}
 	return j.status(), nil
 }
 

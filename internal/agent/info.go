@@ -19,6 +19,7 @@ func (a *Agent) handleInfo(r *http.Request) (any, error) {
 	a.runtimes.Describe(r.Context(), &info)
 	describePerf(&info)
 	_, info.Dotnet = a.dotnetInfo(r.Context())
+	info.StatusWait = true
 	info.Time = time.Now()
 	return info, nil
 }

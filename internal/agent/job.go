@@ -40,10 +40,13 @@ type job struct {
 	// outside the build cache's key.
 	addedEnv map[string]string
 
-	mu       sync.Mutex
-	handle   runtime.Handle // the measured run's program while it runs (profiles.go)
-	window   *profileWindow // the profiled window, once opened
-	state    api.JobState
+	mu     sync.Mutex
+	handle runtime.Handle // the measured run's program while it runs (profiles.go)
+	window *profileWindow // the profiled window, once opened
+	state  api.JobState
+	// changed is closed, and replaced, at each state change: a status read that waits for the
+	// next change waits on it (statuswait.go).
+	changed  chan struct{}
 	errMsg   string
 	skipped  string
 	warnings []string // what the job asked for and does not get (limits, counters)
@@ -124,7 +127,7 @@ func (a *Agent) createJob(spec api.Job) (*job, error) {
 	j := &job{
 		id: id, spec: spec, addedEnv: addedEnv, dir: filepath.Join(a.opts.Dir, id), parser: parser, user: usr,
 		log: a.log.With("job", id, "service", spec.Service), out: output.New(0),
-		state: api.StateNew, leaseAt: time.Now(),
+		state: api.StateNew, changed: make(chan struct{}), leaseAt: time.Now(),
 	}
 	j.rt, _ = a.runtimes.For(spec) // validate found one
 	j.rj = &runtime.Job{ID: id, Spec: spec, Dir: j.dir, Log: j.log, Out: j.out, Warn: j.warn, SetBuild: j.setBuild,

@@ -45,6 +45,10 @@ func (j *job) moveLocked(to api.JobState, why string) error {
 		return err
 	}
 	j.state = to
+	if j.changed != nil {
+		close(j.changed)
+	}
+	j.changed = make(chan struct{})
 	j.log.Info("job state", "from", from, "to", to, "why", why)
 	return nil
 }

@@ -198,6 +198,16 @@ func (c *Client) Status(ctx context.Context, id string) (JobStatus, error) {
 	return s, err
 }
 
+// StatusChange reads the job's status once its state is no longer from, or after wait (at most
+// MaxStatusWait), whichever comes first: the agent holds the read meanwhile. An agent whose Info
+// lacks StatusWait answers at once.
+func (c *Client) StatusChange(ctx context.Context, id string, from JobState, wait time.Duration) (JobStatus, error) {
+	var s JobStatus
+	q := url.Values{"changedFrom": {string(from)}, "wait": {strconv.FormatInt(min(wait, MaxStatusWait).Milliseconds(), 10)}}
+	err := c.doJSON(ctx, http.MethodGet, "/jobs/"+url.PathEscape(id)+"?"+q.Encode(), nil, &s)
+	return s, err
+}
+
 // Output reads the job's combined output from byte offset since: at most Bounds.Output bytes of
 // it (the rest at the next read, from since plus what this one returned).
 func (c *Client) Output(ctx context.Context, id string, since int64) (string, error) {

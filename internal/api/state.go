@@ -79,7 +79,13 @@ type Info struct {
 	// Missing is, of the load tools jobs name by a bare executable (CheckedPrograms), those this
 	// agent cannot find, each with why: the controller refuses such a job before anything starts.
 	Missing map[string]string `json:"missing,omitempty"`
+	// StatusWait is true when a status read may wait for the job's next state change
+	// (Client.StatusChange): an older agent answers at once, and is polled.
+	StatusWait bool `json:"statusWait,omitempty"`
 }
+
+// MaxStatusWait bounds how long a status read waits for the job's next state change.
+const MaxStatusWait = 5 * time.Second
 
 // CheckedPrograms are the programs an agent reports in Info.Missing when it cannot find them.
 var CheckedPrograms = []string{"wrk", "bombardier", "h2load", "ghz"}

@@ -187,7 +187,9 @@ func (c *Controller) endpoints(ctx context.Context, s Service) ([]string, error)
 		} else {
 			// Not stopped by ctx: an interrupted run still reads what its jobs measured from
 			// it; Close stops it.
+			began := time.Now()
 			c.embeddedURL, c.embeddedStop, c.embeddedError = c.opts.StartEmbedded(context.WithoutCancel(ctx))
+			c.took("embedded agent started", began)
 		}
 	}
 	if c.embeddedError != nil {
@@ -269,6 +271,7 @@ func (c *Controller) client(ctx context.Context, url, fetchedFrom string) (agent
 	}
 	hctx, cancel := context.WithTimeout(ctx, c.opts.AgentSilence)
 	defer cancel()
+	defer c.took("agent health and info read", time.Now(), "agent", url)
 	if err := cl.Health(hctx); err != nil {
 		return agentConn{}, fmt.Errorf("agent %s is unreachable: %w%s", url, err, unreachableHint(url, err))
 	}
@@ -292,4 +295,10 @@ func (c *Controller) client(ctx context.Context, url, fetchedFrom string) (agent
 	c.agents[url] = ag
 	c.mu.Unlock()
 	return ag, nil
+}
+
+// took logs at debug level (crank -v) how long a step of the run's start took since began: where
+// the time from crank's start to the first request goes (docs/PERFORMANCE.md).
+func (c *Controller) took(step string, began time.Time, attrs ...any) {
+	c.log.Debug("took", append([]any{"step", step, "ms", time.Since(began).Milliseconds()}, attrs...)...)
 }

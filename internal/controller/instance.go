@@ -121,10 +121,12 @@ func packSources(job *api.Job, pk *packs, ex pack.Exclude) ([]upload, error) {
 // launch submits the job, uploads its sources and starts it. It does not wait for readiness.
 func (c *Controller) launch(ctx context.Context, in *instance, pk *packs) error {
 	job := in.job
+	began := time.Now()
 	ups, err := packSources(&job, pk, c.opts.Exclude)
 	if err != nil {
 		return fmt.Errorf("service %q: %w", in.service, err)
 	}
+	c.took("sources packed", began, "service", in.service)
 	var files *pack.Packed
 	if len(job.BuildFiles) > 0 {
 		if files, err = pk.buildFiles(ctx, job.BuildFiles); err != nil {
@@ -137,9 +139,12 @@ func (c *Controller) launch(ctx context.Context, in *instance, pk *packs) error 
 	}
 	in.id = id
 	in.lastOK = time.Now()
-	if st, err := in.client.Status(ctx, id); err == nil && st.Skipped != "" {
-		in.status = st
-		return nil
+	c.took("job submitted", began, "service", in.service)
+	if st, err := in.client.Status(ctx, id); err == nil {
+		in.status = st // the state the first wait for a change starts from
+		if st.Skipped != "" {
+			return nil
+		}
 	}
 	for _, up := range ups {
 		what := "source"
@@ -157,6 +162,7 @@ func (c *Controller) launch(ctx context.Context, in *instance, pk *packs) error 
 			return fmt.Errorf("service %q: uploading buildFiles to %s: %w", in.service, in.url, err)
 		}
 	}
+	c.took("sources uploaded", began, "service", in.service)
 	c.progress(in.service, "starting job %q on %s", job.Name, in.url)
 	in.started = time.Now()
 	if err := in.client.Start(ctx, id); err != nil {
@@ -171,10 +177,22 @@ const silentDeleteTimeout = 2 * time.Second
 // poll reads the instance's status (renewing its lease). A failure is an error only once the
 // agent has not answered for AgentSilence.
 func (c *Controller) poll(ctx context.Context, in *instance) error {
+	return c.pollWait(ctx, in, 0)
+}
+
+// pollWait is poll with a read that waits up to wait for the job's state to change from the one
+// last read (an agent without Info.StatusWait, or a wait of 0, answers at once).
+func (c *Controller) pollWait(ctx context.Context, in *instance, wait time.Duration) error {
 	silence := c.silenceOf(in)
 	pctx, cancel := context.WithTimeout(ctx, silence/2)
 	defer cancel()
-	st, err := in.client.Status(pctx, in.id)
+	var st api.JobStatus
+	var err error
+	if wait > 0 && in.info.StatusWait && in.status.State != "" {
+		st, err = in.client.StatusChange(pctx, in.id, in.status.State, min(wait, silence/4))
+	} else {
+		st, err = in.client.Status(pctx, in.id)
+	}
 	in.silent = err != nil
 	if err == nil {
 		in.status, in.lastOK = st, time.Now()
@@ -228,8 +246,17 @@ func (c *Controller) waitUntil(ctx context.Context, targets, others []*instance,
 	lv := c.newLive()
 	for {
 		pending := 0
+		waiter := c.waiter(targets, done)
+		var before api.JobState
+		if waiter != nil {
+			before = waiter.status.State
+		}
 		for _, in := range append(append([]*instance{}, targets...), others...) {
-			if err := c.poll(ctx, in); err != nil {
+			wait := time.Duration(0)
+			if in == waiter {
+				wait = c.opts.PollInterval
+			}
+			if err := c.pollWait(ctx, in, wait); err != nil {
 				return err
 			}
 		}
@@ -256,12 +283,32 @@ func (c *Controller) waitUntil(ctx context.Context, targets, others []*instance,
 			return nil
 		}
 		lv.show(ctx, targets, others, done)
+		if waiter != nil && !waiter.silent && waiter.status.State != before {
+			// its read ended at a change: read again at once. Rounds without a change wait for
+			// the tick, which a read that waited the whole interval has already let pass.
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			continue
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
 		}
 	}
+}
+
+// waiter is the target whose status read waits for its state's next change (one per round of
+// reads, so the others are read as often as before): the first one not done whose agent can wait
+// and whose state was read; nil when none, and the round waits for the poll's tick.
+func (c *Controller) waiter(targets []*instance, done func(*instance) bool) *instance {
+	for _, in := range targets {
+		if in.info.StatusWait && in.status.State != "" && in.status.Skipped == "" && !in.status.State.Terminal() && !done(in) {
+			return in
+		}
+	}
+	return nil
 }
 
 func exitCode(s api.JobStatus) string {

@@ -59,33 +59,56 @@ type Cache struct{ Dir string }
 // tmpPrefix starts the folders a save stages its copy in.
 const tmpPrefix = "tmp-"
 
-// Restore copies the cached folder for key into dir, replacing dir, and reports whether there was
-// one. The copy is staged beside dir and swapped in, so a failed restore leaves dir as it was.
+// Restore makes dir hold the cached folder for key, and reports whether there was one. dir holds
+// the sources the build was made from: only what differs is copied (restoreInPlace). When that
+// cannot be done, the whole folder is copied beside dir and swapped in, so a failed restore leaves
+// dir as it was, unless an in-place restore had begun writing: then the error says dir is spoilt.
 func (c Cache) Restore(key, dir string) (bool, error) {
 	src := filepath.Join(c.Dir, key)
 	if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
+	applied, err := restoreInPlace(src, dir)
+	if err == nil {
+		now := time.Now()
+		_ = os.Chtimes(src, now, now)
+		return true, nil
+	}
+	if err := c.restoreCopy(key, src, dir); err != nil {
+		if applied {
+			return false, fmt.Errorf("%w; and %s was partly restored in place: %w", err, dir, ErrSpoilt)
+		}
+		return false, err
+	}
+	return true, nil
+}
+
+// ErrSpoilt: a restore failed after it had changed the job's folder, which no longer holds the
+// sources: the job must not build there.
+var ErrSpoilt = errors.New("job folder spoilt by a failed restore")
+
+// restoreCopy copies the cached folder src beside dir and swaps it in.
+func (c Cache) restoreCopy(key, src, dir string) error {
 	staged := dir + ".restore"
 	_ = os.RemoveAll(staged)
 	if err := os.CopyFS(staged, os.DirFS(src)); err != nil {
 		_ = os.RemoveAll(staged)
-		return false, fmt.Errorf("build cache %s: restore: %w", key, err)
+		return fmt.Errorf("build cache %s: restore: %w", key, err)
 	}
 	if err := os.Chmod(staged, 0o700); err != nil { // a job folder is private, restored or not
 		_ = os.RemoveAll(staged)
-		return false, fmt.Errorf("build cache %s: restore: %w", key, err)
+		return fmt.Errorf("build cache %s: restore: %w", key, err)
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		_ = os.RemoveAll(staged)
-		return false, fmt.Errorf("build cache %s: %w", key, err)
+		return fmt.Errorf("build cache %s: %w", key, err)
 	}
 	if err := os.Rename(staged, dir); err != nil {
-		return false, fmt.Errorf("build cache %s: restore: %w", key, err)
+		return fmt.Errorf("build cache %s: restore: %w", key, err)
 	}
 	now := time.Now()
 	_ = os.Chtimes(src, now, now) // marks it used; a failure only makes it look older
-	return true, nil
+	return nil
 }
 
 // Save copies dir into the cache under key. It copies into a temporary folder first and renames

@@ -2,6 +2,7 @@ package process
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -25,6 +26,9 @@ func (r *Runtime) build(ctx context.Context, j *runtime.Job) error {
 		key = buildcache.Build{Identity: j.Identity, Command: j.Spec.BuildCommand + toolchainSuffix(j.Toolchain),
 			Env: j.Spec.Environment, GOOS: goruntime.GOOS, GOARCH: goruntime.GOARCH, User: j.User}.Key()
 		reused, err := r.opts.Cache.Restore(key, j.Dir)
+		if errors.Is(err, buildcache.ErrSpoilt) {
+			return fmt.Errorf("job %s: %w", j.ID, err)
+		}
 		if err != nil {
 			j.Log.Warn("build cache not used", "err", err)
 		}
