@@ -46,10 +46,18 @@ type Command struct {
 func (c *Command) Resolve(ctx context.Context, src Source, quiet bool) (*config.Resolved, error) {
 	env := c.Env
 	if quiet {
-		env = Env{Stderr: io.Discard, LookPath: c.LookPath}
+		env = c.Quiet()
 	}
 	r, _, err := Resolve(ctx, env, src)
 	return r, err
+}
+
+// Quiet is the command's Env saying nothing: for what is resolved again and again (a search's
+// steps), whose notes were said once.
+func (c *Command) Quiet() Env {
+	env := c.Env
+	env.Stdout, env.Stderr, env.Progress = io.Discard, io.Discard, io.Discard
+	return env
 }
 
 // WriteDryRun writes a --dry-run's JSON b (made with err) to path ("-": stdout), saying a

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"strconv"
 	"strings"
@@ -196,9 +195,7 @@ func (s *search) run(ctx context.Context, ctl *controller.Controller, prepared *
 // step prepares one step's run (its notes unsaid: the scenario's were said once): the rate, and
 // the step's duration and warm-up, given to every service as top-level variables.
 func (s *search) step(ctx context.Context, rate float64) (*runner.Prepared, error) {
-	quiet := s.c.Env
-	quiet.Stdout, quiet.Stderr, quiet.Progress = io.Discard, io.Discard, io.Discard
-	return runner.Prepare(ctx, quiet, s.plan(s.src.With(map[string]string{
+	return runner.Prepare(ctx, s.c.Quiet(), s.plan(s.src.With(map[string]string{
 		"rate":     strconv.FormatFloat(rate, 'f', 0, 64),
 		"duration": strconv.FormatFloat(s.settings.StepDuration, 'f', -1, 64),
 		"warmup":   strconv.FormatFloat(s.settings.StepWarmup, 'f', -1, 64),
