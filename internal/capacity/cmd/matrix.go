@@ -61,7 +61,7 @@ func (s *search) runMatrix(ctx context.Context, axes []sweep.Axis) int {
 		fmt.Fprintf(c.Stdout, "variant %s\n", cv.v.Name)
 		vc := searchCode(ctx, c.Stderr, res, serr)
 		out := cv.s.answer(res, knee, vc, started, runner.Variant(c.Plan.Run.Properties, cv.prepared.Resolved))
-		_ = c.WriteTo(ctx, output.Capacity, "", out) // it cannot fail: the answer is ours
+		_ = c.WriteTo(ctx, output.Capacity, "", out) // a failure is said by the output; the exit status is the search's
 		fmt.Fprintln(c.Stdout)
 		done = append(done, VariantCapacity{Named: capacity.Named{Variant: cv.v.Name, Result: res}, Settings: cv.v.Settings})
 		if vc == runner.ExitInterrupted {

@@ -57,7 +57,7 @@ func (s *search) answer(res capacity.Result, knee map[string]*results.JobResult,
 // capacities side by side) and writes its result file (--json); an error when the file was not
 // written (said).
 func (s *search) write(ctx context.Context, out *results.Result) error {
-	_ = s.c.WriteTo(ctx, output.Capacity, "", out) // it cannot fail: the answer is ours
+	_ = s.c.WriteTo(ctx, output.Capacity, "", out) // a failure is said by the output; the exit status is the search's
 	if s.c.JSON == "" {
 		return nil
 	}
