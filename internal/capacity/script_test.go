@@ -7,11 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/crankshaft/crankshaft/internal/api"
-	"github.com/crankshaft/crankshaft/internal/measure"
-	"github.com/crankshaft/crankshaft/internal/results"
-	"github.com/crankshaft/crankshaft/internal/threshold"
 )
 
 // script is a scripted stepper: each rate's outcomes in the order it is measured, one letter each:
@@ -196,45 +191,6 @@ func TestSearchUnmetOnABusyMachine(t *testing.T) {
 	}
 	if !strings.Contains(r.Summary(), "capacity below 10 req/s as measured") {
 		t.Errorf("summary:\n%s", r.Summary())
-	}
-}
-
-// TestJudgeFellBehindAndBusy: a step that failed only because the generator fell behind says so
-// with what it completed of the rate asked; a step on a busy machine (machine-busy's rule) is
-// disturbed, with the share used outside the run.
-func TestJudgeFellBehindAndBusy(t *testing.T) {
-	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	job := func(cpu, global float64, res map[string]float64) *results.JobResult {
-		var tl []api.Measurement
-		for i := range 3 {
-			ts := at.Add(time.Duration(i) * time.Second)
-			tl = append(tl, api.Measurement{Name: measure.CPU, Timestamp: ts, Value: cpu},
-				api.Measurement{Name: measure.CPURaw, Timestamp: ts, Value: 2 * cpu},
-				api.Measurement{Name: measure.CPUGlobal, Timestamp: ts, Value: global})
-		}
-		return &results.JobResult{Results: res, Measurements: [][]api.Measurement{tl},
-			Environment: map[string]any{"hostname": "box", "cores": float64(2)}}
-	}
-	slo, _ := threshold.Parse("load:http/latency/99<50")
-	loads := map[string]bool{"load": true}
-	quiet := map[string]*results.JobResult{
-		"load":        job(20, 55, map[string]float64{measure.RPS: 372, measure.Requests: 1488, measure.Latency99: 41}),
-		"application": job(30, 55, map[string]float64{}),
-	}
-	s := Judge(1750, quiet, loads, []threshold.Threshold{slo})
-	if s.Pass || s.Disturbed() || s.Outcome() != "FAIL (fell behind only: completed 372 of 1,750 req/s asked)" {
-		t.Errorf("372 of 1,750 within the SLO: %q (%+v)", s.Outcome(), s)
-	}
-	if !strings.Contains(s.Failed[0], "the generator fell behind: completed 372 of 1,750 req/s asked (under 95 %); its latency counts only the requests it sent") {
-		t.Errorf("failed %q", s.Failed)
-	}
-	busy := map[string]*results.JobResult{
-		"load":        job(20, 98, map[string]float64{measure.RPS: 1000, measure.Requests: 4000, measure.Latency99: 80}),
-		"application": job(30, 98, map[string]float64{}),
-	}
-	s = Judge(1000, busy, loads, []threshold.Threshold{slo})
-	if !s.Busy || s.Outside != 48 || !s.Disturbed() || s.Outcome() != "FAIL (machine busy: 48 % of it used outside the run)" {
-		t.Errorf("98 %% busy with the run's 50 %%: %q (%+v)", s.Outcome(), s)
 	}
 }
 

@@ -7,11 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/crankshaft/crankshaft/internal/api"
-	"github.com/crankshaft/crankshaft/internal/measure"
-	"github.com/crankshaft/crankshaft/internal/results"
-	"github.com/crankshaft/crankshaft/internal/threshold"
 )
 
 // server is a synthetic step: every rate up to capacity passes.
@@ -157,34 +152,5 @@ func TestSearchRepeatsAStolenStep(t *testing.T) {
 	}
 	if !r.Steps[1].Repeated || !r.Steps[2].Repeat || !r.Steps[2].Pass {
 		t.Errorf("steps %+v: want the stolen 1000 repeated and its repeat passing", r.Steps[:3])
-	}
-}
-
-// TestJudge: a step passes when every SLO holds and the generator kept up; the figures come from
-// the load's and the server's results.
-func TestJudge(t *testing.T) {
-	jobs := map[string]*results.JobResult{
-		"load": {Results: map[string]float64{measure.RPS: 940, measure.Latency99: 12, measure.ErrorRate: 0}},
-		"application": {Results: map[string]float64{measure.CPU: 60, measure.LockContention: 800},
-			Measurements: [][]api.Measurement{{{Name: measure.CPU, Value: 40}, {Name: measure.CPU, Value: 60}}}},
-	}
-	loads := map[string]bool{"load": true}
-	slo, _ := threshold.Parse("load:http/latency/99<20")
-	s := Judge(1000, jobs, loads, []threshold.Threshold{slo})
-	if s.Pass || !s.FellBehind || s.ServerCPU != 50 || s.LockContention != 800 || len(s.Failed) != 1 {
-		t.Errorf("940 of 1000: %+v, want failed as fallen behind only, server CPU the mean 50", s)
-	}
-	if s := Judge(950, jobs, loads, []threshold.Threshold{slo}); !s.Pass {
-		t.Errorf("940 of 950 within the SLO: %+v, want a pass", s)
-	}
-	slo, _ = threshold.Parse("load:http/latency/99<10")
-	if s := Judge(950, jobs, loads, []threshold.Threshold{slo}); s.Pass || len(s.Failed) != 1 {
-		t.Errorf("p99 12 against < 10: %+v", s)
-	}
-	if d := Drain(Step{Asked: 1000, Achieved: 500, FellBehind: true, Latency99: 100}, 4); d.Round(time.Millisecond) != 4100*time.Millisecond {
-		t.Errorf("drain %s, want 4 s of backlog plus the p99", d)
-	}
-	if d := Drain(Step{Asked: 100, Achieved: 100, Latency99: 5}, 4); d != 0 {
-		t.Errorf("drain after a clean step %s", d)
 	}
 }

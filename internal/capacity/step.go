@@ -9,7 +9,6 @@ import (
 	"github.com/crankshaft/crankshaft/internal/diagnose"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
-	"github.com/crankshaft/crankshaft/internal/threshold"
 )
 
 // Step is one rate tried: what was asked, what came back, and the server's state.
@@ -42,17 +41,54 @@ type Step struct {
 	Repeated bool   `json:"repeated,omitempty"`
 	Repeat   bool   `json:"repeat,omitempty"`
 	Again    string `json:"again,omitempty"`
+	// Diagnosis and Thresholds are the step's judgement as internal/runner made it, as a run's
+	// result has them: the verdict with its figures, and every SLO checked.
+	Diagnosis  []results.Diagnostic     `json:"diagnosis,omitempty"`
+	Thresholds []results.ThresholdCheck `json:"thresholds,omitempty"`
 }
 
 // MinAchieved is the share of the asked rate a generator must complete for a step to count
 // (Nighthawk's send-rate predicate).
 const MinAchieved = 0.95
 
-// Judge makes a step of one pass's results: the load's figures (summed over load services), the
-// servers' (services that do not wait for exit: loads names those that do), every SLO checked, and
-// whether the machine was disturbed meanwhile (machine-busy's rules: steal, other work).
-func Judge(asked float64, jobs map[string]*results.JobResult, loads map[string]bool, slos []threshold.Threshold) Step {
-	s := Step{Asked: asked}
+// Judge makes a step of one pass's results as internal/runner judged them, as it judges every
+// run (runner.Prepared.Step): the SLOs are the step's thresholds (res.Thresholds), the machine's
+// disturbance is read from the step's diagnosis (res.JobResults.Diagnostics: machine-busy) and its
+// steal (diagnose.Stolen), and failures are the run's other failures (runner.RunFailures: failed
+// requests above --max-error-rate, a generator of a split load behind). To those the search adds
+// its own rule: the generator completed MinAchieved of the rate asked. The figures are the
+// load's (summed over load services) and the servers' (services that do not wait for exit: loads
+// names those that do).
+func Judge(asked float64, res *results.Result, failures []string, loads map[string]bool) Step {
+	s := Step{Asked: asked, Diagnosis: res.JobResults.Diagnostics, Thresholds: res.Thresholds}
+	s.figures(res.JobResults.Jobs, loads)
+	s.FellBehind = s.Achieved < MinAchieved*asked
+	s.judgeMachine(res)
+	for _, c := range res.Thresholds {
+		if c.Pass {
+			continue
+		}
+		value := "not reported"
+		if c.Found {
+			value = strconv.FormatFloat(math.Round(c.Value*1000)/1000, 'f', -1, 64)
+		}
+		target := c.Metric
+		if c.Service != "" {
+			target = c.Service + ": " + c.Metric
+		}
+		s.Failed = append(s.Failed, fmt.Sprintf("%s %s (%s)", target, c.Condition, value))
+	}
+	s.Failed = append(s.Failed, failures...)
+	if s.FellBehind {
+		s.Failed = append(s.Failed, fmt.Sprintf("the generator fell behind: completed %s of %s asked (under %.0f %%); its latency counts only the requests it sent",
+			results.Format(s.Achieved, "n0"), Rate(asked), 100*MinAchieved))
+	}
+	s.Pass = len(s.Failed) == 0
+	return s
+}
+
+// figures are the step's figures: the load's, summed over load services, and the servers'.
+func (s *Step) figures(jobs map[string]*results.JobResult, loads map[string]bool) {
 	for name, jr := range jobs {
 		if jr == nil {
 			continue
@@ -71,41 +107,18 @@ func Judge(asked float64, jobs map[string]*results.JobResult, loads map[string]b
 		s.LockContention += jr.Results[measure.LockContention]
 		s.Exceptions += jr.Results[measure.ExceptionCount]
 	}
-	s.FellBehind = s.Achieved < MinAchieved*asked
-	res := &results.Result{JobResults: results.JobResults{Jobs: jobs}}
-	s.judgeMachine(res)
-	for _, c := range threshold.Check(res, slos) {
-		if c.Pass {
-			continue
-		}
-		value := "not reported"
-		if c.Found {
-			value = strconv.FormatFloat(math.Round(c.Value*1000)/1000, 'f', -1, 64)
-		}
-		target := c.Metric
-		if c.Service != "" {
-			target = c.Service + ": " + c.Metric
-		}
-		s.Failed = append(s.Failed, fmt.Sprintf("%s %s (%s)", target, c.Condition, value))
-	}
-	if s.FellBehind {
-		s.Failed = append(s.Failed, fmt.Sprintf("the generator fell behind: completed %s of %s asked (under %.0f %%); its latency counts only the requests it sent",
-			results.Format(s.Achieved, "n0"), Rate(asked), 100*MinAchieved))
-	}
-	s.Pass = len(s.Failed) == 0
-	return s
 }
 
 // outsideFigure is the figure of machine-busy's verdict that gives the share of the machine used
 // outside the run.
 const outsideFigure = "outside the run"
 
-// judgeMachine reads the step's disturbance with the diagnosis' own rules: the steal
-// (diagnose.Stolen) and machine-busy's verdict, with the share of the machine used outside the run.
+// judgeMachine reads the step's disturbance from its diagnosis, with the diagnosis' own rules: the
+// steal (diagnose.Stolen) and machine-busy's verdict, with the share of the machine used outside
+// the run.
 func (s *Step) judgeMachine(res *results.Result) {
-	th := diagnose.DefaultThresholds()
-	s.Steal, s.Stolen = diagnose.Stolen(res, th)
-	for _, d := range diagnose.Diagnose(res, th) {
+	s.Steal, s.Stolen = diagnose.Stolen(res, diagnose.DefaultThresholds())
+	for _, d := range res.JobResults.Diagnostics {
 		if d.Kind != diagnose.MachineBusy {
 			continue
 		}

@@ -15,8 +15,8 @@ const capacityUsage = `usage: crank capacity --config FILE --scenario NAME --slo
 Finds the highest request rate the application sustains within every SLO: keeps the application
 running and steps the load's rate open-loop (the scenario's rate variable: crank load, bombardier
 -r), doubling from --start-rate until a step fails, then bisecting until the capacity is known
-within --precision. A step passes when every SLO holds and the generator completed at least 95 %
-of the rate asked. A failure on a disturbed machine (machine-busy, steal) or on the SLOs alone is
+within --precision. A step passes when every SLO holds, at most --max-error-rate of its requests
+failed (as in a run) and the generator completed at least 95 % of the rate asked. A failure on a disturbed machine (machine-busy, steal) or on the SLOs alone is
 measured again, and a rate that passes and fails (or fails below one that passed) is measured again
 before any answer, at most 3 measures a rate; a search that cannot settle says so, with the bracket
 (the highest rate that passed, the lowest that failed) and what would tell. The knee is explained

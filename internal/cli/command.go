@@ -2,30 +2,28 @@ package cli
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/crankshaft/crankshaft/internal/controller"
-	"github.com/crankshaft/crankshaft/internal/influx"
+	"github.com/crankshaft/crankshaft/internal/output"
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/runner"
 )
 
 // command is what a command built on runs (sweep, capacity, bisect) gets from the command line:
-// the run flags as a plan, and the command line's controller, writers and InfluxDB.
+// the run flags as a plan, the command line's controller, and its outputs' settings (the command
+// chooses its outputs by name).
 func command(st State, f *runFlags) *runner.Command {
 	log := logger(st.Stderr, f.verbose)
 	c := &runner.Command{Env: runEnv(st), Getenv: st.Getenv, Plan: f.plan(), JSON: f.jsonOut, DryRun: f.dryRun, Verbose: f.verbose,
 		Controller: func() (*controller.Controller, error) { return newController(st, f, log, st.Stderr, nil) },
-		WriteJSON:  func(path string, res *results.Result) bool { return writeJSON(st, path, res) },
-		Written:    func(paths ...string) { recordWritten(st, paths...) }}
-	if cfg := influxConfig(st, f); cfg.Enabled() {
-		c.Publish = func(ctx context.Context, res *results.Result) error {
-			sum, err := influx.Publish(ctx, cfg, res, log)
-			if err == nil {
-				fmt.Fprintln(st.Stderr, sum.String())
-			}
-			return err
-		}
+		Written:    func(paths ...string) { recordWritten(st, paths...) },
+		Outputs: output.Params{Stdout: st.Stdout, Stderr: st.Stderr, Logger: log, Influx: influxConfig(st, f),
+			Written: func(p string) { recordWritten(st, p) }}}
+	c.WriteJSON = func(path string, res *results.Result) bool {
+		return c.WriteTo(context.Background(), output.JSON, path, res) == nil
+	}
+	if c.Outputs.Influx.Enabled() {
+		c.Publish = func(ctx context.Context, res *results.Result) error { return c.WriteTo(ctx, output.Influx, "", res) }
 	}
 	return c
 }

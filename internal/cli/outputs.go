@@ -20,14 +20,6 @@ func checkOutputs(f *runFlags) error {
 	return output.CheckFiles(output.Files{JSON: f.jsonOut, CSV: f.output.csv, Compare: f.compare, Dir: f.display.outputDir})
 }
 
-// writeJSON writes a result document (a run's, a capacity's, a bisect's) to path ("-": stdout),
-// as internal/output's JSON output does; it returns false when that failed (and said so).
-func writeJSON(st State, path string, res *results.Result) bool {
-	o, err := output.New(output.JSON, output.Params{Arg: path, Stdout: st.Stdout, Stderr: st.Stderr,
-		Written: func(p string) { recordWritten(st, p) }})
-	return err == nil && o.Write(context.Background(), output.Run{Result: res}) == nil
-}
-
 // tablesTo is where the tables go: stdout, unless the JSON goes there.
 func tablesTo(st State, f *runFlags) io.Writer {
 	if f.jsonOut == "-" {

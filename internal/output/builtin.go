@@ -22,7 +22,13 @@ const (
 	Table   = "table"    // the tables, with --chart's column and timelines
 	Influx  = "influxdb" // points published to InfluxDB
 	Compare = "compare"  // crank compare against a result file (--compare)
+	// Capacity is a crank capacity search as the terminal shows it: its steps' table, chart and
+	// answer; a matrix's capacities side by side.
+	Capacity = "capacity"
 )
+
+// ErrNotConfigured is an output the command line did not configure (InfluxDB without a URL).
+var ErrNotConfigured = errors.New("not configured")
 
 func init() {
 	Register(CSV, func(p Params) (Output, error) { return writerFunc(p.csv), nil })
@@ -30,11 +36,12 @@ func init() {
 	Register(Table, func(p Params) (Output, error) { return writerFunc(p.table), nil })
 	Register(Influx, func(p Params) (Output, error) {
 		if !p.Influx.Enabled() {
-			return nil, errors.New("influxdb: no URL, org and bucket")
+			return nil, fmt.Errorf("influxdb: no URL, org and bucket: %w", ErrNotConfigured)
 		}
 		return writerFunc(p.influx), nil
 	})
 	Register(Compare, func(p Params) (Output, error) { return writerFunc(p.compare), nil })
+	Register(Capacity, func(p Params) (Output, error) { return writerFunc(p.capacity), nil })
 }
 
 type writerFunc func(ctx context.Context, r Run) error

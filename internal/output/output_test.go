@@ -3,6 +3,7 @@ package output
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -12,14 +13,14 @@ import (
 // TestRegistry: every output crank has is registered under its name, an unknown name is refused
 // naming them, and an output is written through the one interface.
 func TestRegistry(t *testing.T) {
-	if got := strings.Join(Names(), ","); got != "compare,csv,influxdb,json,table" {
+	if got := strings.Join(Names(), ","); got != "capacity,compare,csv,influxdb,json,table" {
 		t.Errorf("names %s", got)
 	}
-	if _, err := New("nosuch", Params{}); err == nil || !strings.Contains(err.Error(), "outputs: [compare csv") {
+	if _, err := New("nosuch", Params{}); err == nil || !strings.Contains(err.Error(), "outputs: [capacity compare csv") {
 		t.Errorf("unknown output: %v", err)
 	}
-	if _, err := New(Influx, Params{}); err == nil {
-		t.Error("influxdb without a URL was made")
+	if _, err := New(Influx, Params{}); !errors.Is(err, ErrNotConfigured) {
+		t.Errorf("influxdb without a URL: %v, want ErrNotConfigured", err)
 	}
 	var out bytes.Buffer
 	o, err := New(JSON, Params{Arg: "-", Stdout: &out})

@@ -42,29 +42,14 @@ type CapacityRow struct {
 	Pass    bool
 }
 
-// namedCapacity is one search of a result file: the file's, or each variant's of a matrix.
-type namedCapacity struct {
-	Variant string `json:"variant"`
-	capacity.Result
-}
-
 // capacityViews reads a result file's "capacity" (one search, or a matrix's "variants") into views.
 func capacityViews(label string, raw json.RawMessage) ([]CapacityView, error) {
-	var doc struct {
-		Variants []namedCapacity `json:"variants"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		return nil, fmt.Errorf("capacity: %w", err)
-	}
-	if doc.Variants == nil {
-		var one namedCapacity
-		if err := json.Unmarshal(raw, &one.Result); err != nil {
-			return nil, fmt.Errorf("capacity: %w", err)
-		}
-		doc.Variants = []namedCapacity{one}
+	searches, _, err := capacity.Read(raw)
+	if err != nil {
+		return nil, err
 	}
 	var out []CapacityView
-	for _, c := range doc.Variants {
+	for _, c := range searches {
 		name := label
 		if c.Variant != "" {
 			name += ": " + c.Variant

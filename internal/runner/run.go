@@ -64,10 +64,7 @@ func Prepare(ctx context.Context, env Env, plan Plan) (*Prepared, error) {
 	env = env.withDefaults()
 	resolved, scripts, err := Resolve(ctx, env, plan.Source)
 	if err == nil {
-		err = CheckThresholdServices(plan.Verdict.Thresholds, resolved)
-	}
-	if err == nil {
-		err = CheckThresholdMetrics(env.Stderr, plan.Verdict.Thresholds, resolved, scripts)
+		err = checkVerdict(env.Stderr, plan.Verdict, resolved, scripts)
 	}
 	if err != nil {
 		return nil, Exit(ExitBadInput, err)
@@ -129,7 +126,7 @@ func (p *Prepared) Execute(ctx context.Context, ex Executor, emit Emit) error {
 	}
 	// judge writes the verdict's failures; the run's and the scripts' errors go beside them, so
 	// that the JSON's returnCode and failures are crank's exit status and why.
-	verdict := judge(res, p.Plan.Verdict, ScenarioThresholds(p.Resolved))
+	verdict := judge(res, p.Plan.Verdict, p.Plan.Verdict.scenarioThresholds(p.Resolved))
 	if scriptErr != nil {
 		res.Failures = append(res.Failures, scriptErr.Error())
 		res.ReturnCode, verdict = ExitFailed, ExitFailed
@@ -193,7 +190,7 @@ func (p *Prepared) Judge(res *results.Result, noProbe string) int {
 		why = noProbe
 	}
 	res.JobResults.Diagnostics = diagnose.NotProbed(res.JobResults.Diagnostics, why)
-	return judge(res, p.Plan.Verdict, ScenarioThresholds(p.Resolved))
+	return judge(res, p.Plan.Verdict, p.Plan.Verdict.scenarioThresholds(p.Resolved))
 }
 
 // variant is a run's variant: the variables that differ from the scenario's defaults, and its

@@ -22,6 +22,18 @@ const DefaultMaxErrorRate = 0.01
 type Verdict struct {
 	Thresholds   []threshold.Threshold
 	MaxErrorRate float64 // a fraction; negative: never fail on errors
+	// NoScenarioThresholds: Thresholds are the run's only ones, the scenario's thresholds: are
+	// neither checked nor judged (crank capacity: its SLOs are its steps' thresholds; a
+	// scenario's are written for its own load, not for the rates a search tries).
+	NoScenarioThresholds bool
+}
+
+// scenarioThresholds are the scenario's thresholds a run with these settings is judged by.
+func (v Verdict) scenarioThresholds(r *config.Resolved) []threshold.Threshold {
+	if v.NoScenarioThresholds {
+		return nil
+	}
+	return ScenarioThresholds(r)
 }
 
 // judge decides the run's return code and records it, with the reasons and every threshold
@@ -39,20 +51,37 @@ func judge(res *results.Result, v Verdict, scenario []threshold.Threshold) int {
 		code = ExitFailed
 	}
 	res.Thresholds = threshold.Check(res, append(append([]threshold.Threshold{}, scenario...), v.Thresholds...))
-	var crossed []string
-	for _, c := range res.Thresholds {
-		if !c.Pass {
-			crossed = append(crossed, threshold.Line(c))
-		}
-	}
-	if len(crossed) > 0 {
-		res.Failures = append(res.Failures, fmt.Sprintf("%d of %d thresholds failed", len(crossed), len(res.Thresholds)))
+	if crossed := thresholdsFailed(res.Thresholds); crossed != "" {
+		res.Failures = append(res.Failures, crossed)
 		if code == ExitOK {
 			code = ExitThresholds
 		}
 	}
 	res.ReturnCode = code
 	return code
+}
+
+// thresholdsFailed is the failure the crossed thresholds give ("" when none was crossed): their
+// count; the checks themselves say which.
+func thresholdsFailed(checks []results.ThresholdCheck) string {
+	crossed := 0
+	for _, c := range checks {
+		if !c.Pass {
+			crossed++
+		}
+	}
+	if crossed == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d thresholds failed", crossed, len(checks))
+}
+
+// RunFailures are a judged result's failures besides its crossed thresholds (res.Thresholds say
+// those): failed requests above --max-error-rate, a generator of a split load that fell behind,
+// the run's and the scripts' errors.
+func RunFailures(res *results.Result) []string {
+	crossed := thresholdsFailed(res.Thresholds)
+	return slices.DeleteFunc(slices.Clone(res.Failures), func(f string) bool { return crossed != "" && f == crossed })
 }
 
 // errorFailure tells whether the load jobs' failed requests exceed the limit, and says so.

@@ -12,6 +12,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/config"
 	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/gate"
+	"github.com/crankshaft/crankshaft/internal/output"
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/runner"
 )
@@ -164,8 +165,9 @@ func (cmd *command) prepare(ctx context.Context, file *File) (map[string]*runner
 	return prepared, services, nil
 }
 
-// options runs each variant once on the controller, judges it through the run library, and
-// publishes it to InfluxDB with its variant's settings as its tags.
+// options runs each variant once on the controller, judges it through the run library, and writes
+// it to the outputs a sweep has (InfluxDB, when configured) with its variant's settings as its
+// tags.
 func (cmd *command) options(ctl *controller.Controller, prepared map[string]*runner.Prepared, services map[string][]controller.Service) Options {
 	c := cmd.c
 	session := cmp.Or(c.Plan.Run.Session, runner.NewSession())
@@ -176,20 +178,10 @@ func (cmd *command) options(ctl *controller.Controller, prepared map[string]*run
 				Iterations: 1, Description: c.Plan.Run.Description, Session: session, Properties: maps.Clone(c.Plan.Run.Properties)}
 			return ctl.Execute(ctx, run)
 		}}
-	if c.Publish != nil {
-		opts.Published = func(ctx context.Context, v Variant, r *results.Result) error {
-			// The variant tag is the variant's settings (influx.VariantOf: sorted name=value pairs),
-			// as a run with those --variable values would have.
-			tagged := *r
-			tagged.Variant = map[string]string{}
-			for _, st := range v.Settings {
-				tagged.Variant[Axis{Key: st.Key}.Short()] = st.Value
-			}
-			if err := c.Publish(ctx, &tagged); err != nil {
-				return fmt.Errorf("influxdb: %w", err)
-			}
-			return nil
-		}
+	if o, err := c.Output(output.Influx, ""); err == nil {
+		opts.Outputs = append(opts.Outputs, o)
+	} else if !errors.Is(err, output.ErrNotConfigured) {
+		fmt.Fprintf(c.Stderr, "crank sweep: %v\n", err)
 	}
 	return opts
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/crankshaft/crankshaft/internal/output"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
@@ -17,9 +18,9 @@ type Options struct {
 	// Path is where the sweep file is written after every run (so nothing done is lost).
 	Path string
 	Run  Runner
-	// Published, when set, is called with each run's results once recorded (InfluxDB); its error
-	// is reported on Progress and the sweep goes on.
-	Published func(ctx context.Context, v Variant, r *results.Result) error
+	// Outputs are written each run's results once recorded, tagged with its variant's settings
+	// (Tagged): InfluxDB. An output says what went wrong itself, and the sweep goes on.
+	Outputs []output.Output
 	// Progress receives one line per run.
 	Progress io.Writer
 	// Judge, when set, judges a variant's results once a run is added to them (the diagnosis, the
@@ -60,13 +61,24 @@ func Run(ctx context.Context, f *File, opts Options) error {
 		if err := f.WriteFile(opts.Path); err != nil {
 			return fmt.Errorf("writing %s: %w", opts.Path, err)
 		}
-		if opts.Published != nil {
-			if err := opts.Published(ctx, v, res); err != nil { // the sweep file has the run
-				fmt.Fprintf(opts.Progress, "sweep run %d of %d: %v\n", k+1, len(order), err)
+		for _, o := range opts.Outputs {
+			if o.Write(ctx, output.Run{Result: Tagged(v, res)}) != nil {
+				fmt.Fprintf(opts.Progress, "sweep run %d of %d: kept in the sweep file only\n", k+1, len(order))
 			}
 		}
 	}
 	return nil
+}
+
+// Tagged is a run of a variant as the outputs get it: its variant is the variant's settings
+// (influx.VariantOf: sorted name=value pairs), as a run with those --variable values would have.
+func Tagged(v Variant, r *results.Result) *results.Result {
+	tagged := *r
+	tagged.Variant = map[string]string{}
+	for _, st := range v.Settings {
+		tagged.Variant[Axis{Key: st.Key}.Short()] = st.Value
+	}
+	return &tagged
 }
 
 // Resume checks that a sweep file read back is the sweep asked for: the same axes, in the same

@@ -5,29 +5,27 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"text/tabwriter"
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/capacity"
-	"github.com/crankshaft/crankshaft/internal/config"
+	"github.com/crankshaft/crankshaft/internal/output"
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/runner"
 	"github.com/crankshaft/crankshaft/internal/sweep"
 )
 
-// VariantCapacity is one variant's search in a capacity matrix's result file.
+// VariantCapacity is one variant's search in a capacity matrix's result file (read back by
+// capacity.Read).
 type VariantCapacity struct {
-	Variant  string          `json:"variant"`
+	capacity.Named
 	Settings []sweep.Setting `json:"settings"`
-	capacity.Result
 }
 
-// variant is a variant's search and resolved scenario.
+// variant is a variant's search and prepared scenario.
 type variant struct {
 	v        sweep.Variant
 	s        *search
-	resolved *config.Resolved
+	prepared *runner.Prepared
 }
 
 // runMatrix is crank capacity --matrix: every variant is resolved and checked before anything
@@ -54,29 +52,28 @@ func (s *search) runMatrix(ctx context.Context, axes []sweep.Axis) int {
 	code := runner.ExitOK
 	for i, cv := range variants {
 		fmt.Fprintf(c.Stderr, "capacity: variant %d of %d: %s\n", i+1, len(variants), cv.v.Name)
-		res, knee, serr := cv.s.run(ctx, ctl, cv.resolved)
+		res, knee, serr := cv.s.run(ctx, ctl, cv.prepared)
 		if errors.Is(serr, errStepper) {
 			fmt.Fprintf(c.Stderr, "crank capacity: variant %s: %v\n", cv.v.Name, serr)
 			code = runner.ExitFailed
 			break
 		}
 		fmt.Fprintf(c.Stdout, "variant %s\n", cv.v.Name)
-		capacity.WriteTable(c.Stdout, res)
-		fmt.Fprintf(c.Stdout, "%s\n\n", res.Summary())
-		done = append(done, VariantCapacity{Variant: cv.v.Name, Settings: cv.v.Settings, Result: res})
 		vc := searchCode(ctx, c.Stderr, res, serr)
+		out := cv.s.answer(res, knee, vc, started, runner.Variant(c.Plan.Run.Properties, cv.prepared.Resolved))
+		_ = c.WriteTo(ctx, output.Capacity, "", out) // a failure is said by the output; the exit status is the search's
+		fmt.Fprintln(c.Stdout)
+		done = append(done, VariantCapacity{Named: capacity.Named{Variant: cv.v.Name, Result: res}, Settings: cv.v.Settings})
 		if vc == runner.ExitInterrupted {
 			code = vc
 			break
 		}
 		code = matrixCode(code, vc)
-		out := cv.s.answer(res, knee, vc, started, runner.Variant(c.Plan.Run.Properties, cv.resolved))
 		if !cv.s.publish(ctx, out) {
 			code = runner.ExitFailed
 		}
 	}
-	writeCapacities(c.Stdout, done)
-	return s.writeMatrix(done, code, started)
+	return s.writeMatrix(ctx, done, code, started)
 }
 
 // matrixCode is the matrix's exit status so far with a variant's: a variant with no capacity (or
@@ -99,30 +96,28 @@ func (s *search) matrixDryRun(ctx context.Context, variants []variant) int {
 		return runner.ExitBadInput
 	}
 	for _, cv := range variants {
-		first, err := cv.s.stepResolved(ctx, cv.s.settings.Start)
+		first, err := cv.s.step(ctx, cv.s.settings.Start)
 		if err != nil {
 			fmt.Fprintf(c.Stderr, "crank capacity: variant %s: %v\n", cv.v.Name, err)
 			return runner.ExitBadInput
 		}
-		if code := c.WriteDryRunOf("-", first); code != runner.ExitOK {
+		if code := c.WriteDryRunOf("-", first.Resolved); code != runner.ExitOK {
 			return code
 		}
 	}
 	return runner.ExitOK
 }
 
-// writeMatrix writes the matrix's result file (--json): every variant's search under "capacity".
-func (s *search) writeMatrix(done []VariantCapacity, code int, started time.Time) int {
+// writeMatrix prints the variants' capacities side by side and writes the matrix's result file
+// (--json): every variant's search under "capacity".
+func (s *search) writeMatrix(ctx context.Context, done []VariantCapacity, code int, started time.Time) int {
 	c := s.c
-	if c.JSON == "" {
-		return code
-	}
 	out := &results.Result{StartTime: started.UTC(), Scenario: s.src.Scenario, Profiles: s.src.Profiles, ReturnCode: code,
 		JobResults: results.JobResults{Jobs: map[string]*results.JobResult{}, Properties: c.Plan.Run.Properties}}
 	if b, err := json.Marshal(map[string]any{"variants": done}); err == nil {
 		out.Capacity = b
 	}
-	if !c.WriteJSON(c.JSON, out) && code == runner.ExitOK {
+	if s.write(ctx, out) != nil && code == runner.ExitOK {
 		code = runner.ExitFailed
 	}
 	return code
@@ -137,40 +132,11 @@ func (s *search) matrixVariants(ctx context.Context, axes []sweep.Axis) ([]varia
 	for _, v := range sweep.Product(axes) {
 		vs := *s
 		vs.src = sweep.VariantSource(s.src, axes, v)
-		resolved, err := vs.check(ctx)
+		prepared, err := vs.check(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("variant %s: %w", v.Name, err)
 		}
-		out = append(out, variant{v: v, s: &vs, resolved: resolved})
+		out = append(out, variant{v: v, s: &vs, prepared: prepared})
 	}
 	return out, nil
-}
-
-// writeCapacities prints each variant's capacity beside the first's, with the knee's verdict.
-func writeCapacities(w io.Writer, vs []VariantCapacity) {
-	if len(vs) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "capacity per variant (the first is the baseline):")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "variant\tcapacity req/s\tvs baseline\tfailed at req/s\tat the knee\t")
-	base := vs[0].Rate
-	if vs[0].Inconclusive != "" {
-		base = 0
-	}
-	for _, v := range vs {
-		ratio, rate := "-", fmt.Sprintf("%.0f", v.Rate)
-		if base > 0 && v.Rate > 0 && v.Inconclusive == "" {
-			ratio = fmt.Sprintf("%.2fx", v.Rate/base)
-		}
-		if v.Inconclusive != "" {
-			rate = fmt.Sprintf("cannot tell (%.0f-%.0f)", v.Rate, v.FailedAt)
-		}
-		kind := v.VerdictKind
-		if kind == "" {
-			kind = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f\t%s\t\n", v.Variant, rate, ratio, v.FailedAt, kind)
-	}
-	_ = tw.Flush()
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/capacity"
+	"github.com/crankshaft/crankshaft/internal/output"
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/runner"
 )
@@ -52,19 +53,23 @@ func (s *search) answer(res capacity.Result, knee map[string]*results.JobResult,
 	return out
 }
 
+// write prints the answer (the capacity output: a search's steps and answer, a matrix's
+// capacities side by side) and writes its result file (--json); an error when the file was not
+// written (said).
+func (s *search) write(ctx context.Context, out *results.Result) error {
+	_ = s.c.WriteTo(ctx, output.Capacity, "", out) // a failure is said by the output; the exit status is the search's
+	if s.c.JSON == "" {
+		return nil
+	}
+	return s.c.WriteTo(ctx, output.JSON, s.c.JSON, out)
+}
+
 // publish sends the answer and every step to InfluxDB when it is configured (spooled when it does
 // not take them), saying what it did; false when even the spool failed. The knee's own results
 // are left out: a step at a capped rate is not the scenario's run, and the dashboards' trends of
 // crank_summary would show it as one.
 func (s *search) publish(ctx context.Context, out *results.Result) bool {
-	if s.c.Publish == nil {
-		return true
-	}
 	answer := *out
 	answer.JobResults.Jobs = map[string]*results.JobResult{}
-	if err := s.c.Publish(ctx, &answer); err != nil {
-		fmt.Fprintf(s.c.Stderr, "crank capacity: influxdb: %v\n", err)
-		return false
-	}
-	return true
+	return s.c.WriteTo(ctx, output.Influx, "", &answer) == nil
 }

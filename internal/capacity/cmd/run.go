@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"strconv"
 	"strings"
@@ -58,18 +57,18 @@ func Run(ctx context.Context, c *runner.Command, fl Flags) int {
 	if len(fl.Axes) > 0 {
 		return s.runMatrix(ctx, fl.Axes)
 	}
-	resolved, err := s.check(ctx)
+	prepared, err := s.check(ctx)
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "crank capacity: %v\n", err)
 		return runner.ExitBadInput
 	}
 	if c.DryRun != "" { // the inputs checked, the jobs of the first step written; nothing runs
-		first, err := s.stepResolved(ctx, s.settings.Start)
+		first, err := s.step(ctx, s.settings.Start)
 		if err != nil {
 			fmt.Fprintf(c.Stderr, "crank capacity: %v\n", err)
 			return runner.ExitBadInput
 		}
-		return c.WriteDryRunOf(c.DryRun, first)
+		return c.WriteDryRunOf(c.DryRun, first.Resolved)
 	}
 	ctl, err := c.Controller()
 	if err != nil {
@@ -77,23 +76,21 @@ func Run(ctx context.Context, c *runner.Command, fl Flags) int {
 		return runner.ExitBadInput
 	}
 	defer ctl.Close(context.WithoutCancel(ctx))
-	return s.once(ctx, ctl, resolved)
+	return s.once(ctx, ctl, prepared)
 }
 
 // once runs the search, prints it, writes and publishes its answer, and gives the exit status.
-func (s *search) once(ctx context.Context, ctl *controller.Controller, resolved *config.Resolved) int {
+func (s *search) once(ctx context.Context, ctl *controller.Controller, prepared *runner.Prepared) int {
 	c := s.c
 	started := time.Now()
-	res, knee, searchErr := s.run(ctx, ctl, resolved)
+	res, knee, searchErr := s.run(ctx, ctl, prepared)
 	if errors.Is(searchErr, errStepper) {
 		fmt.Fprintf(c.Stderr, "crank capacity: %v\n", searchErr)
 		return runner.ExitBadInput
 	}
-	capacity.WriteTable(c.Stdout, res)
-	fmt.Fprintln(c.Stdout, res.Summary())
 	code := searchCode(ctx, c.Stderr, res, searchErr)
-	out := s.answer(res, knee, code, started, runner.Variant(c.Plan.Run.Properties, resolved))
-	if c.JSON != "" && !c.WriteJSON(c.JSON, out) && code == runner.ExitOK {
+	out := s.answer(res, knee, code, started, runner.Variant(c.Plan.Run.Properties, prepared.Resolved))
+	if s.write(ctx, out) != nil && code == runner.ExitOK {
 		code = runner.ExitFailed
 	}
 	if code == runner.ExitInterrupted {
@@ -138,24 +135,51 @@ func (s *search) fromScenario(ctx context.Context, fl Flags) error {
 // errStepper marks a search that could not start its services.
 var errStepper = errors.New("the services could not be started")
 
-// check resolves the scenario and refuses what would make the search meaningless.
-func (s *search) check(ctx context.Context) (*config.Resolved, error) {
-	resolved, err := s.c.Resolve(ctx, s.src, false)
+// plan is the plan of the search's runs of src, one a step, each prepared, measured and judged by
+// internal/runner as a plain run is (runner.Prepared.Step).
+//
+// How a step maps onto a run's judgement (docs/CAPACITY.md, "How a step is judged"):
+//   - The SLOs are the step's thresholds, and its only ones: a scenario's thresholds: and
+//     --threshold are written for the scenario's own load, not for the rates a search tries
+//     (runner.Verdict.NoScenarioThresholds). A crossed SLO fails the step as a crossed threshold
+//     fails a run.
+//   - --max-error-rate (1 % unless given; off disables it) applies to every step as to a run: a step
+//     whose failed requests exceed it fails, whatever its latency (failures answered fast would
+//     otherwise pass a latency SLO); so does a generator of a split load that fell behind.
+//   - The search adds its own rule to the run's: the generator completed 95 % of the rate asked
+//     (capacity.MinAchieved).
+//   - The diagnosis is the run's; the probe's decision is the run's (--no-probe, --probe, the
+//     diagnosis' reasons to skip it), but a step whose run would be probed is not
+//     (runner.NoStepProbe). The knee's verdict is that diagnosis read without the step's rate cap.
+//   - Each step is one measure (no --iterations, no --iterations auto; --script names are checked,
+//     not run on each step): the search measures a rate again itself (capacity.MaxMeasures).
+func (s *search) plan(src runner.Source) runner.Plan {
+	p := s.c.Plan
+	p.Source, p.Auto, p.Executed = src, false, nil
+	p.Run.Iterations = 1
+	p.Verdict = runner.Verdict{Thresholds: s.slos, MaxErrorRate: s.c.Plan.Verdict.MaxErrorRate, NoScenarioThresholds: true}
+	return p
+}
+
+// check prepares the scenario as given (its notes and warnings said, the SLOs checked against its
+// services and figures) and refuses what would make the search meaningless.
+func (s *search) check(ctx context.Context) (*runner.Prepared, error) {
+	prepared, err := runner.Prepare(ctx, s.c.Env, s.plan(s.src))
 	if err == nil {
-		err = s.checkInput(ctx, resolved)
+		err = s.checkInput(ctx, prepared.Resolved)
 	}
-	return resolved, err
+	return prepared, err
 }
 
 // run is one capacity search on the controller: the application started once, the load
 // stepped; it returns the answer with the knee's verdict and the knee step's results.
-func (s *search) run(ctx context.Context, ctl *controller.Controller, resolved *config.Resolved) (capacity.Result, map[string]*results.JobResult, error) {
-	stepper, err := ctl.NewStepper(runner.Services(resolved, s.src.Interval), loadName(resolved))
+func (s *search) run(ctx context.Context, ctl *controller.Controller, prepared *runner.Prepared) (capacity.Result, map[string]*results.JobResult, error) {
+	stepper, err := ctl.NewStepper(prepared.Services(), loadName(prepared.Resolved))
 	if err != nil {
 		return capacity.Result{}, nil, fmt.Errorf("%w: %w", errStepper, err)
 	}
 	defer stepper.Close(context.WithoutCancel(ctx))
-	m := &steps{s: s, stepper: stepper, loads: loadsOf(resolved), started: time.Now()}
+	m := &steps{s: s, stepper: stepper, loads: loadsOf(prepared.Resolved), started: time.Now()}
 	res, searchErr := capacity.Search(ctx, s.settings.Options, m.measure)
 	for _, t := range s.slos {
 		res.SLOs = append(res.SLOs, t.String())
@@ -168,47 +192,32 @@ func (s *search) run(ctx context.Context, ctl *controller.Controller, resolved *
 	return res, knee, searchErr
 }
 
-// stepServices resolves the scenario for one step: the rate, and the step's duration and warm-up,
-// given to every service as top-level variables.
-func (s *search) stepServices(ctx context.Context, rate float64) ([]controller.Service, error) {
-	r, err := s.stepResolved(ctx, rate)
-	if err != nil {
-		return nil, err
-	}
-	return runner.Services(r, s.src.Interval), nil
-}
-
-// stepResolved is the scenario resolved for one step.
-func (s *search) stepResolved(ctx context.Context, rate float64) (*config.Resolved, error) {
-	return s.c.Resolve(ctx, s.src.With(map[string]string{
+// step prepares one step's run (its notes unsaid: the scenario's were said once): the rate, and
+// the step's duration and warm-up, given to every service as top-level variables.
+func (s *search) step(ctx context.Context, rate float64) (*runner.Prepared, error) {
+	return runner.Prepare(ctx, s.c.Quiet(), s.plan(s.src.With(map[string]string{
 		"rate":     strconv.FormatFloat(rate, 'f', 0, 64),
 		"duration": strconv.FormatFloat(s.settings.StepDuration, 'f', -1, 64),
 		"warmup":   strconv.FormatFloat(s.settings.StepWarmup, 'f', -1, 64),
-	}), true)
+	})))
 }
 
-// checkCapacityInput refuses what would make the search meaningless: SLOs on unknown figures or
-// services, a load whose arguments the rate does not reach (a rate is rendered into the load's
+// checkInput refuses what would make the search meaningless (the SLOs' figures and services are
+// checked by runner.Prepare): a load whose arguments the rate does not reach (a rate is rendered into the load's
 // arguments or the load cannot be stepped), and a load whose tool paces the rate but not in an
 // open loop (bombardier's -r, internal/loadtool): its latency leaves out the requests a stall held
 // back, so a step over the server's capacity can pass. (A tool that cannot take a rate at all, wrk,
 // is refused by the configuration, naming the tools that can.)
 func (s *search) checkInput(ctx context.Context, r *config.Resolved) error {
-	if err := runner.CheckThresholdServices(s.slos, r); err != nil {
-		return err
-	}
-	if err := runner.CheckThresholdMetrics(io.Discard, s.slos, r, nil); err != nil {
-		return err
-	}
 	if err := checkOpenLoop(r); err != nil {
 		return err
 	}
 	const probe = 12345
-	services, err := s.stepServices(ctx, probe)
+	stepped, err := s.step(ctx, probe)
 	if err != nil {
 		return err
 	}
-	for _, s := range services {
+	for _, s := range stepped.Services() {
 		if s.Job.WaitForExit && !strings.Contains(s.Job.Arguments, strconv.Itoa(probe)) {
 			return fmt.Errorf("service %q (job %q) does not take the rate variable in its arguments: crank capacity steps an open-loop rate; use --%s.job builtin (crank load's fixed rate)", s.Name, s.Job.Name, s.Name)
 		}

@@ -6,15 +6,15 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/capacity"
-	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/runner"
 )
 
 // steps measures the search's steps on the stepper, saying each as it goes, and keeps each
 // step's results (the knee's are diagnosed and written).
 type steps struct {
 	s       *search
-	stepper *controller.Stepper
+	stepper runner.Stepper
 	loads   map[string]bool
 	byStep  []map[string]*results.JobResult // in the search's order: Steps[i]'s results
 	started time.Time
@@ -28,16 +28,16 @@ func (c *steps) measure(ctx context.Context, a capacity.Ask) (capacity.Step, err
 		again = ", measured again: " + a.Again
 	}
 	fmt.Fprintf(c.s.c.Stderr, "capacity: step %d of at most %d: %.0f req/s (%s%s)\n", a.N, c.s.settings.MaxSteps, a.Rate, time.Since(c.started).Round(time.Second), again)
-	services, err := c.s.stepServices(ctx, a.Rate)
+	p, err := c.s.step(ctx, a.Rate)
 	if err != nil {
 		return capacity.Step{}, err
 	}
-	jobs, err := c.stepper.Step(ctx, services)
+	res, err := p.Step(ctx, c.stepper)
 	if err != nil {
 		return capacity.Step{}, err
 	}
-	c.byStep = append(c.byStep, jobs)
-	s := capacity.Judge(a.Rate, jobs, c.loads, c.s.slos)
+	c.byStep = append(c.byStep, res.JobResults.Jobs)
+	s := judge(a.Rate, res, c.loads)
 	disturbed := ""
 	if d := s.Disturbance(); d != "" {
 		disturbed = ", disturbed: " + d
@@ -52,4 +52,10 @@ func (c *steps) measure(ctx context.Context, a capacity.Ask) (capacity.Step, err
 		}
 	}
 	return s, nil
+}
+
+// judge is a step of a result internal/runner judged (runner.Prepared.Step): capacity.Judge with
+// the run's failures besides its thresholds.
+func judge(asked float64, res *results.Result, loads map[string]bool) capacity.Step {
+	return capacity.Judge(asked, res, runner.RunFailures(res), loads)
 }
