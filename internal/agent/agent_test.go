@@ -106,7 +106,9 @@ func (ta *testAgent) submit(t *testing.T, j api.Job) string {
 // waitState polls the job's status until it is one of want.
 func (ta *testAgent) waitState(t *testing.T, id string, want ...api.JobState) api.JobStatus {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	// A bound, not a measure: a Docker job's clone and build took past 15 s in a gate run beside
+	// three builds (load 10-17).
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		st, err := ta.c.Status(context.Background(), id)
 		if err != nil {
@@ -127,7 +129,7 @@ func (ta *testAgent) waitState(t *testing.T, id string, want ...api.JobState) ap
 // waitOutput polls the job's output until it holds text.
 func (ta *testAgent) waitOutput(t *testing.T, id, text string) string {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute) // a bound, not a measure
 	for {
 		out, err := ta.c.Output(context.Background(), id, 0)
 		if err != nil {
