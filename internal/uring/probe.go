@@ -5,6 +5,7 @@ package uring
 import (
 	"errors"
 	"fmt"
+	"runtime"
 
 	"golang.org/x/sys/unix"
 )
@@ -18,6 +19,9 @@ const Flags = SetupSingleIssuer | SetupDeferTaskrun | SetupSubmitAll
 // this kernel), EPERM (forbidden: sysctl kernel.io_uring_disabled, or a seccomp filter), EINVAL
 // (a kernel too old for the flags or buffer rings).
 func Probe() error {
+	// A single-issuer ring accepts calls only from the thread that set it up (else EEXIST).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	r, err := New(8, 0, Flags)
 	if err != nil {
 		return explain(err)

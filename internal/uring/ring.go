@@ -4,7 +4,8 @@
 // the mmap'd submission and completion rings, io_uring_enter with a timeout, and a provided
 // buffer ring for multishot receives. It holds only what the load generator's HTTP/1.1 client
 // needs (docs/LOADGEN.md, "I/O: io_uring"). A Ring is used by one goroutine, locked to its
-// thread when it was set up with SingleIssuer.
+// thread when it was set up with SetupSingleIssuer: the kernel then refuses (EEXIST) calls
+// from any other thread.
 package uring
 
 import (
@@ -38,8 +39,14 @@ const (
 type params struct {
 	sqEntries, cqEntries, flags, sqThreadCPU, sqThreadIdle, features, wqFd uint32
 	resv                                                                   [3]uint32
-	sqOff                                                                  struct{ head, tail, ringMask, ringEntries, flags, dropped, array, resv1 uint32; userAddr uint64 }
-	cqOff                                                                  struct{ head, tail, ringMask, ringEntries, overflow, cqes, flags, resv1 uint32; userAddr uint64 }
+	sqOff                                                                  struct {
+		head, tail, ringMask, ringEntries, flags, dropped, array, resv1 uint32
+		userAddr                                                        uint64
+	}
+	cqOff struct {
+		head, tail, ringMask, ringEntries, overflow, cqes, flags, resv1 uint32
+		userAddr                                                        uint64
+	}
 }
 
 // CQE is a completion: the submission's UserData, its result (negative errno) and flags.

@@ -4,6 +4,7 @@ package uring
 
 import (
 	"runtime"
+	"sync"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -86,4 +87,21 @@ func TestProbe(t *testing.T) {
 			t.Fatal("empty reason")
 		}
 	}
+}
+
+// TestProbeConcurrent: probes on goroutines that move between threads (a single-issuer ring
+// refuses calls from another thread than its own: the probe locks its thread).
+func TestProbeConcurrent(t *testing.T) {
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 200 {
+				if err := Probe(); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
