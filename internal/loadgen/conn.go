@@ -93,10 +93,16 @@ func (w *worker) closeConn() {
 		return
 	}
 	nc.Close()
+	w.sys.detach()
+	w.forget()
+}
+
+// forget counts the requests in flight on a connection that closed as dropped, and resets the
+// connection's state for the next one.
+func (w *worker) forget() {
 	if w.recording(w.now()) {
 		w.st.dropped += int64(w.fl.len())
 	}
-	w.sys.detach()
 	w.fl.clear()
 	w.p.reset()
 	w.r, w.w, w.deadline, w.closing, w.pending = 0, 0, 0, false, nil
@@ -114,7 +120,22 @@ const probe = int64(50 * time.Millisecond)
 // lazily, up to half a probe early, so that a busy connection re-arms its deadline rarely rather
 // than per read; a deadline that passes before the timeout only makes the next wait try a read.
 func (w *worker) armDeadline(now int64) {
-	want := w.cfg.end
+	want, exact := w.deadlineWanted(now)
+	if exact {
+		if want != w.deadline {
+			w.setDeadline(want)
+		}
+		return
+	}
+	if w.deadline == 0 || w.deadline > want || w.deadline < want-probe/2 {
+		w.setDeadline(want)
+	}
+}
+
+// deadlineWanted is the deadline the next wait needs (armDeadline); exact when it is rate mode's
+// next send, which must not be set lazily.
+func (w *worker) deadlineWanted(now int64) (want int64, exact bool) {
+	want = w.cfg.end
 	if w.fl.len() > 0 {
 		want = min(w.fl.front().sent+w.cfg.timeout, now+probe)
 	}
@@ -123,15 +144,10 @@ func (w *worker) armDeadline(now int64) {
 		// the end once did, and its connection then spun on an expired deadline (a RawConn read
 		// past its deadline fails before trying the socket) until its last response timed out.
 		if next := w.cfg.intended(w.id, w.next); next < w.cfg.end && next-sendEarly < want {
-			if t := max(next-sendEarly, now); t != w.deadline {
-				w.setDeadline(t)
-			}
-			return
+			return max(next-sendEarly, now), true
 		}
 	}
-	if w.deadline == 0 || w.deadline > want || w.deadline < want-probe/2 {
-		w.setDeadline(want)
-	}
+	return want, false
 }
 
 func (w *worker) setDeadline(t int64) {

@@ -75,25 +75,27 @@ func TestLowWaterMark(t *testing.T) {
 // batch brings fewer bytes than the mark. Every request is still answered and counted, without
 // timeouts.
 func TestLowWaterShrinkingResponses(t *testing.T) {
-	t.Parallel()
-	short := "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nHi"
-	s := newServer(t, func(n int64) reply {
-		if n < 16*8*4 { // 4 batches of each of the 8 connections, about
-			return reply{data: []byte(hello)}
+	forEachIO(t, func(t *testing.T, io string) {
+		t.Parallel()
+		short := "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nHi"
+		s := newServer(t, func(n int64) reply {
+			if n < 16*8*4 { // 4 batches of each of the 8 connections, about
+				return reply{data: []byte(hello)}
+			}
+			return reply{data: []byte(short)}
+		})
+		s.split = true
+		s.start()
+		d := 500 * time.Millisecond
+		rep := run(t, Options{IO: io, URL: s.url(), Connections: 8, Pipeline: 16, Duration: d})
+		if served := s.requests.Load(); rep.Requests != served || rep.Sent != served {
+			t.Errorf("requests %d, sent %d; server answered %d", rep.Requests, rep.Sent, served)
 		}
-		return reply{data: []byte(short)}
+		if rep.Requests <= 16*8*4 || rep.Errors.Total() != 0 || rep.Status["2xx"] != rep.Requests {
+			t.Errorf("requests %d, errors %+v, status %v; want > %d all 2xx without errors", rep.Requests, rep.Errors, rep.Status, 16*8*4)
+		}
+		if rep.Elapsed > d+time.Second {
+			t.Errorf("elapsed %s, want the %s window plus a short drain", rep.Elapsed, d)
+		}
 	})
-	s.split = true
-	s.start()
-	d := 500 * time.Millisecond
-	rep := run(t, Options{URL: s.url(), Connections: 8, Pipeline: 16, Duration: d})
-	if served := s.requests.Load(); rep.Requests != served || rep.Sent != served {
-		t.Errorf("requests %d, sent %d; server answered %d", rep.Requests, rep.Sent, served)
-	}
-	if rep.Requests <= 16*8*4 || rep.Errors.Total() != 0 || rep.Status["2xx"] != rep.Requests {
-		t.Errorf("requests %d, errors %+v, status %v; want > %d all 2xx without errors", rep.Requests, rep.Errors, rep.Status, 16*8*4)
-	}
-	if rep.Elapsed > d+time.Second {
-		t.Errorf("elapsed %s, want the %s window plus a short drain", rep.Elapsed, d)
-	}
 }

@@ -81,7 +81,20 @@ type Options struct {
 	// LatencyLog, when set, receives every measured response's latency in microseconds, one
 	// decimal number a line (--latency-log).
 	LatencyLog io.Writer `json:"-"`
+	// IO is how cleartext HTTP/1.1 connections do their I/O: uring (io_uring rings, one per
+	// thread), epoll (a goroutine per connection on the runtime's poller) or auto (the default:
+	// uring when the kernel allows it, probed at start). TLS, h2 and gRPC always take epoll.
+	IO string `json:"io,omitempty"`
+	// probeIO replaces the io_uring probe (tests force the fallback with it); nil probes.
+	probeIO func() error
 }
+
+// I/O modes (Options.IO, Report.IO).
+const (
+	IOAuto  = "auto"
+	IOUring = "uring"
+	IOEpoll = "epoll"
+)
 
 // MaxStartWait bounds how far ahead StartAt may be.
 const MaxStartWait = 10 * time.Minute
@@ -140,6 +153,9 @@ func (o Options) withDefaults() Options {
 	if o.Protocol == ProtocolGRPC && o.Call == "" {
 		o.Call = CallUnary
 	}
+	if o.IO == "" {
+		o.IO = IOAuto
+	}
 	return o
 }
 
@@ -173,6 +189,10 @@ func (o Options) Validate() error {
 	check(o.Streams < 1 || o.Streams > MaxStreams, "streams must be 1..%d, got %d", MaxStreams, o.Streams)
 	check(o.Protocol == ProtocolHTTP1 && o.Streams > 1, "streams apply to h2 and grpc; HTTP/1.1 pipelines (--pipeline)")
 	check(o.Protocol != ProtocolHTTP1 && o.Pipeline > 1, "pipeline applies to HTTP/1.1; HTTP/2 multiplexes (--streams)")
+	check(o.IO != "" && o.IO != IOAuto && o.IO != IOUring && o.IO != IOEpoll,
+		"io must be %s, %s or %s, got %q", IOAuto, IOUring, IOEpoll, o.IO)
+	check(o.IO == IOUring && (o.Protocol != ProtocolHTTP1 || strings.HasPrefix(o.URL, "https:")),
+		"io uring applies to cleartext HTTP/1.1 (http:// URLs, protocol http1); TLS, h2 and grpc take epoll")
 	check(o.Protocol == ProtocolGRPC && o.Call != CallUnary && o.Call != CallStreaming,
 		"call must be %s or %s, got %q", CallUnary, CallStreaming, o.Call)
 	check(o.Protocol != ProtocolGRPC && (o.Call != "" || o.ResponseSize != 0 || o.RequestSize != 0),

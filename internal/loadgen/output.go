@@ -137,6 +137,12 @@ func writeSummary(w io.Writer, r *Report) {
 		fmt.Fprintf(w, "  %d connections, %d threads, pipeline %d, rate %s\n",
 			o.Connections, r.Threads, o.Pipeline, rate)
 	}
+	if r.IO != "" {
+		fmt.Fprintf(w, "  I/O: %s\n", r.IO)
+	}
+	if r.IOFallback != "" {
+		fmt.Fprintf(w, "  io_uring refused, epoll instead: %s\n", r.IOFallback)
+	}
 	if r.ServerMaxStreams > 0 {
 		fmt.Fprintf(w, "  The server allows only %d streams per connection (asked for %d)\n", r.ServerMaxStreams, o.Streams)
 	}

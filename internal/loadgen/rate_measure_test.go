@@ -28,7 +28,7 @@ func TestRateModeHitsRate(t *testing.T) {
 // of the 1,000 scheduled requests answered (at least 990) and the median under 50 ms, only the
 // requests around the stall being slow.
 func TestRateModeQueueingDelayTight(t *testing.T) {
-	rep := queueingDelayRun(t)
+	rep := queueingDelayRun(t, IOAuto)
 	if rep.Requests < 990 {
 		t.Errorf("requests %d; want about 1000 answered", rep.Requests)
 	}

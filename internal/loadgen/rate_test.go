@@ -17,19 +17,21 @@ import (
 // the 200 ms stall would mean every request did, which is what rate mode must not report). The
 // tight 990 and 50 ms are TestRateModeQueueingDelayTight (make measure).
 func TestRateModeCountsQueueingDelay(t *testing.T) {
-	rep := queueingDelayRun(t)
-	if rep.Requests < 900 || rep.Requests != rep.Sent {
-		t.Errorf("requests %d of %d sent; want every one sent answered, at least 900 of the 1000 scheduled", rep.Requests, rep.Sent)
-	}
-	if rep.Latency.P50 > 150 {
-		t.Errorf("p50 %.1f ms; only the requests around the stall should be slow", rep.Latency.P50)
-	}
+	forEachIO(t, func(t *testing.T, io string) {
+		rep := queueingDelayRun(t, io)
+		if rep.Requests < 900 || rep.Requests != rep.Sent {
+			t.Errorf("requests %d of %d sent; want every one sent answered, at least 900 of the 1000 scheduled", rep.Requests, rep.Sent)
+		}
+		if rep.Latency.P50 > 150 {
+			t.Errorf("p50 %.1f ms; only the requests around the stall should be slow", rep.Latency.P50)
+		}
+	})
 }
 
 // queueingDelayRun runs 1,000 req/s for 1 s against a server that stalls for 200 ms once (after
 // 300 requests), checks the stall is in the p99 and the maximum and nothing failed, and returns
 // the report.
-func queueingDelayRun(t *testing.T) *Report {
+func queueingDelayRun(t *testing.T, io string) *Report {
 	t.Helper()
 	const stall = 200 * time.Millisecond
 	var once sync.Once
@@ -46,7 +48,7 @@ func queueingDelayRun(t *testing.T) *Report {
 		}
 	}
 	s.start()
-	rep := run(t, Options{URL: s.url(), Connections: 10, Rate: 1000, Duration: time.Second})
+	rep := run(t, Options{IO: io, URL: s.url(), Connections: 10, Rate: 1000, Duration: time.Second})
 	if rep.Errors.Total() != 0 {
 		t.Fatalf("errors %+v, want none", rep.Errors)
 	}
@@ -61,12 +63,14 @@ func queueingDelayRun(t *testing.T) *Report {
 // such a request (never sent), then spun on its expired deadline without reading until its last
 // response timed out, which stretched the window by the timeout and made it the maximum latency.
 func TestRateModeEndsOnTime(t *testing.T) {
-	s := startServer(t, okReply)
-	rep := run(t, Options{URL: s.url(), Connections: 8, Pipeline: 4, Rate: 40000, Duration: 500 * time.Millisecond, Timeout: 3 * time.Second})
-	if rep.Errors.Total() != 0 || rep.Requests != rep.Sent {
-		t.Fatalf("requests %d, sent %d, errors %+v; want every request answered", rep.Requests, rep.Sent, rep.Errors)
-	}
-	if rep.Elapsed > 2*time.Second || rep.Latency.Max > 2000 {
-		t.Errorf("window %s, max latency %.1f ms; want the run to end with its last responses, far from the 3 s timeout", rep.Elapsed, rep.Latency.Max)
-	}
+	forEachIO(t, func(t *testing.T, io string) {
+		s := startServer(t, okReply)
+		rep := run(t, Options{IO: io, URL: s.url(), Connections: 8, Pipeline: 4, Rate: 40000, Duration: 500 * time.Millisecond, Timeout: 3 * time.Second})
+		if rep.Errors.Total() != 0 || rep.Requests != rep.Sent {
+			t.Fatalf("requests %d, sent %d, errors %+v; want every request answered", rep.Requests, rep.Sent, rep.Errors)
+		}
+		if rep.Elapsed > 2*time.Second || rep.Latency.Max > 2000 {
+			t.Errorf("window %s, max latency %.1f ms; want the run to end with its last responses, far from the 3 s timeout", rep.Elapsed, rep.Latency.Max)
+		}
+	})
 }

@@ -16,6 +16,10 @@ import (
 // Report is the outcome of a run's measured window.
 type Report struct {
 	Options Options `json:"options"`
+	// IO is the I/O the HTTP/1.1 connections did: uring or epoll (Options.IO).
+	IO string `json:"io"`
+	// IOFallback says why auto took epoll where io_uring was refused; empty otherwise.
+	IOFallback string `json:"ioFallback,omitempty"`
 	// Threads is the GOMAXPROCS the run had.
 	Threads int `json:"threads"`
 	// Start is the start of the measured window (the end of the warm-up).
@@ -143,7 +147,7 @@ func newReport(o Options, cfg *runConfig, clients []client, shards []*shard, int
 		hist.Merge(s.hist)
 	}
 	r := &Report{
-		Options: o, Threads: runtime.GOMAXPROCS(0), Start: cfg.base.Add(time.Duration(cfg.measureFrom)),
+		Options: o, IO: cfg.io, IOFallback: cfg.ioFallback, Threads: runtime.GOMAXPROCS(0), Start: cfg.base.Add(time.Duration(cfg.measureFrom)),
 		Elapsed:  window(cfg, clients, interrupted),
 		Requests: total.responses, Sent: total.sent, Errors: total.errors,
 		BadResponses: total.status[0] + total.status[1] + total.status[4] + total.status[5] + total.bad,

@@ -40,12 +40,18 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("load options: %w", err)
 	}
-	t, _ := parseTarget(o.URL) // checked by Validate
+	t, err := parseTarget(o.URL) // checked by Validate
+	if err != nil {
+		return nil, err
+	}
 	if o.Threads > 0 {
 		prev := runtime.GOMAXPROCS(o.Threads)
 		defer runtime.GOMAXPROCS(prev)
 	}
 	cfg := newRunConfig(o, t)
+	if cfg.io, cfg.ioFallback, err = chooseIO(o, t); err != nil {
+		return nil, err
+	}
 	shards := newShards(runtime.GOMAXPROCS(0))
 	var ll *latencyLog
 	if o.LatencyLog != nil {
@@ -70,6 +76,25 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	cfg.base = base
+	if cfg.io == IOUring {
+		if err := runRings(ctx, cfg, clients); err != nil {
+			return nil, err
+		}
+	} else {
+		runClients(ctx, clients)
+	}
+	rep := newReport(o, cfg, clients, shards, ctx.Err() != nil)
+	if err := ctx.Err(); err != nil {
+		return rep, fmt.Errorf("load run interrupted: %w", err)
+	}
+	if ll != nil {
+		return rep, ll.close()
+	}
+	return rep, nil
+}
+
+// runClients runs each client on its own goroutine until all have returned.
+func runClients(ctx context.Context, clients []client) {
 	var wg sync.WaitGroup
 	for _, c := range clients {
 		stop := context.AfterFunc(ctx, c.abort)
@@ -79,14 +104,26 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		})
 	}
 	wg.Wait()
-	rep := newReport(o, cfg, clients, shards, ctx.Err() != nil)
-	if err := ctx.Err(); err != nil {
-		return rep, fmt.Errorf("load run interrupted: %w", err)
+}
+
+// chooseIO picks the HTTP/1.1 connections' I/O (Options.IO): epoll when asked, and for TLS, h2
+// and gRPC; else uring if the kernel allows it. auto falls back to epoll with the probe's reason
+// (fallback); uring asked and refused is an error that says why.
+func chooseIO(o Options, t target) (mode, fallback string, err error) {
+	if o.IO == IOEpoll || o.Protocol != ProtocolHTTP1 || t.tls {
+		return IOEpoll, "", nil
 	}
-	if ll != nil {
-		return rep, ll.close()
+	probe := o.probeIO
+	if probe == nil {
+		probe = probeRing
 	}
-	return rep, nil
+	if err := probe(); err != nil {
+		if o.IO == IOUring {
+			return "", "", fmt.Errorf("--io uring: %w", err)
+		}
+		return IOEpoll, err.Error(), nil
+	}
+	return IOUring, "", nil
 }
 
 // newRunConfig is what the clients of a run share.

@@ -28,6 +28,8 @@ type runConfig struct {
 	// gate spaces the HTTP/2 clients' coalescing waits (the one field written during the run,
 	// atomically); nil: no waits.
 	gate *wakeGate
+	// io is the HTTP/1.1 connections' I/O, IOUring or IOEpoll; ioFallback why auto took epoll.
+	io, ioFallback string
 }
 
 // sendEarly is how long before a request's intended time rate mode wakes its connection. The

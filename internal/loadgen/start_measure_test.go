@@ -10,7 +10,7 @@ import (
 // TestWarmupWindowStartsOnTime: TestWarmupIsNotRecorded's window starting within 100 ms of the
 // warm-up's end (the gate allows a second warm-up's length): how late the generator's timer wakes.
 func TestWarmupWindowStartsOnTime(t *testing.T) {
-	if off := warmupRun(t); off > warmupTime+100*time.Millisecond {
+	if off := warmupRun(t, IOAuto); off > warmupTime+100*time.Millisecond {
 		t.Errorf("window starts %s after Run, want the %s warm-up and at most 100 ms", off, warmupTime)
 	}
 }

@@ -50,11 +50,7 @@ func newWorker(cfg *runConfig, id int, sh *shard) *worker {
 func (w *worker) run(ctx context.Context) {
 	defer func() {
 		w.closeConn()
-		w.flushLatencies()
-		w.finish = w.now()
-		if w.cfg.rate > 0 && !w.aborted.Load() {
-			w.st.unsent = max(0, w.cfg.scheduledBefore(w.id, w.cfg.end)-w.next)
-		}
+		w.wrapUp()
 	}()
 	for !w.aborted.Load() {
 		now := w.now()
@@ -75,6 +71,15 @@ func (w *worker) run(ctx context.Context) {
 		if w.closing {
 			w.closeConn()
 		}
+	}
+}
+
+// wrapUp records what is left when the worker stops, its connection closed.
+func (w *worker) wrapUp() {
+	w.flushLatencies()
+	w.finish = w.now()
+	if w.cfg.rate > 0 && !w.aborted.Load() {
+		w.st.unsent = max(0, w.cfg.scheduledBefore(w.id, w.cfg.end)-w.next)
 	}
 }
 
