@@ -75,7 +75,7 @@ func newFlagSet(c *command, out io.Writer) *flag.FlagSet {
 	intVar(&o.Pipeline, "pipeline", "p", DefaultPipeline, "requests written at once per connection")
 	intVar(&o.Rate, "rate", "R", 0, "total requests per second on a fixed schedule (0: as fast as possible)")
 	intVar(&o.Streams, "streams", "m", DefaultStreams, "h2, grpc: requests in flight per connection (streaming: streams kept open)")
-	fs.StringVar(&o.IO, "io", IOAuto, "cleartext HTTP/1.1 I/O: uring, epoll or auto (uring when the kernel allows it)")
+	fs.StringVar(&o.IO, "io", IOEpoll, "cleartext HTTP/1.1 I/O: epoll (the default), uring, or auto (uring when the kernel allows it)")
 	fs.StringVar(&o.Protocol, "protocol", ProtocolHTTP1, "http1, h2 (h2c for http URLs, ALPN h2 for https) or grpc")
 	fs.BoolVar(&o.Insecure, "insecure", false, "https: do not verify the server's certificate")
 	fs.BoolVar(&o.Insecure, "k", false, "same as --insecure")

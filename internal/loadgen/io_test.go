@@ -31,7 +31,7 @@ func refused() error { return errors.New("io_uring is forbidden here: operation 
 func TestIOFallback(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, okReply)
-	o := Options{URL: s.url(), Connections: 4, Pipeline: 4, Duration: 200 * time.Millisecond, probeIO: refused}
+	o := Options{URL: s.url(), IO: IOAuto, Connections: 4, Pipeline: 4, Duration: 200 * time.Millisecond, probeIO: refused}
 	rep := run(t, o)
 	if rep.IO != IOEpoll || !strings.Contains(rep.IOFallback, "operation not permitted") {
 		t.Errorf("io %q, fallback %q; want epoll and the probe's reason", rep.IO, rep.IOFallback)
@@ -60,7 +60,7 @@ func TestIOChoice(t *testing.T) {
 	if probeRing() != nil {
 		want = IOEpoll
 	}
-	for io, want := range map[string]string{IOAuto: want, IOEpoll: IOEpoll} {
+	for io, want := range map[string]string{IOAuto: want, IOEpoll: IOEpoll, "": IOEpoll} { // epoll by default
 		rep := run(t, Options{IO: io, URL: s.url(), Connections: 2, Duration: 100 * time.Millisecond})
 		if rep.IO != want || rep.IOFallback != "" && want == IOUring {
 			t.Errorf("--io %s: report io %q (fallback %q), want %s", io, rep.IO, rep.IOFallback, want)
