@@ -130,3 +130,12 @@ func (cr *CommitRun) Result() *results.Result { return cr.acc }
 
 // Reruns counts the commit's iterations run again because the host took its CPU (steal).
 func (cr *CommitRun) Reruns() int { return cr.rerun }
+
+// OfSource makes a figure asked for without a service (--metric NAME) the source service's: crank
+// compare --base --head judges the compared application's own figure (crank bisect, the
+// scenario's headline service's).
+func (b *Bench) OfSource() {
+	if b.want.Service == "" {
+		b.want.Service = b.src.service
+	}
+}

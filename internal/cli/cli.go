@@ -71,7 +71,7 @@ func Run(ctx context.Context, st State) int {
 		fmt.Fprintln(st.Stdout, "crank", Version)
 		return ExitOK
 	case "compare":
-		return gate.Compare(ctx, st.Args[1:], st.Stdout, st.Stderr)
+		return runCompare(ctx, st, st.Args[1:])
 	case "regressions":
 		return gate.RegressionsEnv(ctx, st.Args[1:], st.Getenv, st.Stdout, st.Stderr)
 	case "push":

@@ -18,3 +18,10 @@ func Judge(dir Direction, base, head []float64, opts CompareOptions) Comparison 
 	}
 	return c
 }
+
+// ParseFraction reads a relative amount as crank compare's --threshold does: "5%" or 0.05.
+func ParseFraction(s string) (float64, error) {
+	var f fraction
+	err := f.Set(s)
+	return float64(f), err
+}
