@@ -25,7 +25,8 @@ type Look struct {
 	SD     float64
 	Fitted int
 	// MDE is the smallest true change this run's test finds 95 % of the time:
-	// (t(1 - Alpha/2) + t(0.95)) · SD/√Rounds, as a relative change. Detectable is the smallest
+	// (t(1 - Alpha/2) + t(0.95)) · SD/√Rounds, as a relative change the bad way (a rise of a
+	// cost, a fall of a throughput). Detectable is the smallest
 	// regression the gate calls one 95 % of the time: a change must also pass the threshold, so
 	// the larger of MDE and the threshold plus t(0.95) standard errors.
 	MDE, Detectable float64
@@ -71,8 +72,17 @@ func Judge(dir gate.Direction, base, head []float64, threshold, alpha float64) L
 		l.MDE, l.Detectable = mde, max(mde, edge)
 		return l
 	}
-	l.MDE, l.Detectable = math.Expm1(mde), math.Expm1(max(mde, edge))
+	l.MDE, l.Detectable = badWay(dir, mde), badWay(dir, max(mde, edge))
 	return l
+}
+
+// badWay is a change of x on the log scale, the bad way, as a relative size: a rise of
+// e^x - 1 when lower is better, a fall of 1 - e^-x when higher is.
+func badWay(dir gate.Direction, x float64) float64 {
+	if dir == gate.HigherIsBetter {
+		return -math.Expm1(-x)
+	}
+	return math.Expm1(x)
 }
 
 // MDE is the minimum detectable effect of a paired t-test at level alpha (two-sided) with 95 %

@@ -139,7 +139,11 @@ func WriteText(w io.Writer, s Summary) {
 	if s.Rerun > 0 {
 		fmt.Fprintf(w, "  run again: %d rounds during which the host took the machine's CPU (steal)\n", s.Rerun)
 	}
-	fmt.Fprintf(w, "  positions taken out: the second cost %+.2f %% over the first (%d degree of freedom spent)\n", f.Position, f.Fitted)
+	second := "the second position"
+	if s.How == Interleaved {
+		second = "running second in a round"
+	}
+	fmt.Fprintf(w, "  positions taken out: %s moved the figure %+.2f %% (%d degree of freedom spent)\n", second, f.Position, f.Fitted)
 	fmt.Fprintf(w, "  base %s, head %s (means over the rounds, positions out)\n", fig.Value(f.Base), fig.Value(f.Head))
 	fmt.Fprintf(w, "  change %+.2f %%, %.4g %% interval [%+.2f %%, %+.2f %%], p %.4f (paired t over %d rounds; a round's spread %.2f %%)\n",
 		f.Change, 100*f.Level, f.Low, f.High, f.PValue, s.Rounds, f.SD)

@@ -176,3 +176,26 @@ func TestCompareRefsBaseAgainstItself(t *testing.T) {
 		t.Errorf("inconclusive without saying how many rounds would tell:\n%s", r.stdout)
 	}
 }
+
+// TestCompareRefsInterleavedWhenSideBySideCannot: requests/s as fast as the load can is a share of
+// the machine when the sides run at once (bisect's side-by-side check refuses it), so the gate
+// runs the sides one after the other in each round, says why, and still finds the head that
+// does far more work a request: its requests/s lower, regressed (exit 1).
+func TestCompareRefsInterleavedWhenSideBySideCannot(t *testing.T) {
+	repo, shas := workRepo(t, 0, 12000)
+	out := filepath.Join(t.TempDir(), "compare.json")
+	r := crank(t, 5*time.Minute, append(compareRefsArgs(t, repo), "--load.variables.rate", "0", "--metric", "load:http/rps/mean",
+		"--base", shas[0], "--head", shas[1], "--max-rounds", "13", "--limit", "4m", "--json", out)...)
+	t.Logf("\n%s", r.stdout)
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1 (regressed)\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	s := readJSON[compareDoc](t, out).Compare
+	if s.How != duet.Interleaved || !strings.Contains(s.Why, "share the machine") || s.Verdict != gate.VerdictRegressed || s.Figures[0].Change > -15 {
+		t.Errorf("JSON compare: how %s (%s), verdict %s, change %.1f %%: want interleaved because they share the machine, regressed, below -15 %%",
+			s.How, s.Why, s.Verdict, s.Figures[0].Change)
+	}
+	if !strings.Contains(r.stdout, "how: interleaved") || strings.Contains(r.stdout, "--side-by-side") || strings.Contains(r.stderr, "[application#2]") {
+		t.Errorf("the sides should run one after the other, and the bisect command without --side-by-side:\n%s", r.stdout)
+	}
+}
