@@ -183,7 +183,11 @@ func (d *duel) run(ctx context.Context) int {
 		return runner.ExitFailed
 	}
 	s := d.summary(out, baseRun.Reruns()+headRun.Reruns())
-	WriteText(d.c.Stdout, s)
+	text := d.c.Stdout
+	if d.c.JSON == "-" { // the JSON has stdout
+		text = d.c.Stderr
+	}
+	WriteText(text, s)
 	if d.c.JSON != "" && !d.writeJSON(s) {
 		return runner.ExitFailed
 	}
