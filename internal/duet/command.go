@@ -94,10 +94,9 @@ func start(ctx context.Context, c *runner.Command, fl Flags) (*duel, error) {
 	if d.base, d.head, err = refs(ctx, bench, fl); err != nil {
 		return nil, err
 	}
-	switch err := bench.SideBySide(resolved, 2); {
-	case fl.Interleaved:
+	if fl.Interleaved { // the bench stays interleaved: SideBySide is not asked
 		d.how, d.why = Interleaved, "asked (--interleaved)"
-	case err != nil:
+	} else if err := bench.SideBySide(resolved, 2); err != nil {
 		d.how, d.why = Interleaved, "the scenario cannot run twice at once: "+strings.TrimPrefix(err.Error(), "--side-by-side: ")
 	}
 	return d, nil
