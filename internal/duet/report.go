@@ -77,6 +77,9 @@ func (d *duel) summary(o Outcome, rerun int) Summary {
 		Change: pct(c.Ratio - 1), Low: pct(c.CI.Low - 1), High: pct(c.CI.High - 1), Level: c.CI.Level, PValue: c.PValue,
 		SD: pct(l.SD), MDE: pct(l.MDE), Detectable: pct(l.Detectable), Position: pct(l.Position), Fitted: l.Fitted,
 		Verdict: o.Verdict(), BaseRounds: o.Base, HeadRounds: o.Head}
+	if len(o.Looks) == 0 { // stopped by the budget before the first look: its level all the same
+		f.Level = 1 - d.plan.LookAlpha()
+	}
 	s := Summary{Verdict: o.Verdict(), How: d.how, Why: d.why, Base: d.base, Head: d.head, Threshold: 100 * d.plan.Threshold,
 		Alpha: d.plan.Alpha, Rounds: len(o.Base), MaxRounds: d.plan.MaxRounds, Looks: d.plan.Schedule(), Stopped: o.Stopped,
 		Figures: []Figure{f}, Detectable: f.Detectable, Rerun: rerun, Seconds: o.Elapsed.Seconds()}

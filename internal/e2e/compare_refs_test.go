@@ -199,3 +199,20 @@ func TestCompareRefsInterleavedWhenSideBySideCannot(t *testing.T) {
 		t.Errorf("the sides should run one after the other, and the bisect command without --side-by-side:\n%s", r.stdout)
 	}
 }
+
+// TestCompareRefsInterleavedWhenAsked: --interleaved runs the sides one after the other in each
+// round where side by side would work, and says it was asked; the heavier head is still found.
+func TestCompareRefsInterleavedWhenAsked(t *testing.T) {
+	repo, shas := workRepo(t, 0, 12000)
+	out := filepath.Join(t.TempDir(), "compare.json")
+	r := crank(t, 5*time.Minute, append(compareRefsArgs(t, repo), "--interleaved", "--base", shas[0], "--head", shas[1],
+		"--max-rounds", "10", "--limit", "3m", "--json", out)...)
+	t.Logf("\n%s", r.stdout)
+	s := readJSON[compareDoc](t, out).Compare
+	if r.code != 1 || s.How != duet.Interleaved || s.Why != "asked (--interleaved)" || s.Verdict != gate.VerdictRegressed {
+		t.Errorf("exit %d, how %s (%s), verdict %s: want 1, interleaved (asked), regressed\n%s", r.code, s.How, s.Why, s.Verdict, r.stderr)
+	}
+	if strings.Contains(r.stderr, "[application#2]") || strings.Contains(r.stderr, "side by side:") {
+		t.Errorf("--interleaved ran the sides side by side:\n%s", r.stderr)
+	}
+}
