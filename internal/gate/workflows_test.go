@@ -163,6 +163,12 @@ func TestWorkflowsDoWhatTheyShould(t *testing.T) {
 		}
 	}
 
+	// tonight beside the last good night, side by side; adopted on exit 0 alone
+	if !strings.Contains(nText, `bin/crank compare --base "$base" --head "$GITHUB_SHA"`) || strings.Count(nText, `> "$LAST_GOOD/sha"`) != 2 ||
+		!strings.Contains(nText, `0) echo "$GITHUB_SHA" > "$LAST_GOOD/sha" ;;`) || !strings.Contains(nText, `3) echo "::warning::inconclusive`) {
+		t.Errorf("nightly.yml: want tonight gated beside the last good night, adopted on exit 0 (and the first night) only, exit 3 warned")
+	}
+
 	measure, mText := readWorkflow(t, "measure.yml")
 	_, cron = measure.On["schedule"]
 	_, manual = measure.On["workflow_dispatch"]
