@@ -39,7 +39,7 @@ for dir in $pkgs; do
   n=$(echo "$tests" | tr '|' '\n' | wc -l)
   total=$((total + n))
   echo "measure: $dir: $n tests"
-  $go test -tags measure -count=1 -p 1 -parallel 1 -timeout 60m -run "^($tests)\$" "$@" "$dir" || rc=1
+  $go test -tags measure -count=1 -p 1 -parallel 1 -timeout 180m -run "^($tests)\$" "$@" "$dir" || rc=1
 done
 echo "measure: $total measuring tests, exit $rc"
 exit "$rc"

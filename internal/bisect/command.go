@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/config"
-	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/gate"
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/runner"
@@ -51,33 +49,23 @@ func Main(ctx context.Context, c *runner.Command, fl Flags) int {
 // start resolves the scenario, finds the bisected source and the commits between the ends, and
 // checks the figure (and side by side, the scenario).
 func start(ctx context.Context, c *runner.Command, fl Flags) (*bisector, []Commit, error) {
-	resolved, err := c.Resolve(ctx, c.Plan.Source, false)
-	var src sourceOf
-	if err == nil {
-		src, err = fl.source(ctx, resolved)
-	}
-	if err == nil {
-		err = runner.CheckThresholdMetrics(io.Discard, []threshold.Threshold{fl.Metric}, resolved, nil)
-	}
-	var side *together
+	bench, resolved, err := NewBench(ctx, c, "bisect", fl.Service, fl.Metric)
 	if err == nil && fl.SideBySide {
-		var t together
-		t, err = sideBySide(resolved, src.service, fl.Metric.Metric)
-		side = &t
+		err = bench.SideBySide(resolved, maxPositions)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	good, gerr := src.repo.Resolve(ctx, fl.Good)
-	bad, berr := src.repo.Resolve(ctx, fl.Bad)
+	good, gerr := bench.src.repo.Resolve(ctx, fl.Good)
+	bad, berr := bench.src.repo.Resolve(ctx, fl.Bad)
 	var commits []Commit
 	if err = errors.Join(gerr, berr); err == nil {
-		commits, err = src.repo.Range(ctx, good, bad)
+		commits, err = bench.src.repo.Range(ctx, good, bad)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	return &bisector{c: c, f: fl, src: src, tmp: c.Getenv("TMPDIR"), good: good, bad: bad, side: side}, commits, nil
+	return &bisector{Bench: bench, f: fl, good: good, bad: bad}, commits, nil
 }
 
 // announce says what the search will do.
@@ -86,7 +74,7 @@ func (b *bisector) announce(n int) {
 		n, b.good.Short(), b.bad.Short(), Steps(n), b.f.metricName(), 100*b.c.Plan.Precision)
 	if side := b.side; side != nil {
 		fmt.Fprintf(b.c.Stderr, "bisect: side by side: the commits of a round at once, %s on ports %d-%d (the commits taking them in turn), each with its own load\n",
-			b.src.service, side.port, side.port+maxPositions-1)
+			b.src.service, side.port, side.port+b.positions-1)
 		for _, l := range side.open {
 			fmt.Fprintf(b.c.Stderr, "bisect: side by side: load %q has no fixed rate (rate 0): the commits' loads compete for the machine, and what one gets the others do not; set --%s.variables.rate\n", l, l)
 		}
@@ -104,13 +92,13 @@ func (b *bisector) run(ctx context.Context, commits []Commit) int {
 		fmt.Fprintf(b.c.Stderr, "crank bisect: the good commit %s: %v\n", good.Short(), err)
 		return runner.ExitFailed
 	}
-	defer goodRun.release()
+	defer goodRun.Release()
 	badRun, err := b.prepare(ctx, bad)
 	if err != nil {
 		fmt.Fprintf(b.c.Stderr, "crank bisect: the bad commit %s: %v\n", bad.Short(), err)
 		return runner.ExitFailed
 	}
-	defer badRun.release()
+	defer badRun.Release()
 	b.goodRun, b.badRun = goodRun, badRun
 	if failed, err := b.rounds(ctx, b.decided(badRun, goodRun, nil), goodRun, badRun); err != nil {
 		which := map[bool]string{true: "good", false: "bad"}[failed == goodRun]
@@ -199,23 +187,15 @@ func (fl Flags) source(ctx context.Context, r *config.Resolved) (sourceOf, error
 	return sourceOf{}, fmt.Errorf("no service of scenario %q has a source to bisect", r.Scenario)
 }
 
-// bisector runs and judges commits.
+// bisector runs (its Bench) and judges commits.
 type bisector struct {
-	c         *runner.Command
+	*Bench
 	f         Flags
-	src       sourceOf
-	ctl       *controller.Controller
-	tmp       string
 	base      *results.Result // the good end, as the ends' rounds measured it
 	worst     *results.Result // the bad end, likewise
 	good, bad Commit
 	// goodRun and badRun are the ends' exported folders, measured again beside each commit.
-	goodRun, badRun *commitRun
-	// services and metric are the figure judged (the load's http/rps/mean unless --metric).
-	services []string
-	metric   string
-	// side is --side-by-side's ports and loads (nil: one commit after the other).
-	side *together
+	goodRun, badRun *CommitRun
 }
 
 // judge runs a commit and compares it with the good one.
@@ -233,7 +213,7 @@ func (b *bisector) judge(ctx context.Context, pr Probe) (Step, error) {
 	cand, err := b.prepare(ctx, c)
 	failed := cand
 	if err == nil {
-		defer cand.release()
+		defer cand.Release()
 		failed, err = b.rounds(ctx, b.decided(cand, g, w), g, cand, w)
 	}
 	if ctx.Err() != nil {

@@ -3,7 +3,6 @@ package bisect
 import (
 	"context"
 	"fmt"
-	rnd "github.com/crankshaft/crankshaft/internal/rounds"
 	"os"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/gate"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
+	rnd "github.com/crankshaft/crankshaft/internal/rounds"
 	"github.com/crankshaft/crankshaft/internal/runner"
 )
 
@@ -21,9 +21,9 @@ import (
 // commit). So the commits a step compares run interleaved: one iteration of each in turn, round
 // after round, and the test compares samples taken over the same minutes.
 
-// commitRun is a commit's measurement in rounds: its exported folder (for a local source), the
+// CommitRun is a commit's measurement in rounds: its exported folder (for a local source), the
 // run of one iteration of it, and its iterations so far.
-type commitRun struct {
+type CommitRun struct {
 	c   Commit
 	dir string // the folder the commit was exported to; "" for a repository the agent clones
 	// at is the run of one iteration in each position side by side; at[0] alone otherwise.
@@ -36,31 +36,31 @@ type commitRun struct {
 // prepare exports a local source's commit and resolves its scenario, once for all its rounds.
 // Side by side, once for each position a round gives it (its copy's port: serverPort plus the
 // position).
-func (b *bisector) prepare(ctx context.Context, c Commit) (*commitRun, error) {
-	cr := &commitRun{c: c}
+func (b *Bench) prepare(ctx context.Context, c Commit) (*CommitRun, error) {
+	cr := &CommitRun{c: c}
 	var where [2]string
 	if b.src.remote {
 		where = [2]string{b.src.service + ".source.branchOrCommit", c.SHA}
 	} else {
-		dir, err := os.MkdirTemp(b.tmp, "crank-bisect-"+c.Short()+"-")
+		dir, err := os.MkdirTemp(b.tmp, "crank-"+b.who+"-"+c.Short()+"-")
 		if err != nil {
 			return nil, err
 		}
 		cr.dir = dir
 		if err := b.src.repo.Export(ctx, c, dir); err != nil {
-			cr.release()
+			cr.Release()
 			return nil, err
 		}
 		folder, err := Folder(dir, b.src.local)
 		if err != nil {
-			cr.release()
+			cr.Release()
 			return nil, fmt.Errorf("commit %s: source.localFolder %s: %w", c.Short(), b.src.local, err)
 		}
 		where = [2]string{b.src.service + ".source.localFolder", folder}
 	}
 	positions := 1
 	if b.side != nil {
-		positions = maxPositions
+		positions = b.positions
 	}
 	for k := range positions {
 		src := b.c.Plan.Source.Override(where)
@@ -69,31 +69,31 @@ func (b *bisector) prepare(ctx context.Context, c Commit) (*commitRun, error) {
 		}
 		r, err := b.c.Resolve(ctx, src, true)
 		if err != nil {
-			cr.release()
+			cr.Release()
 			return nil, err
 		}
 		b.services, b.metric = runner.Headline(r)
-		if b.f.Metric.Metric != "" {
-			b.metric = b.f.Metric.Metric
+		if b.want.Metric != "" {
+			b.metric = b.want.Metric
 		}
-		if b.f.Metric.Service != "" {
-			b.services = []string{b.f.Metric.Service}
+		if b.want.Service != "" {
+			b.services = []string{b.want.Service}
 		}
 		cr.at = append(cr.at, controller.Run{Scenario: r.Scenario, Iterations: 1, Services: runner.Services(r, src.Interval)})
 	}
 	return cr, nil
 }
 
-// release removes the commit's exported folder.
-func (cr *commitRun) release() {
+// Release removes the commit's exported folder.
+func (cr *CommitRun) Release() {
 	if cr != nil && cr.dir != "" {
 		os.RemoveAll(cr.dir)
 	}
 }
 
 // fresh is the same commit with no iteration yet (its folder and run shared).
-func (cr *commitRun) fresh() *commitRun {
-	return &commitRun{c: cr.c, dir: cr.dir, at: cr.at}
+func (cr *CommitRun) fresh() *CommitRun {
+	return &CommitRun{c: cr.c, dir: cr.dir, at: cr.at}
 }
 
 // maxRerun is how many times in a row an iteration disturbed by steal is run again; the next is
@@ -105,14 +105,14 @@ const maxRerun = 1
 // the machine's hypervisor gave StealShare or more of its CPU time to other guests (machine-busy's
 // rule, diagnose.Stolen) is run again, at most maxRerun times in a row: on this project's VM such
 // bursts moved a pinned app's requests/s by a third, more than the slowdowns bisect looks for.
-func (b *bisector) once(ctx context.Context, cr *commitRun) error {
+func (b *Bench) once(ctx context.Context, cr *CommitRun) error {
 	th := diagnose.DefaultThresholds()
 	res, again, err := rnd.Rerun(1+maxRerun, func() (*results.Result, error) { return b.ctl.Execute(ctx, cr.at[0]) },
 		func(res *results.Result) bool { _, stolen := diagnose.Stolen(res, th); return stolen },
 		func(res *results.Result) {
 			steal, _ := diagnose.Stolen(res, th)
-			fmt.Fprintf(b.c.Stderr, "bisect: %s: iteration run again: the machine's hypervisor gave %s of its CPU time to other guests (%s, from %.0f %%)\n",
-				cr.c.Short(), results.Value(measure.CPUSteal, steal), measure.CPUSteal, 100*th.StealShare)
+			fmt.Fprintf(b.c.Stderr, "%s: %s: iteration run again: the machine's hypervisor gave %s of its CPU time to other guests (%s, from %.0f %%)\n",
+				b.who, cr.c.Short(), results.Value(measure.CPUSteal, steal), measure.CPUSteal, 100*th.StealShare)
 		})
 	cr.rerun += again // the re-runs started count, as they were said
 	if err != nil {
@@ -127,20 +127,12 @@ func (b *bisector) once(ctx context.Context, cr *commitRun) error {
 // figure is known within --precision or decided says the comparison is settled (each after at
 // least runner.MinAutoIterations rounds), or after --max-iterations rounds. The first commit that fails
 // to build or run ends it with its error and which commit it was.
-func (b *bisector) rounds(ctx context.Context, decided func() bool, crs ...*commitRun) (*commitRun, error) {
+func (b *bisector) rounds(ctx context.Context, decided func() bool, crs ...*CommitRun) (*CommitRun, error) {
 	fig := FigureOf(b.metric)
 	for round := 1; round <= b.c.Plan.Run.Iterations; round++ {
 		met := round >= runner.MinAutoIterations
-		if b.side != nil && len(crs) > 1 {
-			if failed, err := b.roundTogether(ctx, crs, round-1); err != nil {
-				return failed, err
-			}
-		} else {
-			for _, cr := range rnd.Ordered(crs, round-1) { // as given, then reversed: A B B A
-				if err := b.once(ctx, cr); err != nil {
-					return cr, err
-				}
-			}
+		if failed, err := b.Round(ctx, round-1, crs...); err != nil {
+			return failed, err
 		}
 		var line []string
 		for _, cr := range crs {
@@ -159,7 +151,7 @@ func (b *bisector) rounds(ctx context.Context, decided func() bool, crs ...*comm
 // decided reports whether a commit measured beside the ends is settled by significance alone: with
 // no bad end, worse than good (crank compare's test); beside both, significantly nearer one of them
 // (Place). More rounds would only narrow the intervals of an answer already given.
-func (b *bisector) decided(head, base, worst *commitRun) func() bool {
+func (b *bisector) decided(head, base, worst *CommitRun) func() bool {
 	return func() bool {
 		if worst == nil {
 			u, fitted := b.unbiased(base.acc, head.acc)

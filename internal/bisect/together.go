@@ -26,8 +26,8 @@ import (
 // the load can) says nothing of the commit; its cost (CPU per request, a latency at a fixed rate)
 // does, while the machine has room for them all.
 
-// maxPositions is how many commits a round runs side by side at most (a step and both ends):
-// each one's application and loads on serverPort plus its position (Position).
+// maxPositions is how many commits a round of crank bisect runs side by side at most (a step and
+// both ends): each one's application and loads on serverPort plus its position (Position).
 const maxPositions = 3
 
 // together is what side by side needs of a scenario: the bisected service's serverPort and the
@@ -39,9 +39,9 @@ type together struct {
 	open []string
 }
 
-// sideBySide checks that the scenario can run several copies of the bisected service at once, and
-// that the metric says something of each commit when they share the machine.
-func sideBySide(r *config.Resolved, service, metric string) (together, error) {
+// sideBySide checks that the scenario can run positions copies of the bisected service at once,
+// and that the metric says something of each commit when they share the machine.
+func sideBySide(r *config.Resolved, service, metric string, positions int) (together, error) {
 	if strings.HasPrefix(metric, "http/rps") {
 		return together{}, fmt.Errorf("--side-by-side: the commits share the machine, so each one's %s is its share of it, not its speed; judge a cost (--metric application:%s) or a latency at a fixed rate (--load.variables.rate)",
 			metric, measure.CPUPerRequest)
@@ -52,8 +52,8 @@ func sideBySide(r *config.Resolved, service, metric string) (together, error) {
 		if strings.EqualFold(s.Name, service) {
 			app = fmt.Sprint(s.Job.Variables["serverPort"])
 			p, err := strconv.Atoi(app)
-			if err != nil || p <= 0 || p > 65536-maxPositions {
-				return together{}, fmt.Errorf("--side-by-side: service %q needs a serverPort variable (each commit's copy listens on serverPort plus 0, 1 or 2); it has %q", s.Name, app)
+			if err != nil || p <= 0 || p > 65536-positions {
+				return together{}, fmt.Errorf("--side-by-side: service %q needs a serverPort variable (each commit's copy listens on serverPort plus 0 to %d); it has %q", s.Name, positions-1, app)
 			}
 			t.port = p
 		}
@@ -99,7 +99,7 @@ func copyName(name string, i int) string { return fmt.Sprintf("%s#%d", name, i+1
 // positions' order), and the services they share (run once, from the first commit's run in
 // position 0: where nothing is moved). A round during which the hypervisor took StealShare is run
 // again, as once does. When the run fails, each commit is run alone to say which one fails.
-func (b *bisector) roundTogether(ctx context.Context, crs []*commitRun, r int) (*commitRun, error) {
+func (b *Bench) roundTogether(ctx context.Context, crs []*CommitRun, r int) (*CommitRun, error) {
 	var shared []controller.Service
 	copies := make([][]controller.Service, len(crs))
 	for i, cr := range crs {
@@ -127,8 +127,8 @@ func (b *bisector) roundTogether(ctx context.Context, crs []*commitRun, r int) (
 		func(res *results.Result) bool { _, stolen := diagnose.Stolen(res, th); return stolen },
 		func(res *results.Result) {
 			steal, _ := diagnose.Stolen(res, th)
-			fmt.Fprintf(b.c.Stderr, "bisect: round run again: the machine's hypervisor gave %s of its CPU time to other guests (%s, from %.0f %%)\n",
-				results.Value(measure.CPUSteal, steal), measure.CPUSteal, 100*th.StealShare)
+			fmt.Fprintf(b.c.Stderr, "%s: round run again: the machine's hypervisor gave %s of its CPU time to other guests (%s, from %.0f %%)\n",
+				b.who, results.Value(measure.CPUSteal, steal), measure.CPUSteal, 100*th.StealShare)
 		})
 	for _, cr := range crs { // the re-runs started count, as they were said
 		cr.rerun += again
@@ -173,7 +173,7 @@ func splitCopy(res *results.Result, i int) *results.Result {
 // whichFails runs each commit of a round that failed side by side alone, once, to name the one
 // that fails (to build, say); its own error is returned. When each runs alone, the round's error
 // is given as the last commit's.
-func (b *bisector) whichFails(ctx context.Context, crs []*commitRun, roundErr error) (*commitRun, error) {
+func (b *Bench) whichFails(ctx context.Context, crs []*CommitRun, roundErr error) (*CommitRun, error) {
 	if ctx.Err() != nil {
 		return crs[len(crs)-1], roundErr
 	}
@@ -189,7 +189,7 @@ func (b *bisector) whichFails(ctx context.Context, crs []*commitRun, roundErr er
 // them: their positions follow it) with each position's own cost taken out of the judged figure
 // (Unbias), their precision computed again, and the degrees of freedom that spent, which
 // the tests of them do not count; one after the other, they are as they were, none spent.
-func (b *bisector) unbiased(rs ...*results.Result) ([]*results.Result, int) {
+func (b *Bench) unbiased(rs ...*results.Result) ([]*results.Result, int) {
 	if b.side == nil || slices.Contains(rs, nil) {
 		return rs, 0
 	}

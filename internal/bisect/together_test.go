@@ -21,13 +21,13 @@ func sideScenario(appPort, loadPort any) *config.Resolved {
 }
 
 func TestSideBySideChecksTheScenario(t *testing.T) {
-	tg, err := sideBySide(sideScenario(5000, 5000), "application", measure.CPUPerRequest)
+	tg, err := sideBySide(sideScenario(5000, 5000), "application", measure.CPUPerRequest, maxPositions)
 	if err != nil || tg.port != 5000 || len(tg.loads) != 1 || tg.loads[0] != "load" || len(tg.open) != 1 {
 		t.Fatalf("a scenario that can, its load with no rate: %+v, %v", tg, err)
 	}
 	fixed := sideScenario(5000, 5000)
 	fixed.Services[2].Job.Variables["rate"] = 3000
-	if tg, err := sideBySide(fixed, "application", measure.CPUPerRequest); err != nil || len(tg.open) != 0 {
+	if tg, err := sideBySide(fixed, "application", measure.CPUPerRequest, maxPositions); err != nil || len(tg.open) != 0 {
 		t.Errorf("a load at a fixed rate: open loads %v, %v", tg.open, err)
 	}
 	f := runner.Source{Variables: map[string]string{"connections": "8"}}
@@ -56,7 +56,7 @@ func TestSideBySideChecksTheScenario(t *testing.T) {
 		{&config.Resolved{Scenario: "x", Services: []config.Service{{Name: "application", Job: api.Job{Variables: map[string]any{"serverPort": "5000"}}}}},
 			measure.CPUPerRequest, `scenario "x" has no load`},
 	} {
-		if _, err := sideBySide(c.r, "application", c.metric); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := sideBySide(c.r, "application", c.metric, maxPositions); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want an error saying %q", c.metric, err, c.want)
 		}
 	}
@@ -99,7 +99,7 @@ func TestUnbiasedScalesTheJudgedFigure(t *testing.T) {
 	}
 	// Position 1 costs 10 % more: commit 0 is there in rounds 1, 3 and 5, commit 1 in 0, 2 and 4.
 	g, c := mk(100, 110, 100, 110, 100, 110), mk(110, 100, 110, 100, 110, 100)
-	b := &bisector{services: []string{"application"}, metric: measure.CPUPerRequest, c: &runner.Command{}}
+	b := &bisector{Bench: &Bench{services: []string{"application"}, metric: measure.CPUPerRequest, c: &runner.Command{}}}
 	if u, fitted := b.unbiased(g, c); u[0] != g || u[1] != c || fitted != 0 {
 		t.Error("one after the other: the results should be those given, no degree of freedom spent")
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/config"
 	"github.com/crankshaft/crankshaft/internal/controller"
+	"github.com/crankshaft/crankshaft/internal/duet"
 	"github.com/crankshaft/crankshaft/internal/gate"
 	"github.com/crankshaft/crankshaft/internal/influx"
 	"github.com/crankshaft/crankshaft/internal/loadgen"
@@ -70,8 +71,14 @@ func Run(ctx context.Context, st State) int {
 	case "version", "--version":
 		fmt.Fprintln(st.Stdout, "crank", Version)
 		return ExitOK
-	case "compare":
-		return gate.Compare(ctx, st.Args[1:], st.Stdout, st.Stderr)
+	case "compare": // of result files, or of two refs measured here (--base, --head: internal/duet)
+		return duet.Compare(ctx, st.Args[1:], st.Stdout, st.Stderr, func(rest []string) (*runner.Command, error) {
+			rf, err := parseRunFlags(rest, st.Getenv)
+			if err != nil {
+				return nil, err
+			}
+			return command(st, rf), nil
+		})
 	case "regressions":
 		return gate.RegressionsEnv(ctx, st.Args[1:], st.Getenv, st.Stdout, st.Stderr)
 	case "push":

@@ -297,6 +297,7 @@ Usage:
   crank capacity --slo EXPR [run options]            the highest rate that meets the SLO (crank capacity -h)
   crank bisect --good REV --bad REV [run options]    the commit that changed a figure (crank bisect -h)
   crank compare BASE.json HEAD.json [...]            compare results; exit 1 regressed, 3 inconclusive
+  crank compare --base REF --head REF [run options] measure both side by side and judge (crank compare --base x -h)
   crank regressions --history DIR                    find change points in a history of results
   crank load URL [options]                           the built-in HTTP load generator
   crank push                                         upload spooled results to InfluxDB

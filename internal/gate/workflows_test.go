@@ -163,6 +163,12 @@ func TestWorkflowsDoWhatTheyShould(t *testing.T) {
 		}
 	}
 
+	// tonight beside the last good night, side by side; adopted on exit 0 alone
+	if !strings.Contains(nText, `bin/crank compare --base "$base" --head "$GITHUB_SHA"`) || strings.Count(nText, `> "$LAST_GOOD/sha"`) != 2 ||
+		!strings.Contains(nText, `0) echo "$GITHUB_SHA" > "$LAST_GOOD/sha" ;;`) || !strings.Contains(nText, `3) echo "::warning::inconclusive`) {
+		t.Errorf("nightly.yml: want tonight gated beside the last good night, adopted on exit 0 (and the first night) only, exit 3 warned")
+	}
+
 	measure, mText := readWorkflow(t, "measure.yml")
 	_, cron = measure.On["schedule"]
 	_, manual = measure.On["workflow_dispatch"]
@@ -189,8 +195,11 @@ func TestWorkflowsDoWhatTheyShould(t *testing.T) {
 	if !pr || !comment {
 		t.Errorf("pr-perf-gate.yml: want pull_request and issue_comment; on = %v", gate.On)
 	}
-	for _, want := range []string{"'perf'", "'/benchmark'", `--iterations "$ITERATIONS"`, "--json",
-		`compare base.json head.json --threshold "$THRESHOLD" --markdown comment.md`, "createComment", "exit 1",
+	// base and head measured by crank compare itself, in paired rounds; a regression gives the
+	// crank bisect command that finds its commit
+	for _, want := range []string{"'perf'", "'/benchmark'", "--json gate.json", "fetch-depth: 0",
+		`base/bin/crank compare --base "$BASE_SHA" --head "$HEAD_SHA"`, `--max-rounds "$MAX_ROUNDS" --limit "$LIMIT"`,
+		"to find its commit: $command", "createComment", "exit 1",
 		// exit 3 fails the check and the job, deliberately: the gate must not pass what it cannot tell
 		`'3': ['failure', 'inconclusive`, `3) echo "::error::inconclusive`} {
 		if !strings.Contains(gText, want) {

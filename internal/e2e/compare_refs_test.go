@@ -1,0 +1,218 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/duet"
+	"github.com/crankshaft/crankshaft/internal/gate"
+	"github.com/crankshaft/crankshaft/internal/testutil"
+)
+
+// workApp is bisectApp's server doing steps of arithmetic on every request: CPU work the app's
+// CPU per request sees, whatever the host steals (docs/BISECT.md, why arithmetic, not a spin).
+func workApp(steps int) string {
+	return `package main
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+)
+
+func work(n int) uint64 {
+	x := uint64(88172645463325252)
+	for i := 0; i < n; i++ {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	return x
+}
+
+func main() {
+	port := flag.String("port", "5000", "")
+	flag.Parse()
+	ln, err := net.Listen("tcp", "127.0.0.1:"+*port)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("Application started.")
+	_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("X-Work", strconv.FormatUint(work(` + strconv.Itoa(steps) + `)&1, 10))
+		_, _ = w.Write([]byte("Hello, World!"))
+	}))
+}
+`
+}
+
+// workRepo makes a repository of one commit of workApp per steps (oldest first) and returns its
+// folder and commits.
+func workRepo(t *testing.T, steps ...int) (string, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	git := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	writeFile(t, dir, "go.mod", "module app\n\ngo 1.26\n")
+	var shas []string
+	for _, n := range steps {
+		writeFile(t, dir, "main.go", workApp(n))
+		git("add", "-A")
+		git("commit", "-q", "-m", strconv.Itoa(n)+" steps of arithmetic on every request")
+		shas = append(shas, git("rev-parse", "HEAD"))
+	}
+	return dir, shas
+}
+
+// compareRefsArgs are crank compare --base --head's arguments for the app in repo (no refs):
+// the built-in generator at a fixed 2,000 req/s, runs of 1 s, the apps on CPU 0 and the loads on
+// CPU 1, as TestBisectSideBySideFindsTheMutex runs them.
+func compareRefsArgs(t *testing.T, repo string) []string {
+	return []string{"compare", "--config", bisectConfig(t, repo, "builtin"), "--scenario", "app",
+		"--variable", "serverPort=" + strconv.Itoa(testutil.FreeRun(t, 2)), "--variable", "duration=1", "--variable", "warmup=0",
+		"--variable", "connections=8", "--load.variables.rate", "2000", "--interval", "0.25",
+		"--application.cpuSet", "0", "--load.cpuSet", "1"}
+}
+
+// compareDoc is the part of crank compare --base --head's JSON the tests read.
+type compareDoc struct {
+	Compare duet.Summary `json:"compare"`
+}
+
+// TestCompareRefsRefusesBadInput: an unknown ref, a dirty work tree, an unknown metric and a plan
+// with too few rounds are refused before anything starts (exit 2), each naming its flag or ref.
+func TestCompareRefsRefusesBadInput(t *testing.T) {
+	repo, shas := workRepo(t, 0)
+	args := compareRefsArgs(t, repo)
+	for _, c := range []struct {
+		name  string
+		extra []string
+		want  string
+	}{
+		{"unknown ref", []string{"--base", shas[0], "--head", "no-such-ref"}, "--head no-such-ref"},
+		{"unknown metric", []string{"--base", shas[0], "--head", shas[0], "--metric", "application:no/such/figure"}, "no/such/figure"},
+		{"too few rounds", []string{"--base", shas[0], "--head", shas[0], "--max-rounds", "3"}, "--max-rounds 3"},
+		{"bad threshold", []string{"--base", shas[0], "--head", shas[0], "--threshold", "five"}, "--threshold"},
+	} {
+		r := crank(t, time.Minute, append(args, c.extra...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stderr, "starting job") {
+			t.Errorf("%s: exit %d, want 2 naming %q before any job starts\n%s", c.name, r.code, c.want, r.stderr)
+		}
+	}
+	writeFile(t, repo, "main.go", workApp(5))
+	r := crank(t, time.Minute, append(args, "--base", shas[0], "--head", "HEAD")...)
+	if r.code != 2 || !strings.Contains(r.stderr, "uncommitted changes") || !strings.Contains(r.stderr, repo) {
+		t.Errorf("dirty work tree: exit %d, want 2 naming the tree\n%s", r.code, r.stderr)
+	}
+	// Without --base and --head, crank compare compares files, as before.
+	if r := crank(t, time.Minute, "compare", "missing-base.json", "missing-head.json"); r.code != 2 || !strings.Contains(r.stderr, "missing-base.json") {
+		t.Errorf("crank compare of files: exit %d, want 2 naming the missing file\n%s", r.code, r.stderr)
+	}
+}
+
+// TestCompareRefsFindsMoreWork: head does far more arithmetic on every request (about twice the
+// app's CPU a request here: robust beside a busy core); side by side, the gate calls it regressed
+// at its first looks (exit 1), says how the sides ran, and prints the bisect command.
+func TestCompareRefsFindsMoreWork(t *testing.T) {
+	repo, shas := workRepo(t, 0, 12000)
+	out := filepath.Join(t.TempDir(), "compare.json")
+	r := crank(t, 5*time.Minute, append(compareRefsArgs(t, repo), "--base", shas[0], "--head", shas[1],
+		"--max-rounds", "17", "--limit", "4m", "--json", out)...)
+	t.Logf("\n%s", r.stdout)
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1 (regressed)\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	s := readJSON[compareDoc](t, out).Compare
+	f := s.Figures[0]
+	if s.Verdict != gate.VerdictRegressed || s.How != duet.SideBySide || s.Rounds < 6 || s.Rounds > 17 || f.Metric != "benchmarks/cpu/per-request" ||
+		f.Service != "application" || f.Change < 15 || f.Low <= 0 || len(f.BaseRounds) != s.Rounds || s.Base.SHA != shas[0] || s.Head.SHA != shas[1] {
+		t.Errorf("JSON compare: %+v", s)
+	}
+	if !(s.Detectable > 0) || s.Detectable > f.Change {
+		t.Errorf("detectable %.2f %%: want above 0 and below the change found (%.2f %%)", s.Detectable, f.Change)
+	}
+	if !strings.Contains(r.stdout, "how: side by side") || !strings.Contains(r.stdout, "verdict: regressed") ||
+		!strings.Contains(r.stdout, "crank bisect --good "+shas[0]+" --bad "+shas[1]+" --side-by-side") {
+		t.Errorf("the text does not say how, the verdict and the bisect command:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "[application#2]") {
+		t.Errorf("stderr does not show two copies at once:\n%s", r.stderr)
+	}
+}
+
+// TestCompareRefsBaseAgainstItself: the same commit on both sides is never called regressed: it
+// is unchanged (exit 0) or, on a busy machine, inconclusive (exit 3); the JSON says the same.
+func TestCompareRefsBaseAgainstItself(t *testing.T) {
+	repo, shas := workRepo(t, 3000)
+	out := filepath.Join(t.TempDir(), "compare.json")
+	r := crank(t, 5*time.Minute, append(compareRefsArgs(t, repo), "--base", shas[0], "--head", shas[0],
+		"--max-rounds", "17", "--limit", "3m", "--json", out)...)
+	t.Logf("\n%s", r.stdout)
+	if r.code != 0 && r.code != 3 {
+		t.Fatalf("exit %d, want 0 or 3\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	s := readJSON[compareDoc](t, out).Compare
+	want := map[int]gate.Verdict{0: gate.VerdictUnchanged, 3: gate.VerdictInconclusive}[r.code]
+	if s.Verdict != want || s.How != duet.SideBySide || s.Rounds < 6 {
+		t.Errorf("JSON compare: verdict %s, how %s, %d rounds: want %s, side by side, 6 or more", s.Verdict, s.How, s.Rounds, want)
+	}
+	if s.Verdict == gate.VerdictInconclusive && (s.RoundsToTell == 0 || !strings.Contains(r.stdout, "rounds would tell")) {
+		t.Errorf("inconclusive without saying how many rounds would tell:\n%s", r.stdout)
+	}
+}
+
+// TestCompareRefsInterleavedWhenSideBySideCannot: requests/s as fast as the load can is a share of
+// the machine when the sides run at once (bisect's side-by-side check refuses it), so the gate
+// runs the sides one after the other in each round, says why, and still finds the head that
+// does far more work a request: its requests/s lower, regressed (exit 1).
+func TestCompareRefsInterleavedWhenSideBySideCannot(t *testing.T) {
+	repo, shas := workRepo(t, 0, 12000)
+	out := filepath.Join(t.TempDir(), "compare.json")
+	r := crank(t, 5*time.Minute, append(compareRefsArgs(t, repo), "--load.variables.rate", "0", "--metric", "load:http/rps/mean",
+		"--base", shas[0], "--head", shas[1], "--max-rounds", "13", "--limit", "4m", "--json", out)...)
+	t.Logf("\n%s", r.stdout)
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1 (regressed)\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	s := readJSON[compareDoc](t, out).Compare
+	if s.How != duet.Interleaved || !strings.Contains(s.Why, "share the machine") || s.Verdict != gate.VerdictRegressed || s.Figures[0].Change > -15 {
+		t.Errorf("JSON compare: how %s (%s), verdict %s, change %.1f %%: want interleaved because they share the machine, regressed, below -15 %%",
+			s.How, s.Why, s.Verdict, s.Figures[0].Change)
+	}
+	if !strings.Contains(r.stdout, "how: interleaved") || strings.Contains(r.stdout, "--side-by-side") || strings.Contains(r.stderr, "[application#2]") {
+		t.Errorf("the sides should run one after the other, and the bisect command without --side-by-side:\n%s", r.stdout)
+	}
+}
+
+// TestCompareRefsInterleavedWhenAsked: --interleaved runs the sides one after the other in each
+// round where side by side would work, and says it was asked; the heavier head is still found.
+func TestCompareRefsInterleavedWhenAsked(t *testing.T) {
+	repo, shas := workRepo(t, 0, 12000)
+	out := filepath.Join(t.TempDir(), "compare.json")
+	r := crank(t, 5*time.Minute, append(compareRefsArgs(t, repo), "--interleaved", "--base", shas[0], "--head", shas[1],
+		"--max-rounds", "10", "--limit", "3m", "--json", out)...)
+	t.Logf("\n%s", r.stdout)
+	s := readJSON[compareDoc](t, out).Compare
+	if r.code != 1 || s.How != duet.Interleaved || s.Why != "asked (--interleaved)" || s.Verdict != gate.VerdictRegressed {
+		t.Errorf("exit %d, how %s (%s), verdict %s: want 1, interleaved (asked), regressed\n%s", r.code, s.How, s.Why, s.Verdict, r.stderr)
+	}
+	if strings.Contains(r.stderr, "[application#2]") || strings.Contains(r.stderr, "side by side:") {
+		t.Errorf("--interleaved ran the sides side by side:\n%s", r.stderr)
+	}
+}
