@@ -8,14 +8,15 @@
 # person would by hand with one run a commit: each end once, then halving, a commit bad when its one
 # figure is nearer the bad end's (on a ratio scale). AUTO=0 leaves out the first search.
 # usage: [SPIN=600 | WORK=550] [COMMITS=8] [CULPRIT=5] [PRECISION=1%] [MAXIT=20] [TRIES=5] \
-#        [SINGLE=5] [AUTO=1] [METRIC=...] [RATE=0] [DURATION=2] [WARMUP=1] [EXTRA="..."] [SIDE=0] \
+#        [SINGLE=5] [AUTO=1] [METRIC=...] [RATE=0] [DURATION=2] [WARMUP=1] [EXTRA="..."] [SIDE=0] [KEEP=0] \
 #        scripts/bisect-small-slowdown.sh OUTDIR
 # METRIC is bisect's --metric (default load:http/rps/mean; application:benchmarks/cpu/per-request
 # judges the app's CPU per request). RATE > 0 loads the app at that many requests a second with the
 # built-in generator instead of as fast as wrk can (then judge the CPU per request: requests/s is
 # the rate). DURATION and WARMUP are each run's measured and warm-up seconds. EXTRA is added to
 # every crank bisect (default: the app on CPU 0, the load on CPU 1). SIDE=1 runs the searches with
-# --side-by-side (the commits of a round at once, each at RATE: judge the CPU per request).
+# --side-by-side (the commits of a round at once, each at RATE: judge the CPU per request). KEEP=1
+# keeps the repository (its path is printed) to run crank bisect on it again by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -41,7 +42,11 @@ side=()
 if ((${SIDE:-0})); then side=(--side-by-side); fi
 mkdir -p "$out"
 repo=$(mktemp -d)
-trap 'rm -rf "$repo"' EXIT
+if ((${KEEP:-0})); then
+  echo "repository: $repo (kept: KEEP=1; the scenario is $out/app.yml)"
+else
+  trap 'rm -rf "$repo"' EXIT
+fi
 
 app() { # $1: nanoseconds of CPU each request spins, $2: steps of arithmetic it does (0: none)
   cat <<EOF
