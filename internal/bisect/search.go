@@ -100,6 +100,7 @@ func Search(ctx context.Context, commits []Commit, judge Judge) (Result, error) 
 	n := 0
 	step := func(i int) (string, error) {
 		n++
+		about = max(about, n) // re-measures and confirmations go past the halvings' count ("step 4 of about 3")
 		s, err := judge(ctx, Probe{N: n, About: about, Commit: commits[i], Again: times[i]})
 		times[i]++
 		if err != nil {

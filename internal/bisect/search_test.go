@@ -135,3 +135,27 @@ func TestSearchCannotTellSaysHowMany(t *testing.T) {
 		}
 	}
 }
+
+// TestStepNeverPastItsAbout: skipped commits and confirmations take a search past the halvings'
+// count; each step's "of about" grows with it instead of reading "step 4 of about 3" (issue 48).
+func TestStepNeverPastItsAbout(t *testing.T) {
+	cs := commits(8)
+	var asked []int
+	judge := judgeFrom(cs, 5, map[int]bool{3: true, 4: true, 2: true}, &asked)
+	var probes []Probe
+	_, err := Search(context.Background(), cs, func(ctx context.Context, p Probe) (Step, error) {
+		probes = append(probes, p)
+		return judge(ctx, p)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(probes) <= Steps(len(cs)) {
+		t.Fatalf("%d steps: the test needs more than the %d halvings", len(probes), Steps(len(cs)))
+	}
+	for _, p := range probes {
+		if p.N > p.About {
+			t.Errorf("step %d of about %d", p.N, p.About)
+		}
+	}
+}
