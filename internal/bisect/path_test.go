@@ -58,3 +58,17 @@ func TestPlaceText(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundEstimate: the first rounds show a commit's mean alone, saying from which round its
+// interval is shown; then the interval (issue 48: "± 0.0 %", "± 204.1 %" in early rounds).
+func TestRoundEstimate(t *testing.T) {
+	fig := Figure{Format: "n0", Unit: "req/s"}
+	for round, want := range map[int]string{1: "48,108 req/s", 2: "48,108 req/s", 3: "48,108 req/s ± 2.1 %"} {
+		if got := roundEstimate(fig, 48108, 0.021, round); got != want {
+			t.Errorf("round %d: %q, want %q", round, got, want)
+		}
+	}
+	if intervalsFrom(2) != " (intervals from round 3)" || intervalsFrom(3) != "" {
+		t.Errorf("intervalsFrom: %q, %q", intervalsFrom(2), intervalsFrom(3))
+	}
+}

@@ -138,14 +138,32 @@ func (b *bisector) rounds(ctx context.Context, decided func() bool, crs ...*Comm
 		for _, cr := range crs {
 			p := cr.acc.Precision
 			met = met && p.Met
-			line = append(line, cr.c.Short()+" "+fig.Estimate(p.Mean, p.Relative))
+			line = append(line, cr.c.Short()+" "+roundEstimate(fig, p.Mean, p.Relative, round))
 		}
-		fmt.Fprintf(b.c.Stderr, "bisect: round %d: %s\n", round, strings.Join(line, ", "))
+		fmt.Fprintf(b.c.Stderr, "bisect: round %d: %s%s\n", round, strings.Join(line, ", "), intervalsFrom(round))
 		if met || round >= runner.MinAutoIterations && decided() {
 			break
 		}
 	}
 	return nil, nil
+}
+
+// roundEstimate is a commit's mean after round rounds, with its interval once it has one that
+// says something: before runner.MinAutoIterations rounds there is none (one round's read "± 0.0 %",
+// two rounds' "± 204.1 %").
+func roundEstimate(fig Figure, mean, relative float64, round int) string {
+	if round < runner.MinAutoIterations {
+		return fig.Value(mean)
+	}
+	return fig.Estimate(mean, relative)
+}
+
+// intervalsFrom says, on the rounds that show no interval, from which round they are shown.
+func intervalsFrom(round int) string {
+	if round < runner.MinAutoIterations {
+		return fmt.Sprintf(" (intervals from round %d)", runner.MinAutoIterations)
+	}
+	return ""
 }
 
 // decided reports whether a commit measured beside the ends is settled by significance alone: with

@@ -89,5 +89,6 @@ func runBisect(ctx context.Context, st State, args []string) int {
 		fmt.Fprintf(st.Stderr, "crank bisect: %v\n", err)
 		return ExitBadInput
 	}
+	bf.run.display.ownSteps = true
 	return bisect.Main(ctx, command(st, bf.run), bf.fl)
 }

@@ -77,6 +77,7 @@ func Run(ctx context.Context, st State) int {
 			if err != nil {
 				return nil, err
 			}
+			rf.display.ownSteps = true
 			return command(st, rf), nil
 		})
 	case "regressions":
@@ -175,15 +176,6 @@ func runEnv(st State) runner.Env {
 // progressTo and the live status to status (nil: none), each job's output kept in --output-dir,
 // and the embedded agent (with a token of its own, kept in this process's memory) for services
 // without endpoints.
-// jobOutput is where the lines a scenario asked to display go: the progress's way (nil), or
-// with --quiet, which hides the progress only, stderr as plain lines.
-func jobOutput(st State, f *runFlags) io.Writer {
-	if !f.display.quiet {
-		return nil
-	}
-	return progress.New(st.Stderr, progress.Plain, nil)
-}
-
 func newController(st State, f *runFlags, log *slog.Logger, progressTo io.Writer, status func(progress.Status)) (*controller.Controller, error) {
 	httpClient, err := controller.HTTPClient(f.agentCA)
 	if err != nil {
@@ -211,11 +203,19 @@ func newController(st State, f *runFlags, log *slog.Logger, progressTo io.Writer
 	if f.display.outputDir != "" {
 		recordWritten(st, f.display.outputDir)
 	}
+	var jobOutput, steps io.Writer // --quiet hides the progress, not what a scenario asks to display
+	if f.display.quiet {
+		jobOutput = progress.New(st.Stderr, progress.Plain, nil)
+	}
+	if f.display.ownSteps && !f.verbose {
+		steps = io.Discard
+	}
 	embeddedToken := agent.NewToken()
 	return controller.New(controller.Options{
 		Logger:        log,
 		Progress:      progressTo,
-		JobOutput:     jobOutput(st, f),
+		JobOutput:     jobOutput,
+		Steps:         steps,
 		Status:        status,
 		OutputDir:     f.display.outputDir,
 		ProfileDir:    output.Files{JSON: f.jsonOut, Dir: f.display.outputDir}.ProfileDir(),

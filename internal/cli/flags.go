@@ -53,6 +53,7 @@ type displayFlags struct {
 	chart      bool   // --chart: a chart of each measurement's samples in the tables
 	chartType  string // --chart-type bar|hex
 	chartScale string // --chart-scale off|auto
+	ownSteps   bool   // the command says its progress by rounds: the runs' steps only with --verbose
 }
 
 type influxFlags struct {

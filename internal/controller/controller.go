@@ -50,6 +50,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Progress receives one human-readable line per step (nil: discarded).
 	Progress io.Writer
+	// Steps receives the routine step lines of each run (uploading, starting a job, done, which
+	// iteration), a subset of what Progress would (nil: Progress). Commands that say their own
+	// progress round by round (crank bisect, compare --base --head) drop them: a bisect printed
+	// 396 lines of them. Notes and warnings always go to Progress.
+	Steps io.Writer
 	// JobOutput receives the lines of output the scenario asked to see (options.displayOutput,
 	// options.displayBuild), prefixed with the service (nil: Progress). crank --quiet hides the
 	// progress, not what the scenario asked to display.
@@ -127,6 +132,9 @@ func New(opts Options) *Controller {
 	if opts.Progress == nil {
 		opts.Progress = io.Discard
 	}
+	if opts.Steps == nil {
+		opts.Steps = opts.Progress
+	}
 	if opts.JobOutput == nil {
 		opts.JobOutput = opts.Progress
 	}
@@ -164,6 +172,11 @@ func (c *Controller) Close(ctx context.Context) error {
 // cleaned (termtext.Clean), so an escape sequence or a newline in it cannot act or forge a line.
 func (c *Controller) progress(service, format string, args ...any) {
 	fmt.Fprintf(c.opts.Progress, "[%s] %s\n", service, termtext.Clean(fmt.Sprintf(format, args...)))
+}
+
+// step prints a routine step line (Options.Steps), cleaned as progress's are.
+func (c *Controller) step(service, format string, args ...any) {
+	fmt.Fprintf(c.opts.Steps, "[%s] %s\n", service, termtext.Clean(fmt.Sprintf(format, args...)))
 }
 
 // finite moves the figures of jobs that are not finite numbers to their NotMeasured and says so

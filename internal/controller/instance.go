@@ -151,19 +151,19 @@ func (c *Controller) launch(ctx context.Context, in *instance, pk *packs) error 
 		if up.name != "" {
 			what = "sources." + up.name
 		}
-		c.progress(in.service, "uploading %s %s (%d files, %d KB) to %s", what, up.folder, up.packed.Files, len(up.packed.TarGz)/1024, in.url)
+		c.step(in.service, "uploading %s %s (%d files, %d KB) to %s", what, up.folder, up.packed.Files, len(up.packed.TarGz)/1024, in.url)
 		if err := in.client.UploadSource(ctx, id, up.name, bytes.NewReader(up.packed.TarGz)); err != nil {
 			return fmt.Errorf("service %q: uploading %s to %s: %w", in.service, what, in.url, err)
 		}
 	}
 	if files != nil {
-		c.progress(in.service, "uploading buildFiles (%d files, %d KB) to %s", files.Files, len(files.TarGz)/1024, in.url)
+		c.step(in.service, "uploading buildFiles (%d files, %d KB) to %s", files.Files, len(files.TarGz)/1024, in.url)
 		if err := in.client.UploadBuildFiles(ctx, id, bytes.NewReader(files.TarGz)); err != nil {
 			return fmt.Errorf("service %q: uploading buildFiles to %s: %w", in.service, in.url, err)
 		}
 	}
 	c.took("sources uploaded", began, "service", in.service)
-	c.progress(in.service, "starting job %q on %s", job.Name, in.url)
+	c.step(in.service, "starting job %q on %s", job.Name, in.url)
 	in.started = time.Now()
 	if err := in.client.Start(ctx, id); err != nil {
 		return fmt.Errorf("service %q: starting job on %s: %w", in.service, in.url, err)

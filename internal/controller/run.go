@@ -166,7 +166,7 @@ func (c *Controller) report(in *instance, what string) {
 		c.progress(in.service, "skipped on %s: %s", in.url, in.status.Skipped)
 		return
 	}
-	c.progress(in.service, "%s on %s (%s)", what, in.url, time.Since(in.started).Round(time.Millisecond))
+	c.step(in.service, "%s on %s (%s)", what, in.url, time.Since(in.started).Round(time.Millisecond))
 }
 
 // launchAll launches the instances concurrently and returns every failure, joined.

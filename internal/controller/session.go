@@ -71,11 +71,11 @@ func (c *Controller) Execute(ctx context.Context, r Run) (res *results.Result, e
 	for ; ; i++ {
 		last := i >= n && r.Span == 0
 		if r.Span > 0 {
-			fmt.Fprintf(c.opts.Progress, "iteration %d (%s of %s)\n", i, time.Since(start).Round(time.Second), r.Span)
+			fmt.Fprintf(c.opts.Steps, "iteration %d (%s of %s)\n", i, time.Since(start).Round(time.Second), r.Span)
 		} else if n > 1 && r.Until != nil {
-			fmt.Fprintf(c.opts.Progress, "iteration %d of at most %d\n", i, n)
+			fmt.Fprintf(c.opts.Steps, "iteration %d of at most %d\n", i, n)
 		} else if n > 1 {
-			fmt.Fprintf(c.opts.Progress, "iteration %d of %d\n", i, n)
+			fmt.Fprintf(c.opts.Steps, "iteration %d of %d\n", i, n)
 		}
 		jobs, err := c.runPass(withIteration(ctx, i, n), r.Services, h, last)
 		if err != nil {
