@@ -174,14 +174,9 @@ func (c *Controller) launch(ctx context.Context, in *instance, pk *packs) error 
 // silentDeleteTimeout bounds the deletion of a job whose agent stopped answering.
 const silentDeleteTimeout = 2 * time.Second
 
-// poll reads the instance's status (renewing its lease). A failure is an error only once the
-// agent has not answered for AgentSilence.
-func (c *Controller) poll(ctx context.Context, in *instance) error {
-	return c.pollWait(ctx, in, 0)
-}
-
-// pollWait is poll with a read that waits up to wait for the job's state to change from the one
-// last read (an agent without Info.StatusWait, or a wait of 0, answers at once).
+// pollWait reads the instance's status (renewing its lease), waiting up to wait for the job's
+// state to change from the one last read (an agent without Info.StatusWait, or a wait of 0,
+// answers at once). A failure is an error only once the agent has not answered for AgentSilence.
 func (c *Controller) pollWait(ctx context.Context, in *instance, wait time.Duration) error {
 	silence := c.silenceOf(in)
 	pctx, cancel := context.WithTimeout(ctx, silence/2)

@@ -61,7 +61,7 @@ profiles:
 		t.Fatalf("--quiet: exit %d\n%s", r.code, r.stderr)
 	}
 	mustContain(t, "--quiet: the job's output, escaped", r.stderr, `[load] clip \x1b]52;c;aWQK\x07 title`)
-	if strings.Contains(r.stderr, "starting job") || strings.IndexAny(r.stderr, "\x1b\x07") >= 0 {
+	if strings.Contains(r.stderr, "starting job") || strings.ContainsAny(r.stderr, "\x1b\x07") {
 		t.Errorf("--quiet printed progress or an escape:\n%q", r.stderr)
 	}
 }
