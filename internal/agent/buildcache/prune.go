@@ -41,16 +41,27 @@ func (c Cache) Prune(maxBytes int64, maxAge time.Duration, now time.Time) (Prune
 	}
 	var builds []cachedBuild
 	var errs []error
+	names := map[string]bool{}
+	for _, e := range ents {
+		names[e.Name()] = e.IsDir()
+	}
 	for _, e := range ents {
 		p := filepath.Join(c.Dir, e.Name())
-		info, err := e.Info()
-		if err != nil || !e.IsDir() {
+		if key, ok := isManifest(e.Name()); ok && !e.IsDir() && !names[key] {
+			errs = append(errs, rmManifest(p)) // its build went
 			continue
 		}
-		if strings.HasPrefix(e.Name(), tmpPrefix) {
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		if strings.HasPrefix(e.Name(), tmpPrefix) { // a save's staging folder, a manifest's file
 			if now.Sub(info.ModTime()) > staleTmp {
 				errs = append(errs, os.RemoveAll(p))
 			}
+			continue
+		}
+		if !e.IsDir() {
 			continue
 		}
 		builds = append(builds, cachedBuild{path: p, used: info.ModTime(), bytes: dirBytes(p)})
@@ -61,7 +72,7 @@ func (c Cache) Prune(maxBytes int64, maxAge time.Duration, now time.Time) (Prune
 		tooOld := maxAge > 0 && now.Sub(b.used) > maxAge
 		tooBig := maxBytes > 0 && st.Bytes+b.bytes > maxBytes
 		if tooOld || tooBig {
-			errs = append(errs, os.RemoveAll(b.path))
+			errs = append(errs, os.RemoveAll(b.path), rmManifest(b.path+manifestSuffix))
 			st.Removed++
 			continue
 		}
@@ -69,6 +80,14 @@ func (c Cache) Prune(maxBytes int64, maxAge time.Duration, now time.Time) (Prune
 		st.Bytes += b.bytes
 	}
 	return st, errors.Join(errs...)
+}
+
+// rmManifest removes a build's manifest file; one already gone is no error.
+func rmManifest(p string) error {
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // dirBytes is the size of the regular files under dir (unreadable parts count as nothing).

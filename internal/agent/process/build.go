@@ -23,19 +23,23 @@ func (r *Runtime) build(ctx context.Context, j *runtime.Job) error {
 	}
 	key := ""
 	if j.Identity != "" && r.opts.Cache.Dir != "" {
-		key = buildcache.Build{Identity: j.Identity, Command: j.Spec.BuildCommand + toolchainSuffix(j.Toolchain),
-			Env: j.Spec.Environment, GOOS: goruntime.GOOS, GOARCH: goruntime.GOARCH, User: j.User}.Key()
-		reused, err := r.opts.Cache.Restore(key, j.Dir)
-		if errors.Is(err, buildcache.ErrSpoilt) {
-			return fmt.Errorf("job %s: %w", j.ID, err)
-		}
-		if err != nil {
-			j.Log.Warn("build cache not used", "err", err)
+		key = cacheKey(j, j.Identity)
+		reused := j.Restored != "" && j.Restored == key // restored in place of the upload
+		if !reused {
+			var err error
+			reused, err = r.opts.Cache.Restore(key, j.Dir)
+			if errors.Is(err, buildcache.ErrSpoilt) {
+				return fmt.Errorf("job %s: %w", j.ID, err)
+			}
+			if err != nil {
+				j.Log.Warn("build cache not used", "err", err)
+			}
 		}
 		if reused {
 			j.Log.Info("build reused", "key", key)
 			j.Out.WriteString("build reused from the cache (" + key + ")\n")
 			j.SetBuild(0, true)
+			r.recordManifest(j, key)
 			return nil
 		}
 	}
@@ -56,9 +60,17 @@ func (r *Runtime) build(ctx context.Context, j *runtime.Job) error {
 	}
 	if err := r.opts.Cache.Save(key, j.Dir); err != nil {
 		j.Log.Warn("build not cached", "err", err)
+	} else {
+		r.recordManifest(j, key)
 	}
 	r.pruneCache()
 	return nil
+}
+
+// cacheKey is the build cache's key of the job's build from the source of that identity.
+func cacheKey(j *runtime.Job, identity string) string {
+	return buildcache.Build{Identity: identity, Command: j.Spec.BuildCommand + toolchainSuffix(j.Toolchain),
+		Env: j.Spec.Environment, GOOS: goruntime.GOOS, GOARCH: goruntime.GOARCH, User: j.User}.Key()
 }
 
 // toolchainSuffix adds the toolchain (the .NET SDK chosen) to the command a build is keyed by.

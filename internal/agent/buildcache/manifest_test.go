@@ -1,0 +1,58 @@
+package buildcache
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+)
+
+// TestManifestGoesWithItsBuild: a manifest is read only beside its build, and pruning the build
+// removes it; one whose build is gone is removed too.
+func TestManifestGoesWithItsBuild(t *testing.T) {
+	c := Cache{Dir: t.TempDir()}
+	m := api.SourceManifest{{Type: '0', Name: "main.go", Mode: 0o644, Sum: [32]byte{1}}}
+	if err := c.SaveManifest("k1", m); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Manifest("k1"); !errors.Is(err, ErrNoManifest) {
+		t.Errorf("manifest without its build: %v, want ErrNoManifest", err)
+	}
+	built := t.TempDir()
+	if err := os.WriteFile(filepath.Join(built, "app"), []byte("x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"k1", "k2"} {
+		if err := c.Save(k, built); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := c.Manifest("k1"); err != nil || !slices.Equal(got, m) {
+		t.Fatalf("manifest read back: %v, %v", got, err)
+	}
+	if _, err := c.Manifest("k2"); !errors.Is(err, ErrNoManifest) {
+		t.Errorf("a build without a manifest: %v, want ErrNoManifest", err)
+	}
+	if err := c.SaveManifest("gone", m); err != nil { // its build never saved: an orphan
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-48 * time.Hour)
+	if err := os.Chtimes(filepath.Join(c.Dir, "k1"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Prune(0, 24*time.Hour, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(c.Dir)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{"k2"}) {
+		t.Errorf("after pruning k1: %v, want [k2]", names)
+	}
+}
