@@ -19,6 +19,8 @@ type reuseFixture struct {
 	ta  *testAgent
 	dir string
 	job api.Job
+	mu  sync.Mutex
+	ids []string // the jobs run
 }
 
 func newReuseFixture(t *testing.T) *reuseFixture {
@@ -52,6 +54,9 @@ func (f *reuseFixture) run(t *testing.T) (api.JobStatus, bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.mu.Lock()
+	f.ids = append(f.ids, id)
+	f.mu.Unlock()
 	src := f.source(t)
 	ans, err := f.ta.c.ReuseSource(ctx, id, api.SourceReuse{Digest: src.Digest, Proof: src.Manifest.Proof(id)})
 	if err != nil {
@@ -164,5 +169,45 @@ func TestConcurrentReuse(t *testing.T) {
 		if !ok {
 			t.Errorf("job %d did not run on the cached source and build", i)
 		}
+	}
+}
+
+// TestSpareTakenAndMadeAgain: a deleted job whose folder held a cached build leaves a spare copy
+// of it in the cache; the next job taking that source gets the spare (renamed, so the cache holds
+// none until that job is deleted), and its deletion makes the next.
+func TestSpareTakenAndMadeAgain(t *testing.T) {
+	t.Parallel()
+	f := newReuseFixture(t)
+	ctx := context.Background()
+	spares := func() []string {
+		m, _ := filepath.Glob(filepath.Join(f.ta.opts.CacheDir, "*.spare"))
+		return m
+	}
+	deleteAll := func() {
+		for _, id := range f.ids {
+			if err := f.ta.c.Delete(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f.ids = nil
+		f.ta.after.Wait() // the spares those deletions make
+	}
+	f.run(t)
+	if got := spares(); len(got) != 0 {
+		t.Fatalf("spares before any job was deleted: %v", got)
+	}
+	deleteAll()
+	if got := spares(); len(got) != 1 {
+		t.Fatalf("spares after the built job was deleted: %v, want 1", got)
+	}
+	if st, reused := f.run(t); !reused || !st.BuildReused {
+		t.Fatalf("source reused %v, build reused %v, want both", reused, st.BuildReused)
+	}
+	if got := spares(); len(got) != 0 {
+		t.Errorf("spares while the job that took it runs: %v, want none", got)
+	}
+	deleteAll()
+	if got := spares(); len(got) != 1 {
+		t.Errorf("spares after it was deleted: %v, want 1", got)
 	}
 }

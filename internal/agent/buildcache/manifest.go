@@ -86,10 +86,14 @@ func (c Cache) Manifest(key string) (api.SourceManifest, error) {
 	return m, nil
 }
 
-// isManifest reports whether a cache folder entry is a build's manifest, and names its build.
-func isManifest(name string) (string, bool) {
+// companionOf names the build a cache folder entry goes with when it is a build's manifest
+// (KEY.src) or spare (KEY.spare).
+func companionOf(name string) (string, bool) {
 	if strings.HasPrefix(name, tmpPrefix) {
 		return "", false
 	}
-	return strings.CutSuffix(name, manifestSuffix)
+	if key, ok := strings.CutSuffix(name, manifestSuffix); ok {
+		return key, true
+	}
+	return strings.CutSuffix(name, spareSuffix)
 }

@@ -1,6 +1,7 @@
 package buildcache
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -54,5 +55,62 @@ func TestManifestGoesWithItsBuild(t *testing.T) {
 	}
 	if !slices.Equal(names, []string{"k2"}) {
 		t.Errorf("after pruning k1: %v, want [k2]", names)
+	}
+}
+
+// TestSpareRenamedWhole: a spare is a whole copy of its build, taken by a rename into an empty
+// job folder; a copy cut short by its context leaves none; it is pruned with its build.
+func TestSpareRenamedWhole(t *testing.T) {
+	c := Cache{Dir: t.TempDir()}
+	built := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(built, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"app", "sub/data"} {
+		if err := os.WriteFile(filepath.Join(built, f), []byte(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Save("k", built); err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := c.MakeSpare(cancelled, "k"); err == nil {
+		t.Errorf("a cancelled copy made a spare")
+	}
+	if ents, _ := os.ReadDir(c.Dir); len(ents) != 1 {
+		t.Errorf("a cancelled copy left %d entries, want the build alone", len(ents))
+	}
+	job := filepath.Join(t.TempDir(), "job")
+	if err := os.Mkdir(job, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if taken, err := c.TakeSpare("k", job); taken || err != nil {
+		t.Fatalf("take without a spare: %v, %v", taken, err)
+	}
+	if err := c.MakeSpare(context.Background(), "k"); err != nil {
+		t.Fatal(err)
+	}
+	spare, _ := os.Stat(filepath.Join(c.Dir, "k.spare"))
+	if taken, err := c.TakeSpare("k", job); !taken || err != nil {
+		t.Fatalf("take: %v, %v", taken, err)
+	}
+	got, _ := os.Stat(job)
+	if b, err := os.ReadFile(filepath.Join(job, "sub/data")); err != nil || string(b) != "sub/data" || !os.SameFile(spare, got) || got.Mode().Perm() != 0o700 {
+		t.Errorf("job folder after take: %q %v, same folder as the spare %v, mode %v", b, err, os.SameFile(spare, got), got.Mode())
+	}
+	if err := c.MakeSpare(context.Background(), "k"); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-48 * time.Hour)
+	if err := os.Chtimes(filepath.Join(c.Dir, "k"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Prune(0, 24*time.Hour, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(c.Dir); len(ents) != 0 {
+		t.Errorf("after pruning the build: %d entries left, want none", len(ents))
 	}
 }

@@ -47,8 +47,10 @@ func (c Cache) Prune(maxBytes int64, maxAge time.Duration, now time.Time) (Prune
 	}
 	for _, e := range ents {
 		p := filepath.Join(c.Dir, e.Name())
-		if key, ok := isManifest(e.Name()); ok && !e.IsDir() && !names[key] {
-			errs = append(errs, rmManifest(p)) // its build went
+		if key, ok := companionOf(e.Name()); ok {
+			if !names[key] { // its build went
+				errs = append(errs, os.RemoveAll(p))
+			}
 			continue
 		}
 		info, err := e.Info()
@@ -64,7 +66,7 @@ func (c Cache) Prune(maxBytes int64, maxAge time.Duration, now time.Time) (Prune
 		if !e.IsDir() {
 			continue
 		}
-		builds = append(builds, cachedBuild{path: p, used: info.ModTime(), bytes: dirBytes(p)})
+		builds = append(builds, cachedBuild{path: p, used: info.ModTime(), bytes: dirBytes(p) + dirBytes(p+spareSuffix)})
 	}
 	sort.Slice(builds, func(i, k int) bool { return builds[i].used.After(builds[k].used) }) // newest first
 	var st PruneStats
@@ -72,7 +74,7 @@ func (c Cache) Prune(maxBytes int64, maxAge time.Duration, now time.Time) (Prune
 		tooOld := maxAge > 0 && now.Sub(b.used) > maxAge
 		tooBig := maxBytes > 0 && st.Bytes+b.bytes > maxBytes
 		if tooOld || tooBig {
-			errs = append(errs, os.RemoveAll(b.path), rmManifest(b.path+manifestSuffix))
+			errs = append(errs, os.RemoveAll(b.path), os.RemoveAll(b.path+manifestSuffix), os.RemoveAll(b.path+spareSuffix))
 			st.Removed++
 			continue
 		}
@@ -80,14 +82,6 @@ func (c Cache) Prune(maxBytes int64, maxAge time.Duration, now time.Time) (Prune
 		st.Bytes += b.bytes
 	}
 	return st, errors.Join(errs...)
-}
-
-// rmManifest removes a build's manifest file; one already gone is no error.
-func rmManifest(p string) error {
-	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
 }
 
 // dirBytes is the size of the regular files under dir (unreadable parts count as nothing).

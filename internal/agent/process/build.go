@@ -36,6 +36,7 @@ func (r *Runtime) build(ctx context.Context, j *runtime.Job) error {
 			}
 		}
 		if reused {
+			j.Restored = key
 			j.Log.Info("build reused", "key", key)
 			j.Out.WriteString("build reused from the cache (" + key + ")\n")
 			j.SetBuild(0, true)
@@ -61,6 +62,7 @@ func (r *Runtime) build(ctx context.Context, j *runtime.Job) error {
 	if err := r.opts.Cache.Save(key, j.Dir); err != nil {
 		j.Log.Warn("build not cached", "err", err)
 	} else {
+		j.Restored = key
 		r.recordManifest(j, key)
 	}
 	r.pruneCache()

@@ -42,7 +42,10 @@ func (r *Runtime) ReuseSource(_ context.Context, j *runtime.Job, digest, proof s
 	if subtle.ConstantTimeCompare([]byte(m.Proof(j.ID)), []byte(proof)) != 1 {
 		return false, "the proof does not match the cached source's", nil
 	}
-	reused, err := r.opts.Cache.Restore(key, j.Dir) // Prepare gives the folder to the job's user
+	reused, err := r.takeSpare(key, j.Dir)
+	if err == nil && !reused {
+		reused, err = r.opts.Cache.Restore(key, j.Dir) // Prepare gives the folder to the job's user
+	}
 	switch {
 	case err != nil:
 		return false, "", fmt.Errorf("job %s: restoring its cached build: %w", j.ID, err)
@@ -51,6 +54,31 @@ func (r *Runtime) ReuseSource(_ context.Context, j *runtime.Job, digest, proof s
 	}
 	j.Restored = key
 	return true, "", nil
+}
+
+// takeSpare renames the build's spare copy into the job's empty folder (buildcache.TakeSpare).
+func (r *Runtime) takeSpare(key, dir string) (bool, error) {
+	if r.noSpares.Load() {
+		return false, nil
+	}
+	taken, err := r.opts.Cache.TakeSpare(key, dir)
+	if errors.Is(err, buildcache.ErrOtherDevice) {
+		r.noSpares.Store(true)
+		r.log.Info("no spare copies of builds: the jobs' folders are on another file system than the build cache", "cache", r.opts.Cache.Dir)
+		return false, nil
+	}
+	return taken, err
+}
+
+// Replenish makes the spare copy of the build the job's folder held (restored or saved), once the
+// job is deleted, so the next job of that build takes it by a rename (buildcache.MakeSpare).
+func (r *Runtime) Replenish(ctx context.Context, j *runtime.Job) {
+	if j.Restored == "" || r.opts.Cache.Dir == "" || r.noSpares.Load() {
+		return
+	}
+	if err := r.opts.Cache.MakeSpare(ctx, j.Restored); err != nil && ctx.Err() == nil {
+		r.log.Warn("no spare copy of the build made", "key", j.Restored, "err", err)
+	}
 }
 
 // recordManifest records the job's source manifest beside its build (once per build), so a later

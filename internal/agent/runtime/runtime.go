@@ -96,8 +96,8 @@ type Job struct {
 	// is its only source (nil otherwise): a runtime that keeps builds records it beside them, so a
 	// later job that proves it has that content need not upload it (SourceReuser).
 	Manifest api.SourceManifest
-	// Restored is the build-cache key a SourceReuser restored into Dir in place of the upload:
-	// Prepare restores nothing again.
+	// Restored is the build-cache key whose build Dir holds: restored by a SourceReuser in place of
+	// the upload (Prepare restores nothing again), or by Prepare, or saved from it.
 	Restored string
 }
 
@@ -109,6 +109,9 @@ type SourceReuser interface {
 	// Proof for j.ID; it sets j.Restored. Otherwise it says why not, leaving j.Dir empty. An error
 	// is a restore that failed after writing into j.Dir.
 	ReuseSource(ctx context.Context, j *Job, digest, proof string) (reused bool, why string, err error)
+	// Replenish readies the cache for the next job of the build j's folder held (Restored), once
+	// j's folder is removed; it returns by ctx's end.
+	Replenish(ctx context.Context, j *Job)
 }
 
 // Run is one start of a job's program.
