@@ -114,3 +114,33 @@ func TestSpareRenamedWhole(t *testing.T) {
 		t.Errorf("after pruning the build: %d entries left, want none", len(ents))
 	}
 }
+
+// TestStartPruneSkippedWhenRecent: a prune with the same bounds within the interval is skipped;
+// other bounds, or the interval past, prune.
+func TestStartPruneSkippedWhenRecent(t *testing.T) {
+	c := Cache{Dir: t.TempDir()}
+	now := time.Now()
+	if _, pruned, err := c.PruneUnlessRecent(0, 24*time.Hour, time.Hour, now); !pruned || err != nil {
+		t.Fatalf("first prune: %v, %v", pruned, err)
+	}
+	stale := filepath.Join(c.Dir, "old")
+	if err := os.Mkdir(stale, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	old := now.Add(-48 * time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, pruned, err := c.PruneUnlessRecent(0, 24*time.Hour, time.Hour, now.Add(time.Minute)); pruned || err != nil {
+		t.Errorf("same bounds a minute later: pruned %v, %v; want skipped", pruned, err)
+	}
+	if _, err := os.Stat(stale); err != nil {
+		t.Fatalf("a skipped prune removed a build: %v", err)
+	}
+	if st, pruned, err := c.PruneUnlessRecent(1<<30, 24*time.Hour, time.Hour, now.Add(time.Minute)); !pruned || err != nil || st.Removed != 1 {
+		t.Errorf("other bounds: pruned %v, %+v, %v; want the old build removed", pruned, st, err)
+	}
+	if _, pruned, err := c.PruneUnlessRecent(1<<30, 24*time.Hour, time.Hour, now.Add(2*time.Hour)); !pruned || err != nil {
+		t.Errorf("an interval later: pruned %v, %v", pruned, err)
+	}
+}

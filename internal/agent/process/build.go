@@ -98,6 +98,25 @@ func (r *Runtime) pruneCache() {
 	}
 }
 
+// startPruneEvery: an agent's start prunes the build cache unless it was pruned, with the same
+// bounds, more recently (buildcache.PruneUnlessRecent); every save prunes it anyway.
+const startPruneEvery = time.Hour
+
+// pruneAtStart applies the build cache's bounds as the agent starts, unless that was done recently.
+func (r *Runtime) pruneAtStart() {
+	c := r.opts.Cache
+	if c.Dir == "" {
+		return
+	}
+	st, pruned, err := c.PruneUnlessRecent(max(r.opts.CacheMaxBytes, 0), max(r.opts.CacheMaxAge, 0), startPruneEvery, time.Now())
+	if err != nil {
+		r.log.Warn("build cache not fully pruned", "dir", c.Dir, "err", err)
+	}
+	if pruned && st.Removed > 0 {
+		r.log.Info("build cache pruned", "dir", c.Dir, "removed", st.Removed, "kept", st.Kept, "bytes", st.Bytes)
+	}
+}
+
 // own gives dir to the job's user (nothing for the agent's own).
 func own(j *runtime.Job, dir string) error {
 	if j.Own == nil {
