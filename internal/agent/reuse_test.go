@@ -38,7 +38,7 @@ func newReuseFixture(t *testing.T) *reuseFixture {
 // source is what crank computes of the folder: its digest and manifest.
 func (f *reuseFixture) source(t *testing.T) *pack.Source {
 	t.Helper()
-	src, err := pack.Digest(f.dir, pack.Exclude{})
+	src, err := pack.Digest(context.Background(), f.dir, pack.Exclude{})
 	if err != nil {
 		t.Fatal(err)
 	}

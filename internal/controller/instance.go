@@ -44,7 +44,7 @@ func (in *instance) String() string { return fmt.Sprintf("%s on %s", in.service,
 type packs struct {
 	mu      sync.Mutex
 	m       map[string]*pack.Packed
-	digests map[string]*pack.Source
+	digests map[string]*digested
 }
 
 // buildFiles packs a job's build files once per run (by their list).
@@ -124,7 +124,7 @@ func packSources(job *api.Job, pk *packs, ex pack.Exclude) ([]upload, error) {
 func (c *Controller) launch(ctx context.Context, in *instance, pk *packs) error {
 	job := in.job
 	began := time.Now()
-	ups, reuse, err := c.prepareSources(&job, in, pk)
+	ups, reuse, err := c.prepareSources(ctx, &job, in, pk)
 	if err != nil {
 		return fmt.Errorf("service %q: %w", in.service, err)
 	}

@@ -19,32 +19,61 @@ func canReuse(job api.Job, info api.Info) bool {
 		len(job.Sources) == 0 && len(job.BuildFiles) == 0 && !job.InContainer()
 }
 
-// digest hashes a source folder once per run (pack.Digest).
-func (p *packs) digest(dir string, ex pack.Exclude) (*pack.Source, error) {
+// digested is a source folder's digest, computed once per run.
+type digested struct {
+	done chan struct{} // closed once src or err is set
+	src  *pack.Source
+	err  error
+}
+
+// prefetch starts hashing the source folders of the services whose source may come from an
+// agent's cache, so that it runs while the agents start and answer /info.
+func (p *packs) prefetch(ctx context.Context, services []Service, ex pack.Exclude) {
+	for _, s := range services {
+		if canReuse(s.Job, api.Info{SourceReuse: true}) {
+			p.digestOf(ctx, s.Job.Source.LocalFolder, ex)
+		}
+	}
+}
+
+// digestOf is the folder's digest, started on the first call; later calls share it.
+func (p *packs) digestOf(ctx context.Context, dir string, ex pack.Exclude) *digested {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if s, ok := p.digests[dir]; ok {
-		return s, nil
+	if d, ok := p.digests[dir]; ok {
+		return d
 	}
-	s, err := pack.Digest(dir, ex)
-	if err != nil {
-		return nil, err
-	}
+	d := &digested{done: make(chan struct{})}
 	if p.digests == nil {
-		p.digests = map[string]*pack.Source{}
+		p.digests = map[string]*digested{}
 	}
-	p.digests[dir] = s
-	return s, nil
+	p.digests[dir] = d
+	go func() {
+		defer close(d.done)
+		d.src, d.err = pack.Digest(ctx, dir, ex)
+	}()
+	return d
+}
+
+// digest waits for the folder's digest (pack.Digest), or ctx's end.
+func (p *packs) digest(ctx context.Context, dir string, ex pack.Exclude) (*pack.Source, error) {
+	d := p.digestOf(ctx, dir, ex)
+	select {
+	case <-d.done:
+		return d.src, d.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // prepareSources packs the job's sources, or, when they may come from the agent's cache (canReuse),
 // only hashes its own (src non-nil; the packing waits for the agent's answer: reuseOrPack).
-func (c *Controller) prepareSources(job *api.Job, in *instance, pk *packs) (ups []upload, src *pack.Source, err error) {
+func (c *Controller) prepareSources(ctx context.Context, job *api.Job, in *instance, pk *packs) (ups []upload, src *pack.Source, err error) {
 	if !canReuse(*job, in.info) {
 		ups, err = packSources(job, pk, c.opts.Exclude)
 		return ups, nil, err
 	}
-	if src, err = pk.digest(job.Source.LocalFolder, c.opts.Exclude); err != nil {
+	if src, err = pk.digest(ctx, job.Source.LocalFolder, c.opts.Exclude); err != nil {
 		return nil, nil, err
 	}
 	s := *job.Source

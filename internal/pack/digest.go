@@ -2,6 +2,7 @@ package pack
 
 import (
 	"archive/tar"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"hash"
@@ -24,12 +25,15 @@ type Source struct {
 }
 
 // Digest reads the files Pack would pack, as Pack would (the same walk, the same tar headers),
-// and returns their Source.
-func Digest(dir string, ex Exclude) (*Source, error) {
+// and returns their Source. It stops between two files once ctx ends.
+func Digest(ctx context.Context, dir string, ex Exclude) (*Source, error) {
 	sum := sha256.New()
 	src := &Source{}
 	buf := make([]byte, 64<<10)
 	err := walk(dir, ex, func(path, rel string, d fs.DirEntry) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		ent, err := digestEntry(sum, buf, path, rel, d)
 		if err != nil || ent == nil {
 			return err
@@ -80,9 +84,13 @@ func digestEntry(sum hash.Hash, buf []byte, path, rel string, d fs.DirEntry) (*a
 	}
 	defer f.Close()
 	own := sha256.New()
-	if _, err := io.CopyBuffer(io.MultiWriter(sum, own), f, buf); err != nil {
+	if _, err := io.CopyBuffer(io.MultiWriter(sum, own), onlyReader{f}, buf); err != nil {
 		return nil, err
 	}
 	own.Sum(ent.Sum[:0])
 	return ent, nil
 }
+
+// onlyReader hides the file's WriteTo, so that io.CopyBuffer uses the buffer given rather than
+// allocating one per file.
+type onlyReader struct{ io.Reader }

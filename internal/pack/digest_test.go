@@ -27,7 +27,7 @@ func TestDigestIsTheAgentsDigest(t *testing.T) {
 	if err := os.Symlink("main.go", filepath.Join(dir, "link")); err != nil {
 		t.Fatal(err)
 	}
-	src, err := Digest(dir, Exclude{})
+	src, err := Digest(context.Background(), dir, Exclude{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestDigestIsTheAgentsDigest(t *testing.T) {
 		t.Errorf("files: digest %d, pack %d, want 5", src.Files, pk.Files)
 	}
 	write(t, dir, "main.go", "package main // changed\n")
-	if again, err := Digest(dir, Exclude{}); err != nil || again.Digest == src.Digest || again.Manifest.Proof("j") == src.Manifest.Proof("j") {
+	if again, err := Digest(context.Background(), dir, Exclude{}); err != nil || again.Digest == src.Digest || again.Manifest.Proof("j") == src.Manifest.Proof("j") {
 		t.Errorf("a changed file: same digest or proof (%v)", err)
 	}
 }
