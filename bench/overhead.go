@@ -66,6 +66,7 @@ func (s overheadSection) MedianFirst() float64 {
 // The progress lines crank prints, and the names the report gives them.
 var progressEvents = []struct{ prefix, name string }{
 	{"[application] uploading", "upload"},
+	{"[application] source ", "upload"}, // taken from the agent's build cache: in place, not uploaded
 	{"[application] starting job", "app start"},
 	{"[application] ready", "app ready"},
 	{"[load] starting job", "load start"},
