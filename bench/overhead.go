@@ -66,11 +66,13 @@ func (s overheadSection) MedianFirst() float64 {
 // The progress lines crank prints, and the names the report gives them.
 var progressEvents = []struct{ prefix, name string }{
 	{"[application] uploading", "upload"},
-	{"[application] source ", "upload"}, // taken from the agent's build cache: in place, not uploaded
 	{"[application] starting job", "app start"},
 	{"[application] ready", "app ready"},
 	{"[load] starting job", "load start"},
 	{"[load] done", "load done"},
+	// a source taken from the agent's build cache is in place then, not uploaded (after the
+	// report's first four columns, which are this list's)
+	{"[application] source ", "upload"},
 }
 
 // overhead runs the plaintext scenario with the built-in load for 1 s: once to warm the build

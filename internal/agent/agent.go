@@ -185,17 +185,6 @@ type Agent struct {
 	afterClosed bool // under mu: Shutdown waits for after; nothing more is added
 }
 
-// goAfter runs f in the background until Shutdown, which waits for it; once Shutdown waits, f is
-// not run.
-func (a *Agent) goAfter(f func(ctx context.Context)) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.afterClosed {
-		return
-	}
-	a.after.Go(func() { f(a.afterCtx) })
-}
-
 // New checks the options, creates the job root and starts the lease loop.
 func New(opts Options) (*Agent, error) {
 	a := &Agent{jobs: make(map[string]*job), perfProbe: newPerfProbe()}

@@ -51,8 +51,8 @@ func TestCacheDirOutlivesTheAgent(t *testing.T) {
 	for _, e := range ents {
 		names = append(names, e.Name())
 	}
-	if len(ents) != 2 || !ents[0].IsDir() || ents[1].Name() != ents[0].Name()+".src" {
-		t.Errorf("cache holds %v, want one build and its source's manifest", names)
+	if len(ents) != 3 || ents[0].Name() != ".pruned" || !ents[1].IsDir() || ents[2].Name() != ents[1].Name()+".src" {
+		t.Errorf("cache holds %v, want the last prune's mark, one build and its source's manifest", names)
 	}
 }
 

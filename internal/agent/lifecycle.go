@@ -106,3 +106,14 @@ func (a *Agent) deleteJob(j *job, why string) api.JobStatus {
 	a.mu.Unlock()
 	return j.status()
 }
+
+// goAfter runs f in the background until Shutdown, which waits for it; once Shutdown waits, f is
+// not run.
+func (a *Agent) goAfter(f func(ctx context.Context)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.afterClosed {
+		return
+	}
+	a.after.Go(func() { f(a.afterCtx) })
+}
