@@ -72,11 +72,16 @@ func (m *matcher) ignored(rel string, isDir bool) bool {
 // special files are skipped.
 func Pack(dir string, ex Exclude) (*Packed, error) {
 	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
+	// BestSpeed: a repository of 1,150 files packed in 0.14-0.15 s instead of 0.23-0.34 s at the
+	// default level, 1.64 MB instead of 1.35 (rough, load 4); on loopback the bytes cost nothing.
+	gz, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	if err != nil {
+		return nil, err
+	}
 	tw := tar.NewWriter(gz)
 	h := sha256.New()
 	files := 0
-	err := walk(dir, ex, func(path, rel string, d fs.DirEntry) error {
+	err = walk(dir, ex, func(path, rel string, d fs.DirEntry) error {
 		n, err := addEntry(tw, h, path, rel, d)
 		files += n
 		return err
