@@ -70,6 +70,14 @@ func TestStampedLines(t *testing.T) {
 	if tail := s.tail(); !strings.HasSuffix(tail, "| table |\n") {
 		t.Errorf("tail = %q", tail)
 	}
+	cached := &stampedLines{start: time.Now()} // a source the agent took from its build cache is in place then
+	line := "06:32:15 [application] source /w (5 files) taken from the build cache of U: not uploaded\n"
+	if _, err := cached.Write([]byte(line)); err != nil {
+		t.Fatal(err)
+	}
+	if ev := cached.events(); len(ev) != 1 || ev[0].Name != "upload" {
+		t.Errorf("events of a source taken from the cache: %+v, want one upload", ev)
+	}
 }
 
 func TestProxyFirstByte(t *testing.T) {

@@ -70,6 +70,9 @@ var progressEvents = []struct{ prefix, name string }{
 	{"[application] ready", "app ready"},
 	{"[load] starting job", "load start"},
 	{"[load] done", "load done"},
+	// a source taken from the agent's build cache is in place then, not uploaded (after the
+	// report's first four columns, which are this list's)
+	{"[application] source ", "upload"},
 }
 
 // overhead runs the plaintext scenario with the built-in load for 1 s: once to warm the build

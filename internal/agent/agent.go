@@ -177,11 +177,18 @@ type Agent struct {
 	leaseDone chan struct{}
 	reaping   sync.WaitGroup // deletions started by the lease loop
 	shutdown  sync.Once
+	// after is the work a deleted job leaves (its build's next spare copy: replenish), which
+	// Shutdown waits for and, past its bound, cancels through afterCtx.
+	after       sync.WaitGroup
+	afterCtx    context.Context
+	afterCancel context.CancelFunc
+	afterClosed bool // under mu: Shutdown waits for after; nothing more is added
 }
 
 // New checks the options, creates the job root and starts the lease loop.
 func New(opts Options) (*Agent, error) {
 	a := &Agent{jobs: make(map[string]*job), perfProbe: newPerfProbe()}
+	a.afterCtx, a.afterCancel = context.WithCancel(context.Background())
 	if err := a.setDefaults(&opts); err != nil {
 		return nil, err
 	}
@@ -327,11 +334,17 @@ func (a *Agent) Shutdown(ctx context.Context) error {
 		done := make(chan struct{})
 		go func() {
 			wg.Wait()
+			a.mu.Lock()
+			a.afterClosed = true
+			a.mu.Unlock()
+			a.after.Wait()
 			close(done)
 		}()
 		select {
 		case <-done:
+			a.afterCancel()
 		case <-ctx.Done():
+			a.afterCancel()
 			err = fmt.Errorf("agent shutdown: %w", ctx.Err())
 			return
 		}

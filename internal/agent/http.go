@@ -55,6 +55,7 @@ func (a *Agent) routes() http.Handler {
 	mux.HandleFunc("PUT /jobs/{id}/buildfiles", func(w http.ResponseWriter, r *http.Request) {
 		a.wrap(func(r *http.Request) (any, error) { return a.handleSource(w, r, buildFilesKey) }).ServeHTTP(w, r)
 	})
+	handle("POST /jobs/{id}/source/reuse", a.handleReuse)
 	handle("POST /jobs/{id}/start", a.handleStart)
 	handle("GET /jobs/{id}", a.handleStatus)
 	handle("GET /jobs/{id}/output", a.handleOutput)

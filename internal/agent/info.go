@@ -20,6 +20,7 @@ func (a *Agent) handleInfo(r *http.Request) (any, error) {
 	describePerf(&info)
 	_, info.Dotnet = a.dotnetInfo(r.Context())
 	info.StatusWait = true
+	info.SourceReuse = true
 	info.Time = time.Now()
 	return info, nil
 }

@@ -88,7 +88,8 @@ func (a *Agent) deleteJob(j *job, why string) api.JobStatus {
 	j.closeUploads(why)
 	j.stop(why)
 	j.mu.Lock()
-	if !j.deleted {
+	first := !j.deleted
+	if first {
 		j.deleted = true
 		if err := os.RemoveAll(j.dir); err != nil {
 			j.log.Warn("job folder not removed", "dir", j.dir, "err", err)
@@ -97,8 +98,22 @@ func (a *Agent) deleteJob(j *job, why string) api.JobStatus {
 		_ = j.moveLocked(api.StateDeleted, why)
 	}
 	j.mu.Unlock()
+	if r, ok := j.rt.(runtime.SourceReuser); ok && first {
+		a.goAfter(func(ctx context.Context) { r.Replenish(ctx, j.rj) }) // off the answer's path
+	}
 	a.mu.Lock()
 	delete(a.jobs, j.id)
 	a.mu.Unlock()
 	return j.status()
+}
+
+// goAfter runs f in the background until Shutdown, which waits for it; once Shutdown waits, f is
+// not run.
+func (a *Agent) goAfter(f func(ctx context.Context)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.afterClosed {
+		return
+	}
+	a.after.Go(func() { f(a.afterCtx) })
 }

@@ -44,7 +44,8 @@ func (a *Agent) handleSource(w http.ResponseWriter, r *http.Request, name string
 	body := &stallReader{r: http.MaxBytesReader(nil, r.Body, a.opts.MaxUpload), rc: rc, idle: a.opts.Lease}
 	// A read waiting on a silent client is cut when the job goes; the connection is then closed.
 	unblock := context.AfterFunc(ctx, func() { _ = rc.SetReadDeadline(time.Now()) })
-	digest, err := extract.ExtractRoot(ctx, body, root, extract.Limits{MaxBytes: 8 * a.opts.MaxUpload, MaxEntries: a.opts.MaxUploadEntries})
+	x, err := extract.ExtractManifest(ctx, body, root, extract.Limits{MaxBytes: 8 * a.opts.MaxUpload, MaxEntries: a.opts.MaxUploadEntries})
+	digest := x.Digest
 	if err == nil { // to its end: a signed body is checked there (reqsign.ErrBody), before it counts
 		_, err = io.Copy(io.Discard, body)
 	}
@@ -53,6 +54,9 @@ func (a *Agent) handleSource(w http.ResponseWriter, r *http.Request, name string
 	}
 	_ = rc.SetReadDeadline(time.Time{})
 	if err == nil {
+		if name == "" && j.reusable() {
+			j.rj.Manifest = x.Manifest // read by the run, which starts after the upload ends
+		}
 		j.endUpload(true, name, digest)
 		j.log.Info("source extracted", "source", uploadLabel(name), "digest", digest)
 		return j.status(), nil
@@ -170,6 +174,7 @@ func (j *job) resetDir() error {
 	}
 	j.mu.Lock()
 	j.uploads = nil
+	j.rj.Manifest, j.rj.Restored = nil, ""
 	j.mu.Unlock()
 	return os.Mkdir(j.dir, 0o700) // private, as newJob makes it
 }

@@ -82,6 +82,9 @@ type Info struct {
 	// StatusWait is true when a status read may wait for the job's next state change
 	// (Client.StatusChange): an older agent answers at once, and is polled.
 	StatusWait bool `json:"statusWait,omitempty"`
+	// SourceReuse is true when the agent may take a job's source from its build cache instead of
+	// an upload (Client.ReuseSource).
+	SourceReuse bool `json:"sourceReuse,omitempty"`
 }
 
 // MaxStatusWait bounds how long a status read waits for the job's next state change.

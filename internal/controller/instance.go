@@ -42,8 +42,9 @@ func (in *instance) String() string { return fmt.Sprintf("%s on %s", in.service,
 
 // packs caches packed source folders (and build files) for one run.
 type packs struct {
-	mu sync.Mutex
-	m  map[string]*pack.Packed
+	mu      sync.Mutex
+	m       map[string]*pack.Packed
+	digests map[string]*digested
 }
 
 // buildFiles packs a job's build files once per run (by their list).
@@ -118,15 +119,16 @@ func packSources(job *api.Job, pk *packs, ex pack.Exclude) ([]upload, error) {
 	return ups, nil
 }
 
-// launch submits the job, uploads its sources and starts it. It does not wait for readiness.
+// launch submits the job, uploads its sources (or has the agent take them from its build
+// cache) and starts it. It does not wait for readiness.
 func (c *Controller) launch(ctx context.Context, in *instance, pk *packs) error {
 	job := in.job
 	began := time.Now()
-	ups, err := packSources(&job, pk, c.opts.Exclude)
+	ups, reuse, err := c.prepareSources(ctx, &job, in, pk)
 	if err != nil {
 		return fmt.Errorf("service %q: %w", in.service, err)
 	}
-	c.took("sources packed", began, "service", in.service)
+	c.took("sources packed", began, "service", in.service, "hashedOnly", reuse != nil)
 	var files *pack.Packed
 	if len(job.BuildFiles) > 0 {
 		if files, err = pk.buildFiles(ctx, job.BuildFiles); err != nil {
@@ -146,27 +148,40 @@ func (c *Controller) launch(ctx context.Context, in *instance, pk *packs) error 
 			return nil
 		}
 	}
-	for _, up := range ups {
-		what := "source"
-		if up.name != "" {
-			what = "sources." + up.name
-		}
-		c.step(in.service, "uploading %s %s (%d files, %d KB) to %s", what, up.folder, up.packed.Files, len(up.packed.TarGz)/1024, in.url)
-		if err := in.client.UploadSource(ctx, id, up.name, bytes.NewReader(up.packed.TarGz)); err != nil {
-			return fmt.Errorf("service %q: uploading %s to %s: %w", in.service, what, in.url, err)
+	if reuse != nil {
+		if ups, err = c.reuseOrPack(ctx, in, &job, pk, reuse); err != nil {
+			return err
 		}
 	}
-	if files != nil {
-		c.step(in.service, "uploading buildFiles (%d files, %d KB) to %s", files.Files, len(files.TarGz)/1024, in.url)
-		if err := in.client.UploadBuildFiles(ctx, id, bytes.NewReader(files.TarGz)); err != nil {
-			return fmt.Errorf("service %q: uploading buildFiles to %s: %w", in.service, in.url, err)
-		}
+	if err := c.upload(ctx, in, ups, files); err != nil {
+		return err
 	}
 	c.took("sources uploaded", began, "service", in.service)
 	c.step(in.service, "starting job %q on %s", job.Name, in.url)
 	in.started = time.Now()
 	if err := in.client.Start(ctx, id); err != nil {
 		return fmt.Errorf("service %q: starting job on %s: %w", in.service, in.url, err)
+	}
+	return nil
+}
+
+// upload sends the job's packed sources and build files.
+func (c *Controller) upload(ctx context.Context, in *instance, ups []upload, files *pack.Packed) error {
+	for _, up := range ups {
+		what := "source"
+		if up.name != "" {
+			what = "sources." + up.name
+		}
+		c.step(in.service, "uploading %s %s (%d files, %d KB) to %s", what, up.folder, up.packed.Files, len(up.packed.TarGz)/1024, in.url)
+		if err := in.client.UploadSource(ctx, in.id, up.name, bytes.NewReader(up.packed.TarGz)); err != nil {
+			return fmt.Errorf("service %q: uploading %s to %s: %w", in.service, what, in.url, err)
+		}
+	}
+	if files != nil {
+		c.step(in.service, "uploading buildFiles (%d files, %d KB) to %s", files.Files, len(files.TarGz)/1024, in.url)
+		if err := in.client.UploadBuildFiles(ctx, in.id, bytes.NewReader(files.TarGz)); err != nil {
+			return fmt.Errorf("service %q: uploading buildFiles to %s: %w", in.service, in.url, err)
+		}
 	}
 	return nil
 }

@@ -48,6 +48,7 @@ func (c *Controller) runPass(ctx context.Context, services []Service, h *held, l
 			jobs = c.salvage(ctx, services, all)
 		}
 	}()
+	h.pk.prefetch(ctx, services, c.opts.Exclude)
 	for _, s := range services {
 		if ins, ok := h.ins[s.Name]; ok {
 			all, servers, reused = append(all, ins...), append(servers, ins...), append(reused, ins...)

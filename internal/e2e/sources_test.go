@@ -27,13 +27,15 @@ func snapshot(t *testing.T) string {
 }
 
 // TestBuildReusedAcrossCrankRuns: two crank runs of the plaintext scenario on the embedded agent
-// with the same source; the second reuses the first's build from the user's cache folder.
+// with the same source; the second reuses the first's build from the user's cache folder, and
+// takes its source from there instead of an upload.
 func TestBuildReusedAcrossCrankRuns(t *testing.T) {
 	src := snapshot(t)
 	// A cache folder of its own for crank's builds, and Go's own cache kept: with XDG_CACHE_HOME
 	// alone Go's moved there too, empty, and the first build compiled every package again (49 s
 	// of this test's 58 in a gate run).
 	env := []string{"XDG_CACHE_HOME=" + t.TempDir(), "GOCACHE=" + goEnv(t, "GOCACHE"), "GOFLAGS=-buildvcs=false"}
+	var stderr string
 	run := func() jobResult { // metricsPort=0: no second port to collide with other tests' sockets
 		out := filepath.Join(t.TempDir(), "out.json")
 		r := crankEnv(t, 3*time.Minute, env, "--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
@@ -42,6 +44,7 @@ func TestBuildReusedAcrossCrankRuns(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("exit %d\n%s", r.code, r.stderr)
 		}
+		stderr = r.stderr
 		return readJobs(t, out)["application"]
 	}
 	first := run()
@@ -51,6 +54,10 @@ func TestBuildReusedAcrossCrankRuns(t *testing.T) {
 	second := run()
 	if bt, ok := second.Results["benchmarks/build-time"]; !ok || bt != 0 || second.Environment["buildReused"] != true {
 		t.Fatalf("second run: build-time %v (%v), buildReused %v", bt, ok, second.Environment["buildReused"])
+	}
+	// the source itself came from the cache: nothing packed nor uploaded (issue 47)
+	if !strings.Contains(stderr, "taken from the build cache") || strings.Contains(stderr, "[application] uploading") {
+		t.Errorf("second run uploaded its source:\n%s", stderr)
 	}
 	t.Logf("build %.0f ms, then reused", first.Results["benchmarks/build-time"])
 }

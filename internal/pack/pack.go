@@ -71,22 +71,47 @@ func (m *matcher) ignored(rel string, isDir bool) bool {
 // what .gitignore files ignore and what ex names. Symbolic links are packed as links; other
 // special files are skipped.
 func Pack(dir string, ex Exclude) (*Packed, error) {
-	root, err := filepath.Abs(dir)
+	var buf bytes.Buffer
+	// BestSpeed: a repository of 1,150 files packed in 0.14-0.15 s instead of 0.23-0.34 s at the
+	// default level, 1.64 MB instead of 1.35 (rough, load 4); on loopback the bytes cost nothing.
+	gz, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
 	if err != nil {
 		return nil, err
 	}
-	if ex, err = ex.absolute(); err != nil {
-		return nil, err
-	}
-	if st, err := os.Stat(root); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("source folder %s: not a folder", dir)
-	}
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
 	h := sha256.New()
-	m := &matcher{}
 	files := 0
+	err = walk(dir, ex, func(path, rel string, d fs.DirEntry) error {
+		n, err := addEntry(tw, h, path, rel, d)
+		files += n
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	if err := gz.Close(); err != nil {
+		return nil, err
+	}
+	return &Packed{TarGz: buf.Bytes(), Hash: hex.EncodeToString(h.Sum(nil)), Files: files}, nil
+}
+
+// walk calls visit for every file of dir that is packed (not a folder; in lexical order),
+// leaving out what .gitignore files ignore and what ex names.
+func walk(dir string, ex Exclude, visit func(path, rel string, d fs.DirEntry) error) error {
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if ex, err = ex.absolute(); err != nil {
+		return err
+	}
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		return fmt.Errorf("source folder %s: not a folder", dir)
+	}
+	m := &matcher{}
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -108,20 +133,12 @@ func Pack(dir string, ex Exclude) (*Packed, error) {
 		if d.IsDir() {
 			return m.load(root, rel)
 		}
-		n, err := addEntry(tw, h, path, rel, d)
-		files += n
-		return err
+		return visit(path, rel, d)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("packing %s: %w", dir, err)
+		return fmt.Errorf("packing %s: %w", dir, err)
 	}
-	if err := tw.Close(); err != nil {
-		return nil, err
-	}
-	if err := gz.Close(); err != nil {
-		return nil, err
-	}
-	return &Packed{TarGz: buf.Bytes(), Hash: hex.EncodeToString(h.Sum(nil)), Files: files}, nil
+	return nil
 }
 
 func addEntry(tw *tar.Writer, h io.Writer, path, rel string, d fs.DirEntry) (int, error) {

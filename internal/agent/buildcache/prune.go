@@ -41,19 +41,32 @@ func (c Cache) Prune(maxBytes int64, maxAge time.Duration, now time.Time) (Prune
 	}
 	var builds []cachedBuild
 	var errs []error
+	names := map[string]bool{}
+	for _, e := range ents {
+		names[e.Name()] = e.IsDir()
+	}
 	for _, e := range ents {
 		p := filepath.Join(c.Dir, e.Name())
-		info, err := e.Info()
-		if err != nil || !e.IsDir() {
+		if key, ok := companionOf(e.Name()); ok {
+			if !names[key] { // its build went
+				errs = append(errs, os.RemoveAll(p))
+			}
 			continue
 		}
-		if strings.HasPrefix(e.Name(), tmpPrefix) {
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		if strings.HasPrefix(e.Name(), tmpPrefix) { // a save's staging folder, a manifest's file
 			if now.Sub(info.ModTime()) > staleTmp {
 				errs = append(errs, os.RemoveAll(p))
 			}
 			continue
 		}
-		builds = append(builds, cachedBuild{path: p, used: info.ModTime(), bytes: dirBytes(p)})
+		if !e.IsDir() {
+			continue
+		}
+		builds = append(builds, cachedBuild{path: p, used: info.ModTime(), bytes: dirBytes(p) + dirBytes(p+spareSuffix)})
 	}
 	sort.Slice(builds, func(i, k int) bool { return builds[i].used.After(builds[k].used) }) // newest first
 	var st PruneStats
@@ -61,7 +74,7 @@ func (c Cache) Prune(maxBytes int64, maxAge time.Duration, now time.Time) (Prune
 		tooOld := maxAge > 0 && now.Sub(b.used) > maxAge
 		tooBig := maxBytes > 0 && st.Bytes+b.bytes > maxBytes
 		if tooOld || tooBig {
-			errs = append(errs, os.RemoveAll(b.path))
+			errs = append(errs, os.RemoveAll(b.path), os.RemoveAll(b.path+manifestSuffix), os.RemoveAll(b.path+spareSuffix))
 			st.Removed++
 			continue
 		}

@@ -17,6 +17,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/crankshaft/crankshaft/internal/api"
 )
 
 // ErrBadArchive marks archives that are malformed, truncated or try to leave the folder: the
@@ -49,30 +51,56 @@ func Extract(ctx context.Context, r io.Reader, dir string, lim Limits) (string, 
 
 // ExtractRoot is Extract into the folder root is opened on (a named source's destination).
 func ExtractRoot(ctx context.Context, r io.Reader, root *os.Root, lim Limits) (string, error) {
+	x, err := ExtractManifest(ctx, r, root, lim)
+	return x.Digest, err
+}
+
+// Extracted is what an extraction gave: the digest of what it extracted, and its entries with
+// each file's own digest (nil when their names were too many bytes to keep: maxManifestBytes).
+type Extracted struct {
+	Digest   string
+	Manifest api.SourceManifest
+}
+
+// maxManifestBytes bounds what an extraction keeps of its entries' names and links: a source
+// beyond it is extracted, but has no manifest (it cannot be reused without an upload).
+const maxManifestBytes = 16 << 20
+
+// ExtractManifest is ExtractRoot, returning the manifest of what it extracted too.
+func ExtractManifest(ctx context.Context, r io.Reader, root *os.Root, lim Limits) (Extracted, error) {
 	zr, err := gzip.NewReader(ctxReader{ctx, r})
 	if err != nil {
-		return "", badArchive(ctx, err)
+		return Extracted{}, badArchive(ctx, err)
 	}
 	tr := tar.NewReader(zr)
 	sum := sha256.New()
-	var written int64
+	var written, kept int64
+	var m api.SourceManifest
+	dropped := false
 	for count := 0; ; count++ {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
-			return hex.EncodeToString(sum.Sum(nil)), drain(ctx, zr)
+			return Extracted{hex.EncodeToString(sum.Sum(nil)), m}, drain(ctx, zr)
 		}
 		if err != nil {
-			return "", badArchive(ctx, err)
+			return Extracted{}, badArchive(ctx, err)
 		}
 		if lim.MaxEntries > 0 && count >= lim.MaxEntries {
-			return "", fmt.Errorf("%w: the archive has more than %d entries", ErrTooManyEntries, lim.MaxEntries)
+			return Extracted{}, fmt.Errorf("%w: the archive has more than %d entries", ErrTooManyEntries, lim.MaxEntries)
 		}
 		e := extraction{root: root, h: h, sum: sum, left: lim.MaxBytes - written, bounded: lim.MaxBytes > 0}
-		n, err := e.extract(tr)
+		n, ent, err := e.extract(tr)
 		if err != nil {
-			return "", badArchive(ctx, err)
+			return Extracted{}, badArchive(ctx, err)
 		}
 		written += n
+		if ent != nil && !dropped {
+			if kept += int64(len(ent.Name) + len(ent.Link)); kept > maxManifestBytes {
+				m, dropped = nil, true
+				continue
+			}
+			m = append(m, *ent)
+		}
 	}
 }
 
@@ -135,19 +163,29 @@ type extraction struct {
 	bounded bool
 }
 
-func (e extraction) extract(tr *tar.Reader) (int64, error) {
+// extract writes the entry and returns the bytes written and its manifest entry (nil for none:
+// the folder itself).
+func (e extraction) extract(tr *tar.Reader) (int64, *api.SourceEntry, error) {
 	h := e.h
 	name, err := cleanName(h.Name)
 	if err != nil || name == "." {
-		return 0, err
+		return 0, nil, err
 	}
 	if err := e.noSymlinkIn(path.Dir(name), h.Name); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	for _, s := range []string{string(h.Typeflag), name, strconv.FormatInt(h.Mode, 8), h.Linkname} {
 		e.sum.Write([]byte(s))
 		e.sum.Write([]byte{0})
 	}
+	ent := &api.SourceEntry{Type: h.Typeflag, Name: name, Mode: h.Mode, Link: h.Linkname}
+	n, err := e.place(tr, name, ent)
+	return n, ent, err
+}
+
+// place writes the entry name; a file's content digest goes into ent.
+func (e extraction) place(tr *tar.Reader, name string, ent *api.SourceEntry) (int64, error) {
+	h := e.h
 	if err := e.root.MkdirAll(path.Dir(name), 0o755); err != nil {
 		return 0, fmt.Errorf("%w: %q: %w", errWrite, h.Name, err)
 	}
@@ -155,7 +193,7 @@ func (e extraction) extract(tr *tar.Reader) (int64, error) {
 	case tar.TypeDir:
 		return 0, wrapWrite(h.Name, e.root.MkdirAll(name, 0o755|h.FileInfo().Mode().Perm()))
 	case tar.TypeReg:
-		return e.writeFile(tr, name)
+		return e.writeFile(tr, name, ent)
 	case tar.TypeSymlink:
 		if path.IsAbs(h.Linkname) || !inside(path.Join(path.Dir(name), h.Linkname)) {
 			return 0, fmt.Errorf("%w: symlink %q -> %q leaves the folder", ErrBadArchive, h.Name, h.Linkname)
@@ -198,7 +236,7 @@ func (e extraction) noSymlinkIn(dir, entryName string) error {
 	return nil
 }
 
-func (e extraction) writeFile(r io.Reader, name string) (int64, error) {
+func (e extraction) writeFile(r io.Reader, name string, ent *api.SourceEntry) (int64, error) {
 	h := e.h
 	if e.bounded && h.Size > e.left {
 		return 0, fmt.Errorf("%w: %q: the extracted content exceeds the limit", ErrBadArchive, h.Name)
@@ -207,7 +245,9 @@ func (e extraction) writeFile(r io.Reader, name string) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%w: %q: %w", errWrite, h.Name, err)
 	}
-	n, err := io.Copy(io.MultiWriter(f, e.sum), r)
+	own := sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, e.sum, own), r)
+	own.Sum(ent.Sum[:0])
 	if cerr := f.Close(); err == nil && cerr != nil {
 		return n, fmt.Errorf("%w: %q: %w", errWrite, h.Name, cerr)
 	}

@@ -23,19 +23,24 @@ func (r *Runtime) build(ctx context.Context, j *runtime.Job) error {
 	}
 	key := ""
 	if j.Identity != "" && r.opts.Cache.Dir != "" {
-		key = buildcache.Build{Identity: j.Identity, Command: j.Spec.BuildCommand + toolchainSuffix(j.Toolchain),
-			Env: j.Spec.Environment, GOOS: goruntime.GOOS, GOARCH: goruntime.GOARCH, User: j.User}.Key()
-		reused, err := r.opts.Cache.Restore(key, j.Dir)
-		if errors.Is(err, buildcache.ErrSpoilt) {
-			return fmt.Errorf("job %s: %w", j.ID, err)
-		}
-		if err != nil {
-			j.Log.Warn("build cache not used", "err", err)
+		key = cacheKey(j, j.Identity)
+		reused := j.Restored != "" && j.Restored == key // restored in place of the upload
+		if !reused {
+			var err error
+			reused, err = r.opts.Cache.Restore(key, j.Dir)
+			if errors.Is(err, buildcache.ErrSpoilt) {
+				return fmt.Errorf("job %s: %w", j.ID, err)
+			}
+			if err != nil {
+				j.Log.Warn("build cache not used", "err", err)
+			}
 		}
 		if reused {
+			j.Restored = key
 			j.Log.Info("build reused", "key", key)
 			j.Out.WriteString("build reused from the cache (" + key + ")\n")
 			j.SetBuild(0, true)
+			r.recordManifest(j, key)
 			return nil
 		}
 	}
@@ -56,9 +61,18 @@ func (r *Runtime) build(ctx context.Context, j *runtime.Job) error {
 	}
 	if err := r.opts.Cache.Save(key, j.Dir); err != nil {
 		j.Log.Warn("build not cached", "err", err)
+	} else {
+		j.Restored = key
+		r.recordManifest(j, key)
 	}
 	r.pruneCache()
 	return nil
+}
+
+// cacheKey is the build cache's key of the job's build from the source of that identity.
+func cacheKey(j *runtime.Job, identity string) string {
+	return buildcache.Build{Identity: identity, Command: j.Spec.BuildCommand + toolchainSuffix(j.Toolchain),
+		Env: j.Spec.Environment, GOOS: goruntime.GOOS, GOARCH: goruntime.GOARCH, User: j.User}.Key()
 }
 
 // toolchainSuffix adds the toolchain (the .NET SDK chosen) to the command a build is keyed by.
@@ -80,6 +94,25 @@ func (r *Runtime) pruneCache() {
 		r.log.Warn("build cache not fully pruned", "dir", c.Dir, "err", err)
 	}
 	if st.Removed > 0 {
+		r.log.Info("build cache pruned", "dir", c.Dir, "removed", st.Removed, "kept", st.Kept, "bytes", st.Bytes)
+	}
+}
+
+// startPruneEvery: an agent's start prunes the build cache unless it was pruned, with the same
+// bounds, more recently (buildcache.PruneUnlessRecent); every save prunes it anyway.
+const startPruneEvery = time.Hour
+
+// pruneAtStart applies the build cache's bounds as the agent starts, unless that was done recently.
+func (r *Runtime) pruneAtStart() {
+	c := r.opts.Cache
+	if c.Dir == "" {
+		return
+	}
+	st, pruned, err := c.PruneUnlessRecent(max(r.opts.CacheMaxBytes, 0), max(r.opts.CacheMaxAge, 0), startPruneEvery, time.Now())
+	if err != nil {
+		r.log.Warn("build cache not fully pruned", "dir", c.Dir, "err", err)
+	}
+	if pruned && st.Removed > 0 {
 		r.log.Info("build cache pruned", "dir", c.Dir, "removed", st.Removed, "kept", st.Kept, "bytes", st.Bytes)
 	}
 }

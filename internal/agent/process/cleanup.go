@@ -56,6 +56,6 @@ func (r *Runtime) Cleanup(ctx context.Context) error {
 			r.groups.RemoveJob(id)
 		}
 	}
-	r.pruneCache()
+	r.pruneAtStart()
 	return nil
 }

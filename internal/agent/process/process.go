@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -48,6 +49,9 @@ type Runtime struct {
 	groups   *cgroup.Manager
 	toolDirs []string
 	log      *slog.Logger
+	// noSpares: the jobs' folders are on another file system than the build cache, so its spare
+	// copies cannot be renamed into them (reuse.go).
+	noSpares atomic.Bool
 }
 
 // New is a process runtime.

@@ -92,6 +92,26 @@ type Job struct {
 	Files map[string][]byte
 	// Program is what Prepare made ready: a process job's executable, a Docker job's image.
 	Program string
+	// Manifest is the manifest of the job's source as the agent extracted it, when its own upload
+	// is its only source (nil otherwise): a runtime that keeps builds records it beside them, so a
+	// later job that proves it has that content need not upload it (SourceReuser).
+	Manifest api.SourceManifest
+	// Restored is the build-cache key whose build Dir holds: restored by a SourceReuser in place of
+	// the upload (Prepare restores nothing again), or by Prepare, or saved from it.
+	Restored string
+}
+
+// SourceReuser is a Runtime that can fill a job's empty folder from its build cache instead of an
+// upload of its source, when the controller proves it has the content (api.SourceReuse).
+type SourceReuser interface {
+	// ReuseSource restores into j.Dir the cached build of the source whose extraction gives
+	// digest, when the cache holds it with that source's manifest and proof is the manifest's
+	// Proof for j.ID; it sets j.Restored. Otherwise it says why not, leaving j.Dir empty. An error
+	// is a restore that failed after writing into j.Dir.
+	ReuseSource(ctx context.Context, j *Job, digest, proof string) (reused bool, why string, err error)
+	// Replenish readies the cache for the next job of the build j's folder held (Restored), once
+	// j's folder is removed; it returns by ctx's end.
+	Replenish(ctx context.Context, j *Job)
 }
 
 // Run is one start of a job's program.
