@@ -128,7 +128,8 @@ func sideBySideArgs(t *testing.T) ([]string, []string) {
 // make measure.)
 func TestBisectSideBySideRefusesRequestsPerSecond(t *testing.T) {
 	_, args := sideBySideArgs(t)
-	refused := crank(t, time.Minute, append(args, "--metric", "load:http/rps/mean")...)
+	// --verbose: bisect shows the runs' step lines ("starting job") only then.
+	refused := crank(t, time.Minute, append(args, "--metric", "load:http/rps/mean", "--verbose")...)
 	if refused.code != 2 || !strings.Contains(refused.stderr, "--side-by-side: the commits share the machine") {
 		t.Fatalf("requests/s side by side: exit %d, want 2 and why\n%s", refused.code, refused.stderr)
 	}

@@ -110,7 +110,8 @@ func TestCompareRefsRefusesBadInput(t *testing.T) {
 		{"too few rounds", []string{"--base", shas[0], "--head", shas[0], "--max-rounds", "3"}, "--max-rounds 3"},
 		{"bad threshold", []string{"--base", shas[0], "--head", shas[0], "--threshold", "five"}, "--threshold"},
 	} {
-		r := crank(t, time.Minute, append(args, c.extra...)...)
+		// --verbose: the runs' step lines ("starting job") show only then.
+		r := crank(t, time.Minute, append(append(args, c.extra...), "--verbose")...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stderr, "starting job") {
 			t.Errorf("%s: exit %d, want 2 naming %q before any job starts\n%s", c.name, r.code, c.want, r.stderr)
 		}
