@@ -28,6 +28,7 @@ type Engine struct {
 	rt      *goja.Runtime
 	timeout time.Duration
 	abort   func(error)   // a script that cannot be stopped (exitAbort)
+	grace   time.Duration // how long an interrupted script may take to stop before abort (AbortGrace)
 	heap    func() uint64 // the heap's size as the memory watcher reads it (heapAlloc)
 	// distrusted names the first script from a URL given to Distrust: from then on fs refuses.
 	distrusted string
@@ -46,7 +47,7 @@ func (e *Engine) Distrust(where string) {
 // functions defined.
 func New(out io.Writer) *Engine {
 	rt := goja.New()
-	e := &Engine{rt: rt, timeout: DefaultTimeout, abort: exitAbort, heap: heapAlloc}
+	e := &Engine{rt: rt, timeout: DefaultTimeout, abort: exitAbort, heap: heapAlloc, grace: AbortGrace}
 	if out == nil {
 		out = io.Discard
 	}
@@ -95,8 +96,8 @@ func (e *Engine) Run(where, src string) error {
 		defer mu.Unlock()
 		if stuck == nil {
 			interrupted = time.Now()
-			stuck = time.AfterFunc(AbortGrace, func() {
-				e.abort(&Error{Where: where, Message: why + ", and a built-in call it made did not stop within " + AbortGrace.String()})
+			stuck = time.AfterFunc(e.grace, func() {
+				e.abort(&Error{Where: where, Message: why + ", and a built-in call it made did not stop within " + e.grace.String()})
 			})
 		}
 	}
