@@ -97,3 +97,21 @@ func TestFreezesFromRequestsPerSecond(t *testing.T) {
 		t.Errorf("advice to raise: %s", got[0].Message)
 	}
 }
+
+// TestTailBeyondThePercentile: a load that sends no more than its connections while the server
+// is stopped (bombardier -r at 1,000 req/s against the server freezing 500 ms every 5 s, the
+// quiet conformance run of 2026-11-29) leaves the p99 near the median: fewer than 1 % of the
+// requests waited. Their wait is the mean (3.17 ms, above the p99), and "requests wait" read from
+// that mean was a wrong verdict; it is a tail beyond the p99, which this run cannot tell from a
+// slow path, and says so.
+func TestTailBeyondThePercentile(t *testing.T) {
+	jobs := freezing(nil)
+	l := jobs["load"].results
+	l[measure.RPS], l[measure.Latency50], l[measure.Latency99], l[measure.LatencyMean], l[measure.LatencyMax] = 924, 0.25, 1.2, 3.17, 503
+	check(t, jobs, want{LongTail, []string{"load's mean latency 3.17 ms is above its p99 1.20 ms, and its max 503 ms 419x the p99",
+		"this run cannot tell which: a per-second latency timeline tells"}})
+	l[measure.LatencyMax] = 60 // a max 50x the p99: no tail beyond it
+	if got := Diagnose(runOf(jobs), DefaultThresholds()); len(got) > 0 && got[0].Kind == LongTail {
+		t.Errorf("max 50x the p99: %s, want no long-tail", show(got))
+	}
+}
