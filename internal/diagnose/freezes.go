@@ -16,8 +16,8 @@ type tail struct {
 	load                *job
 	p50, p99, max, mean float64
 	beyondP99           bool
-	seconds       []second // in time order; nil when the load has no per-second figures
-	from          string   // the timeline's measurement
+	seconds             []second // in time order; nil when the load has no per-second figures
+	from                string   // the timeline's measurement
 }
 
 // second is one second of a load's timeline: disturbed when its p99 stood far above the run's
