@@ -56,9 +56,26 @@ func main() {
 // bisectRepo makes a repository of n commits of bisectApp, the one numbered culprit (1-based; 0: none)
 // adding the critical section, and returns its folder and commits, oldest first.
 func bisectRepo(t *testing.T, n, culprit int) (string, []string) {
+	var commits []appCommit
+	for i := 1; i <= n; i++ {
+		subject := fmt.Sprintf("change %d", i)
+		if i == culprit {
+			subject = "guard every request with a mutex"
+		}
+		commits = append(commits, appCommit{main: bisectApp(culprit > 0 && i >= culprit), version: strconv.Itoa(i), subject: subject})
+	}
+	return appRepo(t, commits)
+}
+
+// appCommit is one commit of appRepo: its main.go, its VERSION file (none when empty) and subject.
+type appCommit struct{ main, version, subject string }
+
+// appRepo makes a git repository of a Go module "app" with one commit of each, oldest first, and
+// returns its folder and commits.
+func appRepo(t *testing.T, commits []appCommit) (string, []string) {
 	t.Helper()
 	dir := t.TempDir()
-	run := func(args ...string) string {
+	git := func(args ...string) string {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
@@ -68,19 +85,17 @@ func bisectRepo(t *testing.T, n, culprit int) (string, []string) {
 		}
 		return strings.TrimSpace(string(out))
 	}
-	run("init", "-q")
+	git("init", "-q")
 	writeFile(t, dir, "go.mod", "module app\n\ngo 1.26\n")
 	var shas []string
-	for i := 1; i <= n; i++ {
-		writeFile(t, dir, "main.go", bisectApp(culprit > 0 && i >= culprit))
-		writeFile(t, dir, "VERSION", strconv.Itoa(i)+"\n")
-		run("add", "-A")
-		subject := fmt.Sprintf("change %d", i)
-		if i == culprit {
-			subject = "guard every request with a mutex"
+	for _, c := range commits {
+		writeFile(t, dir, "main.go", c.main)
+		if c.version != "" {
+			writeFile(t, dir, "VERSION", c.version+"\n")
 		}
-		run("commit", "-q", "-m", subject)
-		shas = append(shas, run("rev-parse", "HEAD"))
+		git("add", "-A")
+		git("commit", "-q", "-m", c.subject)
+		shas = append(shas, git("rev-parse", "HEAD"))
 	}
 	return dir, shas
 }

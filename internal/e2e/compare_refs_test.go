@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -56,28 +54,11 @@ func main() {
 // workRepo makes a repository of one commit of workApp per steps (oldest first) and returns its
 // folder and commits.
 func workRepo(t *testing.T, steps ...int) (string, []string) {
-	t.Helper()
-	dir := t.TempDir()
-	git := func(args ...string) string {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	git("init", "-q")
-	writeFile(t, dir, "go.mod", "module app\n\ngo 1.26\n")
-	var shas []string
+	var commits []appCommit
 	for _, n := range steps {
-		writeFile(t, dir, "main.go", workApp(n))
-		git("add", "-A")
-		git("commit", "-q", "-m", strconv.Itoa(n)+" steps of arithmetic on every request")
-		shas = append(shas, git("rev-parse", "HEAD"))
+		commits = append(commits, appCommit{main: workApp(n), subject: strconv.Itoa(n) + " steps of arithmetic on every request"})
 	}
-	return dir, shas
+	return appRepo(t, commits)
 }
 
 // compareRefsArgs are crank compare --base --head's arguments for the app in repo (no refs):
