@@ -171,12 +171,17 @@ func (c *Controller) Close(ctx context.Context) error {
 // What it prints may hold an agent's or a job's text (a job's output, a warning, an error): it is
 // cleaned (termtext.Clean), so an escape sequence or a newline in it cannot act or forge a line.
 func (c *Controller) progress(service, format string, args ...any) {
-	fmt.Fprintf(c.opts.Progress, "[%s] %s\n", service, termtext.Clean(fmt.Sprintf(format, args...)))
+	serviceLine(c.opts.Progress, service, fmt.Sprintf(format, args...))
 }
 
 // step prints a routine step line (Options.Steps), cleaned as progress's are.
 func (c *Controller) step(service, format string, args ...any) {
-	fmt.Fprintf(c.opts.Steps, "[%s] %s\n", service, termtext.Clean(fmt.Sprintf(format, args...)))
+	serviceLine(c.opts.Steps, service, fmt.Sprintf(format, args...))
+}
+
+// serviceLine writes text to w as a line of service's, cleaned (termtext.Clean).
+func serviceLine(w io.Writer, service, text string) {
+	fmt.Fprintf(w, "[%s] %s\n", service, termtext.Clean(text))
 }
 
 // finite moves the figures of jobs that are not finite numbers to their NotMeasured and says so

@@ -9,7 +9,6 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/safewrite"
-	"github.com/crankshaft/crankshaft/internal/termtext"
 )
 
 // CommandLine is the program and arguments a job runs, as the agent will split them.
@@ -61,7 +60,7 @@ func (c *Controller) follow(ctx context.Context, targets, others []*instance) {
 			if line == "" || (isBuild && !o.DisplayBuild) || (!isBuild && !o.DisplayOutput) {
 				continue
 			}
-			fmt.Fprintf(c.opts.JobOutput, "[%s] %s\n", in.service, termtext.Clean(strings.TrimRight(line, "\r\n")))
+			serviceLine(c.opts.JobOutput, in.service, strings.TrimRight(line, "\r\n"))
 		}
 	}
 }
