@@ -36,6 +36,7 @@ const (
 	appJSON        = "json app"
 	genWrk         = "wrk"
 	genCrank       = "crank load"
+	genCrankUring  = "crank load io_uring" // --io uring: issue 47's path, measured beside epoll
 	genBombardier  = "bombardier"
 )
 
@@ -154,6 +155,7 @@ func (e *env) generatorsComparison(ctx context.Context, srv map[string]*server) 
 	}{
 		{genWrk, wrkClient(e.tools.wrk, e.tools.lua), nil},
 		{genCrank, crankLoadClient(e.tools.crank), map[bool]float64{true: 0.45, false: 0.75}},
+		{genCrankUring, crankLoadClient(e.tools.crank, "--io", "uring"), nil},
 		{genBombardier, bombardierClient(e.tools.bombardier), nil},
 	}
 	var trials []trial

@@ -103,7 +103,7 @@ func (e *env) estimate() time.Duration {
 		d += run(8)
 	}
 	if e.cfg.wants(sectionGenerators) {
-		d += run(5)
+		d += run(7)
 	}
 	if e.cfg.wants(sectionProtocols) {
 		d += run(6)

@@ -119,7 +119,8 @@ func renderMethod(p printer, c config) {
 	p("  run and its reference's undisturbed when the run has any, else that run's every valid round (the")
 	p("  row then says so): every run keeps a figure.")
 	p("- The apps are built by the bench (`go build -o $TMP/bin/ ./apps/plaintext ./apps/json`) and run")
-	p("  with their defaults (inline dispatch, no metrics); `crank load` is `bin/crank` of `make build`.")
+	p("  with their defaults (inline dispatch, no metrics); `crank load` is `bin/crank` of `make build`,")
+	p("  on its default cleartext I/O (epoll); *crank load io_uring* is the same with `--io uring`.")
 	p("")
 }
 
