@@ -19,6 +19,11 @@ const (
 	checkouts     = "internal/e2e/testdata/checkouts/"
 )
 
+// grpcRequest is the request docs/CRANK.md#offline-imports gives crank's h2load job for Benchmarks'
+// gRPC scenario: BenchmarkService's UnaryCall, with one gRPC-framed 7-byte message (field 1, the
+// string "World"; SimpleRequest keeps it as an unknown field, so the call asks for an empty payload).
+var grpcRequest = []string{"--variable", "path=/grpc.testing.BenchmarkService/UnaryCall", "--variable", "body=AAAAAAcKBVdvcmxk"}
+
 // mustRead is the file's content.
 func mustRead(t *testing.T, path string) []byte {
 	t.Helper()
@@ -48,19 +53,18 @@ func importMaps() (args, env []string) {
 // as they are upstream, imports by URL untouched) with --import-map, CRANK_IMPORT_MAP and
 // --application.job; the gRPC scenario without the request it needs is refused before anything
 // starts, naming the variables; an unmapped import names the URL, the file importing it and the
-// mapping to give; crank's samples/hello is refused naming --application.job; and plaintext runs
-// for 2 s on the embedded agent.
+// mapping to give; crank's samples/hello is refused naming --application.job; and the three run
+// for 2 s on the embedded agent (runs).
 func TestBenchmarksFromCheckouts(t *testing.T) {
 	maps, env := importMaps()
 	env = append(env, noNetwork(t)...)
-	grpcVars := []string{"--variable", "path=/grpc.testing.BenchmarkService/UnaryCall", "--variable", "body=AAAAAAcKBVdvcmxk"}
 	for _, c := range []struct {
 		file, scenario, job, exe, load, url string
 		extra                               []string
 	}{
 		{"plaintext", "plaintext", "plaintext", "./bin/plaintext", "wrk", "/plaintext", nil},
 		{"json", "json", "json", "./bin/json", "wrk", "/json", nil},
-		{"grpc", "grpcgoserver-h2loadclient", "grpc", "./bin/grpc", "h2load", "/grpc.testing.BenchmarkService/UnaryCall", grpcVars},
+		{"grpc", "grpcgoserver-h2loadclient", "grpc", "./bin/grpc", "h2load", "/grpc.testing.BenchmarkService/UnaryCall", grpcRequest},
 	} {
 		t.Run(c.scenario, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "dry.json")
@@ -124,19 +128,59 @@ func TestBenchmarksFromCheckouts(t *testing.T) {
 		mustContain(t, "stderr", r.stderr, "lacks a .NET SDK to build crank/samples/hello/hello.csproj", "--application.job plaintext")
 	})
 
-	t.Run("plaintext runs", func(t *testing.T) {
-		out := filepath.Join(t.TempDir(), "out.json")
-		_, ports := appPorts(t)
-		args := append([]string{"--config", rawBenchmarks + "scenarios/plaintext.benchmarks.yml", "--config", "profiles/local.yml",
-			"--scenario", "plaintext", "--profile", "local", "--application.job", "plaintext", "--variable", "duration=2",
-			"--variable", "warmup=0", "--variable", "threads=1", "--variable", "connections=16", "--json", out}, maps...)
-		r := crankEnv(t, 3*time.Minute, env, append(args, ports...)...)
-		if r.code != 0 {
-			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-		}
-		load := readResult(t, out).JobResults.Jobs["load"].Results
-		if load["http/rps/mean"] <= 0 || load["http/requests/badresponses"] != 0 {
-			t.Errorf("load results %v: want requests/s and no bad response", load)
-		}
-	})
+	runs(t)
+}
+
+// docMaps are the mappings as docs/CRANK.md#offline-imports gives them: two flags in its plaintext
+// command, the three prefixes in CRANK_IMPORT_MAP in its gRPC one.
+func docMaps() (flags, env []string) {
+	return []string{"--import-map", rawBenchmarks + "=" + checkouts + "Benchmarks", "--import-map", rawCrank + "=" + checkouts + "crank"},
+		[]string{"CRANK_IMPORT_MAP=" + rawBenchmarks + "=" + checkouts + "Benchmarks\n  " + rawCrank + "=" + checkouts + "crank\n  " +
+			rawGrpcDotnet + "=" + checkouts + "grpc-dotnet"}
+}
+
+// runs: docs/CRANK.md's commands for Benchmarks' plaintext, json and gRPC h2load scenarios, as
+// printed there but for a 2 s run with no warm-up on free ports, run on the embedded agent. The
+// load tool saw requests answered and none bad or failed; the application counted the requests it
+// handled and no failure. For gRPC the second half is what tells: h2load counts HTTP statuses, and
+// a gRPC error comes in a 200 (its status is in the trailers h2load does not read), so a request
+// the service did not take (a wrong path or body) is good to h2load; our app counts only the calls
+// that reached its handler, and the failed ones (exception-count).
+func runs(t *testing.T) {
+	flags, env := docMaps()
+	wrkVars := []string{"--variable", "threads=1", "--variable", "connections=32"}
+	for _, c := range []struct {
+		file, scenario, job string
+		maps, env, vars     []string
+	}{
+		{"plaintext", "plaintext", "plaintext", flags, nil, wrkVars},
+		{"json", "json", "json", flags, nil, wrkVars},
+		{"grpc", "grpcgoserver-h2loadclient", "grpc", nil, env, grpcRequest},
+	} {
+		t.Run(c.scenario+" runs", func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.json")
+			_, ports := appPorts(t)
+			args := append([]string{"--config", rawBenchmarks + "scenarios/" + c.file + ".benchmarks.yml"}, c.maps...)
+			args = append(args, "--config", "profiles/local.yml", "--scenario", c.scenario, "--profile", "local", "--application.job", c.job)
+			args = append(append(args, c.vars...), ports...)
+			r := crankEnv(t, 3*time.Minute, append(append([]string{}, c.env...), noNetwork(t)...), append(args, "--variable", "duration=2", "--variable", "warmup=0", "--json", out)...)
+			if r.code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			jobs := readResult(t, out).JobResults.Jobs
+			load, app := jobs["load"].Results, jobs["application"].Results
+			t.Logf("scenario=%s load.rps=%.0f load.requests=%.0f load.badresponses=%.0f load.errors=%.0f app.rps=%.0f app.exceptions=%.2f",
+				c.scenario, load["http/rps/mean"], load["http/requests"], load["http/requests/badresponses"], load["http/requests/errors"],
+				app["runtime-counter/requests-per-second"], app["runtime-counter/exception-count"])
+			if load["http/rps/mean"] <= 0 || load["http/requests/badresponses"] != 0 || load["http/requests/errors"] != 0 {
+				t.Errorf("load results %v: want requests/s and no bad response or error", load)
+			}
+			if app["runtime-counter/requests-per-second"] <= 0 || app["runtime-counter/exception-count"] != 0 {
+				t.Errorf("application results %v: want the requests handled and none failed", app)
+			}
+			if strings.Contains(r.stderr, "fetch") {
+				t.Errorf("something was fetched:\n%s", r.stderr)
+			}
+		})
+	}
 }
