@@ -56,14 +56,13 @@ func unserved(r run, th Thresholds) (results.Diagnostic, bool) {
 		return results.Diagnostic{}, false
 	}
 	figs := []results.Figure{r.total(measure.RPS), r.total(measure.BadResponses), r.total(measure.Errors)}
-	var said []string
-	var errs []string
+	var said, errs []string
 	for _, j := range s.servers {
 		figs = append(figs, r.resultFig(j, measure.RequestsPerSecond))
 		said = append(said, fmt.Sprintf("%s %s requests/s", j.name, n0(j.results[measure.RequestsPerSecond])))
 		if e, ok := j.results[measure.ExceptionCount]; ok {
 			figs = append(figs, r.resultFig(j, measure.ExceptionCount))
-			errs = append(errs, fmt.Sprintf("%s %s/s", j.name, results.Format(e, "n2")))
+			errs = append(errs, j.name+" "+results.Value(measure.ExceptionCount, e))
 		}
 	}
 	figs = append(figs, results.Figure{Name: "served share", Value: round(100 * s.app / s.good), Unit: measure.UnitPercent})
@@ -72,13 +71,23 @@ func unserved(r run, th Thresholds) (results.Diagnostic, bool) {
 		tell = fmt.Sprintf("the application's error counters (%s: %s)", measure.ExceptionCount, strings.Join(errs, ", "))
 	}
 	return results.Diagnostic{Kind: Unserved, Message: fmt.Sprintf(
-		"the load counted %s good answers/s (%s %s, %s bad responses, %s socket errors) but the application says it served "+
-			"%s (%s): %.0f %% of them, below %.0f %%; the load's answers were not the application's work, so throughput and "+
+		"the load counted %s good answers/s (%s %s, %s bad responses, %s socket errors) but by its own count (%s) %s: "+
+			"%.0f %% of them, below %.0f %%; the load's answers were not the application's work, so their throughput and "+
 			"latency describe something else. What would explain it: requests the application did not handle "+
 			"(a wrong path or body), a gRPC status in the trailers the load tool does not read (h2load counts a failed "+
 			"call's HTTP 200 as good), a proxy or another server answering; what would tell: %s, a load tool that reads "+
 			"gRPC statuses (ghz)",
 		n0(s.good), measure.RPS, n0(s.rps), n0(total(r.loads, measure.BadResponses)), n0(total(r.loads, measure.Errors)),
-		strings.Join(said, " and "), measure.RequestsPerSecond, 100*s.app/s.good, 100*th.ServedShare, tell),
+		measure.RequestsPerSecond, servedText(said), 100*s.app/s.good, 100*th.ServedShare, tell),
 		Figures: figs}, true
+}
+
+// servedText is "application served 0 requests/s", or for several servers "proxy 10 requests/s
+// and application 0 requests/s served".
+func servedText(said []string) string {
+	if len(said) == 1 {
+		name, rate, _ := strings.Cut(said[0], " ")
+		return name + " served " + rate
+	}
+	return strings.Join(said, " and ") + " served"
 }

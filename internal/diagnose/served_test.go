@@ -31,9 +31,9 @@ func servedRun(appRes, loadRes map[string]float64) map[string]fakeJob {
 func TestUnservedFailedCalls(t *testing.T) {
 	got := check(t, servedRun(app(0, 21976), h2load(21976)), want{Unserved, []string{
 		"the load counted 21,976 good answers/s (http/rps/mean 21,976, 0 bad responses, 0 socket errors)",
-		"the application says it served application 0 requests/s (runtime-counter/requests-per-second): 0 % of them, below 50 %",
+		"but by its own count (runtime-counter/requests-per-second) application served 0 requests/s: 0 % of them, below 50 %",
 		"a wrong path or body", "a gRPC status in the trailers the load tool does not read", "a proxy or another server answering",
-		"the application's error counters (runtime-counter/exception-count: application 21,976.00/s)", "ghz",
+		"the application's error counters (runtime-counter/exception-count: application 21,976.00 /s)", "ghz",
 	}})
 	d := got[0]
 	if f := figure(t, d, "application", measure.RequestsPerSecond); f.Value != 0 || f.Unit != measure.UnitRPS {
@@ -54,7 +54,7 @@ func TestUnservedBesideBusy(t *testing.T) {
 	check(t, map[string]fakeJob{
 		"application": {raw: []float64{74}, global: 99, cores: 2, host: "box", results: app(0, 0)},
 		"load":        {raw: []float64{24}, global: 99, cores: 2, host: "box", results: h2load(21976)},
-	}, want{Unserved, []string{"0 % of them", "runtime-counter/exception-count: application 0.00/s"}}, want{MachineBusy, nil})
+	}, want{Unserved, []string{"0 % of them", "runtime-counter/exception-count: application 0.00 /s"}}, want{MachineBusy, nil})
 }
 
 // TestServedHealthy: the ratios measured on healthy runs of Benchmarks' plaintext, json and gRPC
@@ -80,6 +80,19 @@ func TestServedHealthy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestServedSeveralServers: the servers that report the figure are added (a proxy and the
+// application behind it that both count: no claim unless they served too few together), and the
+// verdict names each.
+func TestServedSeveralServers(t *testing.T) {
+	jobs := servedRun(app(4000, 0), h2load(21976))
+	jobs["proxy"] = fakeJob{raw: []float64{40}, global: 16, cores: 8, host: "srv", results: map[string]float64{measure.RequestsPerSecond: 1000}}
+	got := check(t, jobs, want{Unserved, []string{"(runtime-counter/requests-per-second) application 4,000 requests/s and proxy 1,000 requests/s served: 23 % of them",
+		"the application's error counters (runtime-counter/exception-count: application 0.00 /s)"}})
+	figure(t, got[0], "proxy", measure.RequestsPerSecond)
+	jobs["proxy"] = fakeJob{raw: []float64{40}, global: 16, cores: 8, host: "srv", results: map[string]float64{measure.RequestsPerSecond: 21976}}
+	check(t, jobs, want{Underloaded, nil})
 }
 
 // TestServedMoreThanLoad: an application that served more than the load counted (other clients,
@@ -119,5 +132,14 @@ func TestServedProbe(t *testing.T) {
 	res := runOf(servedRun(app(0, 0), h2load(21976)))
 	if why := ProbeSkip(res, Diagnose(res, th), th); !strings.Contains(why, "did not serve") {
 		t.Errorf("probe skip %q, want it to say the application did not serve the answers", why)
+	}
+	base := runOf(servedRun(app(1000, 0), h2load(1000)))
+	at2 := servedRun(app(0, 0), h2load(1010))
+	j := at2["load"]
+	j.vars = wrkVars(4, 2, 1)
+	at2["load"] = j
+	got := Probe(Diagnose(base, th), base, runOf(at2), th)
+	if len(got) == 0 || got[0].Kind != Underloaded || !strings.Contains(got[0].Message, "but the probe's run failed (unserved): it concludes nothing") {
+		t.Errorf("an unserved probe run, diagnosed %s", show(got))
 	}
 }
