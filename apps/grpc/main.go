@@ -28,6 +28,9 @@ func serve(ctx context.Context, ln net.Listener, env *runner.Env) error {
 	srv := grpc.NewServer(
 		grpc.ChainUnaryInterceptor(obs.unary),
 		grpc.ChainStreamInterceptor(obs.stream),
+		// A call to a method the server does not have goes through the stream interceptor too, so
+		// it is counted failed (Unimplemented) rather than answered by grpc-go unseen.
+		grpc.UnknownServiceHandler(unknownMethod),
 	)
 	testpb.RegisterBenchmarkServiceServer(srv, newService(obs))
 	stop := context.AfterFunc(ctx, func() { gracefulStop(srv) })

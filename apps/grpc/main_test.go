@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,8 +44,24 @@ func TestGRPC(t *testing.T) {
 	t.Run("streaming from server", func(t *testing.T) { checkFromServer(ctx, t, client) })
 	t.Run("ghz", func(t *testing.T) { checkGhz(t, p.Addr) })
 	t.Run("h2load", func(t *testing.T) { checkH2load(t, p.Addr) })
+	before, _ := apptest.Value(apptest.Scrape(t, p.MetricsAddr), metrics.RequestsTotal, nil)
+	t.Run("unknown method", func(t *testing.T) { checkUnknown(ctx, t, conn) })
 	t.Run("metrics", func(t *testing.T) {
 		mfs := apptest.Scrape(t, p.MetricsAddr)
+		if n, _ := apptest.Value(mfs, metrics.RequestsTotal, nil); n != before {
+			t.Errorf("%s = %v after the unknown method's call, want %v: it reached no handler", metrics.RequestsTotal, n, before)
+		}
+		failed := map[string]float64{}
+		for _, m := range mfs[metrics.ExceptionsTotal].GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "kind" && m.GetCounter().GetValue() > 0 {
+					failed[l.GetValue()] = m.GetCounter().GetValue()
+				}
+			}
+		}
+		if want := map[string]float64{metrics.KindBadRequest: 1, "grpc_unimplemented": 1}; !maps.Equal(failed, want) {
+			t.Errorf("exceptions by kind %v, want %v (the streams the client closed are no failure)", failed, want)
+		}
 		for _, name := range []string{metrics.MutexWaitSeconds, metrics.SchedLatencies, metrics.QueueLength} {
 			if _, ok := mfs[name]; !ok {
 				t.Errorf("metric %s missing", name)
@@ -52,9 +69,6 @@ func TestGRPC(t *testing.T) {
 		}
 		if n, _ := apptest.Value(mfs, metrics.RequestsTotal, nil); n < 300 {
 			t.Errorf("%s = %v, want >= 300 (ghz and h2load calls included)", metrics.RequestsTotal, n)
-		}
-		if n, _ := apptest.Value(mfs, metrics.ExceptionsTotal, map[string]string{"kind": metrics.KindBadRequest}); n != 1 {
-			t.Errorf("bad_request exceptions = %v, want 1", n)
 		}
 	})
 }
@@ -128,6 +142,15 @@ func checkFromServer(ctx context.Context, t *testing.T, c testpb.BenchmarkServic
 		if err != nil || len(resp.GetPayload().GetBody()) != 3 {
 			t.Fatalf("message %d: %v, %v", i, resp, err)
 		}
+	}
+}
+
+// checkUnknown calls a method BenchmarkService does not have, as a scenario with a wrong path
+// does: Unimplemented.
+func checkUnknown(ctx context.Context, t *testing.T, conn *grpc.ClientConn) {
+	err := conn.Invoke(ctx, "/grpc.testing.BenchmarkService/Nope", &testpb.SimpleRequest{}, &testpb.SimpleResponse{})
+	if status.Code(err) != codes.Unimplemented {
+		t.Fatalf("unknown method: %v, want Unimplemented", err)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
+	"unicode"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -112,6 +114,13 @@ func (s *service) StreamingFromServer(req *testpb.SimpleRequest, stream grpc.Ser
 	return nil
 }
 
+// unknownMethod answers a call to a method the server does not have: Unimplemented, as grpc-go
+// does without a handler.
+func unknownMethod(_ any, stream grpc.ServerStream) error {
+	method, _ := grpc.MethodFromServerStream(stream)
+	return status.Errorf(codes.Unimplemented, "unknown method %s", method)
+}
+
 // observer counts calls and failures, and turns handler panics into Internal errors.
 type observer struct {
 	metrics *metrics.Metrics
@@ -133,10 +142,30 @@ func (o *observer) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServer
 	return err
 }
 
+// failed counts a call that ended with a gRPC status other than OK: InvalidArgument as a bad
+// request, any other as its code ("grpc_unimplemented" for a method the server does not have).
+// Canceled is the client's doing (a stream it closed), not a failure of the server.
 func (o *observer) failed(err error) {
-	if err != nil && status.Code(err) == codes.InvalidArgument {
+	switch code := status.Code(err); code {
+	case codes.OK, codes.Canceled:
+	case codes.InvalidArgument:
 		o.metrics.Exception(metrics.KindBadRequest)
+	default:
+		o.metrics.Exception(kindOf(code))
 	}
+}
+
+// kindOf is the exception kind of a gRPC status code: "grpc_" and its name in snake case.
+func kindOf(c codes.Code) string {
+	var b strings.Builder
+	b.WriteString("grpc")
+	for _, r := range c.String() {
+		if unicode.IsUpper(r) {
+			b.WriteByte('_')
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
 }
 
 func (o *observer) recover(method string, err *error) {

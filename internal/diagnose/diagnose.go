@@ -1,5 +1,6 @@
 // Package diagnose reads a finished run's results and gives one verdict on what limited it, with
-// the figures it rests on: failed requests (error-bound), a tail far above the median (freezes,
+// the figures it rests on: failed requests (error-bound), answers the application says it did not
+// serve (unserved: its own count of the requests it handled well below the load's), a tail far above the median (freezes,
 // from the latency timeline, or long-tail), other work on the machine (machine-busy), a rate cap
 // the load reached (rate-capped), the run's jobs filling their shared
 // machine together (machine-saturated), the load generator's CPU (client-bound), the server's
@@ -23,6 +24,9 @@ import (
 // Kinds of verdict, in the order they are decided.
 const (
 	ErrorBound = "error-bound"
+	// Unserved: the application's own count of the requests it served is well below what the
+	// load counted good: the load's answers were not its work.
+	Unserved = "unserved"
 	// Freezes: a load's p99 far above its median, carried by a few seconds of its timeline: the
 	// server paused. LongTail: such a tail in every second (a slow path), or with no timeline to
 	// tell which.
@@ -49,6 +53,10 @@ type Thresholds struct {
 	// ErrorShare is the share of failed requests (bad responses and socket errors) above which a
 	// run is error-bound.
 	ErrorShare float64
+	// ServedShare is the share of the load's good requests/s the application must say it served
+	// (runtime-counter/requests-per-second, when it reports it) for the load's answers to be its
+	// work; below it the run is unserved.
+	ServedShare float64
 	// LockWaitMin (ms/s) and LockWaitPerCPU (ms waited per ms of the server's CPU time): lock
 	// contention is high when runtime-counter/lock-contention reaches both.
 	LockWaitMin    float64
@@ -93,6 +101,7 @@ func DefaultThresholds() Thresholds {
 	return Thresholds{
 		Saturated:          0.9,
 		ErrorShare:         0.01,
+		ServedShare:        0.5,
 		LockWaitMin:        50,
 		LockWaitPerCPU:     0.5,
 		MonitorContentions: 1000,
@@ -112,8 +121,8 @@ func DefaultThresholds() Thresholds {
 }
 
 // Diagnose returns the run's verdict first, then the findings beside it that do not contradict
-// it. The verdict is the first that holds of: error-bound, freezes or long-tail (rate-capped said
-// beside them) and rate-capped (which do not rest on CPU figures: machine-busy is said beside
+// it. The verdict is the first that holds of: error-bound, unserved, freezes or long-tail
+// (rate-capped said beside them) and rate-capped (which do not rest on CPU figures: machine-busy is said beside
 // them when the machine was busy too), machine-busy (one per busy machine), then what limited the
 // run (limit). A run without a load job or without CPU samples gets only those that do not rest
 // on CPU figures, when they apply. res is not modified.
@@ -124,6 +133,9 @@ func Diagnose(res *results.Result, th Thresholds) []results.Diagnostic {
 	r := newRun(res, th)
 	busy := machineBusy(r, th)
 	if d, failed := errorBound(r, th); failed {
+		return append([]results.Diagnostic{d}, busy...)
+	}
+	if d, ok := unserved(r, th); ok {
 		return append([]results.Diagnostic{d}, busy...)
 	}
 	if d, paused := freezes(r, th); paused {

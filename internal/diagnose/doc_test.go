@@ -21,6 +21,7 @@ const docPath = "../../docs/MEASUREMENTS.md"
 var thresholdDocs = map[string]string{
 	"Saturated":          "share of the CPU a job can use at which it is saturated",
 	"ErrorShare":         "share of failed requests (bad responses and socket errors) above which a run is error-bound",
+	"ServedShare":        "share of the load's good requests/s the application must say it served (`runtime-counter/requests-per-second`, when it reports it) below which a run is unserved (healthy runs of Benchmarks' plaintext, json and gRPC scenarios read 0.945 to 1.012; the failure it catches reads 0)",
 	"LockWaitMin":        "ms/s of lock waiting (runtime-counter/lock-contention) below which contention is never high",
 	"LockWaitPerCPU":     "ms of lock waiting per ms of the server's CPU time from which contention is high",
 	"MonitorContentions": "monitor lock contentions per second (.NET) from which contention is high",
@@ -92,6 +93,9 @@ func verdictExamples() map[string][]results.Diagnostic {
 		ErrorBound: d(map[string]fakeJob{
 			"application": {raw: []float64{50}, global: 7, cores: 8, host: "srv"},
 			"load":        {raw: []float64{100}, global: 20, cores: 8, host: "cli", results: wrk(20000, 500)}}),
+		Unserved: d(map[string]fakeJob{
+			"application": {raw: []float64{70}, global: 60, cores: 2, host: "box", results: map[string]float64{measure.RequestsPerSecond: 0, measure.ExceptionCount: 0}},
+			"load":        {raw: []float64{25}, global: 60, cores: 2, host: "box", results: h2load(21976)}}),
 		Freezes: d(freezing(func(s int) float64 {
 			if s%5 == 2 {
 				return 480
@@ -126,7 +130,7 @@ func verdictExamples() map[string][]results.Diagnostic {
 // TestVerdictsDoc: every kind is documented once, in order, with the figures its example rests
 // on; the verdicts table of docs/MEASUREMENTS.md is generated from them.
 func TestVerdictsDoc(t *testing.T) {
-	kinds := []string{ErrorBound, Freezes, LongTail, RateCapped, MachineBusy, MachineSaturated, ClientBound, ServerBound, ContentionBound, Waiting, Underloaded, Serialized}
+	kinds := []string{ErrorBound, Unserved, Freezes, LongTail, RateCapped, MachineBusy, MachineSaturated, ClientBound, ServerBound, ContentionBound, Waiting, Underloaded, Serialized}
 	docs := KindDocs()
 	examples := verdictExamples()
 	var b strings.Builder

@@ -27,6 +27,8 @@ func ProbeSkip(res *results.Result, diags []results.Diagnostic, th Thresholds) s
 	case Underloaded, Waiting:
 	case ErrorBound:
 		return "the run failed: its figures describe the failures"
+	case Unserved:
+		return "the application did not serve the load's answers: a probe would measure the same answers"
 	case MachineBusy:
 		return "the machine was busy: a probe would be as unreliable as the run"
 	case MachineSaturated:
@@ -92,8 +94,8 @@ func fold(v *results.Diagnostic, res, probe *results.Result, seen string, rose b
 		pkind = pv[0].Kind
 	}
 	switch {
-	case pkind == ErrorBound:
-		v.Message += fmt.Sprintf(" (a short probe run: %s, but the probe's run failed: it concludes nothing)", seen)
+	case pkind == ErrorBound || pkind == Unserved:
+		v.Message += fmt.Sprintf(" (a short probe run: %s, but the probe's run failed (%s): it concludes nothing)", seen, pkind)
 	case v.Kind != Underloaded && v.Kind != Waiting:
 		v.Message += fmt.Sprintf(" (a short probe run, forced by --probe: %s)", seen)
 	case rose && pkind == MachineBusy:

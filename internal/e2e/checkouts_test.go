@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/diagnose"
 )
 
 // The raw URL prefixes aspnet/Benchmarks' scenarios import from, and the unmodified copies of
@@ -145,7 +147,8 @@ func docMaps() (flags, env []string) {
 // handled and no failure. For gRPC the second half is what tells: h2load counts HTTP statuses, and
 // a gRPC error comes in a 200 (its status is in the trailers h2load does not read), so a request
 // the service did not take (a wrong path or body) is good to h2load; our app counts only the calls
-// that reached its handler, and the failed ones (exception-count).
+// that reached its handler, and the failed ones (exception-count). The two agree, so the diagnosis
+// does not say unserved (TestBenchmarksGRPCWrongPath is the run where it does).
 func runs(t *testing.T) {
 	flags, env := docMaps()
 	wrkVars := []string{"--variable", "threads=1", "--variable", "connections=32"}
@@ -177,6 +180,9 @@ func runs(t *testing.T) {
 			}
 			if app["runtime-counter/requests-per-second"] <= 0 || app["runtime-counter/exception-count"] != 0 {
 				t.Errorf("application results %v: want the requests handled and none failed", app)
+			}
+			if v, ok := readVerdict(t, out); ok && v.Kind == diagnose.Unserved {
+				t.Errorf("a healthy run's verdict is %s: %s", v.Kind, v.Message)
 			}
 			if strings.Contains(r.stderr, "fetch") {
 				t.Errorf("something was fetched:\n%s", r.stderr)
