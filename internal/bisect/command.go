@@ -66,7 +66,7 @@ func start(ctx context.Context, c *runner.Command, fl Flags) (*bisector, []Commi
 		return nil, nil, err
 	}
 	return &bisector{Bench: bench, f: fl, good: good, bad: bad, profiled: profiled(resolved, bench.src.service),
-		measured: map[string]*results.Result{}}, commits, nil
+		measured: map[string][]ProfiledRun{}}, commits, nil
 }
 
 // profiled says whether the service's job records profiles (collect, goProfiles): then the
@@ -208,10 +208,10 @@ type bisector struct {
 	good, bad Commit
 	// goodRun and badRun are the ends' exported folders, measured again beside each commit.
 	goodRun, badRun *CommitRun
-	// profiled: the service records profiles; measured is each commit's latest measurement (its
-	// last round's profiles), for what grew from the last good commit to the first bad one.
+	// profiled: the service records profiles; measured is each commit's runs' profiles of its
+	// latest measurement, for what grew from the last good commit to the first bad one.
 	profiled bool
-	measured map[string]*results.Result
+	measured map[string][]ProfiledRun
 }
 
 // judge runs a commit and compares it with the good one.
@@ -245,7 +245,7 @@ func (b *bisector) judge(ctx context.Context, pr Probe) (Step, error) {
 	}
 	s := b.step(c, cand.acc, g.acc, w.acc)
 	s.Rerun = cand.rerun
-	b.measured[c.SHA] = cand.acc
+	b.measured[c.SHA] = cand.profiled
 	fmt.Fprintln(b.c.Stderr, "bisect: "+fig.Row(n, about, s).Line())
 	return s, nil
 }
@@ -333,15 +333,15 @@ func (b *bisector) verdict(base, head *results.Result, fitted int) (gate.Verdict
 	return gate.VerdictInconclusive, 0
 }
 
-// resultOf is a commit's latest measurement: the ends' from their first rounds.
-func (b *bisector) resultOf(c Commit) *results.Result {
+// profilesOf is the profiles of a commit's latest measurement: the ends', of their first rounds.
+func (b *bisector) profilesOf(c Commit) []ProfiledRun {
 	switch {
 	case b.measured[c.SHA] != nil:
 		return b.measured[c.SHA]
 	case c.SHA == b.good.SHA:
-		return b.base
+		return b.goodRun.profiled
 	case c.SHA == b.bad.SHA:
-		return b.worst
+		return b.badRun.profiled
 	}
 	return nil
 }
@@ -359,7 +359,7 @@ func (b *bisector) finish(r Result, searchErr error) int {
 		r.Stopped, code = searchErr.Error(), runner.ExitFailed
 	}
 	if r.FirstBad != "" && b.profiled {
-		r.Grew = Growths(b.src.service, r.LastGood(), Commit{SHA: r.FirstBad, Subject: r.FirstBadSubject}, b.resultOf(r.LastGood()), b.resultOf(Commit{SHA: r.FirstBad}))
+		r.Grew = Growths(b.src.service, r.LastGood(), Commit{SHA: r.FirstBad, Subject: r.FirstBadSubject}, b.profilesOf(r.LastGood()), b.profilesOf(Commit{SHA: r.FirstBad}))
 	}
 	WritePath(b.c.Stdout, r)
 	WriteGrowths(b.c.Stdout, r.Grew)

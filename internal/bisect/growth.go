@@ -1,6 +1,7 @@
 package bisect
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -10,20 +11,24 @@ import (
 	"github.com/crankshaft/crankshaft/internal/profiles"
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/termtext"
+	"github.com/google/pprof/profile"
 )
 
 // grownFunctions is how many of the functions that grew a bisect lists.
 const grownFunctions = 8
 
 // Growth is what grew in one CPU profile of the bisected service from the last good commit to the
-// first bad one: the functions whose time in themselves per request grew most (profiles.Diff over
-// each side's last round), or why they were not compared.
+// first bad one: the functions whose time in themselves per request grew most (profiles.Diff of
+// each side's runs merged, over the requests they counted), or why they were not compared.
 type Growth struct {
 	Service string `json:"service"`
 	Profile string `json:"profile"` // perf-cpu (collect) or go-cpu (goProfiles)
 	// LastGood and FirstBad are the commits compared (LastGood may be the good end).
 	LastGood Commit `json:"lastGood"`
 	FirstBad Commit `json:"firstBad"`
+	// LastGoodRuns and FirstBadRuns are how many runs' profiles each side merged.
+	LastGoodRuns int `json:"lastGoodRuns"`
+	FirstBadRuns int `json:"firstBadRuns"`
 	// Functions grew most first, each with its nanoseconds a request on either side.
 	Functions []Grown `json:"functions,omitempty"`
 	// NotCompared says why no function is listed (no profile on a side, no requests counted).
@@ -61,19 +66,24 @@ func (r Result) LastGood() Commit {
 	return last
 }
 
+// ProfiledRun is one run's profiles of the bisected service and the requests its loads counted.
+type ProfiledRun struct {
+	Profiles []results.Profile
+	Requests float64
+}
+
 // Growths compares the service's CPU profiles (gate.CPUProfiles) of the last good and the first
-// bad commit's results, one Growth for each profile either side has; with none on either side,
-// one Growth saying so.
-func Growths(svc string, lastGood, firstBad Commit, good, bad *results.Result) []Growth {
+// bad commit, each side's runs merged over the requests they counted: one Growth for each profile
+// either side has; with none on either side, one Growth saying so.
+func Growths(svc string, lastGood, firstBad Commit, good, bad []ProfiledRun) []Growth {
 	var out []Growth
 	for _, name := range gate.CPUProfiles {
-		gp, gerr := lastProfile(good, svc, name)
-		bp, berr := lastProfile(bad, svc, name)
-		if gerr != nil && berr != nil && gp.Error == "" && bp.Error == "" {
+		gs, bs := merged(good, name), merged(bad, name)
+		if gs.runs == 0 && bs.runs == 0 && gs.err == "" && bs.err == "" {
 			continue // neither side asked for this one
 		}
-		g := Growth{Service: svc, Profile: name, LastGood: lastGood, FirstBad: firstBad}
-		g.Functions, g.NotCompared = grew(gp, bp, gerr, berr, good, bad, lastGood, firstBad)
+		g := Growth{Service: svc, Profile: name, LastGood: lastGood, FirstBad: firstBad, LastGoodRuns: gs.runs, FirstBadRuns: bs.runs}
+		g.Functions, g.NotCompared = grew(gs, bs, lastGood, firstBad)
 		out = append(out, g)
 	}
 	if len(out) == 0 {
@@ -84,32 +94,65 @@ func Growths(svc string, lastGood, firstBad Commit, good, bad *results.Result) [
 	return out
 }
 
-// grew is the functions that grew from gp to bp, or why they were not compared.
-func grew(gp, bp results.Profile, gerr, berr error, good, bad *results.Result, lastGood, firstBad Commit) ([]Grown, string) {
-	var why []string
-	if gerr != nil {
-		why = append(why, fmt.Sprintf("no profile was collected for the last good commit %s (%v)", lastGood.Short(), gerr))
+// side is one commit's runs' profiles of a name merged: how many runs, their requests, or why none.
+type side struct {
+	p        *profile.Profile
+	runs     int
+	requests float64
+	err      string // the last run's error for this profile, when no run has one
+}
+
+// merged merges the runs' profiles of that name (their data in memory: the files a bisect saves are
+// named by service, not commit, so a later commit's would have replaced them).
+func merged(runs []ProfiledRun, name string) side {
+	var s side
+	var ps []*profile.Profile
+	for _, r := range runs {
+		for _, p := range r.Profiles {
+			if p.Name != name {
+				continue
+			}
+			if p.Error != "" || len(p.Data) == 0 {
+				s.err = cmp.Or(p.Error, "no data")
+				continue
+			}
+			pp, err := profiles.Parse(p.Data)
+			if err != nil {
+				s.err = err.Error()
+				continue
+			}
+			ps, s.requests = append(ps, pp), s.requests+r.Requests
+		}
 	}
-	if berr != nil {
-		why = append(why, fmt.Sprintf("no profile was collected for the first bad commit %s (%v)", firstBad.Short(), berr))
+	if len(ps) > 0 {
+		p, err := profile.Merge(ps)
+		if err != nil {
+			return side{err: fmt.Sprintf("its runs' profiles do not merge: %v", err)}
+		}
+		s.p, s.runs = p, len(ps)
+	}
+	return s
+}
+
+// grew is the functions that grew from good to bad, or why they were not compared.
+func grew(good, bad side, lastGood, firstBad Commit) ([]Grown, string) {
+	var why []string
+	for _, s := range []struct {
+		side
+		which string
+	}{{good, "the last good commit " + lastGood.Short()}, {bad, "the first bad commit " + firstBad.Short()}} {
+		if s.p == nil {
+			why = append(why, fmt.Sprintf("no profile was collected for %s (%s)", s.which, cmp.Or(s.err, "none in its runs")))
+		}
 	}
 	if len(why) > 0 {
 		return nil, strings.Join(why, "; ")
 	}
-	gr, br := lastRequests(good), lastRequests(bad)
-	if gr <= 0 || br <= 0 {
+	if good.requests <= 0 || bad.requests <= 0 {
 		return nil, "a run counted no requests (http/requests)"
 	}
-	base, err := profiles.Parse(gp.Data)
-	if err != nil {
-		return nil, fmt.Sprintf("the last good commit's profile: %v", err)
-	}
-	head, err := profiles.Parse(bp.Data)
-	if err != nil {
-		return nil, fmt.Sprintf("the first bad commit's profile: %v", err)
-	}
 	var out []Grown
-	for _, c := range profiles.Diff(base, head, gr, br, math.MaxInt) { // the largest change first
+	for _, c := range profiles.Diff(good.p, bad.p, good.requests, bad.requests, math.MaxInt) { // the largest change first
 		if c.Delta() > 0 && len(out) < grownFunctions {
 			out = append(out, Grown{Function: c.Name, Where: c.Where(), Base: c.Base, Head: c.Head})
 		}
@@ -120,27 +163,7 @@ func grew(gp, bp results.Profile, gerr, berr error, good, bad *results.Result, l
 	return out, ""
 }
 
-// lastProfile is the service's profile of that name from the result's last run (a commit's
-// iterations keep the latest run's profiles), with its data in memory: the files a bisect saves
-// are named by service, not commit, so a later commit's would have replaced them.
-func lastProfile(r *results.Result, svc, name string) (results.Profile, error) {
-	if r == nil || r.JobResults.Jobs[svc] == nil {
-		return results.Profile{}, fmt.Errorf("no run of %s", svc)
-	}
-	for _, p := range r.JobResults.Jobs[svc].Profiles {
-		switch {
-		case p.Name != name:
-		case len(p.Data) > 0:
-			return p, nil
-		case p.Error != "":
-			return p, fmt.Errorf("%s: %s", name, p.Error)
-		}
-	}
-	return results.Profile{}, fmt.Errorf("no %s profile", name)
-}
-
-// lastRequests is how many requests the loads counted in the result's last iteration (the run
-// whose profiles the result keeps).
+// lastRequests is how many requests the loads counted in the result's last iteration.
 func lastRequests(r *results.Result) float64 {
 	total := 0.0
 	for _, jr := range r.JobResults.Jobs {
@@ -164,7 +187,7 @@ func WriteGrowths(w io.Writer, gs []Growth) {
 			fmt.Fprintf(w, "%s: not compared: %s\n", termtext.Clean(title), termtext.Clean(g.NotCompared))
 			continue
 		}
-		fmt.Fprintf(w, "%s (CPU a request, by time in the function itself):\n", termtext.Clean(title))
+		fmt.Fprintf(w, "%s (CPU a request over %d and %d runs, by time in the function itself):\n", termtext.Clean(title), g.LastGoodRuns, g.FirstBadRuns)
 		for _, f := range g.Functions {
 			fmt.Fprintf(w, "  %+8.2f µs a request in %s (%.2f -> %.2f µs)\n", f.Delta()/1e3, termtext.Clean(f.Where), f.Base/1e3, f.Head/1e3)
 		}
