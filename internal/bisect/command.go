@@ -65,7 +65,19 @@ func start(ctx context.Context, c *runner.Command, fl Flags) (*bisector, []Commi
 	if err != nil {
 		return nil, nil, err
 	}
-	return &bisector{Bench: bench, f: fl, good: good, bad: bad}, commits, nil
+	return &bisector{Bench: bench, f: fl, good: good, bad: bad, profiled: profiled(resolved, bench.src.service),
+		measured: map[string][]ProfiledRun{}}, commits, nil
+}
+
+// profiled says whether the service's job records profiles (collect, goProfiles): then the
+// search ends with what grew from the last good commit to the first bad one.
+func profiled(r *config.Resolved, service string) bool {
+	for _, s := range r.Services {
+		if s.Name == service && (s.Job.Collect || s.Job.GoProfiles) {
+			return true
+		}
+	}
+	return false
 }
 
 // announce says what the search will do.
@@ -196,6 +208,10 @@ type bisector struct {
 	good, bad Commit
 	// goodRun and badRun are the ends' exported folders, measured again beside each commit.
 	goodRun, badRun *CommitRun
+	// profiled: the service records profiles; measured is each commit's runs' profiles of its
+	// latest measurement, for what grew from the last good commit to the first bad one.
+	profiled bool
+	measured map[string][]ProfiledRun
 }
 
 // judge runs a commit and compares it with the good one.
@@ -229,6 +245,7 @@ func (b *bisector) judge(ctx context.Context, pr Probe) (Step, error) {
 	}
 	s := b.step(c, cand.acc, g.acc, w.acc)
 	s.Rerun = cand.rerun
+	b.measured[c.SHA] = cand.profiled
 	fmt.Fprintln(b.c.Stderr, "bisect: "+fig.Row(n, about, s).Line())
 	return s, nil
 }
@@ -316,6 +333,19 @@ func (b *bisector) verdict(base, head *results.Result, fitted int) (gate.Verdict
 	return gate.VerdictInconclusive, 0
 }
 
+// profilesOf is the profiles of a commit's latest measurement: the ends', of their first rounds.
+func (b *bisector) profilesOf(c Commit) []ProfiledRun {
+	switch {
+	case b.measured[c.SHA] != nil:
+		return b.measured[c.SHA]
+	case c.SHA == b.good.SHA:
+		return b.goodRun.profiled
+	case c.SHA == b.bad.SHA:
+		return b.badRun.profiled
+	}
+	return nil
+}
+
 func firstLineOf(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
@@ -328,7 +358,11 @@ func (b *bisector) finish(r Result, searchErr error) int {
 	if searchErr != nil {
 		r.Stopped, code = searchErr.Error(), runner.ExitFailed
 	}
+	if r.FirstBad != "" && b.profiled {
+		r.Grew = Growths(b.src.service, r.LastGood(), Commit{SHA: r.FirstBad, Subject: r.FirstBadSubject}, b.profilesOf(r.LastGood()), b.profilesOf(Commit{SHA: r.FirstBad}))
+	}
 	WritePath(b.c.Stdout, r)
+	WriteGrowths(b.c.Stdout, r.Grew)
 	if r.Stopped != "" {
 		fmt.Fprintf(b.c.Stderr, "crank bisect: %s\n", r.Stopped)
 	}

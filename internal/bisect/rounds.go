@@ -31,6 +31,8 @@ type CommitRun struct {
 	acc *results.Result
 	// rerun counts the iterations run again for steal (maxRerun).
 	rerun int
+	// profiled is the bisected service's profiles of each run that has some (collect, goProfiles).
+	profiled []ProfiledRun
 }
 
 // prepare exports a local source's commit and resolves its scenario, once for all its rounds.
@@ -118,9 +120,18 @@ func (b *Bench) once(ctx context.Context, cr *CommitRun) error {
 	if err != nil {
 		return err
 	}
+	b.add(cr, res)
+	return nil
+}
+
+// add makes a run one more iteration of the commit, and keeps the bisected service's profiles of
+// it with the requests the run counted (a commit's iterations keep only the latest run's).
+func (b *Bench) add(cr *CommitRun, res *results.Result) {
 	cr.acc = results.AddIteration(cr.acc, res)
 	cr.acc.Precision = runner.ResultPrecision(cr.acc, b.services, b.metric, b.c.Plan.Precision)
-	return nil
+	if jr := res.JobResults.Jobs[b.src.service]; jr != nil && len(jr.Profiles) > 0 {
+		cr.profiled = append(cr.profiled, ProfiledRun{Profiles: jr.Profiles, Requests: lastRequests(res)})
+	}
 }
 
 // rounds measures the commits interleaved, one iteration of each per round, until every one's

@@ -63,6 +63,9 @@ type Result struct {
 	Stopped string `json:"stopped,omitempty"`
 	// SideBySide: the commits of a round ran at the same time (crank bisect --side-by-side).
 	SideBySide bool `json:"sideBySide,omitempty"`
+	// Grew is, when the service records profiles, what grew from the last good commit to the
+	// first bad one in each of its CPU profiles, or why it was not compared (Growths).
+	Grew []Growth `json:"grew,omitempty"`
 }
 
 // Probe is what a search asks a Judge to measure: the n-th step of about About, the commit, and

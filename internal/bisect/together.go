@@ -137,8 +137,7 @@ func (b *Bench) roundTogether(ctx context.Context, crs []*CommitRun, r int) (*Co
 		return b.whichFails(ctx, crs, err)
 	}
 	for i, cr := range crs {
-		cr.acc = results.AddIteration(cr.acc, splitCopy(res, Position(i, r, len(crs))))
-		cr.acc.Precision = runner.ResultPrecision(cr.acc, b.services, b.metric, b.c.Plan.Precision)
+		b.add(cr, splitCopy(res, Position(i, r, len(crs))))
 	}
 	return nil, nil
 }

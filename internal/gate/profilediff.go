@@ -14,15 +14,16 @@ import (
 // diffedFunctions is how many functions a profile diff lists.
 const diffedFunctions = 8
 
-// cpuProfiles are the profiles whose value per request a comparison lists.
-var cpuProfiles = []string{"perf-cpu", "go-cpu"}
+// CPUProfiles are the profiles whose value per request a comparison lists (crank compare, crank
+// bisect's growth from the last good commit to the first bad).
+var CPUProfiles = []string{"perf-cpu", "go-cpu"}
 
 // writeProfileDiffs lists, for each service whose CPU profiles both results saved, the functions
 // whose CPU per request grew or shrank most from the base to each other result.
 func writeProfileDiffs(w io.Writer, rs []*results.Result, files []string) {
 	for i := 1; i < len(rs); i++ {
 		for _, svc := range slices.Sorted(maps.Keys(rs[0].JobResults.Jobs)) {
-			for _, name := range cpuProfiles {
+			for _, name := range CPUProfiles {
 				writeProfileDiff(w, svc, name, rs[0], rs[i], files[0], files[i])
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -31,8 +32,11 @@ type BisectView struct {
 	FirstBad   string
 	NoneWorse  bool
 	Stopped    bool
-	Rows       []BisectRow
-	Chart      *Chart
+	// Grew is what grew from the last good commit to the first bad, as crank bisect prints it
+	// (bisect.WriteGrowths), a line each; empty when the search recorded no profiles.
+	Grew  []string
+	Rows  []BisectRow
+	Chart *Chart
 }
 
 // BisectRow is one commit of the path as crank bisect prints it.
@@ -52,6 +56,11 @@ func bisectView(label string, raw json.RawMessage) (BisectView, error) {
 	v := BisectView{Label: label, Metric: r.Metric, Measured: r.Measured(), Good: r.Good, Bad: r.Bad, FirstBad: r.FirstBad, NoneWorse: r.NoneWorse,
 		Stopped: r.Stopped != ""}
 	v.Answer, v.Candidates = r.Answer()
+	var grew strings.Builder
+	bisect.WriteGrowths(&grew, r.Grew)
+	if grew.Len() > 0 {
+		v.Grew = strings.Split(strings.TrimSuffix(grew.String(), "\n"), "\n")
+	}
 	for _, row := range r.Path() {
 		c := row.Step.Commit
 		v.Rows = append(v.Rows, BisectRow{Row: row, Commit: c.Short() + " " + c.Subject, FirstBad: c.SHA != "" && c.SHA == r.FirstBad})

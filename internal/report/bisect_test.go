@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -160,5 +162,33 @@ func TestReportBisectAnswers(t *testing.T) {
 		if v.Chart == nil || strings.Join(v.Chart.Absent, "|") != "5555555555 did not build or run" {
 			t.Errorf("chart %+v: want the skipped commit said absent", v.Chart)
 		}
+	}
+}
+
+// TestReportBisectWhatGrew: a search that recorded profiles shows what grew from the last good
+// commit to the first bad, the lines crank bisect printed.
+func TestReportBisectWhatGrew(t *testing.T) {
+	doc, err := results.ReadFile(bisectFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := readBisect(t)
+	r.Grew = []bisect.Growth{{Service: "application", Profile: "perf-cpu", LastGood: r.Steps[2].Commit, FirstBad: r.Steps[3].Commit,
+		LastGoodRuns: 3, FirstBadRuns: 3, Functions: []bisect.Grown{{Function: "main.spinUnderLock", Where: "main.spinUnderLock", Head: 72e3}}}}
+	if doc.Bisect, err = json.Marshal(r); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "bisect.json")
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page, _, _ := writePage(t, file)
+	want := `<tr data-key="grew"><th scope="row">What grew</th><td class="grew">what grew from the last good commit 9307276de2 to the first bad 65ab1d4ccf, in application&#39;s perf-cpu profile (CPU a request over 3 and 3 runs, by time in the function itself):<br>    &#43;72.00 µs a request in main.spinUnderLock (0.00 -&gt; 72.00 µs)</td></tr>`
+	if !strings.Contains(page, want) {
+		t.Errorf("the page lacks %s", want)
 	}
 }
