@@ -97,7 +97,7 @@ func writeMarkdownFile(path string, rep Report) error {
 
 func buildReport(rs []*results.Result, names []string, opts CompareOptions) Report {
 	rep := Report{Files: names, Threshold: opts.Threshold, Alpha: opts.Alpha, Paired: opts.Paired,
-		Warnings: warnings(rs, labels(names)), Busy: busy(rs)}
+		Warnings: warnings(rs, labels(names)), Busy: busy(rs), Unserved: unserved(rs)}
 	for _, r := range rs {
 		results.Derive(r.JobResults.Jobs)
 	}

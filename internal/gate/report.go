@@ -56,6 +56,11 @@ type Report struct {
 	Warnings []string
 	// Busy tells that a result's diagnosis found its machine busy (one of the Warnings).
 	Busy bool
+	// Unserved tells, for each file (base first), that its diagnosis found the load's good
+	// answers were not its application's work (diagnose.Unserved): its figures do not describe
+	// the server. A head unserved beside a served base is a regression (the change stopped the
+	// application serving); an unserved base leaves every head undecided.
+	Unserved []bool
 }
 
 // ServiceReport holds one service's rows.
@@ -104,18 +109,35 @@ type Comparison struct {
 	AtThreshold bool
 }
 
-// Regressions lists "service metric" of every regressed comparison.
+// Regressions lists "service metric" of every regressed comparison, and each head whose
+// application stopped serving the load's answers while the base's served them.
 func (r Report) Regressions() []string {
-	return r.where(func(_ Row, c Comparison) bool { return c.Verdict == VerdictRegressed })
+	out := r.where(func(_ Row, c Comparison) bool { return c.Verdict == VerdictRegressed })
+	if !r.unserved(0) {
+		for i := 1; i < len(r.Files); i++ {
+			if r.unserved(i) {
+				out = append(out, labels(r.Files)[i]+": its application did not serve the load's answers (unserved), the base's did")
+			}
+		}
+	}
+	return out
 }
 
 // Inconclusive lists "service metric" of every inconclusive comparison of a metric whose
 // direction is known: those that can fail the gate (a change of unknown direction never does).
+// An unserved base makes the whole comparison undecided: its figures are not its server's.
 func (r Report) Inconclusive() []string {
-	return r.where(func(row Row, c Comparison) bool {
+	out := r.where(func(row Row, c Comparison) bool {
 		return c.Verdict == VerdictInconclusive && row.Direction != DirectionUnknown
 	})
+	if r.unserved(0) {
+		out = append(out, labels(r.Files)[0]+": the base's application did not serve the load's answers (unserved), so nothing here describes its server")
+	}
+	return out
 }
+
+// unserved tells whether file i's diagnosis was unserved.
+func (r Report) unserved(i int) bool { return i < len(r.Unserved) && r.Unserved[i] }
 
 func (r Report) where(keep func(Row, Comparison) bool) []string {
 	var out []string
@@ -138,6 +160,8 @@ func (r Report) Regressed() bool { return len(r.Regressions()) > 0 }
 // regressed, else ExitInconclusive when a comparison could not tell, else ExitOK.
 func (r Report) ExitCode() int {
 	switch {
+	case r.unserved(0):
+		return ExitInconclusive // whatever the rows say: they compare figures of something else
 	case r.Regressed():
 		return ExitRegressed
 	case len(r.Inconclusive()) > 0:

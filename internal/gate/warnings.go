@@ -7,11 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/crankshaft/crankshaft/internal/diagnose"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
-
-// busyKind is the diagnosis of a result taken on a busy machine.
-const busyKind = "machine-busy"
 
 // machineKeys are the environment entries that identify a job's machine.
 var machineKeys = []string{"hostname", "hardware", "cpuModel", "cores", "os", "arch"}
@@ -24,8 +22,11 @@ func warnings(rs []*results.Result, names []string) []string {
 	base := rs[0]
 	for i, r := range rs {
 		for _, d := range r.JobResults.Diagnostics {
-			if d.Kind == busyKind {
+			switch d.Kind {
+			case diagnose.MachineBusy:
 				out = append(out, fmt.Sprintf("%s ran on a busy machine: %s", names[i], d.Message))
+			case diagnose.Unserved:
+				out = append(out, fmt.Sprintf("%s measured something other than its application: %s", names[i], d.Message))
 			}
 		}
 		if i == 0 {
@@ -71,10 +72,19 @@ func differences(a, b map[string]any, keys []string) []string {
 	return out
 }
 
+// unserved tells, for each result, whether its diagnosis was unserved.
+func unserved(rs []*results.Result) []bool {
+	out := make([]bool, len(rs))
+	for i, r := range rs {
+		out[i] = slices.ContainsFunc(r.JobResults.Diagnostics, func(d results.Diagnostic) bool { return d.Kind == diagnose.Unserved })
+	}
+	return out
+}
+
 // busy tells whether a result's diagnosis found its machine busy.
 func busy(rs []*results.Result) bool {
 	for _, r := range rs {
-		if slices.ContainsFunc(r.JobResults.Diagnostics, func(d results.Diagnostic) bool { return d.Kind == busyKind }) {
+		if slices.ContainsFunc(r.JobResults.Diagnostics, func(d results.Diagnostic) bool { return d.Kind == diagnose.MachineBusy }) {
 			return true
 		}
 	}
