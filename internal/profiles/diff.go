@@ -60,6 +60,10 @@ func Diff(base, head *profile.Profile, baseRequests, headRequests float64, n int
 	return out[:min(n, len(out))]
 }
 
+// OverAllRequests says that a profile's figures are over all the run's requests, its window
+// unknown (a result file written before profiles carried their coverage).
+const OverAllRequests = "per request over all the run's requests: reads low when the profile covers part of the run"
+
 // Coverage is the share of a load's measured run, from to to, that the profile's window
 // (TimeNanos for DurationNanos, on the same clock) covers: in (0, 1], or 0 when unknown (a profile
 // without its window, or a window outside the run). The run's requests times it are the requests

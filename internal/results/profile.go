@@ -20,6 +20,10 @@ type Profile struct {
 	// Unit is the unit of Total and of the functions' values ("nanoseconds").
 	Unit  string          `json:"unit,omitempty"`
 	Total int64           `json:"total,omitempty"`
+	// Coverage is the share of the loads' measured run (0-1] that the profile's window covers
+	// (profiles.Coverage): the run's requests times it are the requests the profile saw. 0 when
+	// unknown (a result written before it was recorded, a profile without its window).
+	Coverage float64 `json:"coverage,omitempty"`
 	Top   []profiles.Func `json:"top,omitempty"`
 	Error string          `json:"error,omitempty"`
 	// Site, in a mutex profile, is where most of the lock wait was (profiles.CallSite).
