@@ -11,6 +11,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/profiles"
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/safewrite"
+	"github.com/google/pprof/profile"
 )
 
 // topFunctions is how many functions a profile keeps in the results.
@@ -134,6 +135,12 @@ func (c *Controller) closeProfile(ctx context.Context, in *instance, from, to ti
 	}
 }
 
+// coverage is the share of the loads' measured run (from, to: on crank's clock) that the profile
+// covers, its window being on its agent's clock, offset (the agent's minus crank's) from crank's.
+func coverage(p *profile.Profile, from, to time.Time, offset time.Duration) float64 {
+	return profiles.Coverage(p, from.Add(offset), to.Add(offset))
+}
+
 // download reads one profile, keeps its top functions and its coverage of the loads' measured
 // run, and writes it under Options.ProfileDir.
 func (c *Controller) download(ctx context.Context, in *instance, rp results.Profile, from, to time.Time) results.Profile {
@@ -148,8 +155,7 @@ func (c *Controller) download(ctx context.Context, in *instance, rp results.Prof
 		return rp
 	}
 	rp.Data, rp.Unit, rp.Total, rp.Top = b, profiles.Unit(p), profiles.Total(p), profiles.Top(p, topFunctions)
-	// The profile's window is on its agent's clock, the loads' on crank's.
-	rp.Coverage = profiles.Coverage(p, from.Add(in.clockOffset), to.Add(in.clockOffset))
+	rp.Coverage = coverage(p, from, to, in.clockOffset)
 	if site, ok := profiles.CallSite(p); ok && rp.Name == "go-mutex" {
 		rp.Site = &site
 	}
