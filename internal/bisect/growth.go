@@ -33,6 +33,9 @@ type Growth struct {
 	Functions []Grown `json:"functions,omitempty"`
 	// NotCompared says why no function is listed (no profile on a side, no requests counted).
 	NotCompared string `json:"notCompared,omitempty"`
+	// OverAllRequests is set when a run's profile did not say how much of the run it covered
+	// (an older result): its time is over all the run's requests, which reads low.
+	OverAllRequests bool `json:"overAllRequests,omitempty"`
 }
 
 // Grown is one function whose CPU time in itself a request grew.
@@ -66,14 +69,16 @@ func (r Result) LastGood() Commit {
 	return last
 }
 
-// ProfiledRun is one run's profiles of the bisected service and the requests its loads counted.
+// ProfiledRun is one run's profiles of the bisected service and the requests its loads counted
+// (each profile saw its Coverage of them).
 type ProfiledRun struct {
 	Profiles []results.Profile
 	Requests float64
 }
 
 // Growths compares the service's CPU profiles (gate.CPUProfiles) of the last good and the first
-// bad commit, each side's runs merged over the requests they counted: one Growth for each profile
+// bad commit, each side's runs merged over the requests their profiles' windows saw (a run's
+// requests times the profile's coverage of the run): one Growth for each profile
 // either side has; with none on either side, one Growth saying so.
 func Growths(svc string, lastGood, firstBad Commit, good, bad []ProfiledRun) []Growth {
 	var out []Growth
@@ -82,7 +87,8 @@ func Growths(svc string, lastGood, firstBad Commit, good, bad []ProfiledRun) []G
 		if gs.runs == 0 && bs.runs == 0 && gs.err == "" && bs.err == "" {
 			continue // neither side asked for this one
 		}
-		g := Growth{Service: svc, Profile: name, LastGood: lastGood, FirstBad: firstBad, LastGoodRuns: gs.runs, FirstBadRuns: bs.runs}
+		g := Growth{Service: svc, Profile: name, LastGood: lastGood, FirstBad: firstBad, LastGoodRuns: gs.runs, FirstBadRuns: bs.runs,
+			OverAllRequests: gs.overAll || bs.overAll}
 		g.Functions, g.NotCompared = grew(gs, bs, lastGood, firstBad)
 		out = append(out, g)
 	}
@@ -94,11 +100,13 @@ func Growths(svc string, lastGood, firstBad Commit, good, bad []ProfiledRun) []G
 	return out
 }
 
-// side is one commit's runs' profiles of a name merged: how many runs, their requests, or why none.
+// side is one commit's runs' profiles of a name merged: how many runs, the requests their windows
+// saw, or why none.
 type side struct {
 	p        *profile.Profile
 	runs     int
 	requests float64
+	overAll  bool   // a run's profile without its coverage: all its requests counted
 	err      string // the last run's error for this profile, when no run has one
 }
 
@@ -121,7 +129,11 @@ func merged(runs []ProfiledRun, name string) side {
 				s.err = err.Error()
 				continue
 			}
-			ps, s.requests = append(ps, pp), s.requests+r.Requests
+			seen := r.Requests * p.Coverage
+			if p.Coverage <= 0 {
+				seen, s.overAll = r.Requests, true
+			}
+			ps, s.requests = append(ps, pp), s.requests+seen
 		}
 	}
 	if len(ps) > 0 {
@@ -187,7 +199,11 @@ func WriteGrowths(w io.Writer, gs []Growth) {
 			fmt.Fprintf(w, "%s: not compared: %s\n", termtext.Clean(title), termtext.Clean(g.NotCompared))
 			continue
 		}
-		fmt.Fprintf(w, "%s (CPU a request over %d and %d runs, by time in the function itself):\n", termtext.Clean(title), g.LastGoodRuns, g.FirstBadRuns)
+		how := ""
+		if g.OverAllRequests {
+			how = "; " + profiles.OverAllRequests
+		}
+		fmt.Fprintf(w, "%s (CPU a request over %d and %d runs, by time in the function itself%s):\n", termtext.Clean(title), g.LastGoodRuns, g.FirstBadRuns, how)
 		for _, f := range g.Functions {
 			fmt.Fprintf(w, "  %+8.2f µs a request in %s (%.2f -> %.2f µs)\n", f.Delta()/1e3, termtext.Clean(f.Where), f.Base/1e3, f.Head/1e3)
 		}

@@ -10,9 +10,9 @@ import (
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
-// profiledRun is a run that counted 1,000 requests, its perf-cpu profile with spin samples of
-// 1 ms in main.spinUnderLock and 10 in main.serve.
-func profiledRun(t *testing.T, spin int) ProfiledRun {
+// profiledRun is a run that counted 1,000 requests, its perf-cpu profile (covering that share of
+// the run) with spin samples of 1 ms in main.spinUnderLock and 10 in main.serve.
+func profiledRun(t *testing.T, spin int, coverage float64) ProfiledRun {
 	t.Helper()
 	var b strings.Builder
 	for i := range spin + 10 {
@@ -30,7 +30,7 @@ func profiledRun(t *testing.T, spin int) ProfiledRun {
 	if err := p.Write(&data); err != nil {
 		t.Fatal(err)
 	}
-	return ProfiledRun{Profiles: []results.Profile{{Name: "perf-cpu", Data: data.Bytes()}}, Requests: 1000}
+	return ProfiledRun{Profiles: []results.Profile{{Name: "perf-cpu", Data: data.Bytes(), Coverage: coverage}}, Requests: 1000}
 }
 
 // failedRun is a run whose perf-cpu profile was not recorded.
@@ -41,11 +41,12 @@ func commit(n int) Commit {
 }
 
 // The function whose CPU per request grew from the last good commit to the first bad is listed
-// first, each side's runs with a profile merged over their requests (a run without one left
-// out); one that did not grow is not listed.
+// first, each side's runs with a profile merged over the requests their windows saw (a run without
+// one left out): profiles covering half their runs give the whole 200 µs a request. One that did
+// not grow is not listed.
 func TestGrowthsNameTheFunctionThatGrew(t *testing.T) {
-	good := []ProfiledRun{profiledRun(t, 0), profiledRun(t, 0)}
-	bad := []ProfiledRun{profiledRun(t, 300), failedRun, profiledRun(t, 100)}
+	good := []ProfiledRun{profiledRun(t, 0, 0.5), profiledRun(t, 0, 0.5)}
+	bad := []ProfiledRun{profiledRun(t, 150, 0.5), failedRun, profiledRun(t, 50, 0.5)}
 	gs := Growths("application", commit(4), commit(5), good, bad)
 	if len(gs) != 1 || gs[0].NotCompared != "" || len(gs[0].Functions) != 1 {
 		t.Fatalf("growths: %+v", gs)
@@ -64,6 +65,23 @@ func TestGrowthsNameTheFunctionThatGrew(t *testing.T) {
 	}
 }
 
+// A run whose profile did not say how much of the run it covered (an older result) is counted
+// over all its requests, and the line says that this reads low.
+func TestGrowthsSayWhenCoverageIsUnknown(t *testing.T) {
+	gs := Growths("application", commit(4), commit(5), []ProfiledRun{profiledRun(t, 0, 0.75)}, // main.serve: 10 ms over 750 requests, as on the bad side
+		[]ProfiledRun{profiledRun(t, 100, 0), profiledRun(t, 50, 0.5)})
+	if len(gs) != 1 || !gs[0].OverAllRequests || len(gs[0].Functions) != 1 || gs[0].Functions[0].Head != 150e3/1.5 {
+		t.Fatalf("growths: %+v, want main.spinUnderLock at 150 ms over 1,500 requests, over all requests", gs)
+	}
+	var out bytes.Buffer
+	WriteGrowths(&out, gs)
+	want := "(CPU a request over 1 and 2 runs, by time in the function itself; per request over all the run's requests: reads low when the profile covers part of the run):\n" +
+		"   +100.00 µs a request in main.spinUnderLock (0.00 -> 100.00 µs)\n"
+	if !strings.HasSuffix(out.String(), want) {
+		t.Errorf("got:\n%s\nwant it to end:\n%s", out.String(), want)
+	}
+}
+
 // A side with no profile is said, naming the commit, never left out silently; neither side's
 // profile is said too.
 func TestGrowthsSayWhenASideHasNoProfile(t *testing.T) {
@@ -72,9 +90,9 @@ func TestGrowthsSayWhenASideHasNoProfile(t *testing.T) {
 		good, bad []ProfiledRun
 		want      string
 	}{
-		{"good failed", []ProfiledRun{failedRun}, []ProfiledRun{profiledRun(t, 200)},
+		{"good failed", []ProfiledRun{failedRun}, []ProfiledRun{profiledRun(t, 200, 1)},
 			"perf-cpu profile: not compared: no profile was collected for the last good commit 4000000000 (perf: no samples in the window)"},
-		{"bad missing", []ProfiledRun{profiledRun(t, 0)}, nil,
+		{"bad missing", []ProfiledRun{profiledRun(t, 0, 1)}, nil,
 			"perf-cpu profile: not compared: no profile was collected for the first bad commit 5000000000 (none in its runs)"},
 		{"neither", nil, nil, "perf-cpu, go-cpu profile: not compared: no CPU profile of application was collected for the last good commit 4000000000 nor the first bad 5000000000"},
 	} {

@@ -11,6 +11,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/profiles"
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/safewrite"
+	"github.com/google/pprof/profile"
 )
 
 // topFunctions is how many functions a profile keeps in the results.
@@ -89,19 +90,20 @@ func (c *Controller) openProfiles(ctx context.Context, ins []*instance) {
 }
 
 // closeProfiles closes the windows as the load ends and downloads their profiles, each checked
-// to be a profile (an agent's answer is not trusted) and saved under Options.ProfileDir.
-func (c *Controller) closeProfiles(ctx context.Context, ins []*instance) {
+// to be a profile (an agent's answer is not trusted), saved under Options.ProfileDir, and its
+// coverage of the loads' measured run (from, to: on crank's clock) noted.
+func (c *Controller) closeProfiles(ctx context.Context, ins []*instance, from, to time.Time) {
 	var wg sync.WaitGroup
 	for _, in := range ins {
 		if in.profiling {
 			in.profiling = false
-			wg.Go(func() { c.closeProfile(ctx, in) })
+			wg.Go(func() { c.closeProfile(ctx, in, from, to) })
 		}
 	}
 	wg.Wait()
 }
 
-func (c *Controller) closeProfile(ctx context.Context, in *instance) {
+func (c *Controller) closeProfile(ctx context.Context, in *instance, from, to time.Time) {
 	list, err := in.client.StopProfiles(ctx, in.id)
 	if err != nil {
 		c.progress(in.service, "profiles not recorded on %s: %v", in.url, err)
@@ -124,7 +126,7 @@ func (c *Controller) closeProfile(ctx context.Context, in *instance) {
 		}
 		rp := results.Profile{Name: p.Name, Iteration: iteration, Endpoint: in.url, Error: p.Error}
 		if rp.Error == "" {
-			rp = c.download(ctx, in, rp)
+			rp = c.download(ctx, in, rp, from, to)
 		}
 		if rp.Error != "" {
 			c.progress(in.service, "profile %s not recorded on %s: %s", p.Name, in.url, rp.Error)
@@ -133,8 +135,15 @@ func (c *Controller) closeProfile(ctx context.Context, in *instance) {
 	}
 }
 
-// download reads one profile, keeps its top functions and writes it under Options.ProfileDir.
-func (c *Controller) download(ctx context.Context, in *instance, rp results.Profile) results.Profile {
+// coverage is the share of the loads' measured run (from, to: on crank's clock) that the profile
+// covers, its window being on its agent's clock, offset (the agent's minus crank's) from crank's.
+func coverage(p *profile.Profile, from, to time.Time, offset time.Duration) float64 {
+	return profiles.Coverage(p, from.Add(offset), to.Add(offset))
+}
+
+// download reads one profile, keeps its top functions and its coverage of the loads' measured
+// run, and writes it under Options.ProfileDir.
+func (c *Controller) download(ctx context.Context, in *instance, rp results.Profile, from, to time.Time) results.Profile {
 	b, err := in.client.Profile(ctx, in.id, rp.Name)
 	if err != nil {
 		rp.Error = err.Error()
@@ -146,6 +155,7 @@ func (c *Controller) download(ctx context.Context, in *instance, rp results.Prof
 		return rp
 	}
 	rp.Data, rp.Unit, rp.Total, rp.Top = b, profiles.Unit(p), profiles.Total(p), profiles.Top(p, topFunctions)
+	rp.Coverage = coverage(p, from, to, in.clockOffset)
 	if site, ok := profiles.CallSite(p); ok && rp.Name == "go-mutex" {
 		rp.Site = &site
 	}

@@ -119,7 +119,7 @@ func (c *Controller) runPass(ctx context.Context, services []Service, h *held, l
 	opened := c.openAtMeasured(ctx, ready, loads)
 	err = c.waitUntil(ctx, loads, ready, func(in *instance) bool { return in.status.State.Terminal() })
 	opened()
-	c.closeProfiles(context.WithoutCancel(ctx), ready)
+	c.closeProfiles(context.WithoutCancel(ctx), ready, measuredStart(loads, loadStart), measuredEnd(loads, time.Now()))
 	if gl := (*GeneratorLost)(nil); errors.As(err, &gl) {
 		return c.withoutLost(ctx, services, all, gl), err
 	}

@@ -19,7 +19,8 @@ const diffedFunctions = 8
 var CPUProfiles = []string{"perf-cpu", "go-cpu"}
 
 // writeProfileDiffs lists, for each service whose CPU profiles both results saved, the functions
-// whose CPU per request grew or shrank most from the base to each other result.
+// whose CPU per request grew or shrank most from the base to each other result: each profile's
+// time over the requests its window saw (the run's requests times its coverage of the run).
 func writeProfileDiffs(w io.Writer, rs []*results.Result, files []string) {
 	for i := 1; i < len(rs); i++ {
 		for _, svc := range slices.Sorted(maps.Keys(rs[0].JobResults.Jobs)) {
@@ -42,11 +43,17 @@ func writeProfileDiff(w io.Writer, svc, name string, base, head *results.Result,
 		fmt.Fprintf(w, "\n%s: not compared: a run counted no requests (http/requests)\n", termtext.Clean(title))
 		return
 	}
+	how := "the functions that changed most, by time in themselves"
+	if bp.Coverage > 0 && hp.Coverage > 0 {
+		br, hr = br*bp.Coverage, hr*hp.Coverage // the requests each profile's window saw
+	} else {
+		how += "; " + profiles.OverAllRequests
+	}
 	b, err := profiles.Load(baseFile, bp.Path)
 	if err == nil {
 		h, herr := profiles.Load(headFile, hp.Path)
 		if err = herr; err == nil {
-			fmt.Fprintf(w, "\n%s (the functions that changed most, by time in themselves):\n", termtext.Clean(title))
+			fmt.Fprintf(w, "\n%s (%s):\n", termtext.Clean(title), how)
 			for _, c := range profiles.Diff(b, h, br, hr, diffedFunctions) {
 				fmt.Fprintf(w, "  %+8.2f µs a request in %s (%.2f -> %.2f µs)\n", c.Delta()/1e3,
 					termtext.Clean(c.Where()), c.Base/1e3, c.Head/1e3)

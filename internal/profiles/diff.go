@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/google/pprof/profile"
 )
@@ -23,7 +24,9 @@ type Change struct {
 func (c Change) Delta() float64 { return c.Head - c.Base }
 
 // Diff is the n functions whose value per request changed most between base and head (either
-// way, the largest change first), given how many requests each run served.
+// way, the largest change first), given how many requests each profile's window saw: a run's
+// requests times the profile's Coverage of it. Over all of a run's requests, a profile that
+// covers part of the run reads low.
 func Diff(base, head *profile.Profile, baseRequests, headRequests float64, n int) []Change {
 	if baseRequests <= 0 || headRequests <= 0 {
 		return nil
@@ -55,6 +58,27 @@ func Diff(base, head *profile.Profile, baseRequests, headRequests float64, n int
 		return cmp.Or(cmp.Compare(math.Abs(b.Delta()), math.Abs(a.Delta())), cmp.Compare(a.Name, b.Name))
 	})
 	return out[:min(n, len(out))]
+}
+
+// OverAllRequests says that a profile's figures are over all the run's requests, its window
+// unknown (a result file written before profiles carried their coverage).
+const OverAllRequests = "per request over all the run's requests: reads low when the profile covers part of the run"
+
+// Coverage is the share of a load's measured run, from to to, that the profile's window
+// (TimeNanos for DurationNanos, on the same clock) covers: in (0, 1], or 0 when unknown (a profile
+// without its window, or a window outside the run). The run's requests times it are the requests
+// the window saw, the load's rate taken as even over its run.
+func Coverage(p *profile.Profile, from, to time.Time) float64 {
+	if p == nil || p.TimeNanos <= 0 || p.DurationNanos <= 0 || !to.After(from) {
+		return 0
+	}
+	start := p.TimeNanos
+	end := start + p.DurationNanos
+	overlap := min(end, to.UnixNano()) - max(start, from.UnixNano())
+	if overlap <= 0 {
+		return 0
+	}
+	return float64(overlap) / float64(to.UnixNano()-from.UnixNano())
 }
 
 // MaxFile bounds a profile file read back (crank report, crank compare).

@@ -7,8 +7,10 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/pprof/profile"
 )
@@ -24,7 +26,8 @@ const (
 
 // ParsePerfScript reads `perf script -F PerfFields` output into a CPU profile: one sample per
 // stack, valued 1 and its period (nanoseconds of cpu-clock), frames named by their symbol (or
-// [unknown]) and mapped to their binary.
+// [unknown]) and mapped to their binary. The profile's TimeNanos is its first sample's time and
+// DurationNanos the span to its last, on perf's clock (Unix time when recorded with -k realtime).
 func ParsePerfScript(r io.Reader) (*profile.Profile, error) {
 	b := newBuilder()
 	sc := bufio.NewScanner(r)
@@ -67,6 +70,7 @@ func ParsePerfScript(r io.Reader) (*profile.Profile, error) {
 
 type perfSample struct {
 	period int64
+	time   int64 // nanoseconds on perf's clock
 	frames []frame
 }
 
@@ -88,7 +92,25 @@ func parseHeader(line string) (*perfSample, error) {
 	if !strings.HasSuffix(f[len(f)-3], ":") {
 		return nil, fmt.Errorf("sample header %q: no time", clip(line))
 	}
-	return &perfSample{period: period}, nil
+	return &perfSample{period: period, time: perfTime(strings.TrimSuffix(f[len(f)-3], ":"))}, nil
+}
+
+// perfTime reads perf script's "seconds.microseconds" as nanoseconds; 0 when it is not a time.
+func perfTime(s string) int64 {
+	sec, frac, _ := strings.Cut(s, ".")
+	n, err := strconv.ParseInt(sec, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64/int64(time.Second)-1 || len(frac) > 9 {
+		return 0
+	}
+	ns := int64(0)
+	if frac != "" {
+		f, err := strconv.ParseInt(frac+strings.Repeat("0", 9-len(frac)), 10, 64)
+		if err != nil || f < 0 {
+			return 0
+		}
+		ns = f
+	}
+	return n*int64(time.Second) + ns
 }
 
 // parseFrame reads "addr symbol (dso)"; the symbol may hold spaces and parentheses.
@@ -140,6 +162,13 @@ func (b *builder) add(s *perfSample) {
 	}
 	if b.p.Period == 0 {
 		b.p.Period = s.period
+	}
+	if s.time > 0 {
+		if b.p.TimeNanos == 0 || s.time < b.p.TimeNanos {
+			b.p.DurationNanos += max(b.p.TimeNanos-s.time, 0)
+			b.p.TimeNanos = s.time
+		}
+		b.p.DurationNanos = max(b.p.DurationNanos, s.time-b.p.TimeNanos)
 	}
 	ls := make([]*profile.Location, 0, len(s.frames))
 	for _, f := range s.frames {

@@ -23,6 +23,10 @@ func TestParsePerfScriptCaptured(t *testing.T) {
 	if len(p.Sample) != 66 || p.Period != 10101010 {
 		t.Fatalf("%d samples, period %d; want 66 and 10101010", len(p.Sample), p.Period)
 	}
+	// The samples' span: the first at 4010.128099 s, the last at 4011.165066 s on perf's clock.
+	if p.TimeNanos != 4010128099000 || p.DurationNanos != 1036967000 {
+		t.Fatalf("time %d, duration %d; want 4010128099000 and 1036967000", p.TimeNanos, p.DurationNanos)
+	}
 	var spin Func
 	for _, fn := range Top(p, 100) {
 		if fn.Name == "main.spin" {

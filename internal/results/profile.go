@@ -18,10 +18,14 @@ type Profile struct {
 	// Path is the pprof file crank wrote (--output-dir, else beside --json); empty when none.
 	Path string `json:"path,omitempty"`
 	// Unit is the unit of Total and of the functions' values ("nanoseconds").
-	Unit  string          `json:"unit,omitempty"`
-	Total int64           `json:"total,omitempty"`
-	Top   []profiles.Func `json:"top,omitempty"`
-	Error string          `json:"error,omitempty"`
+	Unit  string `json:"unit,omitempty"`
+	Total int64  `json:"total,omitempty"`
+	// Coverage is the share of the loads' measured run (0-1] that the profile's window covers
+	// (profiles.Coverage): the run's requests times it are the requests the profile saw. 0 when
+	// unknown (a result written before it was recorded, a profile without its window).
+	Coverage float64         `json:"coverage,omitempty"`
+	Top      []profiles.Func `json:"top,omitempty"`
+	Error    string          `json:"error,omitempty"`
 	// Site, in a mutex profile, is where most of the lock wait was (profiles.CallSite).
 	Site *profiles.Func `json:"site,omitempty"`
 	// Data is the profile (pprof format) while the run is in memory.

@@ -57,6 +57,8 @@ func (a PerfArgs) args(out string, pids []int) []string {
 	for i, p := range pids {
 		ps[i] = strconv.Itoa(p)
 	}
-	return []string{"record", "-q", "-N", "-e", "cpu-clock", "-F", strconv.Itoa(a.Frequency),
+	// -k realtime: samples are stamped in Unix time, so the profile says which part of the load's
+	// run it covers (its first sample to perf's stop; see perfRun.profile).
+	return []string{"record", "-q", "-N", "-k", "realtime", "-e", "cpu-clock", "-F", strconv.Itoa(a.Frequency),
 		"--call-graph", a.CallGraph, "-o", out, "-p", strings.Join(ps, ",")}
 }

@@ -38,7 +38,7 @@ func Probe(ctx context.Context) error {
 	defer os.RemoveAll(dir)
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, path, "record", "-q", "-N", "-e", "cpu-clock", "-F", "99", "-o", filepath.Join(dir, "p.data"), "--", "true")
+	cmd := exec.CommandContext(ctx, path, "record", "-q", "-N", "-k", "realtime", "-e", "cpu-clock", "-F", "99", "-o", filepath.Join(dir, "p.data"), "--", "true")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cmd.WaitDelay = time.Second
@@ -62,6 +62,8 @@ type perfRun struct {
 	file   string
 	stderr *bytes.Buffer
 	done   chan struct{}
+	// started is when perf was started, stopped when it was asked to stop (the window's end).
+	started, stopped time.Time
 }
 
 // startPerf starts perf record on pids (their children, forked later, too) into dir.
@@ -77,6 +79,7 @@ func startPerf(dir string, a PerfArgs, pids []int) (*perfRun, error) {
 	if err := r.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("perf record: %w", err)
 	}
+	r.started = time.Now()
 	go func() { _ = r.cmd.Wait(); close(r.done) }()
 	return r, nil
 }
@@ -84,6 +87,7 @@ func startPerf(dir string, a PerfArgs, pids []int) (*perfRun, error) {
 // stop interrupts perf record (it writes its file then), kills its group after perfStopGrace,
 // and returns once it is reaped.
 func (r *perfRun) stop() {
+	r.stopped = time.Now()
 	select {
 	case <-r.done: // ended with its processes; its group may be gone, its id reused
 		return
@@ -131,5 +135,20 @@ func (r *perfRun) profile(ctx context.Context) (*profile.Profile, error) {
 	case werr != nil:
 		return nil, fmt.Errorf("perf script: %v: %s", werr, firstLine(stderr.String()))
 	}
+	if perr == nil {
+		window(p, r.started, r.stopped)
+	}
 	return p, perr
+}
+
+// window sets the profile's TimeNanos and DurationNanos to the window it recorded: from its first
+// sample (perf's -k realtime stamps; perf takes a while to begin recording once started) to when
+// perf was stopped, else from when perf was started, when the first sample is not within the
+// window on the agent's clock.
+func window(p *profile.Profile, started, stopped time.Time) {
+	start := started.UnixNano()
+	if first := p.TimeNanos; first > start && first < stopped.UnixNano() {
+		start = first
+	}
+	p.TimeNanos, p.DurationNanos = start, stopped.UnixNano()-start
 }

@@ -46,13 +46,16 @@ func TestSessionPerfAndGo(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	a := DefaultPerfArgs
 	dir := filepath.Join(t.TempDir(), "perf")
+	before := time.Now()
 	s, err := Start(Options{Perf: &a, Pids: []int{cmd.Process.Pid}, GoURL: url, Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(2 * time.Second)
 	got := map[string]*profile.Profile{}
-	for _, r := range s.Stop(context.Background()) {
+	stopped := s.Stop(context.Background())
+	after := time.Now()
+	for _, r := range stopped {
 		if r.Err != nil {
 			t.Errorf("%s: %v", r.Name, r.Err)
 			continue
@@ -66,6 +69,14 @@ func TestSessionPerfAndGo(t *testing.T) {
 	for _, name := range []string{"perf-cpu", "go-cpu"} {
 		if p := got[name]; p == nil || !has(p, "main.spin") {
 			t.Errorf("%s: main.spin is not among its top functions", name)
+		}
+		// Each CPU profile carries its window, on the agent's clock, within the session's.
+		if p := got[name]; p != nil {
+			start, end := time.Unix(0, p.TimeNanos), time.Unix(0, p.TimeNanos+p.DurationNanos)
+			if start.Before(before.Add(-time.Second)) || end.After(after.Add(time.Second)) || p.DurationNanos < int64(time.Second) {
+				t.Errorf("%s: window %s to %s, want within the session's %s to %s", name, start, end, before, after)
+			}
+			t.Logf("%s: window from %s after Start, for %s", name, start.Sub(before), time.Duration(p.DurationNanos))
 		}
 	}
 	if p := got["go-mutex"]; p != nil {
