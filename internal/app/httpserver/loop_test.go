@@ -1,0 +1,199 @@
+package httpserver
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/testutil"
+)
+
+// paths are the two serving paths without a pool: event loops (where they apply) and a
+// goroutine per connection.
+var paths = map[string]bool{"loop": false, "goroutines": true}
+
+func startPath(t *testing.T, goroutines bool) (string, *countObserver) {
+	obs := &countObserver{}
+	s, err := New(Config{NewHandler: func() Handler { return HandlerFunc(echoPath) }, Observer: obs,
+		Goroutines: goroutines})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return testutil.ServeLoopback(t, s.Serve), obs
+}
+
+// TestPathsKeepAlive sends requests one at a time over several connections at once.
+func TestPathsKeepAlive(t *testing.T) {
+	for name, goroutines := range paths {
+		t.Run(name, func(t *testing.T) {
+			addr, obs := startPath(t, goroutines)
+			cs := make([]*client, 5)
+			for i := range cs {
+				cs[i] = dial(t, addr)
+			}
+			for round := range 20 {
+				for i, c := range cs {
+					c.send(get(fmt.Sprintf("/c%d/r%d", i, round)))
+				}
+				for i, c := range cs {
+					resp, body := c.read()
+					if want := fmt.Sprintf("/c%d/r%d", i, round); resp.StatusCode != 200 || body != want || resp.Close {
+						t.Fatalf("status %d body %q close %v, want 200 %q keep-alive", resp.StatusCode, body, resp.Close, want)
+					}
+				}
+			}
+			if n, _ := obs.snapshot(); n != 100 {
+				t.Fatalf("observed %d requests, want 100", n)
+			}
+		})
+	}
+}
+
+// TestPathsBackpressure pipelines more responses than the sockets hold while the client reads
+// them only as it can: the server must wait for the socket to take the rest, in order.
+func TestPathsBackpressure(t *testing.T) {
+	for name, goroutines := range paths {
+		t.Run(name, func(t *testing.T) {
+			addr, obs := startPath(t, goroutines)
+			c := dial(t, addr)
+			const n = 4000
+			pad := strings.Repeat("x", 1500)
+			sent := make(chan error, 1)
+			go func() {
+				w := bufio.NewWriter(c.nc)
+				for i := range n {
+					fmt.Fprintf(w, "GET /%d/%s HTTP/1.1\r\nHost: t\r\n\r\n", i, pad)
+				}
+				sent <- w.Flush()
+			}()
+			for i := range n {
+				if _, body := c.read(); body != fmt.Sprintf("/%d/%s", i, pad) {
+					t.Fatalf("response %d: body %.20q", i, body)
+				}
+			}
+			if err := <-sent; err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := obs.snapshot(); got != n {
+				t.Fatalf("observed %d requests, want %d", got, n)
+			}
+		})
+	}
+}
+
+// TestPathsConnectionClose checks a Connection: close request is answered, what follows it is
+// not, and the server then closes the connection.
+func TestPathsConnectionClose(t *testing.T) {
+	for name, goroutines := range paths {
+		t.Run(name, func(t *testing.T) {
+			addr, _ := startPath(t, goroutines)
+			c := dial(t, addr)
+			c.send(get("/a") + "GET /bye HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n" + get("/never"))
+			if _, body := c.read(); body != "/a" {
+				t.Fatalf("first body %q", body)
+			}
+			resp, body := c.read()
+			if body != "/bye" || !resp.Close {
+				t.Fatalf("body %q close %v, want /bye and close", body, resp.Close)
+			}
+			if _, err := c.br.ReadByte(); !errors.Is(err, io.EOF) {
+				t.Fatalf("after the closing response: %v, want EOF", err)
+			}
+		})
+	}
+}
+
+// TestPathsShutdown cancels Serve with open, idle and lingering connections and checks it
+// returns, closes every socket and leaves no goroutine behind.
+func TestPathsShutdown(t *testing.T) {
+	for name, goroutines := range paths {
+		t.Run(name, func(t *testing.T) {
+			if warm, err := net.Listen("tcp", "127.0.0.1:0"); err == nil {
+				warm.Close() // the runtime's netpoller opens its descriptors on first use
+			}
+			fds0, g0 := openFDs(t), runtime.NumGoroutine()
+			s, err := New(Config{NewHandler: func() Handler { return HandlerFunc(echoPath) }, Goroutines: goroutines})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- s.Serve(ctx, ln) }()
+			var cs []net.Conn
+			for i := range 4 {
+				nc, err := net.Dial("tcp", ln.Addr().String())
+				if err != nil {
+					t.Fatal(err)
+				}
+				cs = append(cs, nc)
+				req := get("/x")
+				if i == 0 { // the server half-closes and lingers: the client keeps sending
+					req = "GET /x HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"
+				}
+				if _, err := io.WriteString(nc, req); err != nil {
+					t.Fatal(err)
+				}
+				resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+			}
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("Serve: %v", err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("Serve did not return within 5 s of its context's end")
+			}
+			for i, nc := range cs { // every server side is closed: the client reads EOF
+				_ = nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+				if _, err := nc.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+					t.Fatalf("connection %d after shutdown: %v, want EOF", i, err)
+				}
+				nc.Close()
+			}
+			// Closes started by context.AfterFunc (the listener's) may finish on their own goroutine
+			// just after Serve returns: settle within a bounded number of yields.
+			if fds := settle(func() int { return openFDs(t) }, fds0); fds != fds0 {
+				t.Fatalf("%d descriptors open after shutdown, %d before", fds, fds0)
+			}
+			if g := settle(runtime.NumGoroutine, g0); g > g0 {
+				t.Fatalf("%d goroutines after shutdown, %d before", g, g0)
+			}
+		})
+	}
+}
+
+// settle returns count() once it is at most want, or after a bounded number of yields.
+func settle(count func() int, want int) int {
+	n := count()
+	for i := 0; i < 10000 && n > want; i++ {
+		runtime.Gosched()
+		n = count()
+	}
+	return n
+}
+
+func openFDs(t *testing.T) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("descriptors not countable here: %v", err)
+	}
+	return len(ents)
+}
