@@ -17,7 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The Linux event-loop path. Accepted TCP connections without a dispatch pool are handed to one
+// The Linux event-loop path (Config.EventLoops, no Pool). Accepted TCP connections are handed to one
 // of GOMAXPROCS loops, each an epoll set of non-blocking sockets served by one goroutine: it asks
 // epoll (level-triggered) which sockets are readable, reads each once, parses and answers what
 // arrived and writes the responses at once. A connection so costs one read and one write per

@@ -19,12 +19,12 @@ import (
 
 // paths are the two serving paths without a pool: event loops (where they apply) and a
 // goroutine per connection.
-var paths = map[string]bool{"loop": false, "goroutines": true}
+var paths = map[string]bool{"loops": true, "goroutines": false}
 
-func startPath(t *testing.T, goroutines bool) (string, *countObserver) {
+func startPath(t *testing.T, loops bool) (string, *countObserver) {
 	obs := &countObserver{}
 	s, err := New(Config{NewHandler: func() Handler { return HandlerFunc(echoPath) }, Observer: obs,
-		Goroutines: goroutines})
+		EventLoops: loops})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,9 +33,9 @@ func startPath(t *testing.T, goroutines bool) (string, *countObserver) {
 
 // TestPathsKeepAlive sends requests one at a time over several connections at once.
 func TestPathsKeepAlive(t *testing.T) {
-	for name, goroutines := range paths {
+	for name, loops := range paths {
 		t.Run(name, func(t *testing.T) {
-			addr, obs := startPath(t, goroutines)
+			addr, obs := startPath(t, loops)
 			cs := make([]*client, 5)
 			for i := range cs {
 				cs[i] = dial(t, addr)
@@ -61,9 +61,9 @@ func TestPathsKeepAlive(t *testing.T) {
 // TestPathsBackpressure pipelines more responses than the sockets hold while the client reads
 // them only as it can: the server must wait for the socket to take the rest, in order.
 func TestPathsBackpressure(t *testing.T) {
-	for name, goroutines := range paths {
+	for name, loops := range paths {
 		t.Run(name, func(t *testing.T) {
-			addr, obs := startPath(t, goroutines)
+			addr, obs := startPath(t, loops)
 			c := dial(t, addr)
 			const n = 4000
 			pad := strings.Repeat("x", 1500)
@@ -93,9 +93,9 @@ func TestPathsBackpressure(t *testing.T) {
 // TestPathsConnectionClose checks a Connection: close request is answered, what follows it is
 // not, and the server then closes the connection.
 func TestPathsConnectionClose(t *testing.T) {
-	for name, goroutines := range paths {
+	for name, loops := range paths {
 		t.Run(name, func(t *testing.T) {
-			addr, _ := startPath(t, goroutines)
+			addr, _ := startPath(t, loops)
 			c := dial(t, addr)
 			c.send(get("/a") + "GET /bye HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n" + get("/never"))
 			if _, body := c.read(); body != "/a" {
@@ -112,16 +112,42 @@ func TestPathsConnectionClose(t *testing.T) {
 	}
 }
 
+// TestPathsErrors checks a panic answers 500 and a malformed request 400, each closing the
+// connection and counted as its exception.
+func TestPathsErrors(t *testing.T) {
+	for name, loops := range paths {
+		t.Run(name, func(t *testing.T) {
+			addr, obs := startPath(t, loops)
+			for _, tc := range []struct {
+				req    string
+				status int
+			}{{get("/panic"), 500}, {"GET / HTTP/1.1\r\nBad Header\r\n\r\n", 400}} {
+				c := dial(t, addr)
+				c.send(tc.req + get("/never"))
+				if resp, _ := c.read(); resp.StatusCode != tc.status || !resp.Close {
+					t.Fatalf("status %d close %v, want %d and close", resp.StatusCode, resp.Close, tc.status)
+				}
+				if _, err := c.br.ReadByte(); !errors.Is(err, io.EOF) {
+					t.Fatalf("after the closing response: %v, want EOF", err)
+				}
+			}
+			if _, ex := obs.snapshot(); ex[KindPanic] != 1 || ex[KindBadRequest] != 1 {
+				t.Fatalf("exceptions %v, want one panic and one bad_request", ex)
+			}
+		})
+	}
+}
+
 // TestPathsShutdown cancels Serve with open, idle and lingering connections and checks it
 // returns, closes every socket and leaves no goroutine behind.
 func TestPathsShutdown(t *testing.T) {
-	for name, goroutines := range paths {
+	for name, loops := range paths {
 		t.Run(name, func(t *testing.T) {
 			if warm, err := net.Listen("tcp", "127.0.0.1:0"); err == nil {
 				warm.Close() // the runtime's netpoller opens its descriptors on first use
 			}
 			fds0, g0 := openFDs(t), runtime.NumGoroutine()
-			s, err := New(Config{NewHandler: func() Handler { return HandlerFunc(echoPath) }, Goroutines: goroutines})
+			s, err := New(Config{NewHandler: func() Handler { return HandlerFunc(echoPath) }, EventLoops: loops})
 			if err != nil {
 				t.Fatal(err)
 			}

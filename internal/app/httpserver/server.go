@@ -56,9 +56,10 @@ type Config struct {
 	Logger   *slog.Logger
 	// ReadBufferSize bounds a request head (default 8 KiB).
 	ReadBufferSize int
-	// Goroutines serves every connection on its own goroutine through net.Conn, even where the
-	// event loops apply (Linux, TCP, no Pool): see loop_linux.go.
-	Goroutines bool
+	// EventLoops says the handlers never block (no I/O, no waiting): without a Pool, on Linux, TCP
+	// connections are then served by GOMAXPROCS epoll event loops (loop_linux.go) rather than a
+	// goroutine each. A handler that blocks would stall every connection of its loop.
+	EventLoops bool
 }
 
 // Server serves HTTP/1.1 on listeners.
@@ -108,7 +109,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
 	var ls *loops
-	if !s.cfg.Goroutines && s.cfg.Pool == nil && loopsApply {
+	if s.cfg.EventLoops && s.cfg.Pool == nil && loopsApply {
 		var err error
 		if ls, err = s.startLoops(ctx, &wg, runtime.GOMAXPROCS(0)); err != nil {
 			s.log.Warn("event loops unavailable, serving a goroutine per connection", slog.Any("err", err))
