@@ -39,7 +39,7 @@ type loop struct {
 	ef     *os.File // epfd, pollable: an idle loop parks in the netpoller on it
 	rc     syscall.RawConn
 	events []unix.EpollEvent
-	conns  map[int32]*conn // owned by the loop's goroutine
+	conns  []*conn // by descriptor; owned by the loop's goroutine
 	idleFn func(uintptr) bool
 	nready int
 	stop   atomic.Bool
@@ -98,7 +98,7 @@ func newLoop(s *Server, ctx context.Context, wg *sync.WaitGroup) (*loop, error) 
 		return nil, err
 	}
 	l := &loop{srv: s, ctx: ctx, wg: wg, epfd: epfd, ef: ef, rc: rc,
-		events: make([]unix.EpollEvent, loopEvents), conns: map[int32]*conn{}, added: map[int32]*conn{}}
+		events: make([]unix.EpollEvent, loopEvents), added: map[int32]*conn{}}
 	l.idleFn = func(uintptr) bool {
 		l.nready = l.poll()
 		return l.nready > 0 || l.stop.Load()
@@ -153,6 +153,9 @@ func (l *loop) add(fd int) {
 func (l *loop) adopt() {
 	l.mu.Lock()
 	for fd, c := range l.added {
+		if int(fd) >= len(l.conns) {
+			l.conns = append(l.conns, make([]*conn, int(fd)+1-len(l.conns))...)
+		}
 		l.conns[fd] = c
 		delete(l.added, fd)
 	}
@@ -174,16 +177,24 @@ func (l *loop) run() {
 		}
 		for i := range n {
 			ev := &l.events[i]
-			c := l.conns[ev.Fd]
+			c := l.conn(ev.Fd)
 			if c == nil {
 				l.adopt()
-				if c = l.conns[ev.Fd]; c == nil {
+				if c = l.conn(ev.Fd); c == nil {
 					continue
 				}
 			}
 			l.serve(c, ev.Events)
 		}
 	}
+}
+
+// conn returns the loop's connection on fd, nil when it has none.
+func (l *loop) conn(fd int32) *conn {
+	if int(fd) < len(l.conns) {
+		return l.conns[fd]
+	}
+	return nil
 }
 
 // poll returns how many sockets are ready, without waiting.
@@ -273,7 +284,7 @@ func (l *loop) watch(c *conn, events uint32) {
 // forget takes c's socket out of the loop; the caller then owns it.
 func (l *loop) forget(c *conn) int {
 	fd := c.fd
-	delete(l.conns, int32(fd))
+	l.conns[fd] = nil
 	_ = unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, fd, nil)
 	c.fd = -1
 	return fd
@@ -313,8 +324,10 @@ func (l *loop) shutdown() {
 	}
 	clear(l.added)
 	l.mu.Unlock()
-	for fd := range l.conns {
-		unix.Close(int(fd))
+	for fd, c := range l.conns {
+		if c != nil {
+			unix.Close(fd)
+		}
 	}
 	clear(l.conns)
 	l.ef.Close()
