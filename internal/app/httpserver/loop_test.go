@@ -22,9 +22,13 @@ import (
 var paths = map[string]bool{"loops": true, "goroutines": false}
 
 func startPath(t *testing.T, loops bool) (string, *countObserver) {
+	return startPathBuf(t, loops, 0)
+}
+
+func startPathBuf(t *testing.T, loops bool, readBuf int) (string, *countObserver) {
 	obs := &countObserver{}
 	s, err := New(Config{NewHandler: func() Handler { return HandlerFunc(echoPath) }, Observer: obs,
-		EventLoops: loops})
+		EventLoops: loops, ReadBufferSize: readBuf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,6 +111,37 @@ func TestPathsConnectionClose(t *testing.T) {
 			}
 			if _, err := c.br.ReadByte(); !errors.Is(err, io.EOF) {
 				t.Fatalf("after the closing response: %v, want EOF", err)
+			}
+		})
+	}
+}
+
+// TestPathsSplitReads feeds a request a byte at a time, then a body larger than the read buffer
+// and a head too large for it.
+func TestPathsSplitReads(t *testing.T) {
+	for name, loops := range paths {
+		t.Run(name, func(t *testing.T) {
+			addr, obs := startPathBuf(t, loops, 512)
+			c := dial(t, addr)
+			for _, b := range []byte(get("/slow")) {
+				c.send(string(b))
+			}
+			if _, body := c.read(); body != "/slow" {
+				t.Fatalf("body %q", body)
+			}
+			big := strings.Repeat("x", 5000)
+			c.send("POST /big HTTP/1.1\r\nHost: t\r\nContent-Length: 5000\r\n\r\n" + big + get("/after"))
+			for _, want := range []string{"/big", "/after"} {
+				if _, body := c.read(); body != want {
+					t.Fatalf("body %q, want %q", body, want)
+				}
+			}
+			c.send("GET / HTTP/1.1\r\nHost: t\r\nX-Big: " + strings.Repeat("y", 600) + "\r\n\r\n")
+			if resp, _ := c.read(); resp.StatusCode != 431 || !resp.Close {
+				t.Fatalf("status %d close %v, want 431 and close", resp.StatusCode, resp.Close)
+			}
+			if n, ex := obs.snapshot(); n != 3 || ex[KindBadRequest] != 1 {
+				t.Fatalf("observed %d requests and %v, want 3 and one bad_request", n, ex)
 			}
 		})
 	}
