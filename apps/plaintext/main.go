@@ -26,7 +26,7 @@ func main() {
 	os.Exit(runner.Main(runner.App{
 		Name:     "plaintext",
 		Dispatch: true,
-		Serve: runner.ServeHTTP(func() httpserver.Handler {
+		Serve: runner.ServeHTTPEventLoops(func() httpserver.Handler {
 			return httpserver.HandlerFunc(serve)
 		}),
 	}))

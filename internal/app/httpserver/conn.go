@@ -20,7 +20,8 @@ const (
 // one read brought and is written once.
 type conn struct {
 	srv        *Server
-	nc         net.Conn
+	nc         net.Conn // nil when an event loop serves the connection
+	fd         int      // the event loop's socket (-1 once it gave it up)
 	id         uint64
 	buf        []byte
 	r, w       int

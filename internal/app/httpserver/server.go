@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,6 +56,10 @@ type Config struct {
 	Logger   *slog.Logger
 	// ReadBufferSize bounds a request head (default 8 KiB).
 	ReadBufferSize int
+	// EventLoops says the handlers never block (no I/O, no waiting): without a Pool, on Linux, TCP
+	// connections are then served by GOMAXPROCS epoll event loops (loop_linux.go) rather than a
+	// goroutine each. A handler that blocks would stall every connection of its loop.
+	EventLoops bool
 }
 
 // Server serves HTTP/1.1 on listeners.
@@ -103,6 +108,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	wg.Go(func() { s.date.run(ctx) })
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
+	var ls *loops
+	if s.cfg.EventLoops && s.cfg.Pool == nil && loopsApply {
+		var err error
+		if ls, err = s.startLoops(ctx, &wg, runtime.GOMAXPROCS(0)); err != nil {
+			s.log.Warn("event loops unavailable, serving a goroutine per connection", slog.Any("err", err))
+		}
+	}
 	for {
 		nc, err := ln.Accept()
 		if err != nil {
@@ -115,6 +127,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 				continue
 			}
 			return fmt.Errorf("httpserver: accept on %s: %w", ln.Addr(), err)
+		}
+		if ls != nil && ls.handoff(nc) {
+			continue
 		}
 		c := s.newConn(nc)
 		wg.Go(func() { c.serve(ctx) })

@@ -9,12 +9,22 @@ import (
 )
 
 // ServeHTTP returns an App.Serve that runs the raw HTTP/1.1 server with newHandler, the env's
-// pool and metrics.
+// pool and metrics, a goroutine per connection.
 func ServeHTTP(newHandler func() httpserver.Handler) func(context.Context, net.Listener, *Env) error {
+	return serveHTTP(httpserver.Config{NewHandler: newHandler})
+}
+
+// ServeHTTPEventLoops is ServeHTTP for handlers that never block (no I/O, no waiting): with
+// --dispatch inline on Linux, epoll event loops serve the connections
+// (httpserver.Config.EventLoops).
+func ServeHTTPEventLoops(newHandler func() httpserver.Handler) func(context.Context, net.Listener, *Env) error {
+	return serveHTTP(httpserver.Config{NewHandler: newHandler, EventLoops: true})
+}
+
+func serveHTTP(cfg httpserver.Config) func(context.Context, net.Listener, *Env) error {
 	return func(ctx context.Context, ln net.Listener, env *Env) error {
-		srv, err := httpserver.New(httpserver.Config{
-			NewHandler: newHandler, Pool: env.Pool, Observer: env.Metrics, Logger: env.Logger,
-		})
+		cfg.Pool, cfg.Observer, cfg.Logger = env.Pool, env.Metrics, env.Logger
+		srv, err := httpserver.New(cfg)
 		if err != nil {
 			return fmt.Errorf("http server: %w", err)
 		}
