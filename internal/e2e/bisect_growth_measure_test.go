@@ -49,19 +49,7 @@ func spinUnderLock(d time.Duration) {
 	sink = x
 }
 
-func main() {
-	port := flag.String("port", "5000", "")
-	flag.Parse()
-	ln, err := net.Listen("tcp", "127.0.0.1:"+*port)
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println("Application started.")
-	_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {` + call + `
-		_, _ = w.Write([]byte("Hello, World!"))
-	}))
-}
-`
+` + appMain(call)
 }
 
 // TestBisectNamesTheFunctionThatGrew (issue 46): 8 commits, the 5th makes every request spin

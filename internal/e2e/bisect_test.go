@@ -38,7 +38,14 @@ import (
 var mu sync.Mutex
 var _ = time.Now
 
-func main() {
+` + appMain(section)
+}
+
+// appMain is the main function of the e2e tests' small Go HTTP apps (their import block names
+// flag, fmt, net and net/http): it listens on --port of 127.0.0.1, says it started, and answers
+// every request "Hello, World!" after perRequest, Go statements, ran.
+func appMain(perRequest string) string {
+	return `func main() {
 	port := flag.String("port", "5000", "")
 	flag.Parse()
 	ln, err := net.Listen("tcp", "127.0.0.1:"+*port)
@@ -46,7 +53,7 @@ func main() {
 		panic(err)
 	}
 	fmt.Println("Application started.")
-	_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {` + section + `
+	_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {` + perRequest + `
 		_, _ = w.Write([]byte("Hello, World!"))
 	}))
 }

@@ -35,20 +35,8 @@ func work(n int) uint64 {
 	return x
 }
 
-func main() {
-	port := flag.String("port", "5000", "")
-	flag.Parse()
-	ln, err := net.Listen("tcp", "127.0.0.1:"+*port)
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println("Application started.")
-	_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("X-Work", strconv.FormatUint(work(` + strconv.Itoa(steps) + `)&1, 10))
-		_, _ = w.Write([]byte("Hello, World!"))
-	}))
-}
-`
+` + appMain(`
+		w.Header().Set("X-Work", strconv.FormatUint(work(`+strconv.Itoa(steps)+`)&1, 10))`)
 }
 
 // workRepo makes a repository of one commit of workApp per steps (oldest first) and returns its
