@@ -18,8 +18,9 @@
 //
 // It speaks HTTP/1.1 and HTTP/2 over cleartext with prior knowledge (h2c), so h2load can load it.
 // With --metrics-port it serves the Go runtime's metrics (internal/app/metrics) for the agent's
-// runtime counters, runtime-counter/lock-contention among them, and Go's /debug/pprof/ (in mode
-// mutex, sampling every lock contention).
+// runtime counters, runtime-counter/lock-contention among them, the requests it answered
+// (app_requests_total: runtime-counter/requests-per-second, which the unserved verdict reads) and
+// Go's /debug/pprof/ (in mode mutex, sampling every lock contention).
 package main
 
 import (
@@ -49,12 +50,15 @@ func main() {
 		runtime.SetMutexProfileFraction(1) // its /debug/pprof/mutex names the lock (goProfiles)
 	}
 	handle, status := handler(*mode, *work), statuses(*mode)
+	count := func() {}
 	if *metricsPort > 0 {
 		mln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(*metricsPort)))
 		if err != nil {
 			log.Fatal(err)
 		}
-		go func() { _ = metrics.New().Serve(context.Background(), mln, slog.Default()) }()
+		m := metrics.New()
+		count = func() { m.AddRequests(1) } // app_requests_total, as the apps count the requests they answer
+		go func() { _ = m.Serve(context.Background(), mln, slog.Default()) }()
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(*port)))
 	if err != nil {
@@ -67,6 +71,7 @@ func main() {
 		handle()
 		w.WriteHeader(status())
 		_, _ = w.Write([]byte("ok"))
+		count()
 	})}
 	fmt.Println("Application started.")
 	log.Fatal(srv.Serve(ln))
