@@ -101,14 +101,28 @@ func buildReport(rs []*results.Result, names []string, opts CompareOptions) Repo
 	for _, r := range rs {
 		results.Derive(r.JobResults.Jobs)
 	}
-	for _, svc := range serviceNames(rs) {
+	svcs := serviceNames(rs)
+	jobsOf := make(map[string][]*results.JobResult, len(svcs))
+	for _, svc := range svcs {
 		jobs := make([]*results.JobResult, len(rs))
 		for i, r := range rs {
 			jobs[i] = r.JobResults.Jobs[svc]
 		}
+		jobsOf[svc] = jobs
+		for _, m := range metricsOf(jobs, opts.Metrics) {
+			rep.Family += testable(jobs, m)
+		}
+	}
+	// Every comparison that can fail the gate is one test of the family: each is judged at
+	// Alpha / Family (Bonferroni), so that noise fails a gate of many rows at most Alpha of the time.
+	rep.Family = max(rep.Family, 1)
+	rowOpts := opts
+	rowOpts.Alpha = opts.Alpha / float64(rep.Family)
+	for _, svc := range svcs {
+		jobs := jobsOf[svc]
 		sr := ServiceReport{Service: svc}
 		for _, m := range metricsOf(jobs, opts.Metrics) {
-			sr.Rows = append(sr.Rows, compareRow(jobs, m, opts))
+			sr.Rows = append(sr.Rows, compareRow(jobs, m, rowOpts))
 		}
 		cpuPerRequest(sr.Rows)
 		if len(sr.Rows) > 0 {
@@ -116,6 +130,21 @@ func buildReport(rs []*results.Result, names []string, opts CompareOptions) Repo
 		}
 	}
 	return rep
+}
+
+// testable counts the heads whose comparison of m with the base can fail the gate: a metric of a
+// known direction with MinIterations on both sides.
+func testable(jobs []*results.JobResult, m string) int {
+	if DirectionOf(m, metadataOf(m, jobs...)) == DirectionUnknown || len(samples(jobs[0], m)) < MinIterations {
+		return 0
+	}
+	n := 0
+	for _, jr := range jobs[1:] {
+		if len(samples(jr, m)) >= MinIterations {
+			n++
+		}
+	}
+	return n
 }
 
 // compareRow compares metric m of every job (index 0 is the base) with the base.

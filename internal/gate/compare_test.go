@@ -147,7 +147,9 @@ func TestCompareMarkdownAndMoreFiles(t *testing.T) {
 	text := string(b)
 	for _, want := range []string{
 		"### Performance comparison",
-		"| metric | unit | base | same | worse | change | verdict | p | 95% CI of ratio |",
+		// two heads, two comparisons that can fail the gate: each at 0.05 / 2 (Bonferroni)
+		"| metric | unit | base | same | worse | change | verdict | p | 97.5% CI of ratio |",
+		"2 comparisons can fail this gate, so each is tested at alpha 0.05 / 2 (Bonferroni)",
 		"| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | --- |",
 		"| `http/rps/mean` | ",
 		"unchanged / :x: **regressed**",

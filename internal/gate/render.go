@@ -15,7 +15,7 @@ import (
 // header is the table's column titles: one value column per file, then the comparison columns.
 func (r Report) header() []string {
 	h := append([]string{"metric", "unit"}, labels(r.Files)...)
-	return append(h, "change", "verdict", "p", fmt.Sprintf("%g%% CI of ratio", 100*(1-r.Alpha)))
+	return append(h, "change", "verdict", "p", fmt.Sprintf("%.4g%% CI of ratio", 100*(1-r.RowAlpha())))
 }
 
 // labels shortens file names to their base names without ".json" when that keeps them distinct.
@@ -124,10 +124,14 @@ func (r Report) notes() []string {
 	}
 	var notes []string
 	if logs {
-		notes = append(notes, fmt.Sprintf("p: %s on the logs of the iterations; CI: its %g%% interval of the ratio of geometric means, from the same t (it excludes 1 exactly when p < %g).", test, 100*(1-r.Alpha), r.Alpha))
+		notes = append(notes, fmt.Sprintf("p: %s on the logs of the iterations; CI: its %.4g%% interval of the ratio of geometric means, from the same t (it excludes 1 exactly when p < %.4g).", test, 100*(1-r.RowAlpha()), r.RowAlpha()))
 	}
 	if raw {
 		notes = append(notes, fmt.Sprintf("Rows with a value not above 0: %s on the values; CI: 1 + its interval of the difference over the base's mean.", test))
+	}
+	if (logs || raw) && r.Family > 1 {
+		notes = append(notes, fmt.Sprintf("%d comparisons can fail this gate, so each is tested at alpha %g / %d (Bonferroni): noise alone fails it at most %g of the time. Fewer metrics (--metric) test each more finely.",
+			r.Family, r.Alpha, r.Family, r.Alpha))
 	}
 	if logs || raw || inconclusive {
 		notes = append(notes, fmt.Sprintf("regressed or improved: the CI excludes 1 and the change passes %g%%; unchanged: the CI lies within [%.3f, %.3f]; inconclusive: neither (or fewer than %d iterations on a side).",

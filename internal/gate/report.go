@@ -48,9 +48,12 @@ const MaxNeeded = 1000
 type Report struct {
 	Files     []string // display names, base first
 	Threshold float64
-	Alpha     float64
-	Paired    bool // the iterations ran side by side (CompareOptions.Paired)
-	Services  []ServiceReport
+	Alpha     float64 // the gate's: the chance that noise alone fails it
+	// Family is how many comparisons can fail the gate together (rows of a known direction, times
+	// the heads): each is tested at Alpha / Family and its interval is at 1 - Alpha / Family.
+	Family   int
+	Paired   bool // the iterations ran side by side (CompareOptions.Paired)
+	Services []ServiceReport
 	// Warnings say how the results differ besides the change under test (scenario, job,
 	// variables, machine) or were taken on a busy machine.
 	Warnings []string
@@ -135,6 +138,9 @@ func (r Report) Inconclusive() []string {
 	}
 	return out
 }
+
+// RowAlpha is each comparison's significance level: Alpha shared by the Family (Bonferroni).
+func (r Report) RowAlpha() float64 { return r.Alpha / float64(max(r.Family, 1)) }
 
 // unserved tells whether file i's diagnosis was unserved.
 func (r Report) unserved(i int) bool { return i < len(r.Unserved) && r.Unserved[i] }
