@@ -114,8 +114,11 @@ func TestCompareRefsFindsMoreWork(t *testing.T) {
 		f.Service != "application" || f.Change < 15 || f.Low <= 0 || len(f.BaseRounds) != s.Rounds || s.Base.SHA != shas[0] || s.Head.SHA != shas[1] {
 		t.Errorf("JSON compare: %+v", s)
 	}
-	if !(s.Detectable > 0) || s.Detectable > f.Change {
-		t.Errorf("detectable %.2f %%: want above 0 and below the change found (%.2f %%)", s.Detectable, f.Change)
+	// The change found 95 % of the time can exceed one found once: at 6 rounds a change about 3.5
+	// standard errors out is significant (p 0.004), while 95 % power wants about 7 (seen beside
+	// the host's steal: 40.2 % found, 43.2 % detectable). So only its presence and scale are checked.
+	if !(s.Detectable > 0) || s.Detectable > 4*f.Change {
+		t.Errorf("detectable %.2f %%: want above 0 and within 4x the change found (%.2f %%)", s.Detectable, f.Change)
 	}
 	if !strings.Contains(r.stdout, "how: side by side") || !strings.Contains(r.stdout, "verdict: regressed") ||
 		!strings.Contains(r.stdout, "crank bisect --good "+shas[0]+" --bad "+shas[1]+" --side-by-side") {
