@@ -250,9 +250,18 @@ func (c *conn) lingerClose() {
 	if tc.CloseWrite() != nil {
 		return
 	}
-	_ = tc.SetReadDeadline(time.Now().Add(lingerTimeout))
+	drain(tc, c.buf)
+}
+
+// drain reads what the client still sends, into buf, for at most lingerTimeout and 64 reads: the
+// rest of a half-closed connection (both serving paths).
+func drain(r interface {
+	Read([]byte) (int, error)
+	SetReadDeadline(time.Time) error
+}, buf []byte) {
+	_ = r.SetReadDeadline(time.Now().Add(lingerTimeout))
 	for range 64 {
-		if _, err := tc.Read(c.buf); err != nil {
+		if _, err := r.Read(buf); err != nil {
 			return
 		}
 	}

@@ -306,12 +306,7 @@ func (l *loop) linger(c *conn) {
 		stop := context.AfterFunc(l.ctx, func() { f.Close() })
 		defer stop()
 		defer f.Close()
-		_ = f.SetReadDeadline(time.Now().Add(lingerTimeout))
-		for range 64 {
-			if _, err := f.Read(buf); err != nil {
-				return
-			}
-		}
+		drain(f, buf)
 	})
 }
 
