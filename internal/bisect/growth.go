@@ -205,7 +205,7 @@ func WriteGrowths(w io.Writer, gs []Growth) {
 		}
 		fmt.Fprintf(w, "%s (CPU a request over %d and %d runs, by time in the function itself%s):\n", termtext.Clean(title), g.LastGoodRuns, g.FirstBadRuns, how)
 		for _, f := range g.Functions {
-			fmt.Fprintf(w, "  %+8.2f µs a request in %s (%.2f -> %.2f µs)\n", f.Delta()/1e3, termtext.Clean(f.Where), f.Base/1e3, f.Head/1e3)
+			fmt.Fprintln(w, profiles.Line(termtext.Clean(f.Where), f.Base, f.Head))
 		}
 	}
 }

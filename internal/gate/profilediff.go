@@ -55,8 +55,7 @@ func writeProfileDiff(w io.Writer, svc, name string, base, head *results.Result,
 		if err = herr; err == nil {
 			fmt.Fprintf(w, "\n%s (%s):\n", termtext.Clean(title), how)
 			for _, c := range profiles.Diff(b, h, br, hr, diffedFunctions) {
-				fmt.Fprintf(w, "  %+8.2f µs a request in %s (%.2f -> %.2f µs)\n", c.Delta()/1e3,
-					termtext.Clean(c.Where()), c.Base/1e3, c.Head/1e3)
+				fmt.Fprintln(w, profiles.Line(termtext.Clean(c.Where()), c.Base, c.Head))
 			}
 			return
 		}

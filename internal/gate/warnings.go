@@ -76,17 +76,17 @@ func differences(a, b map[string]any, keys []string) []string {
 func unserved(rs []*results.Result) []bool {
 	out := make([]bool, len(rs))
 	for i, r := range rs {
-		out[i] = slices.ContainsFunc(r.JobResults.Diagnostics, func(d results.Diagnostic) bool { return d.Kind == diagnose.Unserved })
+		out[i] = diagnosed(r, diagnose.Unserved)
 	}
 	return out
 }
 
 // busy tells whether a result's diagnosis found its machine busy.
 func busy(rs []*results.Result) bool {
-	for _, r := range rs {
-		if slices.ContainsFunc(r.JobResults.Diagnostics, func(d results.Diagnostic) bool { return d.Kind == diagnose.MachineBusy }) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(rs, func(r *results.Result) bool { return diagnosed(r, diagnose.MachineBusy) })
+}
+
+// diagnosed tells whether a result's diagnosis includes kind.
+func diagnosed(r *results.Result, kind string) bool {
+	return slices.ContainsFunc(r.JobResults.Diagnostics, func(d results.Diagnostic) bool { return d.Kind == kind })
 }

@@ -20,6 +20,12 @@ type Change struct {
 	Base, Head float64
 }
 
+// Line is a function's change of CPU a request as crank compare and crank bisect print it:
+// "  +71.96 µs a request in main.spin (main.go:31) (0.00 -> 71.96 µs)"; base and head in ns.
+func Line(where string, base, head float64) string {
+	return fmt.Sprintf("  %+8.2f µs a request in %s (%.2f -> %.2f µs)", (head-base)/1e3, where, base/1e3, head/1e3)
+}
+
 // Delta is how much the function's value per request grew (negative: shrank).
 func (c Change) Delta() float64 { return c.Head - c.Base }
 
