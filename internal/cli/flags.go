@@ -9,6 +9,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/config"
+	"github.com/crankshaft/crankshaft/internal/flags"
 	"github.com/crankshaft/crankshaft/internal/suggest"
 )
 
@@ -79,11 +80,10 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 	}
 	f.importMap = maps
 	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		if !strings.HasPrefix(arg, "-") {
-			return nil, usagef("unexpected argument %q (flags start with --)", arg)
+		name, value, hasValue, isFlag := flags.Cut(args[i])
+		if !isFlag {
+			return nil, usagef("unexpected argument %q (flags start with --)", args[i])
 		}
-		name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
 		name = flagName(name)
 		if switchFlag(f, name) {
 			f.output.keep(name, "", false)
@@ -101,9 +101,9 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 			f.display.chart = f.display.chart || name == "chart"
 			continue
 		}
-		value, err := flagValue(args, &i, name, value, hasValue)
+		value, err := flags.Value(args, &i, name, value, hasValue)
 		if err != nil {
-			return nil, err
+			return nil, &usageError{err.Error()}
 		}
 		if err := f.set(name, value); err != nil {
 			return nil, err
@@ -129,42 +129,9 @@ func parseRunFlags(args []string, getenv func(string) string) (*runFlags, error)
 }
 
 // splitFlags reads a command's own flags out of args and returns the rest (the run flags, in
-// order): each flag named in valued takes a value (after its "=" or the next argument), each in
-// switches none; set is given each one read, in order.
+// order), in crank's one flag style (flags.Split, names as crank compares them).
 func splitFlags(args, valued, switches []string, set func(name, value string, hasValue bool) error) ([]string, error) {
-	var rest []string
-	for i := 0; i < len(args); i++ {
-		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
-		name = flagName(name)
-		switch {
-		case slices.Contains(valued, name):
-			v, err := flagValue(args, &i, name, value, hasValue)
-			if err != nil {
-				return nil, err
-			}
-			value, hasValue = v, true
-		case !slices.Contains(switches, name):
-			rest = append(rest, args[i])
-			continue
-		}
-		if err := set(name, value, hasValue); err != nil {
-			return nil, err
-		}
-	}
-	return rest, nil
-}
-
-// flagValue is the value of the flag at args[*i]: after its "=", or the next argument (then *i
-// moves past it).
-func flagValue(args []string, i *int, name, value string, hasValue bool) (string, error) {
-	if hasValue {
-		return value, nil
-	}
-	if *i+1 >= len(args) {
-		return "", usagef("flag --%s needs a value", name)
-	}
-	*i++
-	return args[*i], nil
+	return flags.Split(args, valued, switches, flagName, set)
 }
 
 func (f *runFlags) set(name, value string) error {

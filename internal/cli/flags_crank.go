@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/crankshaft/crankshaft/internal/config"
+	"github.com/crankshaft/crankshaft/internal/flags"
 	"strconv"
 	"strings"
 )
@@ -19,10 +20,7 @@ var shortFlags = map[string]string{
 // flagName maps a short name to its long one and ignores case, as crank does; a service override
 // (a name with a dot) keeps its case, as variable names are case-sensitive.
 func flagName(name string) string {
-	if strings.Contains(name, ".") {
-		return name
-	}
-	name = strings.ToLower(name)
+	name = flags.Fold(name)
 	if long, ok := shortFlags[name]; ok {
 		return long
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/flags"
 	"github.com/crankshaft/crankshaft/internal/gate"
 	"github.com/crankshaft/crankshaft/internal/runner"
 	"github.com/crankshaft/crankshaft/internal/threshold"
@@ -65,51 +66,31 @@ func Compare(ctx context.Context, args []string, stdout, stderr io.Writer, comma
 // RefsGiven says whether the arguments name --base or --head (crank compare of refs).
 func RefsGiven(args []string) bool {
 	for _, a := range args {
-		if name, _ := flagOf(a); name == "base" || name == "head" {
+		if name, _, _, isFlag := flags.Cut(a); isFlag && (flags.Fold(name) == "base" || flags.Fold(name) == "head") {
 			return true
 		}
 	}
 	return false
 }
 
-// flagOf is the name of the flag a is ("" when a is not one) and its value after "=" (and
-// whether it had one).
-func flagOf(a string) (string, *string) {
-	if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
-		return "", nil
-	}
-	name, value, ok := strings.Cut(strings.TrimLeft(a, "-"), "=")
-	if !ok {
-		return name, nil
-	}
-	return name, &value
-}
-
-// ParseFlags reads crank compare --base --head's own flags (--name value or --name=value) and
-// returns the other arguments, the run options, in order.
+// ParseFlags reads crank compare --base --head's own flags, in crank's one flag style (flags.Split),
+// and returns the other arguments, the run options, in order.
 func ParseFlags(args []string) (Flags, []string, error) {
 	fl := Flags{Threshold: gate.DefaultThreshold, Alpha: gate.DefaultAlpha, MaxRounds: DefaultMaxRounds, Limit: DefaultLimit}
 	// this command's flags that take a value; the other arguments are run options
 	valued := []string{"base", "head", "metric", "service", "threshold", "alpha", "max-rounds", "limit"}
-	var rest []string
-	for i := 0; i < len(args); i++ {
-		name, value := flagOf(args[i])
-		switch {
-		case name == "interleaved" && value == nil:
-			fl.Interleaved = true
-		case !slices.Contains(valued, name):
-			rest = append(rest, args[i])
-		case value == nil && i+1 >= len(args):
-			return fl, nil, fmt.Errorf("flag --%s needs a value", name)
-		case value == nil:
-			i++
-			value = &args[i]
-			fallthrough
-		default:
-			if err := fl.set(name, *value); err != nil {
-				return fl, nil, err
+	rest, err := flags.Split(args, valued, []string{"interleaved"}, flags.Fold, func(name, value string, hasValue bool) error {
+		if name == "interleaved" {
+			if hasValue {
+				return fmt.Errorf("flag --interleaved takes no value")
 			}
+			fl.Interleaved = true
+			return nil
 		}
+		return fl.set(name, value)
+	})
+	if err != nil {
+		return fl, nil, err
 	}
 	if fl.Base == "" || fl.Head == "" {
 		return fl, nil, fmt.Errorf("crank compare of refs needs --base REF and --head REF (crank compare --base REF --help)")

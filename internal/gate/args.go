@@ -1,32 +1,10 @@
 package gate
 
 import (
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
 )
-
-// parseInterleaved parses fs's flags wherever they stand among the positional arguments
-// ("compare a.json --threshold 5% b.json") and returns the positionals in order. Everything after
-// "--" is positional.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-}
 
 // stringList is a repeatable string flag.
 type stringList []string

@@ -2,12 +2,11 @@ package gate
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/crankshaft/crankshaft/internal/flags"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
@@ -36,32 +35,30 @@ Flags:
 // Compare implements `crank compare BASE.json HEAD.json [MORE.json...] [--metric NAME]...
 // [--threshold 5%] [--markdown FILE] [--alpha 0.05]` and returns its exit code.
 func Compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, compareUsage)
-		fs.PrintDefaults()
-	}
 	var metrics stringList
 	threshold := fraction(DefaultThreshold)
-	fs.Var(&metrics, "metric", "metric to compare (repeatable); default: RPS (http/rps/mean once), "+strings.Join(defaultOrder, ", "))
-	fs.Var(&threshold, "threshold", "smallest relative change that counts, as 5% or 0.05")
-	markdown := fs.String("markdown", "", "also write the comparison as a markdown table to `FILE`")
-	alpha := fs.Float64("alpha", DefaultAlpha, "significance level of the tests (the intervals are at 1 - alpha)")
-	files, err := parseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return ExitOK
+	var markdown string
+	alpha := DefaultAlpha
+	fs := &flags.Set{}
+	fs.Var(&metrics, "metric to compare (repeatable); default: RPS (http/rps/mean once), "+strings.Join(defaultOrder, ", "), "metric")
+	fs.Var(&threshold, "smallest relative change that counts, as 5% or 0.05", "threshold")
+	fs.String(&markdown, "also write the comparison as a markdown table to this file", "markdown")
+	fs.Float(&alpha, "significance level of the tests (the intervals are at 1 - alpha)", "alpha")
+	help := func(w io.Writer) {
+		fmt.Fprint(w, compareUsage)
+		fs.Usage(w)
 	}
+	files, err := fs.Parse(args)
 	if err != nil {
-		return ExitBadInput
+		return flags.Fail(err, "crank compare", stdout, stderr, help)
 	}
 	if len(files) < 2 {
 		fmt.Fprintf(stderr, "crank compare: need a base and at least one result to compare, got %d file(s)\n", len(files))
-		fs.Usage()
+		help(stderr)
 		return ExitBadInput
 	}
-	if *alpha <= 0 || *alpha >= 1 {
-		fmt.Fprintf(stderr, "crank compare: --alpha %g: want a level in (0, 1)\n", *alpha)
+	if alpha <= 0 || alpha >= 1 {
+		fmt.Fprintf(stderr, "crank compare: --alpha %g: want a level in (0, 1)\n", alpha)
 		return ExitBadInput
 	}
 	rs, err := readResults(ctx, files)
@@ -69,7 +66,7 @@ func Compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crank compare: %v\n", err)
 		return ExitBadInput
 	}
-	opts := CompareOptions{Metrics: metrics, Threshold: float64(threshold), Alpha: *alpha, MarkdownFile: *markdown}.withDefaults()
+	opts := CompareOptions{Metrics: metrics, Threshold: float64(threshold), Alpha: alpha, MarkdownFile: markdown}.withDefaults()
 	if threshold == 0 {
 		opts.Threshold = 0 // an explicit 0%: any significant change counts, and unchanged needs no spread
 	}

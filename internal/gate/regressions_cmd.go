@@ -3,14 +3,13 @@ package gate
 import (
 	"cmp"
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/flags"
 	"github.com/crankshaft/crankshaft/internal/influx"
 	"github.com/crankshaft/crankshaft/internal/stats"
 )
@@ -45,23 +44,23 @@ type regressionsFlags struct {
 	token             string // --influx-token; its default stays out of the usage text
 }
 
-func (f *regressionsFlags) define(fs *flag.FlagSet) {
-	fs.StringVar(&f.dir, "history", "", "folder of result JSON files (searched recursively); without it, the history is read from InfluxDB")
-	fs.StringVar(&f.format, "format", "text", "output format: text, markdown or json")
-	fs.Float64Var(&f.pvalue, "p-value", stats.DefaultPValue, "significance level a change point must reach")
-	fs.Var(&f.magnitude, "magnitude", "smallest relative change between the means before and after, as 2% or 0.02 (default 0)")
-	fs.IntVar(&f.window, "window", stats.DefaultWindow, "sliding window length, in runs")
-	fs.Var(&f.metrics, "metric", "metric to analyse (repeatable); default: crank compare's (RPS, error rate, http/latency/99, CPU, CPU per request, the bench's ratio and CPU per request)")
-	fs.BoolVar(&f.failOn, "fail-on-regression", false, "exit 1 when a change point goes the bad way")
-	fs.StringVar(&f.scenario, "scenario", "", "only the runs of this scenario")
-	fs.StringVar(&f.profile, "profile", "", `only the runs of these profiles, joined with "+" ("local+arm")`)
-	fs.Var(&f.since, "since", "only the runs of the last 90d, 2w, 36h...")
-	fs.BoolVar(&f.write, "write-changepoints", true, "with InfluxDB configured, write the change points to crank_changepoint")
-	fs.StringVar(&f.influx.URL, "influx-url", f.influx.URL, "InfluxDB URL (CRANK_INFLUX_URL)")
-	fs.StringVar(&f.token, "influx-token", "", "token, or user:password for InfluxDB 1.8 (default CRANK_INFLUX_TOKEN; prefer the environment)")
-	fs.StringVar(&f.influx.Org, "influx-org", f.influx.Org, "organization, ignored by InfluxDB 1.8 (CRANK_INFLUX_ORG)")
-	fs.StringVar(&f.influx.Bucket, "influx-bucket", f.influx.Bucket, "bucket, database/retention-policy for 1.8 (CRANK_INFLUX_BUCKET)")
-	fs.StringVar(&f.influx.SpoolDir, "spool", f.influx.SpoolDir, "where change points wait when InfluxDB cannot take them (CRANK_SPOOL_DIR)")
+func (f *regressionsFlags) define(fs *flags.Set) {
+	fs.String(&f.dir, "folder of result JSON files (searched recursively); without it, the history is read from InfluxDB", "history")
+	fs.String(&f.format, "output format: text, markdown or json", "format")
+	fs.Float(&f.pvalue, "significance level a change point must reach", "p-value")
+	fs.Var(&f.magnitude, "smallest relative change between the means before and after, as 2% or 0.02 (default 0)", "magnitude")
+	fs.Int(&f.window, "sliding window length, in runs", "window")
+	fs.Var(&f.metrics, "metric to analyse (repeatable); default: crank compare's (RPS, error rate, http/latency/99, CPU, CPU per request, the bench's ratio and CPU per request)", "metric")
+	fs.Bool(&f.failOn, "exit 1 when a change point goes the bad way", "fail-on-regression")
+	fs.String(&f.scenario, "only the runs of this scenario", "scenario")
+	fs.String(&f.profile, `only the runs of these profiles, joined with "+" ("local+arm")`, "profile")
+	fs.Var(&f.since, "only the runs of the last 90d, 2w, 36h...", "since")
+	fs.Bool(&f.write, "with InfluxDB configured, write the change points to crank_changepoint", "write-changepoints")
+	fs.String(&f.influx.URL, "InfluxDB URL (CRANK_INFLUX_URL)", "influx-url")
+	fs.String(&f.token, "token, or user:password for InfluxDB 1.8 (default CRANK_INFLUX_TOKEN; prefer the environment)", "influx-token")
+	fs.String(&f.influx.Org, "organization, ignored by InfluxDB 1.8 (CRANK_INFLUX_ORG)", "influx-org")
+	fs.String(&f.influx.Bucket, "bucket, database/retention-policy for 1.8 (CRANK_INFLUX_BUCKET)", "influx-bucket")
+	fs.String(&f.influx.SpoolDir, "where change points wait when InfluxDB cannot take them (CRANK_SPOOL_DIR)", "spool")
 }
 
 // Regressions implements `crank regressions` without reading the environment: InfluxDB is used
@@ -77,20 +76,16 @@ func Regressions(ctx context.Context, args []string, stdout, stderr io.Writer) i
 // CRANK_INFLUX_URL, CRANK_INFLUX_TOKEN, CRANK_INFLUX_ORG, CRANK_INFLUX_BUCKET, CRANK_INFLUX_TIMEOUT
 // and CRANK_SPOOL_DIR (influx.ConfigFromEnv).
 func RegressionsEnv(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	f := regressionsFlags{influx: influx.ConfigFromEnv(getenv)}
-	fs := flag.NewFlagSet("regressions", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, regressionsUsage)
-		fs.PrintDefaults()
-	}
+	f := regressionsFlags{influx: influx.ConfigFromEnv(getenv), format: "text", pvalue: stats.DefaultPValue,
+		window: stats.DefaultWindow, write: true}
+	fs := &flags.Set{}
 	f.define(fs)
-	pos, err := parseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return ExitOK
-	}
+	pos, err := fs.Parse(args)
 	if err != nil {
-		return ExitBadInput
+		return flags.Fail(err, "crank regressions", stdout, stderr, func(w io.Writer) {
+			fmt.Fprint(w, regressionsUsage)
+			fs.Usage(w)
+		})
 	}
 	f.influx.Token = cmp.Or(f.token, f.influx.Token)
 	if msg := f.check(pos); msg != "" {

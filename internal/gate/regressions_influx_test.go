@@ -180,8 +180,8 @@ func TestRegressionsFromInfluxBadInput(t *testing.T) {
 	}{
 		{getenv, []string{"--metric", "x/y"}, `unknown metric "x/y": no run in crank_summary of crank/autogen at ` + srv.URL},
 		{getenv, []string{"--scenario", "json", "--since", "2w"}, `no run of scenario "json" since `},
-		{getenv, []string{"--since", "90x"}, `invalid value "90x" for flag -since`},
-		{getenv, []string{"--since", "-2d"}, `invalid value "-2d" for flag -since`},
+		{getenv, []string{"--since", "90x"}, `flag --since: "90x": want a positive age such as 90d, 2w or 36h`},
+		{getenv, []string{"--since", "-2d"}, `flag --since: "-2d": want a positive age`},
 		{down, nil, "http://127.0.0.1:1"},
 	}
 	for _, c := range cases {
@@ -244,8 +244,8 @@ func TestRegressionsInfluxToken(t *testing.T) {
 			t.Errorf("%v: Authorization %q, want %q", c.args, got, c.want)
 		}
 	}
-	if code, _, errOut := runRegressionsEnv(getenv, "--help"); code != ExitOK || strings.Contains(errOut, "sekrit") ||
-		!strings.Contains(errOut, "-influx-token") {
-		t.Errorf("--help: exit %d, usage shows the token or no token flag:\n%s", code, errOut)
+	if code, out, _ := runRegressionsEnv(getenv, "--help"); code != ExitOK || strings.Contains(out, "sekrit") ||
+		!strings.Contains(out, "--influx-token") {
+		t.Errorf("--help: exit %d, usage on stdout shows the token or no token flag:\n%s", code, out)
 	}
 }

@@ -2,7 +2,6 @@ package gate
 
 import (
 	"bytes"
-	"flag"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/flags"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
@@ -151,12 +151,12 @@ func TestCompareResultsInMemory(t *testing.T) {
 }
 
 func TestParseInterleaved(t *testing.T) {
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs := &flags.Set{}
 	var metrics stringList
 	th := fraction(0)
-	fs.Var(&metrics, "metric", "")
-	fs.Var(&th, "threshold", "")
-	pos, err := parseInterleaved(fs, []string{"a.json", "--metric", "x", "b.json", "--threshold=2.5%", "c.json", "--metric", "y", "--", "-d.json"})
+	fs.Var(&metrics, "", "metric")
+	fs.Var(&th, "", "threshold")
+	pos, err := fs.Parse([]string{"a.json", "--metric", "x", "b.json", "--threshold=2.5%", "c.json", "--metric", "y", "--", "-d.json"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,6 @@ package influx
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +9,8 @@ import (
 	"time"
 
 	"github.com/influxdata/influxdb-client-go/v2/api"
+
+	"github.com/crankshaft/crankshaft/internal/flags"
 )
 
 // flush writes the spooled runs, oldest first, and deletes each once written. A run written in
@@ -71,24 +71,26 @@ const (
 // Flags default to the environment (ConfigFromEnv).
 func Main(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	cfg := ConfigFromEnv(getenv)
-	fs := flag.NewFlagSet("crank push", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.URL, "influx-url", cfg.URL, "InfluxDB URL (CRANK_INFLUX_URL)")
 	envToken := cfg.Token // not the flag's default: --help would print it
-	fs.StringVar(&cfg.Token, "influx-token", "", "token, or user:password for InfluxDB 1.8 (default CRANK_INFLUX_TOKEN)")
-	fs.StringVar(&cfg.Org, "influx-org", cfg.Org, "organization, ignored by InfluxDB 1.8 (CRANK_INFLUX_ORG)")
-	fs.StringVar(&cfg.Bucket, "influx-bucket", cfg.Bucket, "bucket, database/retention for 1.8 (CRANK_INFLUX_BUCKET)")
-	fs.StringVar(&cfg.SpoolDir, "spool", cfg.SpoolDir, "spool folder (CRANK_SPOOL_DIR)")
-	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "timeout of each write request")
-	list := fs.Bool("list", false, "only list the pending runs")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+	cfg.Token = ""
+	var list bool
+	fs := &flags.Set{}
+	fs.String(&cfg.URL, "InfluxDB URL (CRANK_INFLUX_URL)", "influx-url")
+	fs.String(&cfg.Token, "token, or user:password for InfluxDB 1.8 (default CRANK_INFLUX_TOKEN)", "influx-token")
+	fs.String(&cfg.Org, "organization, ignored by InfluxDB 1.8 (CRANK_INFLUX_ORG)", "influx-org")
+	fs.String(&cfg.Bucket, "bucket, database/retention for 1.8 (CRANK_INFLUX_BUCKET)", "influx-bucket")
+	fs.String(&cfg.SpoolDir, "spool folder (CRANK_SPOOL_DIR)", "spool")
+	fs.Duration(&cfg.Timeout, "timeout of each write request", "timeout")
+	fs.Bool(&list, "only list the pending runs", "list")
+	pos, err := fs.Parse(args)
+	if err != nil {
+		return flags.Fail(err, "crank push", stdout, stderr, func(w io.Writer) {
+			fmt.Fprint(w, "usage: crank push [flags]\n\nWrites the runs spooled when InfluxDB could not take them, and says what is left.\n\nFlags:\n")
+			fs.Usage(w)
+		})
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "crank push: unexpected argument %q\n", fs.Arg(0))
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "crank push: unexpected argument %q\n", pos[0])
 		return ExitUsage
 	}
 	if cfg.Token == "" {
@@ -105,7 +107,7 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 		fmt.Fprintf(stdout, "nothing pending in %s\n", cfg.SpoolDir)
 		return ExitOK
 	}
-	if *list || !cfg.Enabled() {
+	if list || !cfg.Enabled() {
 		printPending(stdout, pending)
 		if !cfg.Enabled() {
 			fmt.Fprintln(stderr, "crank push: no InfluxDB: set --influx-url or CRANK_INFLUX_URL")

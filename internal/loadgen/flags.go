@@ -1,8 +1,6 @@
 package loadgen
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -10,6 +8,7 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/flags"
 )
 
 // Output formats of `crank load`.
@@ -62,55 +61,42 @@ func (h headers) String() string {
 
 func (h headers) Set(v string) error { *h.h = append(*h.h, v); return nil }
 
-func newFlagSet(c *command, out io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("crank load", flag.ContinueOnError)
-	fs.SetOutput(out)
+// newFlagSet declares crank load's flags; their defaults are set in c first. Names keep their
+// case: wrk's -t (threads) and -T (timeout) differ.
+func newFlagSet(c *command) *flags.Set {
+	fs := &flags.Set{CaseSet: true}
 	o := &c.opts
-	intVar := func(p *int, long, short string, def int, usage string) {
-		fs.IntVar(p, long, def, usage)
-		fs.IntVar(p, short, def, "same as --"+long)
-	}
-	intVar(&o.Connections, "connections", "c", DefaultConnections, "TCP connections to keep open")
-	intVar(&o.Threads, "threads", "t", 0, "GOMAXPROCS for the run (0: leave as is)")
-	intVar(&o.Pipeline, "pipeline", "p", DefaultPipeline, "requests written at once per connection")
-	intVar(&o.Rate, "rate", "R", 0, "total requests per second on a fixed schedule (0: as fast as possible)")
-	intVar(&o.Streams, "streams", "m", DefaultStreams, "h2, grpc: requests in flight per connection (streaming: streams kept open)")
-	fs.StringVar(&o.IO, "io", IOEpoll, "cleartext HTTP/1.1 I/O: epoll (the default), uring, or auto (uring when the kernel allows it)")
-	fs.StringVar(&o.Protocol, "protocol", ProtocolHTTP1, "http1, h2 (h2c for http URLs, ALPN h2 for https) or grpc")
-	fs.BoolVar(&o.Insecure, "insecure", false, "https: do not verify the server's certificate")
-	fs.BoolVar(&o.Insecure, "k", false, "same as --insecure")
-	fs.StringVar(&o.Call, "call", "", "grpc: unary or streaming (default unary)")
-	fs.IntVar(&o.ResponseSize, "response-size", 0, "grpc: payload bytes each call asks for (SimpleRequest.response_size)")
-	fs.IntVar(&o.RequestSize, "request-size", 0, "grpc: payload bytes each call sends (SimpleRequest.payload)")
-	o.Duration, o.Timeout = DefaultDuration, DefaultTimeout
-	for _, d := range []struct {
-		p           *time.Duration
-		long, short string
-		usage       string
-	}{
-		{&o.Duration, "duration", "d", "measured duration (\"5\" or \"5s\")"},
-		{&o.Warmup, "warmup", "w", "unrecorded warm-up before the measured duration"},
-		{&o.Timeout, "timeout", "T", "response timeout"},
-	} {
-		fs.Var(seconds{d.p}, d.long, d.usage)
-		fs.Var(seconds{d.p}, d.short, "same as --"+d.long)
-	}
-	fs.Var(headers{&o.Headers}, "header", "request header \"Name: value\" (repeatable)")
-	fs.Var(headers{&o.Headers}, "H", "same as --header")
-	fs.StringVar(&o.Method, "method", DefaultMethod, "request method")
-	fs.Func("body", "request body", func(v string) error { o.Body = []byte(v); return nil })
-	fs.Func("start-at", "begin the measured window at this RFC 3339 time (default: $"+StartAtEnv+")", func(v string) error {
+	o.Connections, o.Pipeline, o.Streams, o.IO, o.Protocol, o.Method = DefaultConnections, DefaultPipeline, DefaultStreams, IOEpoll, ProtocolHTTP1, DefaultMethod
+	o.Duration, o.Timeout, c.format = DefaultDuration, DefaultTimeout, FormatText
+	fs.Int(&o.Connections, "TCP connections to keep open", "connections", "c")
+	fs.Int(&o.Threads, "GOMAXPROCS for the run (0: leave as is)", "threads", "t")
+	fs.Int(&o.Pipeline, "requests written at once per connection", "pipeline", "p")
+	fs.Int(&o.Rate, "total requests per second on a fixed schedule (0: as fast as possible)", "rate", "R")
+	fs.Int(&o.Streams, "h2, grpc: requests in flight per connection (streaming: streams kept open)", "streams", "m")
+	fs.String(&o.IO, "cleartext HTTP/1.1 I/O: epoll (the default), uring, or auto (uring when the kernel allows it)", "io")
+	fs.String(&o.Protocol, "http1, h2 (h2c for http URLs, ALPN h2 for https) or grpc", "protocol")
+	fs.Bool(&o.Insecure, "https: do not verify the server's certificate", "insecure", "k")
+	fs.String(&o.Call, "grpc: unary or streaming (default unary)", "call")
+	fs.Int(&o.ResponseSize, "grpc: payload bytes each call asks for (SimpleRequest.response_size)", "response-size")
+	fs.Int(&o.RequestSize, "grpc: payload bytes each call sends (SimpleRequest.payload)", "request-size")
+	fs.Var(seconds{&o.Duration}, "measured duration (\"5\" or \"5s\")", "duration", "d")
+	fs.Var(seconds{&o.Warmup}, "unrecorded warm-up before the measured duration", "warmup", "w")
+	fs.Var(seconds{&o.Timeout}, "response timeout", "timeout", "T")
+	fs.Var(headers{&o.Headers}, "request header \"Name: value\" (repeatable)", "header", "H")
+	fs.String(&o.Method, "request method", "method")
+	fs.Func("request body", func(v string) error { o.Body = []byte(v); return nil }, "body")
+	fs.Func("begin the measured window at this RFC 3339 time (default: $"+StartAtEnv+")", func(v string) error {
 		t, err := time.Parse(time.RFC3339Nano, v)
 		if err != nil {
 			return fmt.Errorf("%q is not an RFC 3339 time", v)
 		}
 		o.StartAt = t
 		return nil
-	})
-	fs.StringVar(&c.latencyLog, "latency-log", c.latencyLog, "write every measured latency (microseconds, one a line) to this file (default: $"+LatencyLogEnv+")")
-	fs.StringVar(&c.jsonPath, "json", "", "write a crank-shaped result to this file (\"-\": stdout)")
-	fs.StringVar(&c.format, "output", FormatText, "stdout format: text or json (a JSON object of results)")
-	fs.BoolVar(&c.help, "help", false, "show this help")
+	}, "start-at")
+	fs.String(&c.latencyLog, "write every measured latency (microseconds, one a line) to this file (default: $"+LatencyLogEnv+")", "latency-log")
+	fs.String(&c.jsonPath, "write a crank-shaped result to this file (\"-\": stdout)", "json")
+	fs.String(&c.format, "stdout format: text or json (a JSON object of results)", "output")
+	fs.Bool(&c.help, "show this help", "help")
 	return fs
 }
 
@@ -124,28 +110,20 @@ const LatencyLogEnv = "CRANK_LOAD_LATENCY_LOG"
 // parseArgs parses `crank load URL [flags]`; flags may come before or after the URL. getenv
 // gives StartAtEnv.
 func parseArgs(args []string, getenv func(string) string) (*command, error) {
-	c := &command{}
-	fs := newFlagSet(c, io.Discard)
-	c.latencyLog = getenv(LatencyLogEnv)
+	c := &command{latencyLog: getenv(LatencyLogEnv)}
+	fs := newFlagSet(c)
 	if v := getenv(StartAtEnv); v != "" {
 		if err := fs.Set("start-at", v); err != nil {
 			return nil, fmt.Errorf("$%s: %w", StartAtEnv, err)
 		}
 	}
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				c.help = true
-				return c, nil
-			}
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
+	positional, err := fs.Parse(args)
+	if flags.IsHelp(err) {
+		c.help = true
+		return c, nil
+	}
+	if err != nil {
+		return nil, err
 	}
 	if c.help {
 		return c, nil
@@ -168,5 +146,5 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, "usage: crank load URL [flags]\n\n"+
 		"Generates HTTP/1.1, HTTP/2 or gRPC load on URL and reports wrk-compatible measurements.\n"+
 		"gRPC calls go to grpc.testing.BenchmarkService (UnaryCall or StreamingCall) when the URL has no path.\n\nFlags:\n")
-	newFlagSet(&command{}, w).PrintDefaults()
+	newFlagSet(&command{}).Usage(w)
 }

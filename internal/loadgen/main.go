@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/crankshaft/crankshaft/internal/flags"
 	"github.com/crankshaft/crankshaft/internal/safewrite"
 )
 
@@ -21,9 +22,7 @@ const (
 func Main(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	c, err := parseArgs(args, getenv)
 	if err != nil {
-		fmt.Fprintf(stderr, "crank load: %v\n", err)
-		fmt.Fprintln(stderr, "run 'crank load --help' for usage")
-		return ExitUsage
+		return flags.Fail(err, "crank load", stdout, stderr, usage) // never help: parseArgs returns it as c.help
 	}
 	if c.help {
 		usage(stdout)

@@ -10,8 +10,7 @@ import (
 	"bytes"
 	"context"
 	"embed"
-	"errors"
-	"flag"
+
 	"fmt"
 	"html/template"
 	"io"
@@ -20,6 +19,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/crankshaft/crankshaft/internal/flags"
 	"github.com/crankshaft/crankshaft/internal/gate"
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/safewrite"
@@ -224,31 +224,20 @@ func (pg *Page) Write(w io.Writer) error { return page.Execute(w, pg) }
 
 // Main is `crank report FILE.json [MORE.json...] -o report.html`.
 func Main(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	out := fs.String("o", "", "the HTML file to write (required)")
-	fs.StringVar(out, "output", "", "same as -o")
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
-	// Flags may come after the files: parse what follows each file again.
-	var paths []string
-	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		paths, rest = append(paths, fs.Arg(0)), fs.Args()[1:]
+	var out string
+	fs := &flags.Set{}
+	fs.String(&out, "the HTML file to write (required)", "output", "o")
+	help := func(w io.Writer) { fmt.Fprint(w, usage); fs.Usage(w) }
+	paths, err := fs.Parse(args)
+	if err != nil {
+		return flags.Fail(err, "crank report", stdout, stderr, help)
 	}
-	if len(paths) == 0 || *out == "" {
-		fs.Usage()
+	if len(paths) == 0 || out == "" {
+		help(stderr)
 		return 2
 	}
-	if slices.Contains(paths, *out) {
-		fmt.Fprintf(stderr, "crank report: -o %s is one of the result files\n", *out)
+	if slices.Contains(paths, out) {
+		fmt.Fprintf(stderr, "crank report: -o %s is one of the result files\n", out)
 		return 2
 	}
 	pg, err := build(paths)
@@ -261,7 +250,7 @@ func Main(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crank report: %v\n", err)
 		return 1
 	}
-	if err := safewrite.Replace(*out, b.Bytes(), safewrite.Output); err != nil {
+	if err := safewrite.Replace(out, b.Bytes(), safewrite.Output); err != nil {
 		fmt.Fprintf(stderr, "crank report: %v\n", err)
 		return 1
 	}
@@ -285,7 +274,7 @@ func Main(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(pg.Bisect) > 0 {
 		what += fmt.Sprintf(", %d bisect search(es)", len(pg.Bisect))
 	}
-	fmt.Fprintf(stdout, "report written to %s (%s, %d chart(s))\n", *out, what, drawn)
+	fmt.Fprintf(stdout, "report written to %s (%s, %d chart(s))\n", out, what, drawn)
 	for _, m := range missing {
 		fmt.Fprintf(stderr, "crank report: %s\n", m)
 	}

@@ -1,4 +1,4 @@
-// Package source puts a job's uploaded source into its folder: a tar.gz stream extracted safely
+// Package extract puts a job's uploaded source into its folder: a tar.gz stream extracted safely
 // (nothing lands outside the folder) and a build cache keyed by what was extracted.
 package extract
 
