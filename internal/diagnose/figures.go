@@ -43,6 +43,8 @@ type job struct {
 	noCounters string
 	// lockSite is where its Go mutex profile says most of the lock wait was ("" without one).
 	lockSite string
+	// hot is where its CPU profile says it spent the most CPU ("" without one).
+	hot string
 }
 
 // known reports whether the job's CPU and its machine's cores are known.
@@ -154,6 +156,7 @@ func readJob(name string, jr *results.JobResult) *job {
 	}
 	j.noCounters, _ = jr.Environment["countersNotMeasured"].(string)
 	j.lockSite = results.LockSite(jr.Profiles)
+	j.hot = results.HotFunction(jr.Profiles)
 	readParts(j, jr)
 	if n, ok := number(jr.Variables["threads"]); ok && n >= 1 {
 		j.threads = int(n)

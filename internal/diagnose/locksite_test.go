@@ -24,3 +24,29 @@ func TestContentionBoundNamesTheLock(t *testing.T) {
 		t.Fatalf("got %s, want contention-bound with %q", show(got), want)
 	}
 }
+
+// With a CPU profile (collect's perf-cpu, else goProfiles' go-cpu), server-bound names where the
+// server's CPU went; without one it says nothing of it.
+func TestServerBoundNamesTheHotFunction(t *testing.T) {
+	for _, c := range []struct {
+		profiles []results.Profile
+		want     string
+	}{
+		{[]results.Profile{{Name: "go-cpu", Top: []profiles.Func{{Name: "main.json", File: "/src/app/main.go", Line: 7, Flat: 5, Share: 0.1}}},
+			{Name: "perf-cpu", Top: []profiles.Func{{Name: "main.spin", File: "/src/app/main.go", Line: 31, Flat: 90, Share: 0.32}}}},
+			"; 32 % of its CPU in main.spin (main.go:31))"},
+		{[]results.Profile{{Name: "go-cpu", Top: []profiles.Func{{Name: "main.json", File: "/src/app/main.go", Line: 7, Flat: 5, Share: 0.1}}},
+			{Name: "perf-cpu", Error: "perf is not installed"}}, "; 10 % of its CPU in main.json (main.go:7))"},
+		{nil, "1 core)) while load uses"},
+	} {
+		res := runOf(map[string]fakeJob{
+			"application": {raw: []float64{99, 100}, global: 60, cores: 1, host: "srv"},
+			"load":        {raw: []float64{20}, global: 20, cores: 8, host: "cli", vars: wrkVars(8, 256, 1), results: wrk(0, 0)},
+		})
+		res.JobResults.Jobs["application"].Profiles = c.profiles
+		got := Diagnose(res, DefaultThresholds())
+		if len(got) == 0 || got[0].Kind != ServerBound || !strings.Contains(got[0].Message, c.want) {
+			t.Errorf("got %s, want server-bound with %q", show(got), c.want)
+		}
+	}
+}

@@ -68,17 +68,17 @@ func limit(r run, th Thresholds) (results.Diagnostic, bool) {
 	for _, l := range load {
 		if l.threadsBusy(th.Saturated) || (l.saturated(th.Saturated) && !outweighed(l, append(load, server...))) {
 			return results.Diagnostic{Kind: ClientBound, Message: fmt.Sprintf(
-				"%s: the load generator's CPU is saturated (%s) while %s uses %s: "+
+				"%s: the load generator's CPU is saturated (%s%s) while %s uses %s: "+
 					"the load generator limits the run; give it more threads or a machine of its own",
-				l.name, usage(l), main.name, cpuText(main)),
+				l.name, usage(l), hotText(l), main.name, cpuText(main)),
 				Figures: append(r.cpuFigs(l, main), capFigs(l)...)}, true
 		}
 	}
 	for _, s := range server {
 		if s.saturated(th.Saturated) {
 			return results.Diagnostic{Kind: ServerBound, Message: fmt.Sprintf(
-				"%s: the server's CPU is saturated (%s) while %s uses %s: the server limits the run",
-				s.name, usage(s), load[0].name, cpuText(load[0])),
+				"%s: the server's CPU is saturated (%s%s) while %s uses %s: the server limits the run",
+				s.name, usage(s), hotText(s), load[0].name, cpuText(load[0])),
 				Figures: append(r.cpuFigs(s, load[0]), capFigs(s)...)}, true
 		}
 	}
@@ -94,6 +94,14 @@ func limit(r run, th Thresholds) (results.Diagnostic, bool) {
 		return waitingVerdict(r, q, main, load[0], th), true
 	}
 	return underloaded(r, main, load[0], th), true
+}
+
+// hotText names where a saturated job's CPU went, when it was profiled (collect, goProfiles).
+func hotText(j *job) string {
+	if j.hot == "" {
+		return ""
+	}
+	return "; " + j.hot
 }
 
 // machineSaturated: a machine the run's jobs share is busy to MachineFull of it, and at least two

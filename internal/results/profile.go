@@ -89,3 +89,17 @@ func LockSite(ps []Profile) string {
 	}
 	return ""
 }
+
+// HotFunction says where a service spent the most CPU in itself, by its last CPU profile in ps
+// (perf-cpu, which sees the kernel's share too, else go-cpu): "32 % of its CPU in main.spin
+// (main.go:31)", or "" without one.
+func HotFunction(ps []Profile) string {
+	for _, name := range []string{"perf-cpu", "go-cpu"} {
+		for i := len(ps) - 1; i >= 0; i-- {
+			if p := ps[i]; p.Name == name && p.Error == "" && len(p.Top) > 0 && p.Top[0].Flat > 0 {
+				return fmt.Sprintf("%.0f %% of its CPU in %s", 100*p.Top[0].Share, p.Top[0].Where())
+			}
+		}
+	}
+	return ""
+}
