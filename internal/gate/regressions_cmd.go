@@ -56,11 +56,7 @@ func (f *regressionsFlags) define(fs *flags.Set) {
 	fs.String(&f.profile, `only the runs of these profiles, joined with "+" ("local+arm")`, "profile")
 	fs.Var(&f.since, "only the runs of the last 90d, 2w, 36h...", "since")
 	fs.Bool(&f.write, "with InfluxDB configured, write the change points to crank_changepoint", "write-changepoints")
-	fs.String(&f.influx.URL, "InfluxDB URL (CRANK_INFLUX_URL)", "influx-url")
-	fs.String(&f.token, "token, or user:password for InfluxDB 1.8 (default CRANK_INFLUX_TOKEN; prefer the environment)", "influx-token")
-	fs.String(&f.influx.Org, "organization, ignored by InfluxDB 1.8 (CRANK_INFLUX_ORG)", "influx-org")
-	fs.String(&f.influx.Bucket, "bucket, database/retention-policy for 1.8 (CRANK_INFLUX_BUCKET)", "influx-bucket")
-	fs.String(&f.influx.SpoolDir, "where change points wait when InfluxDB cannot take them (CRANK_SPOOL_DIR)", "spool")
+	f.influx.Flags(fs, &f.token, "where change points wait when InfluxDB cannot take them")
 }
 
 // Regressions implements `crank regressions` without reading the environment: InfluxDB is used

@@ -1,6 +1,7 @@
 package influx
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -66,20 +67,27 @@ const (
 	ExitUsage   = 2 // bad flags or no InfluxDB configured
 )
 
+// Flags declares the InfluxDB flags of a command on fs, their defaults c's (the environment's,
+// ConfigFromEnv), but for the token: --influx-token sets *token, so that --help never prints the
+// environment's token; the command then takes cmp.Or(*token, c.Token). spool says what --spool is
+// to the command.
+func (c *Config) Flags(fs *flags.Set, token *string, spool string) {
+	fs.String(&c.URL, "InfluxDB URL (CRANK_INFLUX_URL)", "influx-url")
+	fs.String(token, "token, or user:password for InfluxDB 1.8 (default CRANK_INFLUX_TOKEN; prefer the environment)", "influx-token")
+	fs.String(&c.Org, "organization, ignored by InfluxDB 1.8 (CRANK_INFLUX_ORG)", "influx-org")
+	fs.String(&c.Bucket, "bucket, database/retention-policy for 1.8 (CRANK_INFLUX_BUCKET)", "influx-bucket")
+	fs.String(&c.SpoolDir, spool+" (CRANK_SPOOL_DIR)", "spool")
+}
+
 // Main is `crank push [--influx-url URL] [--influx-token T] [--influx-org O] [--influx-bucket B]
 // [--spool DIR] [--timeout D] [--list]`: it writes the spooled runs and reports what is left.
 // Flags default to the environment (ConfigFromEnv).
 func Main(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	cfg := ConfigFromEnv(getenv)
-	envToken := cfg.Token // not the flag's default: --help would print it
-	cfg.Token = ""
 	var list bool
+	var token string
 	fs := &flags.Set{}
-	fs.String(&cfg.URL, "InfluxDB URL (CRANK_INFLUX_URL)", "influx-url")
-	fs.String(&cfg.Token, "token, or user:password for InfluxDB 1.8 (default CRANK_INFLUX_TOKEN)", "influx-token")
-	fs.String(&cfg.Org, "organization, ignored by InfluxDB 1.8 (CRANK_INFLUX_ORG)", "influx-org")
-	fs.String(&cfg.Bucket, "bucket, database/retention for 1.8 (CRANK_INFLUX_BUCKET)", "influx-bucket")
-	fs.String(&cfg.SpoolDir, "spool folder (CRANK_SPOOL_DIR)", "spool")
+	cfg.Flags(fs, &token, "the spool folder")
 	fs.Duration(&cfg.Timeout, "timeout of each write request", "timeout")
 	fs.Bool(&list, "only list the pending runs", "list")
 	pos, err := fs.Parse(args)
@@ -93,9 +101,7 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 		fmt.Fprintf(stderr, "crank push: unexpected argument %q\n", pos[0])
 		return ExitUsage
 	}
-	if cfg.Token == "" {
-		cfg.Token = envToken
-	}
+	cfg.Token = cmp.Or(token, cfg.Token)
 	cfg = cfg.withDefaults()
 	sp := Spool{Dir: cfg.SpoolDir}
 	pending, err := sp.List()
