@@ -180,7 +180,7 @@ func TestReportLatencyOverTime(t *testing.T) {
 // mean the mean of the variant's iterations in the file, the significant change coloured with its
 // p-value; the all-zero metric (exceptions) is said in a line.
 func TestReportSweepTables(t *testing.T) {
-	path := sweepFile(t, []string{"dispatch=shared,partitioned"}, func(v sweep.Variant) float64 {
+	path := sweepFile(t, []string{"dispatch=shared,partitioned"}, func(v sweep.Cell) float64 {
 		return map[string]float64{"shared": 1e6, "partitioned": 2e6}[v.Value("dispatch")]
 	})
 	var raw struct {

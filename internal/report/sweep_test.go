@@ -12,7 +12,7 @@ import (
 )
 
 // sweepFile writes a finished sweep of the given matrix whose RPS is rps(variant) per run.
-func sweepFile(t *testing.T, matrix []string, rps func(v sweep.Variant) float64) string {
+func sweepFile(t *testing.T, matrix []string, rps func(v sweep.Cell) float64) string {
 	t.Helper()
 	var axes []sweep.Axis
 	for _, m := range matrix {
@@ -27,7 +27,7 @@ func sweepFile(t *testing.T, matrix []string, rps func(v sweep.Variant) float64)
 		t.Fatal(err)
 	}
 	path, n := filepath.Join(t.TempDir(), "sweep.json"), 0
-	run := func(_ context.Context, v sweep.Variant) (*results.Result, error) {
+	run := func(_ context.Context, v sweep.Cell) (*results.Result, error) {
 		n++
 		return &results.Result{JobResults: results.JobResults{Jobs: map[string]*results.JobResult{
 			"load":        {Results: map[string]float64{measure.RPS: rps(v) * (1 + 0.01*float64(n%3))}},
@@ -43,7 +43,7 @@ func sweepFile(t *testing.T, matrix []string, rps func(v sweep.Variant) float64)
 // TestReportSweepScaling: a sweep over cpuSet gets a page with RPS over cores beside linear
 // scaling, one chart per setting of the other axes, and the sweep's own tables and scaling.
 func TestReportSweepScaling(t *testing.T) {
-	path := sweepFile(t, []string{"dispatch=shared,partitioned", "application.cpuSet=0,0-1,0-3"}, func(v sweep.Variant) float64 {
+	path := sweepFile(t, []string{"dispatch=shared,partitioned", "application.cpuSet=0,0-1,0-3"}, func(v sweep.Cell) float64 {
 		cores := map[string]float64{"0": 1, "0-1": 2, "0-3": 4}[v.Value("application.cpuSet")]
 		if v.Value("dispatch") == "shared" {
 			return 1e6 * min(cores, 2) // flattens after two cores
@@ -69,7 +69,7 @@ func TestReportSweepScaling(t *testing.T) {
 // TestReportSweepVariants: a sweep without a cpuSet axis gets each variant's mean RPS as bars;
 // a sweep file with other files is refused, naming it.
 func TestReportSweepVariants(t *testing.T) {
-	path := sweepFile(t, []string{"dispatch=inline,shared"}, func(v sweep.Variant) float64 {
+	path := sweepFile(t, []string{"dispatch=inline,shared"}, func(v sweep.Cell) float64 {
 		return map[string]float64{"inline": 2e6, "shared": 1e6}[v.Value("dispatch")]
 	})
 	pg, err := build([]string{path})

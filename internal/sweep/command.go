@@ -148,16 +148,16 @@ func (cmd *command) open() (*File, error) {
 func (cmd *command) prepare(ctx context.Context, file *File) (map[string]*runner.Prepared, map[string][]controller.Service, error) {
 	prepared := make(map[string]*runner.Prepared, len(file.Variants))
 	services := make(map[string][]controller.Service, len(file.Variants))
-	variants := make([]Variant, len(file.Variants))
+	variants := make([]Cell, len(file.Variants))
 	for i, v := range file.Variants {
 		plan := cmd.c.Plan
 		plan.Run.Iterations = cmd.iterations
-		plan.Source = VariantSource(plan.Source, file.Axes, v.Variant)
+		plan.Source = VariantSource(plan.Source, file.Axes, v.Cell)
 		p, err := runner.Prepare(ctx, cmd.c.Env, plan)
 		if err != nil {
 			return nil, nil, fmt.Errorf("variant %s: %w", v.Name, err)
 		}
-		prepared[v.Name], services[v.Name], variants[i] = p, p.Services(), v.Variant
+		prepared[v.Name], services[v.Name], variants[i] = p, p.Services(), v.Cell
 	}
 	for _, n := range sharedCoresNotes(file.Axes, variants, services) {
 		fmt.Fprintln(cmd.c.Stderr, n)
@@ -172,8 +172,8 @@ func (cmd *command) options(ctl *controller.Controller, prepared map[string]*run
 	c := cmd.c
 	session := cmp.Or(c.Plan.Run.Session, runner.NewSession())
 	opts := Options{Path: c.JSON, Progress: c.Stderr,
-		Judge: func(v Variant, r *results.Result) { prepared[v.Name].Judge(r, "a sweep does not probe") },
-		Run: func(ctx context.Context, v Variant) (*results.Result, error) {
+		Judge: func(v Cell, r *results.Result) { prepared[v.Name].Judge(r, "a sweep does not probe") },
+		Run: func(ctx context.Context, v Cell) (*results.Result, error) {
 			run := controller.Run{Scenario: c.Plan.Source.Scenario, Profiles: c.Plan.Source.Profiles, Services: services[v.Name],
 				Iterations: 1, Description: c.Plan.Run.Description, Session: session, Properties: maps.Clone(c.Plan.Run.Properties)}
 			return ctl.Execute(ctx, run)
@@ -188,7 +188,7 @@ func (cmd *command) options(ctl *controller.Controller, prepared map[string]*run
 
 // VariantSource is the run options' source with the variant's settings over them: an axis of a
 // variable sets that variable, an axis of a <service>.<path> adds that override.
-func VariantSource(src runner.Source, axes []Axis, v Variant) runner.Source {
+func VariantSource(src runner.Source, axes []Axis, v Cell) runner.Source {
 	vars := map[string]string{}
 	var overrides [][2]string
 	for i, a := range axes {

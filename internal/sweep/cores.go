@@ -13,7 +13,7 @@ import (
 // on the same agent with cores that may be the swept ones: a load generator on the application's
 // machine takes its CPU from the cores being counted, so more cores can bring less. One line per
 // service sharing, naming the variants where it does and how to avoid it.
-func sharedCoresNotes(axes []Axis, variants []Variant, services map[string][]controller.Service) []string {
+func sharedCoresNotes(axes []Axis, variants []Cell, services map[string][]controller.Service) []string {
 	var notes []string
 	for ai, a := range axes {
 		if !a.IsCores() || a.Service() == "" {

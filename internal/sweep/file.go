@@ -30,7 +30,7 @@ type File struct {
 
 // VariantResult is one variant's results over the runs done so far.
 type VariantResult struct {
-	Variant
+	Cell
 	Result *results.Result `json:"result,omitempty"`
 }
 
@@ -39,7 +39,7 @@ func NewFile(scenario string, profiles []string, axes []Axis, baseline string, i
 	f := &File{Sweep: FormatVersion, StartTime: time.Now().UTC(), Scenario: scenario, Profiles: profiles,
 		Axes: axes, Iterations: iterations}
 	for _, v := range Product(axes) {
-		f.Variants = append(f.Variants, VariantResult{Variant: v})
+		f.Variants = append(f.Variants, VariantResult{Cell: v})
 	}
 	b, err := f.find(baseline)
 	if err != nil {

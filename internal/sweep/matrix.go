@@ -74,8 +74,8 @@ type Setting struct {
 	Value string `json:"value"`
 }
 
-// Variant is one point of the matrix.
-type Variant struct {
+// Cell is one point of the matrix: a variant of the sweep (its name and settings).
+type Cell struct {
 	Name     string    `json:"name"` // "dispatch=shared,cpuSet=0-1"
 	Settings []Setting `json:"settings"`
 }
@@ -96,13 +96,13 @@ func CheckAxes(axes []Axis) error {
 }
 
 // Product lists the matrix's variants: the first axis varies slowest.
-func Product(axes []Axis) []Variant {
-	out := []Variant{{}}
+func Product(axes []Axis) []Cell {
+	out := []Cell{{}}
 	for _, a := range axes {
-		var next []Variant
+		var next []Cell
 		for _, v := range out {
 			for _, val := range a.Values {
-				next = append(next, Variant{Settings: append(slices.Clone(v.Settings), Setting{Key: a.Key, Value: val})})
+				next = append(next, Cell{Settings: append(slices.Clone(v.Settings), Setting{Key: a.Key, Value: val})})
 			}
 		}
 		out = next
@@ -123,7 +123,7 @@ func Product(axes []Axis) []Variant {
 func Order(n, count int) []int { return rounds.Interleaved(n, count) }
 
 // Value is the variant's value of the axis key, "" when it has none.
-func (v Variant) Value(key string) string {
+func (v Cell) Value(key string) string {
 	for _, s := range v.Settings {
 		if s.Key == key {
 			return s.Value
@@ -133,7 +133,7 @@ func (v Variant) Value(key string) string {
 }
 
 // Others names the variant by its settings other than key ("dispatch=shared"), "" when none.
-func (v Variant) Others(axes []Axis, key string) string {
+func (v Cell) Others(axes []Axis, key string) string {
 	var parts []string
 	for i, a := range axes {
 		if a.Key != key {

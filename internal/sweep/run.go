@@ -11,7 +11,7 @@ import (
 )
 
 // Runner runs one variant once and returns its results.
-type Runner func(ctx context.Context, v Variant) (*results.Result, error)
+type Runner func(ctx context.Context, v Cell) (*results.Result, error)
 
 // Options configure Run.
 type Options struct {
@@ -25,7 +25,7 @@ type Options struct {
 	Progress io.Writer
 	// Judge, when set, judges a variant's results once a run is added to them (the diagnosis, the
 	// thresholds: internal/runner's judgement, the one every measurement gets).
-	Judge func(v Variant, r *results.Result)
+	Judge func(v Cell, r *results.Result)
 }
 
 // ErrInterrupted is returned when the context ended the sweep; the file holds the runs done.
@@ -45,7 +45,7 @@ func Run(ctx context.Context, f *File, opts Options) error {
 			return ErrInterrupted
 		}
 		i := order[k]
-		v := f.Variants[i].Variant
+		v := f.Variants[i].Cell
 		fmt.Fprintf(opts.Progress, "sweep run %d of %d: %s (round %d)\n", k+1, len(order), v.Name, k/len(f.Variants)+1)
 		res, err := opts.Run(ctx, v)
 		if ctx.Err() != nil {
@@ -72,7 +72,7 @@ func Run(ctx context.Context, f *File, opts Options) error {
 
 // Tagged is a run of a variant as the outputs get it: its variant is the variant's settings
 // (influx.VariantOf: sorted name=value pairs), as a run with those --variable values would have.
-func Tagged(v Variant, r *results.Result) *results.Result {
+func Tagged(v Cell, r *results.Result) *results.Result {
 	tagged := *r
 	tagged.Variant = map[string]string{}
 	for _, st := range v.Settings {

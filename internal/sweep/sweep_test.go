@@ -87,7 +87,7 @@ func sweepOf(t *testing.T, path string, iterations int, stopAfter int) (*File, e
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	n := 0
-	run := func(ctx context.Context, v Variant) (*results.Result, error) {
+	run := func(ctx context.Context, v Cell) (*results.Result, error) {
 		n++
 		if n == stopAfter {
 			cancel()
@@ -172,7 +172,7 @@ func TestInterruptedSweepResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ran []string
-	err = Run(t.Context(), f, Options{Path: path, Run: func(_ context.Context, v Variant) (*results.Result, error) {
+	err = Run(t.Context(), f, Options{Path: path, Run: func(_ context.Context, v Cell) (*results.Result, error) {
 		ran = append(ran, v.Name)
 		return fakeRun(1000, 10), nil
 	}})
@@ -194,7 +194,7 @@ func TestSweepNotMeasured(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		run := func(_ context.Context, v Variant) (*results.Result, error) {
+		run := func(_ context.Context, v Cell) (*results.Result, error) {
 			r := fakeRun(1000, 10)
 			if v.Value("pipeline") == "16" {
 				load := r.JobResults.Jobs["load"]

@@ -23,7 +23,7 @@ type VariantCapacity struct {
 
 // variant is a variant's search and prepared scenario.
 type variant struct {
-	v        sweep.Variant
+	v        sweep.Cell
 	s        *search
 	prepared *runner.Prepared
 }
