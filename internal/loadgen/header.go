@@ -1,6 +1,10 @@
 package loadgen
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/crankshaft/crankshaft/internal/httpwire"
+)
 
 // head is what a response's status line and headers say about framing.
 type head struct {
@@ -85,7 +89,7 @@ func (h *head) field(line []byte, keepAlive *bool) error {
 	switch len(name) {
 	case len("content-length"):
 		if equalFold(name, "content-length") {
-			n, ok := parseLength(trimOWS(line[colon+1:]))
+			n, ok := parseLength(httpwire.TrimOWS(line[colon+1:]))
 			if !ok || (h.contentLength >= 0 && h.contentLength != n) {
 				return parseError("bad Content-Length")
 			}
@@ -125,16 +129,6 @@ func parseLength(v []byte) (int64, bool) {
 	return n, true
 }
 
-func trimOWS(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
 // equalFold reports whether b equals s, ignoring ASCII case. s must hold only lower-case letters
 // and '-': b[i]|0x20 then equals s[i] only for the same letter in either case, or for '-' and
 // '\r' (a field name with a CR in it is invalid anyway, and taking it for a '-' is harmless).
@@ -155,7 +149,7 @@ func hasSuffixFold(b []byte, s string) bool {
 	if i := bytes.LastIndexByte(b, ','); i >= 0 {
 		b = b[i+1:]
 	}
-	return equalFold(trimOWS(b), s)
+	return equalFold(httpwire.TrimOWS(b), s)
 }
 
 // containsTokenFold reports whether the comma-separated list b has the token s (lower case).
@@ -167,7 +161,7 @@ func containsTokenFold(b []byte, s string) bool {
 		} else {
 			b = nil
 		}
-		if equalFold(trimOWS(tok), s) {
+		if equalFold(httpwire.TrimOWS(tok), s) {
 			return true
 		}
 	}

@@ -3,6 +3,8 @@ package loadgen
 import (
 	"bytes"
 	"errors"
+
+	"github.com/crankshaft/crankshaft/internal/httpwire"
 )
 
 // The parser's limits: a response head or a chunk-size/trailer line longer than these is malformed.
@@ -177,7 +179,7 @@ func (p *respParser) parseChunkSize(b []byte) (int, error) {
 	if i := bytes.IndexByte(line, ';'); i >= 0 {
 		line = line[:i]
 	}
-	line = trimOWS(line)
+	line = httpwire.TrimOWS(line)
 	if len(line) == 0 || len(line) > 15 {
 		return 0, parseError("bad chunk size")
 	}

@@ -1,6 +1,10 @@
 package httpserver
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/crankshaft/crankshaft/internal/httpwire"
+)
 
 // headerState collects what the server needs from the header fields of one request.
 type headerState struct {
@@ -17,7 +21,7 @@ func (h *headerState) parseHeader(line []byte, r *Request) error {
 	if colon <= 0 || !isToken(line[:colon]) { // also rejects obs-fold and space before the colon
 		return errBadRequest
 	}
-	name, value := line[:colon], trimOWS(line[colon+1:])
+	name, value := line[:colon], httpwire.TrimOWS(line[colon+1:])
 	if !isFieldValue(value) {
 		return errBadRequest
 	}
@@ -65,7 +69,7 @@ func (h *headerState) parseConnection(v []byte) {
 		} else {
 			v = nil
 		}
-		opt = trimOWS(opt)
+		opt = httpwire.TrimOWS(opt)
 		switch {
 		case equalFold(opt, "close"):
 			h.close = true
@@ -95,16 +99,6 @@ func (h *headerState) finish(r *Request) error {
 		r.KeepAlive = !h.close
 	}
 	return nil
-}
-
-func trimOWS(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
-		b = b[:len(b)-1]
-	}
-	return b
 }
 
 // isFieldValue rejects control characters other than horizontal tab.

@@ -36,9 +36,7 @@ package h2load
 import (
 	"fmt"
 	"io"
-	"math"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/crankshaft/crankshaft/internal/measure"
@@ -99,7 +97,7 @@ var (
 func (rep *report) add(line string) error {
 	rep.lines = append(rep.lines, line)
 	if m := reFinished.FindStringSubmatch(line); m != nil {
-		v, err := number(m[1])
+		v, err := parsers.Number(m[1])
 		rep.rps = &v
 		return err
 	}
@@ -108,12 +106,12 @@ func (rep *report) add(line string) error {
 		return numbers(m[1:], &rep.done, &rep.failed, &rep.errored)
 	}
 	if m := reRequest.FindStringSubmatch(line); m != nil {
-		mean, err := millis(m[3])
+		mean, err := parsers.Millis(m[3])
 		if err != nil {
 			return err
 		}
 		rep.latMean = &mean
-		rep.latMax, err = millis(m[2])
+		rep.latMax, err = parsers.Millis(m[2])
 		return err
 	}
 	if !reOther.MatchString(line) {
@@ -144,45 +142,13 @@ func (rep *report) check() error {
 // numbers parses each string into the matching destination.
 func numbers(ss []string, dst ...*float64) error {
 	for i, s := range ss {
-		v, err := number(s)
+		v, err := parsers.Number(s)
 		if err != nil {
 			return err
 		}
 		*dst[i] = v
 	}
 	return nil
-}
-
-// number parses a finite decimal number.
-func number(s string) (float64, error) {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q is not a number", s)
-	}
-	return v, nil
-}
-
-var reDuration = regexp.MustCompile(`^([0-9.]+)(us|ms|s)$`)
-
-// millis converts an h2load duration ("955us", "1.43ms", "1.50s") to milliseconds, rounded to the
-// nanosecond.
-func millis(s string) (float64, error) {
-	m := reDuration.FindStringSubmatch(s)
-	if m == nil {
-		return 0, fmt.Errorf("%q is not a duration", s)
-	}
-	v, err := number(m[1])
-	if err != nil {
-		return 0, err
-	}
-	scale := 1.0
-	switch m[2] {
-	case "us":
-		scale = 1e-3
-	case "s":
-		scale = 1e3
-	}
-	return math.Round(v*scale*1e6) / 1e6, nil
 }
 
 // FirstRequest is h2load's request to its (first) URL over HTTP/2, or HTTP/1.1 with --h1: a GET,

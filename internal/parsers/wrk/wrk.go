@@ -18,17 +18,15 @@
 package wrk
 
 import (
+	_ "embed"
 	"fmt"
-	"github.com/crankshaft/crankshaft/internal/parsers"
 	"io"
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
 
-	_ "embed"
-
 	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/parsers"
 )
 
 // PipelineScript is the path, relative to the job's folder, of the pipelining Lua script that
@@ -94,25 +92,25 @@ var rules = []rule{
 		return nil
 	}},
 	{regexp.MustCompile(`^Requests/sec:\s+(\S+)$`), func(rep *report, m []string) error {
-		return rep.set(number, m[1], measure.WrkRPS, measure.RPS)
+		return rep.set(parsers.Number, m[1], measure.WrkRPS, measure.RPS)
 	}},
 	{regexp.MustCompile(`^Latency\s+(\S+)\s+\S+\s+(\S+)\s+\S+$`), func(rep *report, m []string) error {
-		if err := rep.set(millis, m[1], measure.LatencyMean); err != nil {
+		if err := rep.set(parsers.Millis, m[1], measure.LatencyMean); err != nil {
 			return err
 		}
-		return rep.set(millis, m[2], measure.LatencyMax)
+		return rep.set(parsers.Millis, m[2], measure.LatencyMax)
 	}},
 	{regexp.MustCompile(`^(50|75|90|99)%\s+(\S+)$`), func(rep *report, m []string) error {
-		return rep.set(millis, m[2], percentileName(m[1]))
+		return rep.set(parsers.Millis, m[2], percentileName(m[1]))
 	}},
 	{regexp.MustCompile(`^(\d+) requests in \S+, \S+ read$`), func(rep *report, m []string) error {
-		return rep.set(number, m[1], measure.Requests)
+		return rep.set(parsers.Number, m[1], measure.Requests)
 	}},
 	{regexp.MustCompile(`^Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)$`), func(rep *report, m []string) error {
 		rep.socket = m[0]
 		sum := 0.0
 		for _, s := range m[1:] {
-			v, err := number(s)
+			v, err := parsers.Number(s)
 			if err != nil {
 				return err
 			}
@@ -122,7 +120,7 @@ var rules = []rule{
 		return nil
 	}},
 	{regexp.MustCompile(`^Non-2xx or 3xx responses: (\d+)$`), func(rep *report, m []string) error {
-		return rep.set(number, m[1], measure.BadResponses)
+		return rep.set(parsers.Number, m[1], measure.BadResponses)
 	}},
 	{regexp.MustCompile(`^Transfer/sec:\s+(\S+)$`), func(rep *report, m []string) error {
 		return rep.set(mebibytes, m[1], measure.Throughput)
@@ -208,7 +206,7 @@ func mebibytes(s string) (float64, error) {
 	}{{"GB", 1024}, {"MB", 1}, {"KB", 1.0 / 1024}, {"B", 1.0 / (1024 * 1024)}}
 	for _, u := range units {
 		if n, ok := strings.CutSuffix(s, u.suffix); ok {
-			v, err := number(n)
+			v, err := parsers.Number(n)
 			return v * u.scale, err
 		}
 	}
@@ -245,45 +243,6 @@ func percentileName(pct string) string {
 		return measure.Latency90
 	}
 	return measure.Latency99
-}
-
-// number parses a finite decimal number.
-func number(s string) (float64, error) {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q is not a number", s)
-	}
-	return v, nil
-}
-
-// unitMillis is one of wrk's time units (us, ms, s, m, h) in milliseconds.
-func unitMillis(unit string) float64 {
-	switch unit {
-	case "us":
-		return 1e-3
-	case "s":
-		return 1e3
-	case "m":
-		return 60e3
-	case "h":
-		return 3600e3
-	}
-	return 1
-}
-
-var reDuration = regexp.MustCompile(`^([0-9.]+)(us|ms|s|m|h)$`)
-
-// millis converts a wrk duration ("583.24us", "1.10s") to milliseconds, rounded to the nanosecond.
-func millis(s string) (float64, error) {
-	m := reDuration.FindStringSubmatch(s)
-	if m == nil {
-		return 0, fmt.Errorf("%q is not a duration", s)
-	}
-	v, err := number(m[1])
-	if err != nil {
-		return 0, err
-	}
-	return math.Round(v*unitMillis(m[2])*1e6) / 1e6, nil
 }
 
 // FirstRequest is a GET of wrk's URL over HTTP/1.1.
