@@ -8,7 +8,9 @@ import (
 	"strings"
 )
 
-// sweepFile is what ReadVariant reads of a `crank sweep` file (internal/sweep writes it).
+// sweepFile is what ReadVariant reads of a `crank sweep` file: a view of the two keys it needs of
+// sweep.File, which declares the file and writes it (this package cannot import sweep, which
+// imports it). TestRunReportAndCompareAgree reads a written sweep's variants through it.
 type sweepFile struct {
 	Sweep    int `json:"sweep"`
 	Variants []struct {

@@ -86,18 +86,6 @@ func (f *File) names() string {
 	return fmt.Sprint(s)
 }
 
-// Variant returns the named variant's results as a result file ("" or a 1-based index work too).
-func (f *File) Variant(name string) (*results.Result, error) {
-	i, err := f.find(name)
-	if err != nil {
-		return nil, err
-	}
-	if f.Variants[i].Result == nil {
-		return nil, fmt.Errorf("variant %q has no results yet", f.Variants[i].Name)
-	}
-	return f.Variants[i].Result, nil
-}
-
 // Add records one run of variant i: each service's results become one more iteration, the
 // results are the mean of the iterations, the timelines the latest run's, and the diagnosis is
 // made again over that.
