@@ -80,6 +80,10 @@ type Service struct {
 	local   map[string]bool
 
 	raw     *node  // the job before rendering (its share is rendered from it)
+	// defaults are the variables' values without the command line's settings (Variant), when
+	// the command line gives any; noDefaults says they could not be rendered without them.
+	defaults   map[string]any
+	noDefaults bool
 	cmdVars *node  // the command line's variables
 	body    *node  // the rendered job, until decoded
 	vars    *node  // its rendered variables
@@ -289,6 +293,9 @@ func (c *Config) resolveService(e *engine, scenario string, svc pair, profiles [
 	for _, p := range profiles {
 		applyProfile(job, p.value, agentName)
 	}
+	// The variables as the scenario and profiles give them, before the command line's: the
+	// defaults a run's variant is told against (Variant), read in this one resolution.
+	scenarioVars := job.get(keyVariables).clone()
 	var errs []error
 	for _, o := range overrides {
 		if !o.isJobSwap() {
@@ -308,6 +315,9 @@ func (c *Config) resolveService(e *engine, scenario string, svc pair, profiles [
 	s.raw, s.cmdVars = raw, cmdVars
 	s.given = givenVariables(svc, where, overrides)
 	s.swapped = slices.ContainsFunc(overrides, Override.isJobSwap)
+	if err == nil && (len(cmdVars.pairsOrNil()) > 0 || slices.ContainsFunc(s.given, func(g given) bool { return g.flag })) {
+		s.defaults, s.noDefaults = c.defaultVariables(e, scenarioVars, where)
+	}
 	return s, err
 }
 

@@ -21,6 +21,8 @@ func TestVariant(t *testing.T) {
 			map[string]string{"dispatch": "partitioned", "partitions": "4"}},
 		{"service override", Request{Overrides: []Override{{Service: "load", Path: "variables.connections", Value: "64"}}},
 			map[string]string{"connections": "64"}},
+		{"a JSON variable", Request{JSONVariables: map[string]any{"partitions": 8.0}}, map[string]string{"partitions": "8"}},
+		{"profile's value", Request{Profiles: []string{"local"}, Variables: map[string]string{"dispatch": "inline"}}, nil},
 	} {
 		c.req.Scenario = "plaintext"
 		res, err := cfg.Resolve(c.req)
@@ -29,6 +31,11 @@ func TestVariant(t *testing.T) {
 		}
 		if got := cfg.Variant(c.req, res); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: variant %v, want %v", c.name, got, c.want)
+		}
+		// The defaults come from res's own resolution: a config with no scenario at all (which
+		// could not resolve anything again) tells the same variant.
+		if got := (&Config{}).Variant(c.req, res); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: from the resolution alone, variant %v, want %v", c.name, got, c.want)
 		}
 	}
 }

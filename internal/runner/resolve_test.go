@@ -2,7 +2,9 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"io"
+	"maps"
 	"testing"
 
 	"github.com/crankshaft/crankshaft/internal/config"
@@ -29,20 +31,29 @@ func (m *measured) Execute(_ context.Context, r controller.Run) (*results.Result
 }
 
 // TestResolvedOncePerRun: a run resolves its scenario once, whatever follows the measurement
-// (diagnosis, scripts, thresholds, outputs); the probe, a measurement of its own, resolves its
-// own scenario once.
+// (diagnosis, scripts, thresholds, outputs), and whatever variables it sets (its variant is told
+// from the same resolution); the probe, a measurement of its own, resolves its own scenario once.
+// One exception, on a machine without wrk: the scenario is resolved again with the built-in
+// generator in wrk's place (the job changes, so everything rendered from it does).
 func TestResolvedOncePerRun(t *testing.T) {
 	for _, c := range []struct {
-		probe ProbeMode
-		want  int
-	}{{ProbeOff, 1}, {ProbeForce, 2}} {
+		probe      ProbeMode
+		flags      string
+		noWrk      bool
+		want, runs int
+	}{{ProbeOff, "", false, 1, 1}, {ProbeForce, "", false, 2, 2}, {ProbeOff, "--variable dispatch=partitioned --load.variables.connections 64", false, 1, 1},
+		{ProbeOff, "", true, 2, 1}} {
 		calls := 0
-		env := Env{Stdout: io.Discard, Stderr: io.Discard, LookPath: func(string) (string, error) { return "/usr/bin/wrk", nil },
+		lookPath := func(string) (string, error) { return "/usr/bin/wrk", nil }
+		if c.noWrk {
+			lookPath = func(string) (string, error) { return "", errors.New("not found") }
+		}
+		env := Env{Stdout: io.Discard, Stderr: io.Discard, LookPath: lookPath,
 			Resolve: func(cfg *config.Config, req config.Request) (*config.Resolved, error) {
 				calls++
 				return cfg.Resolve(req)
 			}}
-		src := plaintext("")
+		src := plaintext(c.flags)
 		p, err := Prepare(context.Background(), env, Plan{Source: src, Probe: c.probe, Run: controller.Run{Iterations: 1},
 			Verdict: Verdict{MaxErrorRate: DefaultMaxErrorRate}})
 		if err != nil {
@@ -54,8 +65,12 @@ func TestResolvedOncePerRun(t *testing.T) {
 		if CodeOf(err) != ExitOK || emitted != 1 {
 			t.Fatalf("probe %d: %v, emitted %d", c.probe, err, emitted)
 		}
-		if calls != c.want || ex.runs != c.want {
-			t.Errorf("probe %d: config.Resolve ran %d times for %d measurements, want %d", c.probe, calls, ex.runs, c.want)
+		if calls != c.want || ex.runs != c.runs {
+			t.Errorf("probe %d %q (no wrk %v): config.Resolve ran %d times for %d measurements, want %d for %d", c.probe, c.flags, c.noWrk,
+				calls, ex.runs, c.want, c.runs)
+		}
+		if c.flags != "" && !maps.Equal(p.Resolved.Variant, map[string]string{"dispatch": "partitioned", "connections": "64"}) {
+			t.Errorf("%s: variant %v", c.flags, p.Resolved.Variant)
 		}
 	}
 }
