@@ -55,8 +55,10 @@ func (e *env) runRounds(ctx context.Context, name string, trials []trial, rows [
 		}
 	}
 	var out []sample
-	for r := 1; r <= e.cfg.maxRounds() && ctx.Err() == nil; r++ {
-		if r > e.cfg.rounds && cleanPairs(rows, out) >= e.cfg.rounds {
+	for r := 1; ctx.Err() == nil; r++ {
+		// Past the rounds asked for, another one only while a row lacks undisturbed pairs, and
+		// at most maxRounds in all: the re-run rule of every command (rounds.Again), by rounds.
+		if r > e.cfg.rounds && !rnd.Again(r-1, e.cfg.maxRounds(), cleanPairs(rows, out) < e.cfg.rounds) {
 			break
 		}
 		for _, t := range rnd.Ordered(trials, r-1) { // as given, then reversed: A B B A
