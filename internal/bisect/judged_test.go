@@ -1,0 +1,183 @@
+package bisect
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/api"
+	"github.com/crankshaft/crankshaft/internal/controller"
+	"github.com/crankshaft/crankshaft/internal/diagnose"
+	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/runner"
+	"github.com/crankshaft/crankshaft/internal/threshold"
+)
+
+// machineState is what a fake round measures: a quiet machine, a busy one (other work on it), or
+// a load whose requests half failed.
+type machineState int
+
+const (
+	quiet machineState = iota
+	busy
+	failing
+)
+
+// roundResult is a run of the scenario's application and load on a 2-core machine: the run's
+// jobs use 50 % of it; the machine is 55 % busy when quiet (5 % outside the run), 98 % when busy
+// (48 % outside: machine-busy).
+func roundResult(state machineState) *results.Result {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	global := map[machineState]float64{quiet: 55, busy: 98, failing: 55}[state]
+	job := func(cpu float64, res map[string]float64) *results.JobResult {
+		var tl []api.Measurement
+		for i := range 3 {
+			ts := at.Add(time.Duration(i) * time.Second)
+			tl = append(tl, api.Measurement{Name: measure.CPU, Timestamp: ts, Value: cpu},
+				api.Measurement{Name: measure.CPURaw, Timestamp: ts, Value: 2 * cpu},
+				api.Measurement{Name: measure.CPUGlobal, Timestamp: ts, Value: global})
+		}
+		return &results.JobResult{Results: res, Measurements: [][]api.Measurement{tl},
+			Environment: map[string]any{"hostname": "box", "cores": float64(2)}}
+	}
+	load := map[string]float64{measure.RPS: 1000, measure.Requests: 4000, measure.Latency99: 12}
+	if state == failing {
+		load[measure.BadResponses] = 2000
+	}
+	return &results.Result{JobResults: results.JobResults{Jobs: map[string]*results.JobResult{
+		"load": job(20, load), "application": job(30, map[string]float64{}),
+	}}}
+}
+
+// scripted is an executor whose n-th run (from 0) of a commit (the application's
+// source.branchOrCommit) measures states[commit][n], the last state again after the list.
+type scripted struct {
+	states map[string][]machineState
+	runs   map[string]int
+}
+
+func (s *scripted) Execute(_ context.Context, r controller.Run) (*results.Result, error) {
+	sha := ""
+	for _, svc := range r.Services {
+		if svc.Job.Source != nil && svc.Job.Source.BranchOrCommit != "" {
+			sha = svc.Job.Source.BranchOrCommit
+		}
+	}
+	states, ok := s.states[sha]
+	if !ok {
+		return nil, fmt.Errorf("no script for commit %q", sha)
+	}
+	n := min(s.runs[sha], len(states)-1)
+	s.runs[sha]++
+	return roundResult(states[n]), nil
+}
+
+// judgedBench is a bench of crank bisect over a scenario whose application's source is a
+// repository the agent clones (each commit its source.branchOrCommit), measured by ex; stderr gets
+// its lines. The load has a threshold, judged with every measure.
+func judgedBench(t *testing.T, ex runner.Executor) (*Bench, *bytes.Buffer) {
+	t.Helper()
+	cfg := filepath.Join(t.TempDir(), "app.yml")
+	write(t, cfg, `
+jobs:
+  server:
+    executable: /bin/sh
+    arguments: '-c "exec sleep 120"'
+    source:
+      repository: https://example.com/app.git
+  loader:
+    executable: /bin/sh
+    arguments: '-c "echo"'
+    waitForExit: true
+scenarios:
+  app:
+    application:
+      job: server
+    load:
+      job: loader
+      thresholds:
+        http/latency/99: "< 50"
+`)
+	var stderr bytes.Buffer
+	src := runner.Source{Configs: []string{cfg}, Scenario: "app"}
+	c := &runner.Command{Env: runner.Env{Stderr: &stderr}, Plan: runner.Plan{Source: src, Precision: 0.02,
+		Run: controller.Run{Iterations: 1}, Verdict: runner.Verdict{MaxErrorRate: runner.DefaultMaxErrorRate}}}
+	b := &Bench{c: c, who: "bisect", src: sourceOf{service: "application", remote: true}, ex: ex, positions: 1,
+		want: threshold.Threshold{Service: "load", Metric: measure.RPS}}
+	return b, &stderr
+}
+
+func commitOf(sha string) Commit { return Commit{SHA: sha, Subject: "change " + sha[:1]} }
+
+// A measure on a busy machine (the judgement's machine-busy, not steal) is run again, once, and
+// said; the measure kept is the quiet one, judged: its diagnosis and the load's threshold.
+func TestBusyIterationRunAgain(t *testing.T) {
+	ex := &scripted{states: map[string][]machineState{"1111111111aa": {busy, quiet}}, runs: map[string]int{}}
+	b, stderr := judgedBench(t, ex)
+	cr, err := b.Prepare(t.Context(), commitOf("1111111111aa"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.once(t.Context(), cr); err != nil {
+		t.Fatal(err)
+	}
+	if ex.runs["1111111111aa"] != 2 || cr.Reruns() != 1 || len(cr.Result().JobResults.Jobs["load"].Iterations) != 1 {
+		t.Errorf("runs %d, re-runs %d, iterations kept %d: want 2, 1, 1", ex.runs["1111111111aa"], cr.Reruns(), len(cr.Result().JobResults.Jobs["load"].Iterations))
+	}
+	want := "bisect: 1111111111: iteration run again: the machine was disturbed (machine busy: 48 % of it used outside the run)\n"
+	if stderr.String() != want {
+		t.Errorf("said %q, want %q", stderr.String(), want)
+	}
+	s := (&bisector{Bench: b}).step(cr.Commit(), cr.Result(), nil, nil)
+	if len(s.Diagnosis) != 1 || s.Diagnosis[0].Kind != diagnose.Underloaded || !strings.Contains(s.Diagnosis[0].Message, noProbe) {
+		t.Errorf("the step's diagnosis %+v: want the quiet measure's, underloaded, saying why it was not probed", s.Diagnosis)
+	}
+	if len(s.Thresholds) != 1 || s.Thresholds[0].Service != "load" || s.Thresholds[0].Value != 12 || !s.Thresholds[0].Pass {
+		t.Errorf("the step's thresholds %+v: want load's p99 12 < 50, passed", s.Thresholds)
+	}
+	// Twice busy: the second is kept (a machine busy for good must not make a search endless).
+	ex = &scripted{states: map[string][]machineState{"1111111111aa": {busy}}, runs: map[string]int{}}
+	b.ex = ex
+	cr, _ = b.Prepare(t.Context(), commitOf("1111111111aa"))
+	if err := b.once(t.Context(), cr); err != nil || ex.runs["1111111111aa"] != 2 || cr.Result().JobResults.Diagnostics[0].Kind != diagnose.MachineBusy {
+		t.Errorf("busy for good: %v, %d runs, diagnosis %+v", err, ex.runs["1111111111aa"], cr.Result().JobResults.Diagnostics)
+	}
+}
+
+// A commit whose measure is error-bound (its figures describe the failures) cannot be judged: the
+// iteration is not kept and the error names the commit and the diagnosis; in a step, the search
+// ends with it (no skip: the commit ran).
+func TestErrorBoundCommitCannotBeJudged(t *testing.T) {
+	good, bad, mid := commitOf("1111111111aa"), commitOf("3333333333cc"), commitOf("2222222222bb")
+	ex := &scripted{states: map[string][]machineState{good.SHA: {quiet}, bad.SHA: {quiet}, mid.SHA: {failing}}, runs: map[string]int{}}
+	b, _ := judgedBench(t, ex)
+	cr, err := b.Prepare(t.Context(), mid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = b.once(t.Context(), cr)
+	if !errors.Is(err, ErrUnjudged) || cr.Result() != nil {
+		t.Fatalf("error-bound: %v, kept %v; want ErrUnjudged and nothing kept", err, cr.Result())
+	}
+	want := "commit 2222222222 cannot be judged: its measurement's diagnosis is error-bound: 2,000 of 4,000 requests failed"
+	if !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %q, want it to start %q", err, want)
+	}
+	bs := &bisector{Bench: b, f: Flags{Metric: b.want}, good: good, bad: bad, measured: map[string][]ProfiledRun{}}
+	if bs.goodRun, err = b.Prepare(t.Context(), good); err == nil {
+		bs.badRun, err = b.Prepare(t.Context(), bad)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := bs.judge(t.Context(), Probe{N: 1, About: 1, Commit: mid})
+	if !errors.Is(err, ErrUnjudged) || !strings.Contains(err.Error(), "commit 2222222222") || s.Verdict != "" {
+		t.Errorf("a step on an error-bound commit: %+v, %v; want the search ended by ErrUnjudged naming it", s, err)
+	}
+}
