@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,26 +35,33 @@ const (
 // jobs use 50 % of it; the machine is 55 % busy when quiet (5 % outside the run), 98 % when busy
 // (48 % outside: machine-busy).
 func roundResult(state machineState) *results.Result {
-	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	global := map[machineState]float64{quiet: 55, busy: 98, failing: 55}[state]
-	job := func(cpu float64, res map[string]float64) *results.JobResult {
-		var tl []api.Measurement
-		for i := range 3 {
-			ts := at.Add(time.Duration(i) * time.Second)
-			tl = append(tl, api.Measurement{Name: measure.CPU, Timestamp: ts, Value: cpu},
-				api.Measurement{Name: measure.CPURaw, Timestamp: ts, Value: 2 * cpu},
-				api.Measurement{Name: measure.CPUGlobal, Timestamp: ts, Value: global})
-		}
-		return &results.JobResult{Results: res, Measurements: [][]api.Measurement{tl},
-			Environment: map[string]any{"hostname": "box", "cores": float64(2)}}
+	return &results.Result{JobResults: results.JobResults{Jobs: map[string]*results.JobResult{
+		"load": boxJob(20, global, loadFigures(state == failing)), "application": boxJob(30, global, map[string]float64{}),
+	}}}
+}
+
+// boxJob is a job that used cpu % of the 2-core machine "box", itself global % busy.
+func boxJob(cpu, global float64, res map[string]float64) *results.JobResult {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var tl []api.Measurement
+	for i := range 3 {
+		ts := at.Add(time.Duration(i) * time.Second)
+		tl = append(tl, api.Measurement{Name: measure.CPU, Timestamp: ts, Value: cpu},
+			api.Measurement{Name: measure.CPURaw, Timestamp: ts, Value: 2 * cpu},
+			api.Measurement{Name: measure.CPUGlobal, Timestamp: ts, Value: global})
 	}
+	return &results.JobResult{Results: res, Measurements: [][]api.Measurement{tl},
+		Environment: map[string]any{"hostname": "box", "cores": float64(2)}}
+}
+
+// loadFigures are a load's: 1,000 requests/s over 4 s, p99 12 ms, half of them failed if failed.
+func loadFigures(failed bool) map[string]float64 {
 	load := map[string]float64{measure.RPS: 1000, measure.Requests: 4000, measure.Latency99: 12}
-	if state == failing {
+	if failed {
 		load[measure.BadResponses] = 2000
 	}
-	return &results.Result{JobResults: results.JobResults{Jobs: map[string]*results.JobResult{
-		"load": job(20, load), "application": job(30, map[string]float64{}),
-	}}}
+	return load
 }
 
 // scripted is an executor whose n-th run (from 0) of a commit (the application's
@@ -179,5 +188,80 @@ func TestErrorBoundCommitCannotBeJudged(t *testing.T) {
 	s, err := bs.judge(t.Context(), Probe{N: 1, About: 1, Commit: mid})
 	if !errors.Is(err, ErrUnjudged) || !strings.Contains(err.Error(), "commit 2222222222") || s.Verdict != "" {
 		t.Errorf("a step on an error-bound commit: %+v, %v; want the search ended by ErrUnjudged naming it", s, err)
+	}
+}
+
+// sideRounds is an executor of rounds side by side: its n-th run (from 0) finds the machine in
+// states[n] (the last state again after the list): the copies' jobs use 30 % of it, which is
+// 38 % busy when quiet, 98 % when busy; the copy of commit failing has half its requests failed.
+type sideRounds struct {
+	states  []machineState
+	failing string
+	runs    int
+}
+
+func (s *sideRounds) Execute(_ context.Context, r controller.Run) (*results.Result, error) {
+	global := map[machineState]float64{quiet: 38, busy: 98}[s.states[min(s.runs, len(s.states)-1)]]
+	s.runs++
+	shas := map[string]string{} // a copy's suffix: its commit
+	for _, svc := range r.Services {
+		if _, k, ok := strings.Cut(svc.Name, "#"); ok && svc.Job.Source != nil {
+			shas[k] = svc.Job.Source.BranchOrCommit
+		}
+	}
+	jobs := map[string]*results.JobResult{}
+	for _, svc := range r.Services {
+		name, k, _ := strings.Cut(svc.Name, "#")
+		if name == "load" {
+			jobs[svc.Name] = boxJob(5, global, loadFigures(shas[k] == s.failing))
+		} else {
+			jobs[svc.Name] = boxJob(10, global, map[string]float64{})
+		}
+	}
+	return &results.Result{JobResults: results.JobResults{Jobs: jobs}}, nil
+}
+
+// Side by side, the round is diagnosed whole: a busy round (machine-busy over every copy) is run
+// again and said once for the round; each commit's part carries the round's diagnosis (alone, a
+// part would count the other copy's 15 % as other work) and its own thresholds; a part that is
+// error-bound fails its commit, named, and no commit keeps the round.
+func TestSideBySideRoundJudgedWhole(t *testing.T) {
+	ex := &sideRounds{states: []machineState{busy, quiet}}
+	b, stderr := judgedBench(t, ex)
+	b.side, b.positions = &together{port: 5000, loads: []string{"load"}}, 2
+	g, err := b.Prepare(t.Context(), commitOf("1111111111aa"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := b.Prepare(t.Context(), commitOf("2222222222bb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if failed, err := b.Round(t.Context(), 0, g, h); err != nil || failed != nil {
+		t.Fatalf("round 1: %v (%v)", err, failed)
+	}
+	want := "bisect: round run again: the machine was disturbed (machine busy: 68 % of it used outside the run)\n"
+	if ex.runs != 2 || g.Reruns() != 1 || h.Reruns() != 1 || stderr.String() != want {
+		t.Errorf("runs %d, re-runs %d and %d, said %q: want 2, 1, 1, %q", ex.runs, g.Reruns(), h.Reruns(), stderr.String(), want)
+	}
+	for _, cr := range []*CommitRun{g, h} {
+		res := cr.Result()
+		if len(res.JobResults.Diagnostics) == 0 || res.JobResults.Diagnostics[0].Kind == diagnose.MachineBusy {
+			t.Errorf("%s: diagnosis %+v, want the quiet round's", cr.Commit().Short(), res.JobResults.Diagnostics)
+		}
+		if len(res.Thresholds) != 1 || res.Thresholds[0].Service != "load" || !res.Thresholds[0].Pass {
+			t.Errorf("%s: thresholds %+v, want its own load's p99 checked", cr.Commit().Short(), res.Thresholds)
+		}
+		if got := slices.Sorted(maps.Keys(res.JobResults.Jobs)); !slices.Equal(got, []string{"application", "load"}) {
+			t.Errorf("%s: jobs %v, want its part under the scenario's names", cr.Commit().Short(), got)
+		}
+	}
+	ex.failing = h.Commit().SHA
+	failed, err := b.Round(t.Context(), 1, g, h)
+	if failed != h || !errors.Is(err, ErrUnjudged) || !strings.HasPrefix(err.Error(), "commit 2222222222 cannot be judged: its measurement's diagnosis is error-bound") {
+		t.Errorf("round 2, the head's copy error-bound: %v, failed %v", err, failed)
+	}
+	if n := len(g.Result().JobResults.Jobs["load"].Iterations); n != 1 {
+		t.Errorf("the good commit kept %d iterations, want 1: the failed round kept by none", n)
 	}
 }
