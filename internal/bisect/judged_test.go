@@ -6,18 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/diagnose"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/runner"
+	"github.com/crankshaft/crankshaft/internal/testutil/boxrun"
 	"github.com/crankshaft/crankshaft/internal/threshold"
 )
 
@@ -37,31 +35,8 @@ const (
 func roundResult(state machineState) *results.Result {
 	global := map[machineState]float64{quiet: 55, busy: 98, failing: 55}[state]
 	return &results.Result{JobResults: results.JobResults{Jobs: map[string]*results.JobResult{
-		"load": boxJob(20, global, loadFigures(state == failing)), "application": boxJob(30, global, map[string]float64{}),
+		"load": boxrun.Job(20, global, boxrun.Load(1000, state == failing)), "application": boxrun.Job(30, global, map[string]float64{}),
 	}}}
-}
-
-// boxJob is a job that used cpu % of the 2-core machine "box", itself global % busy.
-func boxJob(cpu, global float64, res map[string]float64) *results.JobResult {
-	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var tl []api.Measurement
-	for i := range 3 {
-		ts := at.Add(time.Duration(i) * time.Second)
-		tl = append(tl, api.Measurement{Name: measure.CPU, Timestamp: ts, Value: cpu},
-			api.Measurement{Name: measure.CPURaw, Timestamp: ts, Value: 2 * cpu},
-			api.Measurement{Name: measure.CPUGlobal, Timestamp: ts, Value: global})
-	}
-	return &results.JobResult{Results: res, Measurements: [][]api.Measurement{tl},
-		Environment: map[string]any{"hostname": "box", "cores": float64(2)}}
-}
-
-// loadFigures are a load's: 1,000 requests/s over 4 s, p99 12 ms, half of them failed if failed.
-func loadFigures(failed bool) map[string]float64 {
-	load := map[string]float64{measure.RPS: 1000, measure.Requests: 4000, measure.Latency99: 12}
-	if failed {
-		load[measure.BadResponses] = 2000
-	}
-	return load
 }
 
 // scripted is an executor whose n-th run (from 0) of a commit (the application's
@@ -92,27 +67,7 @@ func (s *scripted) Execute(_ context.Context, r controller.Run) (*results.Result
 // its lines. The load has a threshold, judged with every measure.
 func judgedBench(t *testing.T, ex runner.Executor) (*Bench, *bytes.Buffer) {
 	t.Helper()
-	cfg := filepath.Join(t.TempDir(), "app.yml")
-	write(t, cfg, `
-jobs:
-  server:
-    executable: /bin/sh
-    arguments: '-c "exec sleep 120"'
-    source:
-      repository: https://example.com/app.git
-  loader:
-    executable: /bin/sh
-    arguments: '-c "echo"'
-    waitForExit: true
-scenarios:
-  app:
-    application:
-      job: server
-    load:
-      job: loader
-      thresholds:
-        http/latency/99: "< 50"
-`)
+	cfg := boxrun.Scenario(t, "https://example.com/app.git")
 	var stderr bytes.Buffer
 	src := runner.Source{Configs: []string{cfg}, Scenario: "app"}
 	c := &runner.Command{Env: runner.Env{Stderr: &stderr}, Plan: runner.Plan{Source: src, Precision: 0.02,
@@ -213,9 +168,9 @@ func (s *sideRounds) Execute(_ context.Context, r controller.Run) (*results.Resu
 	for _, svc := range r.Services {
 		name, k, _ := strings.Cut(svc.Name, "#")
 		if name == "load" {
-			jobs[svc.Name] = boxJob(5, global, loadFigures(shas[k] == s.failing))
+			jobs[svc.Name] = boxrun.Job(5, global, boxrun.Load(1000, shas[k] == s.failing))
 		} else {
-			jobs[svc.Name] = boxJob(10, global, map[string]float64{})
+			jobs[svc.Name] = boxrun.Job(10, global, map[string]float64{})
 		}
 	}
 	return &results.Result{JobResults: results.JobResults{Jobs: jobs}}, nil

@@ -4,19 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/diagnose"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/runner"
 	"github.com/crankshaft/crankshaft/internal/testutil"
+	"github.com/crankshaft/crankshaft/internal/testutil/boxrun"
 	"github.com/crankshaft/crankshaft/internal/threshold"
 )
 
@@ -34,23 +32,8 @@ func (s sides) Execute(_ context.Context, r controller.Run) (*results.Result, er
 			sha = svc.Job.Source.BranchOrCommit
 		}
 	}
-	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	job := func(cpu float64, res map[string]float64) *results.JobResult {
-		var tl []api.Measurement
-		for i := range 3 {
-			ts := at.Add(time.Duration(i) * time.Second)
-			tl = append(tl, api.Measurement{Name: measure.CPU, Timestamp: ts, Value: cpu},
-				api.Measurement{Name: measure.CPUGlobal, Timestamp: ts, Value: 55})
-		}
-		return &results.JobResult{Results: res, Measurements: [][]api.Measurement{tl},
-			Environment: map[string]any{"hostname": "box", "cores": float64(2)}}
-	}
-	load := map[string]float64{measure.RPS: s.rps[sha], measure.Requests: 4 * s.rps[sha], measure.Latency99: 12}
-	if s.failing[sha] {
-		load[measure.BadResponses] = 2 * s.rps[sha]
-	}
 	return &results.Result{JobResults: results.JobResults{Jobs: map[string]*results.JobResult{
-		"load": job(20, load), "application": job(30, map[string]float64{}),
+		"load": boxrun.Job(20, 55, boxrun.Load(s.rps[sha], s.failing[sha])), "application": boxrun.Job(30, 55, map[string]float64{}),
 	}}}, nil
 }
 
@@ -59,30 +42,7 @@ func (s sides) Execute(_ context.Context, r controller.Run) (*results.Result, er
 func gateOn(t *testing.T, ex runner.Executor) (*duel, []string, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
 	repo, commits := testutil.GitRepo(t, "echo 1", "echo 2")
-	cfg := filepath.Join(t.TempDir(), "app.yml")
-	yml := `
-jobs:
-  server:
-    executable: /bin/sh
-    arguments: '-c "exec sleep 120"'
-    source:
-      repository: ` + repo + `
-  loader:
-    executable: /bin/sh
-    arguments: '-c "echo"'
-    waitForExit: true
-scenarios:
-  app:
-    application:
-      job: server
-    load:
-      job: loader
-      thresholds:
-        http/latency/99: "< 50"
-`
-	if err := os.WriteFile(cfg, []byte(yml), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfg := boxrun.Scenario(t, repo)
 	var stdout, stderr bytes.Buffer
 	c := &runner.Command{Env: runner.Env{Stdout: &stdout, Stderr: &stderr}, Getenv: func(string) string { return "" }, JSON: "-",
 		Plan: runner.Plan{Source: runner.Source{Configs: []string{cfg}, Scenario: "app"}, Precision: 0.02,
