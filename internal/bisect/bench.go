@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/crankshaft/crankshaft/internal/config"
-	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/results"
 	rnd "github.com/crankshaft/crankshaft/internal/rounds"
 	"github.com/crankshaft/crankshaft/internal/runner"
@@ -21,7 +20,7 @@ type Bench struct {
 	c   *runner.Command
 	who string // the command, the prefix of the lines it writes: "bisect"
 	src sourceOf
-	ctl *controller.Controller
+	ex  runner.Executor // the controller the rounds run on (Use)
 	tmp string
 	// want is the figure asked for (--metric: the service may be ""); services and metric the
 	// figure judged, once a commit is prepared (the scenario's headline unless want says).
@@ -34,14 +33,15 @@ type Bench struct {
 	positions int
 }
 
-// NewBench resolves the command's scenario, finds the service whose source is a git repository
-// (service, or the first with a source) and checks the figure: who names the command in errors
-// and lines.
+// NewBench prepares the command's scenario (runner.Prepare: resolved, its thresholds checked),
+// finds the service whose source is a git repository (service, or the first with a source) and
+// checks the figure: who names the command in errors and lines.
 func NewBench(ctx context.Context, c *runner.Command, who, service string, metric threshold.Threshold) (*Bench, *config.Resolved, error) {
-	resolved, err := c.Resolve(ctx, c.Plan.Source, false)
+	prepared, err := runner.Prepare(ctx, c.Env, c.Plan)
 	if err != nil {
 		return nil, nil, err
 	}
+	resolved := prepared.Resolved
 	src, err := Flags{Service: service}.source(ctx, resolved)
 	if err != nil {
 		return nil, nil, err
@@ -92,8 +92,8 @@ func (b *Bench) Repo() Repo { return b.src.repo }
 // exporting each commit of a local work tree.
 func (b *Bench) Remote() bool { return b.src.remote }
 
-// Use gives the bench the controller its rounds run on (the caller closes it).
-func (b *Bench) Use(ctl *controller.Controller) { b.ctl = ctl }
+// Use gives the bench the executor its rounds run on: the controller (the caller closes it).
+func (b *Bench) Use(ex runner.Executor) { b.ex = ex }
 
 // Prepare exports and resolves a commit once for all its rounds (Release removes its folder).
 func (b *Bench) Prepare(ctx context.Context, c Commit) (*CommitRun, error) { return b.prepare(ctx, c) }
@@ -128,7 +128,8 @@ func (cr *CommitRun) Commit() Commit { return cr.c }
 // Result is the commit's iterations so far (nil before the first).
 func (cr *CommitRun) Result() *results.Result { return cr.acc }
 
-// Reruns counts the commit's iterations run again because the host took its CPU (steal).
+// Reruns counts the commit's iterations run again because the machine was disturbed (machine-busy
+// or steal: rounds.Disturbance).
 func (cr *CommitRun) Reruns() int { return cr.rerun }
 
 // OfSource makes a figure asked for without a service (--metric NAME) the source service's: crank

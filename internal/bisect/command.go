@@ -41,7 +41,7 @@ func Main(ctx context.Context, c *runner.Command, fl Flags) int {
 		return runner.ExitBadInput
 	}
 	defer ctl.Close(context.WithoutCancel(ctx))
-	b.ctl = ctl
+	b.ex = ctl
 	b.announce(len(commits))
 	return b.run(ctx, commits)
 }
@@ -238,6 +238,9 @@ func (b *bisector) judge(ctx context.Context, pr Probe) (Step, error) {
 	if err != nil && failed != cand {
 		return Step{}, fmt.Errorf("measuring the end %s beside %s: %w", failed.c.Short(), c.Short(), err)
 	}
+	if errors.Is(err, ErrUnjudged) { // it ran, but not as a measurement of its work: no place to skip it by
+		return Step{}, err
+	}
 	if err != nil { // the commit does not export, resolve, build or run: skipped, as git bisect skip
 		s := Step{Commit: c, Verdict: Skip, Note: firstLineOf(err.Error())}
 		fmt.Fprintln(b.c.Stderr, "bisect: "+fig.Row(n, about, s).Line())
@@ -268,7 +271,8 @@ func (b *bisector) step(c Commit, res, base, worst *results.Result) Step {
 		base, res, worst = u[0], u[1], u[2]
 	}
 	p := res.Precision
-	s := Step{Commit: c, Mean: p.Mean, HalfWidth: p.HalfWidth, Iterations: p.Iterations}
+	s := Step{Commit: c, Mean: p.Mean, HalfWidth: p.HalfWidth, Iterations: p.Iterations,
+		Diagnosis: res.JobResults.Diagnostics, Thresholds: res.Thresholds}
 	if base == nil {
 		return s
 	}

@@ -62,7 +62,7 @@ type Row struct {
 	// Good is the good end's mean over this commit's rounds, what Change is from ("" when not
 	// recorded, and for the ends).
 	Good string
-	// Rerun says how many iterations were run again for steal ("" for none).
+	// Rerun says how many iterations were run again on a disturbed machine ("" for none).
 	Rerun string
 	// Place is where a step lies between the ends (PlaceText; "" for the ends).
 	Place string
@@ -86,7 +86,7 @@ func (f Figure) Row(n, about int, s Step) Row {
 	}
 	r.Mean, r.Interval, r.Iterations = f.Value(s.Mean), Interval(rel), fmt.Sprint(s.Iterations)
 	if s.Rerun > 0 {
-		r.Rerun = fmt.Sprintf("%d more run again: steal", s.Rerun)
+		r.Rerun = fmt.Sprintf("%d more run again: machine disturbed", s.Rerun)
 	}
 	if n == 0 {
 		r.Verdict = ""

@@ -2,14 +2,13 @@ package bisect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/crankshaft/crankshaft/internal/controller"
-	"github.com/crankshaft/crankshaft/internal/diagnose"
 	"github.com/crankshaft/crankshaft/internal/gate"
-	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
 	rnd "github.com/crankshaft/crankshaft/internal/rounds"
 	"github.com/crankshaft/crankshaft/internal/runner"
@@ -26,64 +25,79 @@ import (
 type CommitRun struct {
 	c   Commit
 	dir string // the folder the commit was exported to; "" for a repository the agent clones
-	// at is the run of one iteration in each position side by side; at[0] alone otherwise.
-	at  []controller.Run
+	// at is the commit prepared by internal/runner (resolved, its thresholds checked) in each
+	// position side by side; at[0] alone otherwise. Its measurements are judged by it (Judge).
+	at  []*runner.Prepared
 	acc *results.Result
-	// rerun counts the iterations run again for steal (maxRerun).
+	// rerun counts the iterations run again on a disturbed machine (maxRerun).
 	rerun int
 	// profiled is the bisected service's profiles of each run that has some (collect, goProfiles).
 	profiled []ProfiledRun
 }
 
-// prepare exports a local source's commit and resolves its scenario, once for all its rounds.
-// Side by side, once for each position a round gives it (its copy's port: serverPort plus the
-// position).
+// prepare exports a local source's commit and prepares its scenario (runner.Prepare), once for all
+// its rounds. Side by side, once for each position a round gives it (its copy's port: serverPort
+// plus the position).
 func (b *Bench) prepare(ctx context.Context, c Commit) (*CommitRun, error) {
 	cr := &CommitRun{c: c}
-	var where [2]string
-	if b.src.remote {
-		where = [2]string{b.src.service + ".source.branchOrCommit", c.SHA}
-	} else {
-		dir, err := os.MkdirTemp(b.tmp, "crank-"+b.who+"-"+c.Short()+"-")
-		if err != nil {
-			return nil, err
-		}
-		cr.dir = dir
-		if err := b.src.repo.Export(ctx, c, dir); err != nil {
-			cr.Release()
-			return nil, err
-		}
-		folder, err := Folder(dir, b.src.local)
-		if err != nil {
-			cr.Release()
-			return nil, fmt.Errorf("commit %s: source.localFolder %s: %w", c.Short(), b.src.local, err)
-		}
-		where = [2]string{b.src.service + ".source.localFolder", folder}
+	where, err := b.where(ctx, cr)
+	if err != nil {
+		cr.Release()
+		return nil, err
 	}
 	positions := 1
 	if b.side != nil {
 		positions = b.positions
 	}
 	for k := range positions {
-		src := b.c.Plan.Source.Override(where)
+		plan := b.c.Plan
+		plan.Source = b.c.Plan.Source.Override(where)
 		if b.side != nil {
-			src = b.side.move(src, b.src.service, k)
+			plan.Source = b.side.move(plan.Source, b.src.service, k)
 		}
-		r, err := b.c.Resolve(ctx, src, true)
+		p, err := runner.Prepare(ctx, b.c.Quiet(), plan)
 		if err != nil {
 			cr.Release()
 			return nil, err
 		}
-		b.services, b.metric = runner.Headline(r)
+		b.services, b.metric = runner.Headline(p.Resolved)
 		if b.want.Metric != "" {
 			b.metric = b.want.Metric
 		}
 		if b.want.Service != "" {
 			b.services = []string{b.want.Service}
 		}
-		cr.at = append(cr.at, controller.Run{Scenario: r.Scenario, Iterations: 1, Services: runner.Services(r, src.Interval)})
+		cr.at = append(cr.at, p)
 	}
 	return cr, nil
+}
+
+// where is the override that makes the scenario's source the commit: the agent's clone checks it
+// out, or a local source's commit is exported into a folder of its own (cr.dir).
+func (b *Bench) where(ctx context.Context, cr *CommitRun) ([2]string, error) {
+	c := cr.c
+	if b.src.remote {
+		return [2]string{b.src.service + ".source.branchOrCommit", c.SHA}, nil
+	}
+	dir, err := os.MkdirTemp(b.tmp, "crank-"+b.who+"-"+c.Short()+"-")
+	if err != nil {
+		return [2]string{}, err
+	}
+	cr.dir = dir
+	if err := b.src.repo.Export(ctx, c, dir); err != nil {
+		return [2]string{}, err
+	}
+	folder, err := Folder(dir, b.src.local)
+	if err != nil {
+		return [2]string{}, fmt.Errorf("commit %s: source.localFolder %s: %w", c.Short(), b.src.local, err)
+	}
+	return [2]string{b.src.service + ".source.localFolder", folder}, nil
+}
+
+// run is the controller's run of one iteration of the commit in position k.
+func (cr *CommitRun) run(k int) controller.Run {
+	p := cr.at[k]
+	return controller.Run{Scenario: p.Resolved.Scenario, Iterations: 1, Services: p.Services()}
 }
 
 // Release removes the commit's exported folder.
@@ -98,25 +112,28 @@ func (cr *CommitRun) fresh() *CommitRun {
 	return &CommitRun{c: cr.c, dir: cr.dir, at: cr.at}
 }
 
-// maxRerun is how many times in a row an iteration disturbed by steal is run again; the next is
-// kept whatever its steal. Once: at twice, a make test on this VM's host at 10-48 % of steal ran
-// the mutex search's iterations up to three times each and past its 5 minutes.
+// maxRerun is how many times in a row an iteration on a disturbed machine is run again; the next
+// is kept whatever its disturbance. Once: at twice, a make test on this VM's host at 10-48 % of
+// steal ran the mutex search's iterations up to three times each and past its 5 minutes.
 const maxRerun = 1
 
-// once runs one iteration of the commit and adds it to its iterations. An iteration during which
-// the machine's hypervisor gave StealShare or more of its CPU time to other guests (machine-busy's
-// rule, diagnose.Stolen) is run again, at most maxRerun times in a row: on this project's VM such
-// bursts moved a pinned app's requests/s by a third, more than the slowdowns bisect looks for.
+// noProbe is why a round's measurement is not probed (the judgement's note, Judge).
+const noProbe = "a round of commits measured against each other is not probed: the probe would be a run of its own between the rounds"
+
+// ErrUnjudged is a commit whose measurement internal/runner's judgement says is not of its work
+// (runner.Unmeasured: error-bound, unserved): its figure would compare failures, or answers the
+// application did not give, with another commit's work, so the commit cannot be judged.
+var ErrUnjudged = errors.New("cannot be judged")
+
+// once runs one iteration of the commit, has it judged (measure) and adds it to its iterations;
+// an iteration that is no measurement of the commit's work fails it (unjudged).
 func (b *Bench) once(ctx context.Context, cr *CommitRun) error {
-	th := diagnose.DefaultThresholds()
-	res, again, err := rnd.Rerun(1+maxRerun, func() (*results.Result, error) { return b.ctl.Execute(ctx, cr.at[0]) },
-		func(res *results.Result) bool { _, stolen := diagnose.Stolen(res, th); return stolen },
-		func(res *results.Result) {
-			steal, _ := diagnose.Stolen(res, th)
-			fmt.Fprintf(b.c.Stderr, "%s: %s: iteration run again: the machine's hypervisor gave %s of its CPU time to other guests (%s, from %.0f %%)\n",
-				b.who, cr.c.Short(), results.Value(measure.CPUSteal, steal), measure.CPUSteal, 100*th.StealShare)
-		})
+	res, again, err := b.measure(ctx, cr.c.Short()+": iteration", cr.run(0),
+		func(res *results.Result) { cr.at[0].Judge(res, noProbe) })
 	cr.rerun += again // the re-runs started count, as they were said
+	if err == nil {
+		err = unjudged(cr.c, res)
+	}
 	if err != nil {
 		return err
 	}
@@ -124,10 +141,40 @@ func (b *Bench) once(ctx context.Context, cr *CommitRun) error {
 	return nil
 }
 
-// add makes a run one more iteration of the commit, and keeps the bisected service's profiles of
-// it with the requests the run counted (a commit's iterations keep only the latest run's).
+// measure runs run on the bench's executor and judges it (judge, internal/runner's judgement). A
+// measure during which the machine was disturbed (rounds.DisturbanceOf: the judgement's
+// machine-busy, or the hypervisor giving StealShare of the CPU time to other guests) is run again,
+// at most maxRerun times in a row, and the line says so, what naming the measure: on this
+// project's VM such bursts moved a pinned app's requests/s by a third, more than the slowdowns
+// bisect looks for. It returns the measure kept and how many were run again.
+func (b *Bench) measure(ctx context.Context, what string, run controller.Run, judge func(*results.Result)) (*results.Result, int, error) {
+	return rnd.Rerun(1+maxRerun, func() (*results.Result, error) {
+		res, err := b.ex.Execute(ctx, run)
+		if err == nil {
+			judge(res)
+		}
+		return res, err
+	}, func(res *results.Result) bool { return rnd.DisturbanceOf(res).Disturbed() },
+		func(res *results.Result) {
+			fmt.Fprintf(b.c.Stderr, "%s: %s run again: the machine was disturbed (%s)\n", b.who, what, rnd.DisturbanceOf(res))
+		})
+}
+
+// unjudged is ErrUnjudged, naming the commit and the verdict, when the judgement of its measure
+// says it is no measurement of its work (nil otherwise).
+func unjudged(c Commit, res *results.Result) error {
+	if d, bad := runner.Unmeasured(res); bad {
+		return fmt.Errorf("commit %s %w: its measurement's diagnosis is %s: %s", c.Short(), ErrUnjudged, d.Kind, firstLineOf(d.Message))
+	}
+	return nil
+}
+
+// add makes a run one more iteration of the commit, its judgement the commit's latest (its
+// diagnosis and thresholds, as Step shows them), and keeps the bisected service's profiles of it
+// with the requests the run counted (a commit's iterations keep only the latest run's).
 func (b *Bench) add(cr *CommitRun, res *results.Result) {
 	cr.acc = results.AddIteration(cr.acc, res)
+	cr.acc.JobResults.Diagnostics, cr.acc.Thresholds = res.JobResults.Diagnostics, res.Thresholds
 	cr.acc.Precision = runner.ResultPrecision(cr.acc, b.services, b.metric, b.c.Plan.Precision)
 	if jr := res.JobResults.Jobs[b.src.service]; jr != nil && len(jr.Profiles) > 0 {
 		cr.profiled = append(cr.profiled, ProfiledRun{Profiles: jr.Profiles, Requests: lastRequests(res)})

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/crankshaft/crankshaft/internal/results"
 )
 
 // Verdicts of a step.
@@ -28,8 +30,9 @@ type Step struct {
 	// GoodMean is the good end's mean over the rounds this commit ran beside it: what Change is
 	// measured from (0 in files written before it was recorded).
 	GoodMean float64 `json:"goodMean,omitempty"`
-	// Rerun counts the commit's iterations run again because the machine's hypervisor took
-	// StealShare or more of its CPU time (benchmarks/cpu/steal) while they ran; not in Iterations.
+	// Rerun counts the commit's iterations run again because the machine was disturbed while they
+	// ran (rounds.Disturbance: machine-busy, or the hypervisor took StealShare or more of its CPU
+	// time); not in Iterations.
 	Rerun  int     `json:"rerun,omitempty"`
 	PValue float64 `json:"pValue,omitempty"`
 	// Way and WayHalfWidth place a commit measured beside both ends (Place): where it lies as a
@@ -39,6 +42,12 @@ type Step struct {
 	WayHalfWidth float64 `json:"wayHalfWidth,omitempty"`
 	Verdict      string  `json:"verdict"`
 	Note         string  `json:"note,omitempty"`
+	// Diagnosis and Thresholds are internal/runner's judgement of the commit's latest iteration, as
+	// a run's result has them (its verdict first, with its figures; every threshold checked): side
+	// by side, the diagnosis is the round's, whose machine every commit shared. They inform: only
+	// machine-busy (run again) and error-bound or unserved (ErrUnjudged) change the search.
+	Diagnosis  []results.Diagnostic     `json:"diagnosis,omitempty"`
+	Thresholds []results.ThresholdCheck `json:"thresholds,omitempty"`
 	// Position is the commit's place in the history: how many commits after good (0: the good
 	// end; the bad end is the last).
 	Position int `json:"position,omitempty"`

@@ -3,7 +3,6 @@ package bisect
 import (
 	"context"
 	"fmt"
-	rnd "github.com/crankshaft/crankshaft/internal/rounds"
 	"maps"
 	"slices"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/config"
 	"github.com/crankshaft/crankshaft/internal/controller"
-	"github.com/crankshaft/crankshaft/internal/diagnose"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/runner"
@@ -97,21 +95,23 @@ func copyName(name string, i int) string { return fmt.Sprintf("%s#%d", name, i+1
 // roundTogether runs round r's iteration (from 0) of every commit at once and adds each its own:
 // its copies of the bisected service and the loads, in its position of the round (started in the
 // positions' order), and the services they share (run once, from the first commit's run in
-// position 0: where nothing is moved). A round during which the hypervisor took StealShare is run
-// again, as once does. When the run fails, each commit is run alone to say which one fails.
+// position 0: where nothing is moved). The round is diagnosed as a whole (runner.Diagnose: its
+// machine is every commit's) and run again on a disturbed machine, as once does; each commit's
+// part is judged by its own prepared run (judgeCopies). When the run fails, each commit is run
+// alone to say which one fails.
 func (b *Bench) roundTogether(ctx context.Context, crs []*CommitRun, r int) (*CommitRun, error) {
 	var shared []controller.Service
 	copies := make([][]controller.Service, len(crs))
 	for i, cr := range crs {
 		k := Position(i, r, len(crs))
-		for _, s := range cr.at[k].Services {
+		for _, s := range cr.at[k].Services() {
 			if s.Name == b.src.service || s.Job.WaitForExit {
 				s.Name = copyName(s.Name, k)
 				copies[k] = append(copies[k], s)
 			}
 		}
 		if i == 0 {
-			for _, s := range cr.at[0].Services {
+			for _, s := range cr.at[0].Services() {
 				if s.Name != b.src.service && !s.Job.WaitForExit {
 					shared = append(shared, s)
 				}
@@ -121,25 +121,41 @@ func (b *Bench) roundTogether(ctx context.Context, crs []*CommitRun, r int) (*Co
 	for _, c := range copies {
 		shared = append(shared, c...)
 	}
-	round := controller.Run{Scenario: crs[0].at[0].Scenario, Iterations: 1, Services: shared}
-	th := diagnose.DefaultThresholds()
-	res, again, err := rnd.Rerun(1+maxRerun, func() (*results.Result, error) { return b.ctl.Execute(ctx, round) },
-		func(res *results.Result) bool { _, stolen := diagnose.Stolen(res, th); return stolen },
-		func(res *results.Result) {
-			steal, _ := diagnose.Stolen(res, th)
-			fmt.Fprintf(b.c.Stderr, "%s: round run again: the machine's hypervisor gave %s of its CPU time to other guests (%s, from %.0f %%)\n",
-				b.who, results.Value(measure.CPUSteal, steal), measure.CPUSteal, 100*th.StealShare)
-		})
+	round := controller.Run{Scenario: crs[0].at[0].Resolved.Scenario, Iterations: 1, Services: shared}
+	res, again, err := b.measure(ctx, "round", round, func(res *results.Result) { runner.Diagnose(res) })
 	for _, cr := range crs { // the re-runs started count, as they were said
 		cr.rerun += again
 	}
 	if err != nil {
 		return b.whichFails(ctx, crs, err)
 	}
+	parts, failed, err := judgeCopies(res, crs, r)
+	if err != nil {
+		return failed, err
+	}
 	for i, cr := range crs {
-		b.add(cr, splitCopy(res, Position(i, r, len(crs))))
+		b.add(cr, parts[i])
 	}
 	return nil, nil
+}
+
+// judgeCopies splits a round side by side into each commit's part (splitCopy) and has it judged by
+// the commit's prepared run in its position: its thresholds, and whether its load's answers were
+// its work (error-bound, unserved: the commit that is no measurement is returned with
+// ErrUnjudged). A part's diagnosis is then the round's: the machine is the round's, and a part
+// alone would count the other commits' copies as other work on it (machine-busy).
+func judgeCopies(res *results.Result, crs []*CommitRun, r int) ([]*results.Result, *CommitRun, error) {
+	parts := make([]*results.Result, len(crs))
+	for i, cr := range crs {
+		k := Position(i, r, len(crs))
+		parts[i] = splitCopy(res, k)
+		cr.at[k].Judge(parts[i], noProbe)
+		if err := unjudged(cr.c, parts[i]); err != nil {
+			return nil, cr, err
+		}
+		parts[i].JobResults.Diagnostics = res.JobResults.Diagnostics
+	}
+	return parts, nil, nil
 }
 
 // splitCopy is the part of the commit in position i of a round run side by side, under the
@@ -177,7 +193,7 @@ func (b *Bench) whichFails(ctx context.Context, crs []*CommitRun, roundErr error
 		return crs[len(crs)-1], roundErr
 	}
 	for _, cr := range crs {
-		if _, err := b.ctl.Execute(ctx, cr.at[0]); err != nil {
+		if _, err := b.ex.Execute(ctx, cr.run(0)); err != nil {
 			return cr, err
 		}
 	}

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/crankshaft/crankshaft/internal/diagnose"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/rounds"
 )
 
 // Step is one rate tried: what was asked, what came back, and the server's state.
@@ -109,48 +109,26 @@ func (s *Step) figures(jobs map[string]*results.JobResult, loads map[string]bool
 	}
 }
 
-// outsideFigure is the figure of machine-busy's verdict that gives the share of the machine used
-// outside the run.
-const outsideFigure = "outside the run"
-
-// judgeMachine reads the step's disturbance from its diagnosis, with the diagnosis' own rules: the
-// steal (diagnose.Stolen) and machine-busy's verdict, with the share of the machine used outside
-// the run.
+// judgeMachine reads the step's disturbance from its judgement, as crank bisect and compare read
+// a round's (rounds.DisturbanceOf: machine-busy in the diagnosis, with the share of the machine
+// used outside the run, and the steal).
 func (s *Step) judgeMachine(res *results.Result) {
-	s.Steal, s.Stolen = diagnose.Stolen(res, diagnose.DefaultThresholds())
-	for _, d := range res.JobResults.Diagnostics {
-		if d.Kind != diagnose.MachineBusy {
-			continue
-		}
-		s.Busy = true
-		for _, f := range d.Figures {
-			if f.Name == outsideFigure {
-				s.Outside = max(s.Outside, f.Value)
-			}
-		}
-	}
+	d := rounds.DisturbanceOf(res)
+	s.Busy, s.Outside, s.Steal, s.Stolen = d.Busy, d.Outside, d.Steal, d.Stolen
+}
+
+// machine is the step's disturbance as recorded.
+func (s Step) machine() rounds.Disturbance {
+	return rounds.Disturbance{Busy: s.Busy, Outside: s.Outside, Steal: s.Steal, Stolen: s.Stolen}
 }
 
 // Disturbed tells whether the machine was disturbed during the step (machine-busy or steal): a
 // failure then may be the machine's, not the server's. A pass stands: other work only takes from
 // the server and the generator, so a step that passed beside it would pass without it.
-func (s Step) Disturbed() bool { return s.Busy || s.Stolen }
+func (s Step) Disturbed() bool { return s.machine().Disturbed() }
 
 // Disturbance says how the machine was disturbed during the step ("" when it was not).
-func (s Step) Disturbance() string {
-	var parts []string
-	if s.Busy {
-		text := "machine busy"
-		if s.Outside > 0 {
-			text += fmt.Sprintf(": %.0f %% of it used outside the run", s.Outside)
-		}
-		parts = append(parts, text)
-	}
-	if s.Stolen {
-		parts = append(parts, "the hypervisor took "+results.Value(measure.CPUSteal, s.Steal)+" of the machine (steal)")
-	}
-	return strings.Join(parts, "; ")
-}
+func (s Step) Disturbance() string { return s.machine().String() }
 
 // Outcome is a step's verdict as the tables write it: pass or FAIL, with what the verdict needs
 // said beside it: a generator that fell behind (what it completed of the rate asked, and whether

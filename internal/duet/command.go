@@ -38,7 +38,8 @@ type Flags struct {
 // anything starts (a bad flag, an unknown ref or metric, a dirty work tree: exit 2), both refs
 // exported and prepared, then rounds until the plan's looks decide; the verdict's exit status is
 // crank compare's (0 unchanged or improved, 1 regressed, 3 inconclusive); a side that does not
-// build or run is 1 too, said.
+// build or run, or whose round is no measurement of its work (its judgement error-bound or
+// unserved: bisect.ErrUnjudged), is 1 too, said.
 func Main(ctx context.Context, c *runner.Command, fl Flags) int {
 	d, err := start(ctx, c, fl)
 	if err != nil {
@@ -181,7 +182,7 @@ func (d *duel) run(ctx context.Context) int {
 		fmt.Fprintf(d.c.Stderr, "crank compare: %v\n", err)
 		return runner.ExitFailed
 	}
-	s := d.summary(out, baseRun.Reruns()+headRun.Reruns())
+	s := d.summary(out, baseRun, headRun)
 	text := d.c.Stdout
 	if d.c.JSON == "-" { // the JSON has stdout
 		text = d.c.Stderr

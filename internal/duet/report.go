@@ -9,6 +9,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/bisect"
 	"github.com/crankshaft/crankshaft/internal/gate"
+	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/safewrite"
 )
 
@@ -35,12 +36,40 @@ type Summary struct {
 	// RoundsToTell is, when inconclusive, about how many rounds would tell (0 when nothing can
 	// be said).
 	RoundsToTell int `json:"roundsToTell,omitempty"`
-	// Rerun counts the rounds run again because the host took the machine's CPU (steal).
-	Rerun   int     `json:"rerun,omitempty"`
-	Seconds float64 `json:"seconds"`
+	// Rerun counts the rounds run again because the machine was disturbed (rounds.Disturbance:
+	// machine-busy, or the host took its CPU: steal).
+	Rerun int `json:"rerun,omitempty"`
+	// BaseJudged and HeadJudged are internal/runner's judgement of each side's latest round, as a
+	// run's result has them; they inform (a round no measurement of a side's work ended the gate).
+	BaseJudged Judged  `json:"baseJudged"`
+	HeadJudged Judged  `json:"headJudged"`
+	Seconds    float64 `json:"seconds"`
 	// Bisect is the crank bisect command that finds the commit of a regression (with the
 	// scenario's options of this command).
 	Bisect string `json:"bisect,omitempty"`
+}
+
+// Judged is a side's judgement: its diagnosis (the verdict first, with its figures; side by side,
+// the round's, whose machine both sides shared) and every threshold checked.
+type Judged struct {
+	Diagnosis  []results.Diagnostic     `json:"diagnosis,omitempty"`
+	Thresholds []results.ThresholdCheck `json:"thresholds,omitempty"`
+}
+
+// judgedOf is a side's judgement as its latest round left it (nil: no round).
+func judgedOf(res *results.Result) Judged {
+	if res == nil {
+		return Judged{}
+	}
+	return Judged{Diagnosis: res.JobResults.Diagnostics, Thresholds: res.Thresholds}
+}
+
+// verdictOf is a judgement's verdict kind ("none" without one).
+func (j Judged) verdictOf() string {
+	if len(j.Diagnosis) == 0 {
+		return "none"
+	}
+	return j.Diagnosis[0].Kind
 }
 
 // Figure is one figure's judgement: the sides' means over the rounds (positions taken out), the
@@ -69,7 +98,8 @@ type Figure struct {
 }
 
 // summary is the outcome as written.
-func (d *duel) summary(o Outcome, rerun int) Summary {
+func (d *duel) summary(o Outcome, baseRun, headRun *bisect.CommitRun) Summary {
+	rerun := baseRun.Reruns() + headRun.Reruns()
 	l := o.Final()
 	c := l.Comparison
 	fig := bisect.FigureOf(d.metricName())
@@ -82,7 +112,8 @@ func (d *duel) summary(o Outcome, rerun int) Summary {
 	}
 	s := Summary{Verdict: o.Verdict(), How: d.how, Why: d.why, Base: d.base, Head: d.head, Threshold: 100 * d.plan.Threshold,
 		Alpha: d.plan.Alpha, Rounds: len(o.Base), MaxRounds: d.plan.MaxRounds, Looks: d.plan.Schedule(), Stopped: o.Stopped,
-		Figures: []Figure{f}, Detectable: f.Detectable, Rerun: rerun, Seconds: o.Elapsed.Seconds()}
+		Figures: []Figure{f}, Detectable: f.Detectable, Rerun: rerun, Seconds: o.Elapsed.Seconds(),
+		BaseJudged: judgedOf(baseRun.Result()), HeadJudged: judgedOf(headRun.Result())}
 	if s.Verdict == gate.VerdictInconclusive {
 		s.RoundsToTell = c.Needed
 	}
@@ -140,8 +171,9 @@ func WriteText(w io.Writer, s Summary) {
 	fmt.Fprintf(w, "  rounds: %d of at most %d (looks after %s rounds, each at %.4g %%); stopped: %s\n",
 		s.Rounds, s.MaxRounds, joinInts(s.Looks), 100*f.Level, stoppedText(s.Stopped))
 	if s.Rerun > 0 {
-		fmt.Fprintf(w, "  run again: %d rounds during which the host took the machine's CPU (steal)\n", s.Rerun)
+		fmt.Fprintf(w, "  run again: %d rounds during which the machine was disturbed (machine-busy or steal)\n", s.Rerun)
 	}
+	fmt.Fprintf(w, "  diagnosis of the latest round: base %s, head %s\n", s.BaseJudged.verdictOf(), s.HeadJudged.verdictOf())
 	second := "the second position"
 	if s.How == Interleaved {
 		second = "running second in a round"

@@ -2,8 +2,9 @@
 // in rounds, each round measuring every subject once, in an order that changes from round to round
 // (interleaved: A B, then B A) or side by side in slots that the subjects take in turn; a step
 // measured on a disturbed machine (stolen CPU, another tenant) measured again, a bounded number of
-// times; and the figures a round gives in pairs, subject beside reference. crank sweep, capacity
-// and bisect, and the bench (go run ./bench), take their orders and their re-run rule from here.
+// times (Disturbance says what disturbed means); and the figures a round gives in pairs, subject
+// beside reference. crank sweep, capacity, bisect and compare --base --head, and the bench (go run
+// ./bench), take their orders and their re-run rule from here.
 package rounds
 
 // Round is the order subjects 0..n-1 run in round r (from 0): as given in even rounds (the 1st,

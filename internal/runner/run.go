@@ -2,8 +2,11 @@
 // (the scenario's source, iterations, thresholds, probe settings), the scenario is resolved once,
 // measured on the agents, diagnosed (with the probe folded in), given to crank's scripts, judged
 // against the thresholds, written to the outputs the command chose, and its exit status comes out
-// as an error carrying its code (ExitError). crank run, sweep, capacity and bisect measure through
-// it, so a measurement is judged one way whichever command took it.
+// as an error carrying its code (ExitError). crank run, sweep and capacity measure through it;
+// crank bisect and compare --base --head prepare each commit with it (Prepare) and run their rounds
+// themselves (one iteration of each commit in turn, or every commit at once side by side), each
+// round's measurement judged by it (Judge, Diagnose). So a measurement is judged one way whichever
+// command took it.
 package runner
 
 import (
@@ -102,8 +105,7 @@ func (p *Prepared) Execute(ctx context.Context, ex Executor, emit Emit) error {
 	if stop != nil {
 		return stop
 	}
-	th := diagnose.DefaultThresholds()
-	res.JobResults.Diagnostics = diagnose.Diagnose(res, th)
+	th := Diagnose(res)
 	res.Variant = variant(p.run.Properties, p.Resolved.Variant)
 	if res.Interrupted != nil {
 		res.ReturnCode = ExitInterrupted // the JSON says the exit status crank gives
@@ -126,7 +128,7 @@ func (p *Prepared) Execute(ctx context.Context, ex Executor, emit Emit) error {
 	}
 	// judge writes the verdict's failures; the run's and the scripts' errors go beside them, so
 	// that the JSON's returnCode and failures are crank's exit status and why.
-	verdict := judge(res, p.Plan.Verdict, p.Plan.Verdict.scenarioThresholds(p.Resolved))
+	verdict := p.thresholds(res)
 	if scriptErr != nil {
 		res.Failures = append(res.Failures, scriptErr.Error())
 		res.ReturnCode, verdict = ExitFailed, ExitFailed
@@ -180,17 +182,46 @@ func (p *Prepared) measure(ctx context.Context, ex Executor) (res *results.Resul
 }
 
 // Judge is the judgement of a measurement taken outside Execute (a sweep's variant, its
-// iterations merged): the diagnosis, the probe's note (why none ran), the thresholds. It returns
-// the exit status the thresholds give.
+// iterations merged; a bisect step's or a compare round's iteration): the diagnosis, the probe's
+// note (why none ran), the thresholds. It returns the exit status the thresholds give.
 func (p *Prepared) Judge(res *results.Result, noProbe string) int {
-	th := diagnose.DefaultThresholds()
-	res.JobResults.Diagnostics = diagnose.Diagnose(res, th)
+	th := Diagnose(res)
 	why := p.probeSkip(res, th)
 	if why == "" {
 		why = noProbe
 	}
 	res.JobResults.Diagnostics = diagnose.NotProbed(res.JobResults.Diagnostics, why)
+	return p.thresholds(res)
+}
+
+// Diagnose records res's diagnosis (diagnose.Diagnose at the documented thresholds, which it
+// returns): the first half of every judgement (Execute, Judge), and the whole of it for a
+// measurement no threshold names (a round of crank bisect's commits side by side, whose services
+// are the copies').
+func Diagnose(res *results.Result) diagnose.Thresholds {
+	th := diagnose.DefaultThresholds()
+	res.JobResults.Diagnostics = diagnose.Diagnose(res, th)
+	return th
+}
+
+// thresholds is the second half of every judgement: the failed requests, the generators behind
+// and the thresholds (the scenario's and --threshold's), recorded in res; it returns the exit
+// status they give.
+func (p *Prepared) thresholds(res *results.Result) int {
 	return judge(res, p.Plan.Verdict, p.Plan.Verdict.scenarioThresholds(p.Resolved))
+}
+
+// Unmeasured is the verdict of a judged result by which its figures do not describe the
+// application's work (error-bound: they describe the failures; unserved: the application did not
+// serve what the load counted), and whether it says so: such a result is no measurement of the
+// application, and a search that compares figures must not use it.
+func Unmeasured(res *results.Result) (results.Diagnostic, bool) {
+	for _, d := range res.JobResults.Diagnostics {
+		if d.Kind == diagnose.ErrorBound || d.Kind == diagnose.Unserved {
+			return d, true
+		}
+	}
+	return results.Diagnostic{}, false
 }
 
 // variant is a run's variant: the variables that differ from the scenario's defaults, and its

@@ -14,6 +14,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/runner"
+	"github.com/crankshaft/crankshaft/internal/testutil/boxrun"
 	"github.com/crankshaft/crankshaft/internal/threshold"
 )
 
@@ -100,18 +101,7 @@ func TestJudge(t *testing.T) {
 // with what it completed of the rate asked; a step on a busy machine (machine-busy's rule) is
 // disturbed, with the share used outside the run.
 func TestJudgeFellBehindAndBusy(t *testing.T) {
-	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	job := func(cpu, global float64, res map[string]float64) *results.JobResult {
-		var tl []api.Measurement
-		for i := range 3 {
-			ts := at.Add(time.Duration(i) * time.Second)
-			tl = append(tl, api.Measurement{Name: measure.CPU, Timestamp: ts, Value: cpu},
-				api.Measurement{Name: measure.CPURaw, Timestamp: ts, Value: 2 * cpu},
-				api.Measurement{Name: measure.CPUGlobal, Timestamp: ts, Value: global})
-		}
-		return &results.JobResult{Results: res, Measurements: [][]api.Measurement{tl},
-			Environment: map[string]any{"hostname": "box", "cores": float64(2)}}
-	}
+	job := boxrun.Job // the 2-core machine "box"
 	slo, _ := threshold.Parse("load:http/latency/99<50")
 	loads := map[string]bool{"load": true}
 	quiet := map[string]*results.JobResult{
