@@ -128,7 +128,7 @@ var ErrUnjudged = errors.New("cannot be judged")
 // once runs one iteration of the commit, has it judged (measure) and adds it to its iterations;
 // an iteration that is no measurement of the commit's work fails it (unjudged).
 func (b *Bench) once(ctx context.Context, cr *CommitRun) error {
-	res, again, err := b.measure(ctx, cr.c.Short()+": iteration", cr.run(0),
+	res, again, err := b.measure(ctx, cr.c.Short()+": iteration", cr.run(0), false,
 		func(res *results.Result) { cr.at[0].Judge(res, noProbe) })
 	cr.rerun += again // the re-runs started count, as they were said
 	if err == nil {
@@ -143,18 +143,23 @@ func (b *Bench) once(ctx context.Context, cr *CommitRun) error {
 
 // measure runs run on the bench's executor and judges it (judge, internal/runner's judgement). A
 // measure during which the machine was disturbed (rounds.DisturbanceOf: the judgement's
-// machine-busy, or the hypervisor giving StealShare of the CPU time to other guests) is run again,
+// machine-busy, or the hypervisor giving StealShare of the CPU time to other guests; a round of
+// commits side by side, paired, only by steal: Disturbance.DisturbedPaired) is run again,
 // at most maxRerun times in a row, and the line says so, what naming the measure: on this
 // project's VM such bursts moved a pinned app's requests/s by a third, more than the slowdowns
 // bisect looks for. It returns the measure kept and how many were run again.
-func (b *Bench) measure(ctx context.Context, what string, run controller.Run, judge func(*results.Result)) (*results.Result, int, error) {
+func (b *Bench) measure(ctx context.Context, what string, run controller.Run, paired bool, judge func(*results.Result)) (*results.Result, int, error) {
+	disturbed := func(res *results.Result) bool {
+		d := rnd.DisturbanceOf(res)
+		return paired && d.DisturbedPaired() || !paired && d.Disturbed()
+	}
 	return rnd.Rerun(1+maxRerun, func() (*results.Result, error) {
 		res, err := b.ex.Execute(ctx, run)
 		if err == nil {
 			judge(res)
 		}
 		return res, err
-	}, func(res *results.Result) bool { return rnd.DisturbanceOf(res).Disturbed() },
+	}, disturbed,
 		func(res *results.Result) {
 			fmt.Fprintf(b.c.Stderr, "%s: %s run again: the machine was disturbed (%s)\n", b.who, what, rnd.DisturbanceOf(res))
 		})

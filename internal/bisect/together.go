@@ -122,7 +122,7 @@ func (b *Bench) roundTogether(ctx context.Context, crs []*CommitRun, r int) (*Co
 		shared = append(shared, c...)
 	}
 	round := controller.Run{Scenario: crs[0].at[0].Resolved.Scenario, Iterations: 1, Services: shared}
-	res, again, err := b.measure(ctx, "round", round, func(res *results.Result) { runner.Diagnose(res) })
+	res, again, err := b.measure(ctx, "round", round, true, func(res *results.Result) { runner.Diagnose(res) })
 	for _, cr := range crs { // the re-runs started count, as they were said
 		cr.rerun += again
 	}

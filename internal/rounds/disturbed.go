@@ -48,6 +48,14 @@ func DisturbanceOf(res *results.Result) Disturbance {
 // may be the machine's as much as the subject's, so it is measured again (Rerun, Again).
 func (d Disturbance) Disturbed() bool { return d.Busy || d.Stolen }
 
+// DisturbedPaired tells whether a round of subjects measured side by side, at once, was disturbed:
+// only by the hypervisor's steal. Other work on the machine falls on every copy of the round alike
+// and the round's paired figures cancel it (docs/BISECT.md: two copies launched together differ by
+// 1.2-1.5 % where each moves by 3-4 %), so measuring such a round again would only double a gate's
+// time on a shared machine; steal, bursts of which moved a pinned app's requests/s by a third here,
+// measures it again, as it did before busy machines were told apart.
+func (d Disturbance) DisturbedPaired() bool { return d.Stolen }
+
 // String says how the machine was disturbed ("" when it was not).
 func (d Disturbance) String() string {
 	var parts []string
