@@ -37,7 +37,7 @@ type Summary struct {
 	// be said).
 	RoundsToTell int `json:"roundsToTell,omitempty"`
 	// Rerun counts the rounds run again because the machine was disturbed (rounds.Disturbance:
-	// machine-busy, or the host took its CPU: steal).
+	// interleaved, machine-busy or the host took its CPU, steal; side by side, steal only).
 	Rerun int `json:"rerun,omitempty"`
 	// BaseJudged and HeadJudged are internal/runner's judgement of each side's latest round, as a
 	// run's result has them; they inform (a round no measurement of a side's work ended the gate).
@@ -171,7 +171,11 @@ func WriteText(w io.Writer, s Summary) {
 	fmt.Fprintf(w, "  rounds: %d of at most %d (looks after %s rounds, each at %.4g %%); stopped: %s\n",
 		s.Rounds, s.MaxRounds, joinInts(s.Looks), 100*f.Level, stoppedText(s.Stopped))
 	if s.Rerun > 0 {
-		fmt.Fprintf(w, "  run again: %d rounds during which the machine was disturbed (machine-busy or steal)\n", s.Rerun)
+		why := "machine-busy or steal"
+		if s.How == SideBySide {
+			why = "steal: other work falls on both sides alike"
+		}
+		fmt.Fprintf(w, "  run again: %d rounds during which the machine was disturbed (%s)\n", s.Rerun, why)
 	}
 	fmt.Fprintf(w, "  diagnosis of the latest round: base %s, head %s\n", s.BaseJudged.verdictOf(), s.HeadJudged.verdictOf())
 	second := "the second position"
