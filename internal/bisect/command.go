@@ -13,6 +13,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/config"
 	"github.com/crankshaft/crankshaft/internal/gate"
+	"github.com/crankshaft/crankshaft/internal/output"
 	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/runner"
 	"github.com/crankshaft/crankshaft/internal/threshold"
@@ -376,7 +377,7 @@ func (b *bisector) finish(r Result, searchErr error) int {
 		if raw, err := json.Marshal(r); err == nil {
 			doc.Bisect = raw
 		}
-		if !b.c.WriteJSON(b.c.JSON, doc) && code == runner.ExitOK {
+		if b.c.WriteTo(context.Background(), output.JSON, b.c.JSON, doc) != nil && code == runner.ExitOK {
 			code = runner.ExitFailed
 		}
 	}

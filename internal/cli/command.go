@@ -1,11 +1,8 @@
 package cli
 
 import (
-	"context"
-
 	"github.com/crankshaft/crankshaft/internal/controller"
 	"github.com/crankshaft/crankshaft/internal/output"
-	"github.com/crankshaft/crankshaft/internal/results"
 	"github.com/crankshaft/crankshaft/internal/runner"
 )
 
@@ -19,11 +16,5 @@ func command(st State, f *runFlags) *runner.Command {
 		Written:    func(paths ...string) { recordWritten(st, paths...) },
 		Outputs: output.Params{Stdout: st.Stdout, Stderr: st.Stderr, Logger: log, Influx: influxConfig(st, f),
 			Written: func(p string) { recordWritten(st, p) }}}
-	c.WriteJSON = func(path string, res *results.Result) bool {
-		return c.WriteTo(context.Background(), output.JSON, path, res) == nil
-	}
-	if c.Outputs.Influx.Enabled() {
-		c.Publish = func(ctx context.Context, res *results.Result) error { return c.WriteTo(ctx, output.Influx, "", res) }
-	}
 	return c
 }

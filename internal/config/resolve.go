@@ -79,15 +79,15 @@ type Service struct {
 	fetched map[string]string
 	local   map[string]bool
 
-	raw     *node  // the job before rendering (its share is rendered from it)
+	raw *node // the job before rendering (its share is rendered from it)
 	// defaults are the variables' values without the command line's settings (Variant), when
 	// the command line gives any; noDefaults says they could not be rendered without them.
 	defaults   map[string]any
 	noDefaults bool
-	cmdVars *node  // the command line's variables
-	body    *node  // the rendered job, until decoded
-	vars    *node  // its rendered variables
-	where   string // scenario and service, for errors
+	cmdVars    *node  // the command line's variables
+	body       *node  // the rendered job, until decoded
+	vars       *node  // its rendered variables
+	where      string // scenario and service, for errors
 }
 
 // Scenarios lists the scenario names, sorted.

@@ -30,11 +30,6 @@ type Command struct {
 	// Controller is the command line's controller (agents, tokens, the embedded agent), progress
 	// lines on Stderr; the caller closes it.
 	Controller func() (*controller.Controller, error)
-	// WriteJSON writes a result document to path ("-": stdout), as the json output does; false
-	// when that failed (and was said).
-	WriteJSON func(path string, res *results.Result) bool
-	// Publish sends a result to InfluxDB and says what it did; nil when InfluxDB is not configured.
-	Publish func(ctx context.Context, res *results.Result) error
 	// Written records files the command wrote, so later uploads leave them out.
 	Written func(paths ...string)
 	// Outputs are the command line's settings of internal/output's outputs (its streams, logger,
