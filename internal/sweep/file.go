@@ -6,7 +6,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/crankshaft/crankshaft/internal/diagnose"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
@@ -87,8 +86,8 @@ func (f *File) names() string {
 }
 
 // Add records one run of variant i: each service's results become one more iteration, the
-// results are the mean of the iterations, the timelines the latest run's, and the diagnosis is
-// made again over that.
+// results are the mean of the iterations, the timelines the latest run's; the diagnosis of the
+// runs so far is dropped, for Run's judgement (Options.Judge, internal/runner's) to make again.
 func (f *File) Add(i int, run *results.Result) {
 	v := &f.Variants[i]
 	v.Result = results.AddIteration(v.Result, run)
@@ -96,7 +95,7 @@ func (f *File) Add(i int, run *results.Result) {
 		v.Result.JobResults.Properties = map[string]string{}
 	}
 	v.Result.JobResults.Properties["variant"] = v.Name
-	v.Result.JobResults.Diagnostics = diagnose.Diagnose(v.Result, diagnose.DefaultThresholds())
+	v.Result.JobResults.Diagnostics = nil // the merged results' judgement is Run's (Options.Judge)
 	f.Done++
 }
 
