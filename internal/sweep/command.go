@@ -168,7 +168,7 @@ func (cmd *command) prepare(ctx context.Context, file *File) (map[string]*runner
 // options runs each variant once on the controller, gives each run to crank's scripts and judges
 // the variant's runs merged through the run library, and writes each run to the outputs a sweep
 // has (InfluxDB, when configured) with its variant's settings as its tags.
-func (cmd *command) options(ctl *controller.Controller, prepared map[string]*runner.Prepared, services map[string][]controller.Service) Options {
+func (cmd *command) options(ctl runner.Executor, prepared map[string]*runner.Prepared, services map[string][]controller.Service) Options {
 	c := cmd.c
 	session := cmp.Or(c.Plan.Run.Session, runner.NewSession())
 	opts := Options{Path: c.JSON, Progress: c.Stderr,

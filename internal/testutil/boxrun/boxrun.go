@@ -7,6 +7,7 @@ package boxrun
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,4 +70,40 @@ scenarios:
 		t.Fatal(err)
 	}
 	return cfg
+}
+
+// Scripts is crank's root scripts for a configuration file to end with (AddScripts): a results:
+// definition, script/cpu/peak, the peak of a service's benchmarks/cpu/raw samples (twice a Job's
+// cpu); and an onResultsCreated script that counts, in the load's script/runs, the times the
+// scripts ran on these results (1 when they ran once on each run's own results).
+const Scripts = `
+results:
+  - name: script/cpu/peak
+    measurement: benchmarks/cpu/raw
+    aggregate: max
+    reduce: max
+onResultsCreated:
+  - |
+    var load = benchmarks.jobs.load.results;
+    load["script/runs"] = (load["script/runs"] || 0) + 1;
+`
+
+// AddScripts ends the configuration file cfg with Scripts, or with the root scripts given.
+func AddScripts(t testing.TB, cfg string, scripts ...string) {
+	t.Helper()
+	text := Scripts
+	if len(scripts) > 0 {
+		text = strings.Join(scripts, "\n")
+	}
+	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.WriteString("\n" + text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }
