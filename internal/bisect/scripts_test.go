@@ -64,15 +64,7 @@ func TestIterationRunsTheScripts(t *testing.T) {
 // judge what they make.
 func TestSideBySidePartsRunTheScripts(t *testing.T) {
 	b := scriptedBench(t, &sideRounds{states: []machineState{quiet}})
-	b.side, b.positions = &together{port: 5000, loads: []string{"load"}}, 2
-	g, err := b.Prepare(t.Context(), commitOf("1111111111aa"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := b.Prepare(t.Context(), commitOf("2222222222bb"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, h := sideBySidePair(t, b)
 	if failed, err := b.Round(t.Context(), 0, g, h); err != nil || failed != nil {
 		t.Fatalf("round: %v (%v)", err, failed)
 	}

@@ -2,8 +2,6 @@ package runner
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,22 +13,8 @@ import (
 // crank's scripts (boxrun.Scripts: script/cpu/peak < 30), its file ending with scripts.
 func scriptedPlan(t *testing.T, scripts ...string) *Prepared {
 	t.Helper()
-	cfg := filepath.Join(t.TempDir(), "s.yml")
-	if err := os.WriteFile(cfg, []byte(`jobs:
-  app: {executable: ./app}
-  load: {executable: ./load, waitForExit: true}
-scenarios:
-  s:
-    application: {job: app}
-    load:
-      job: load
-      thresholds:
-        script/cpu/peak: "< 30"
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	boxrun.AddScripts(t, cfg, scripts...)
-	p, err := Prepare(t.Context(), Env{}, Plan{Source: Source{Configs: []string{cfg}, Scenario: "s"},
+	cfg := boxrun.ScriptedScenario(t, "< 30", scripts...)
+	p, err := Prepare(t.Context(), Env{}, Plan{Source: Source{Configs: []string{cfg}, Scenario: "scripted"},
 		Verdict: Verdict{MaxErrorRate: DefaultMaxErrorRate}})
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,25 +30,11 @@ func (b *boxRuns) Execute(context.Context, controller.Run) (*results.Result, err
 // ending with scripts, through the command's own options on boxRuns.
 func scriptedSweep(t *testing.T, scripts ...string) (*File, error) {
 	t.Helper()
-	cfg := filepath.Join(t.TempDir(), "s.yml")
-	if err := os.WriteFile(cfg, []byte(`jobs:
-  app: {executable: ./app}
-  load: {executable: ./load, waitForExit: true}
-scenarios:
-  s:
-    application: {job: app}
-    load:
-      job: load
-      thresholds:
-        script/cpu/peak: "< 60"
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	boxrun.AddScripts(t, cfg, scripts...)
+	cfg := boxrun.ScriptedScenario(t, "< 60", scripts...)
 	c := &runner.Command{Env: runner.Env{Stderr: &bytes.Buffer{}}, JSON: filepath.Join(t.TempDir(), "sweep.json"),
-		Plan: runner.Plan{Source: runner.Source{Configs: []string{cfg}, Scenario: "s"}, Verdict: runner.Verdict{MaxErrorRate: runner.DefaultMaxErrorRate}}}
+		Plan: runner.Plan{Source: runner.Source{Configs: []string{cfg}, Scenario: "scripted"}, Verdict: runner.Verdict{MaxErrorRate: runner.DefaultMaxErrorRate}}}
 	cmd := &command{c: c, iterations: 2}
-	f, err := NewFile("s", nil, axes(t, "connections=16,32"), "", 2)
+	f, err := NewFile("scripted", nil, axes(t, "connections=16,32"), "", 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,6 +88,30 @@ onResultsCreated:
     load["script/runs"] = (load["script/runs"] || 0) + 1;
 `
 
+// ScriptedScenario writes a configuration whose scenario "scripted" runs service application and
+// service load (whose threshold is script/cpu/peak's, limit: "< 30"), ending with crank's root
+// scripts (AddScripts: Scripts unless others are given); it returns the file's path.
+func ScriptedScenario(t testing.TB, limit string, scripts ...string) string {
+	t.Helper()
+	cfg := filepath.Join(t.TempDir(), "scripted.yml")
+	yml := `jobs:
+  app: {executable: ./app}
+  load: {executable: ./load, waitForExit: true}
+scenarios:
+  scripted:
+    application: {job: app}
+    load:
+      job: load
+      thresholds:
+        script/cpu/peak: "` + limit + `"
+`
+	if err := os.WriteFile(cfg, []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	AddScripts(t, cfg, scripts...)
+	return cfg
+}
+
 // AddScripts ends the configuration file cfg with Scripts, or with the root scripts given.
 func AddScripts(t testing.TB, cfg string, scripts ...string) {
 	t.Helper()
