@@ -239,7 +239,9 @@ func (b *bisector) judge(ctx context.Context, pr Probe) (Step, error) {
 	if err != nil && failed != cand {
 		return Step{}, fmt.Errorf("measuring the end %s beside %s: %w", failed.c.Short(), c.Short(), err)
 	}
-	if errors.Is(err, ErrUnjudged) { // it ran, but not as a measurement of its work: no place to skip it by
+	// It ran, but not as a measurement of its work (no place to skip it by), or the scenario's
+	// scripts failed on its results (not the commit: every commit's would): the search stops.
+	if errors.Is(err, ErrUnjudged) || errors.Is(err, runner.ErrScripts) {
 		return Step{}, err
 	}
 	if err != nil { // the commit does not export, resolve, build or run: skipped, as git bisect skip

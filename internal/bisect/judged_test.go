@@ -188,6 +188,21 @@ func (s *sideRounds) Execute(_ context.Context, r controller.Run) (res *results.
 	return &results.Result{JobResults: results.JobResults{Jobs: jobs}}, nil
 }
 
+// sideBySidePair makes b a bench side by side (the load's copies aiming at 5000 plus their
+// position) and prepares two commits on it.
+func sideBySidePair(t *testing.T, b *Bench) (g, h *CommitRun) {
+	t.Helper()
+	b.side, b.positions = &together{port: 5000, loads: []string{"load"}}, 2
+	g, err := b.Prepare(t.Context(), commitOf("1111111111aa"))
+	if err == nil {
+		h, err = b.Prepare(t.Context(), commitOf("2222222222bb"))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, h
+}
+
 // Side by side, the round is diagnosed whole: a round the hypervisor stole from is run again and
 // said once for the round, while a busy one (machine-busy over every copy, which falls on both
 // alike) is kept as it is; each commit's part carries the round's diagnosis (alone, a part would
@@ -196,15 +211,7 @@ func (s *sideRounds) Execute(_ context.Context, r controller.Run) (res *results.
 func TestSideBySideRoundJudgedWhole(t *testing.T) {
 	ex := &sideRounds{states: []machineState{stolen, quiet}}
 	b, stderr := judgedBench(t, ex)
-	b.side, b.positions = &together{port: 5000, loads: []string{"load"}}, 2
-	g, err := b.Prepare(t.Context(), commitOf("1111111111aa"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := b.Prepare(t.Context(), commitOf("2222222222bb"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, h := sideBySidePair(t, b)
 	if failed, err := b.Round(t.Context(), 0, g, h); err != nil || failed != nil {
 		t.Fatalf("round 1: %v (%v)", err, failed)
 	}

@@ -125,11 +125,12 @@ const noProbe = "a round of commits measured against each other is not probed: t
 // application did not give, with another commit's work, so the commit cannot be judged.
 var ErrUnjudged = errors.New("cannot be judged")
 
-// once runs one iteration of the commit, has it judged (measure) and adds it to its iterations;
-// an iteration that is no measurement of the commit's work fails it (unjudged).
+// once runs one iteration of the commit, has it judged (measure: crank's scripts on it among the
+// rest) and adds it to its iterations; an iteration that is no measurement of the commit's work
+// fails it (unjudged), and so does its scripts' error (runner.ErrScripts).
 func (b *Bench) once(ctx context.Context, cr *CommitRun) error {
 	res, again, err := b.measure(ctx, cr.c.Short()+": iteration", cr.run(0), false,
-		func(res *results.Result) { cr.at[0].Judge(res, noProbe) })
+		func(res *results.Result) error { return judged(cr.c, cr.at[0], res) })
 	cr.rerun += again // the re-runs started count, as they were said
 	if err == nil {
 		err = unjudged(cr.c, res)
@@ -141,14 +142,15 @@ func (b *Bench) once(ctx context.Context, cr *CommitRun) error {
 	return nil
 }
 
-// measure runs run on the bench's executor and judges it (judge, internal/runner's judgement). A
+// measure runs run on the bench's executor and judges it (judge, internal/runner's judgement,
+// whose error is the measure's and is not run again). A
 // measure during which the machine was disturbed (rounds.DisturbanceOf: the judgement's
 // machine-busy, or the hypervisor giving StealShare of the CPU time to other guests; a round of
 // commits side by side, paired, only by steal: Disturbance.DisturbedPaired) is run again,
 // at most maxRerun times in a row, and the line says so, what naming the measure: on this
 // project's VM such bursts moved a pinned app's requests/s by a third, more than the slowdowns
 // bisect looks for. It returns the measure kept and how many were run again.
-func (b *Bench) measure(ctx context.Context, what string, run controller.Run, paired bool, judge func(*results.Result)) (*results.Result, int, error) {
+func (b *Bench) measure(ctx context.Context, what string, run controller.Run, paired bool, judge func(*results.Result) error) (*results.Result, int, error) {
 	disturbed := func(res *results.Result) bool {
 		d := rnd.DisturbanceOf(res)
 		return paired && d.DisturbedPaired() || !paired && d.Disturbed()
@@ -156,13 +158,22 @@ func (b *Bench) measure(ctx context.Context, what string, run controller.Run, pa
 	return rnd.Rerun(1+maxRerun, func() (*results.Result, error) {
 		res, err := b.ex.Execute(ctx, run)
 		if err == nil {
-			judge(res)
+			err = judge(res)
 		}
 		return res, err
 	}, disturbed,
 		func(res *results.Result) {
 			fmt.Fprintf(b.c.Stderr, "%s: %s run again: the machine was disturbed (%s)\n", b.who, what, rnd.DisturbanceOf(res))
 		})
+}
+
+// judged has a run of commit c judged by its prepared run p (runner.Prepared.Judge); the scripts'
+// error (runner.ErrScripts), naming the commit, is the judgement's.
+func judged(c Commit, p *runner.Prepared, res *results.Result) error {
+	if _, err := p.Judge(res, noProbe); err != nil {
+		return fmt.Errorf("commit %s: %w", c.Short(), err)
+	}
+	return nil
 }
 
 // unjudged is ErrUnjudged, naming the commit and the verdict, when the judgement of its measure

@@ -122,7 +122,10 @@ func (b *Bench) roundTogether(ctx context.Context, crs []*CommitRun, r int) (*Co
 		shared = append(shared, c...)
 	}
 	round := controller.Run{Scenario: crs[0].at[0].Resolved.Scenario, Iterations: 1, Services: shared}
-	res, again, err := b.measure(ctx, "round", round, true, func(res *results.Result) { runner.Diagnose(res) })
+	res, again, err := b.measure(ctx, "round", round, true, func(res *results.Result) error {
+		runner.Diagnose(res) // the round's scripts are each part's (judgeCopies)
+		return nil
+	})
 	for _, cr := range crs { // the re-runs started count, as they were said
 		cr.rerun += again
 	}
@@ -149,8 +152,11 @@ func judgeCopies(res *results.Result, crs []*CommitRun, r int) ([]*results.Resul
 	for i, cr := range crs {
 		k := Position(i, r, len(crs))
 		parts[i] = splitCopy(res, k)
-		cr.at[k].Judge(parts[i], noProbe)
-		if err := unjudged(cr.c, parts[i]); err != nil {
+		err := judged(cr.c, cr.at[k], parts[i])
+		if err == nil {
+			err = unjudged(cr.c, parts[i])
+		}
+		if err != nil {
 			return nil, cr, err
 		}
 		parts[i].JobResults.Diagnostics = res.JobResults.Diagnostics
@@ -160,7 +166,8 @@ func judgeCopies(res *results.Result, crs []*CommitRun, r int) ([]*results.Resul
 
 // splitCopy is the part of the commit in position i of a round run side by side, under the
 // scenario's own service names: its copies, with their CPU per request over its own load's
-// requests (not all the loads'), and the shared services as they are.
+// requests (not all the loads'), and the shared services as they are. Each part's services are its
+// own (ownJob): its judgement's scripts add to their results, once per part.
 func splitCopy(res *results.Result, i int) *results.Result {
 	out := *res
 	out.JobResults.Jobs = map[string]*results.JobResult{}
@@ -169,20 +176,26 @@ func splitCopy(res *results.Result, i int) *results.Result {
 		base, ok := strings.CutSuffix(name, suffix)
 		switch {
 		case ok:
-			cp := *jr
-			cp.Results = map[string]float64{}
-			for k, v := range jr.Results {
-				if k != measure.CPUPerRequest {
-					cp.Results[k] = v
-				}
-			}
-			out.JobResults.Jobs[base] = &cp
+			cp := ownJob(jr)
+			delete(cp.Results, measure.CPUPerRequest)
+			out.JobResults.Jobs[base] = cp
 		case !strings.Contains(name, "#"):
-			out.JobResults.Jobs[name] = jr
+			out.JobResults.Jobs[name] = ownJob(jr)
 		}
 	}
 	results.Derive(out.JobResults.Jobs)
 	return &out
+}
+
+// ownJob is a copy of jr whose results, values and metadata (what crank's scripts change) are its
+// own, so that one part's scripts never reach another's.
+func ownJob(jr *results.JobResult) *results.JobResult {
+	cp := *jr
+	cp.Results, cp.Values, cp.Metadata = maps.Clone(jr.Results), maps.Clone(jr.Values), slices.Clone(jr.Metadata)
+	if cp.Results == nil {
+		cp.Results = map[string]float64{}
+	}
+	return &cp
 }
 
 // whichFails runs each commit of a round that failed side by side alone, once, to name the one

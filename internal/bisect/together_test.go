@@ -63,11 +63,13 @@ func TestSideBySideChecksTheScenario(t *testing.T) {
 }
 
 // A round of two commits side by side comes back as two runs under the scenario's names, each
-// application's CPU a request over its own load's requests, the shared database as it was.
+// application's CPU a request over its own load's requests, the shared database as it was but a
+// copy of its own, so that one part's scripts (Judge) never change another's.
 func TestSplitCopyGivesEachCommitItsOwnRun(t *testing.T) {
 	job := func(r map[string]float64) *results.JobResult { return &results.JobResult{Results: r} }
 	res := &results.Result{Scenario: "app", JobResults: results.JobResults{Jobs: map[string]*results.JobResult{
-		"db":            job(map[string]float64{measure.CPURaw: 10, measure.CPUPerRequest: 1}),
+		"db": {Results: map[string]float64{measure.CPURaw: 10, measure.CPUPerRequest: 1},
+			Metadata: []api.Metadata{{Name: measure.CPURaw}}},
 		"application#1": job(map[string]float64{measure.CPURaw: 30, measure.CPUPerRequest: 99}),
 		"application#2": job(map[string]float64{measure.CPURaw: 45}),
 		"load#1":        job(map[string]float64{measure.RPS: 3000}),
@@ -75,8 +77,14 @@ func TestSplitCopyGivesEachCommitItsOwnRun(t *testing.T) {
 	}}}
 	for k, want := range []float64{100, 150} { // 30 % and 45 % of a core over 3,000 requests a second
 		got := splitCopy(res, k).JobResults.Jobs
-		if len(got) != 3 || got["db"] != res.JobResults.Jobs["db"] || got["load"].Results[measure.RPS] != 3000 {
+		if len(got) != 3 || got["db"].Results[measure.CPURaw] != 10 || got["load"].Results[measure.RPS] != 3000 {
 			t.Fatalf("position %d: %v", k, got)
+		}
+		got["db"].Results["script/made"] = 1
+		got["db"].Metadata[0].ShortDescription = "described by a script" // as a results: definition does
+		db := res.JobResults.Jobs["db"]
+		if _, shared := db.Results["script/made"]; shared || db.Metadata[0].ShortDescription != "" {
+			t.Fatalf("position %d: the shared database's results are the round's, not the part's own", k)
 		}
 		if v := got["application"].Results[measure.CPUPerRequest]; math.Abs(v-want) > 1e-9 {
 			t.Errorf("position %d: CPU per request %g µs, want %g", k, v, want)

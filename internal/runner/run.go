@@ -5,8 +5,10 @@
 // as an error carrying its code (ExitError). crank run, sweep and capacity measure through it;
 // crank bisect and compare --base --head prepare each commit with it (Prepare) and run their rounds
 // themselves (one iteration of each commit in turn, or every commit at once side by side), each
-// round's measurement judged by it (Judge, Diagnose). So a measurement is judged one way whichever
-// command took it.
+// round's measurement judged by it (Judge, Diagnose). Every measured run goes through the same
+// scripts step before its thresholds, once, on its own results: Execute's, Judge's (a capacity
+// step, a round's iteration or part), Script's (a sweep's run, before it is merged into its
+// variant, which JudgeMerged judges). So a measurement is judged one way whichever command took it.
 package runner
 
 import (
@@ -116,8 +118,8 @@ func (p *Prepared) Execute(ctx context.Context, ex Executor, emit Emit) error {
 		res.JobResults.Diagnostics = p.probe(ctx, ex, p.run, res, th)
 	}
 	// crank's scripts (root results:, onResultsCreating/Created, --script) before the thresholds,
-	// which may name what they add.
-	scriptErr := applyScripts(p.Scripts, p.Plan.Source.Scripts, res, env.Stderr, func(saved *results.Result, why error) int {
+	// which may name what they add; the scripts' error goes beside the thresholds' failures.
+	verdict, scriptErr := p.conclude(res, func(saved *results.Result, why error) int {
 		saved.Failures = append(saved.Failures, why.Error())
 		saved.ReturnCode = ExitFailed
 		emit(later, saved, p.Order())
@@ -126,14 +128,9 @@ func (p *Prepared) Execute(ctx context.Context, ex Executor, emit Emit) error {
 	if scriptErr != nil {
 		fmt.Fprintf(env.Stderr, "crank: %v\n", scriptErr)
 	}
-	// judge writes the verdict's failures; the run's and the scripts' errors go beside them, so
-	// that the JSON's returnCode and failures are crank's exit status and why.
-	verdict := p.thresholds(res)
-	if scriptErr != nil {
-		res.Failures = append(res.Failures, scriptErr.Error())
-		res.ReturnCode, verdict = ExitFailed, ExitFailed
-	}
-	if runErr != nil { // the run's error first
+	// The run's error goes first, so that the JSON's returnCode and failures are crank's exit
+	// status and why.
+	if runErr != nil {
 		res.Failures = append([]string{runErr.Error()}, res.Failures...)
 		res.ReturnCode, verdict = ExitFailed, ExitFailed
 	}
@@ -181,21 +178,38 @@ func (p *Prepared) measure(ctx context.Context, ex Executor) (res *results.Resul
 	return res, err, nil // a lost generator: the others' figures are written, and the run fails
 }
 
-// Judge is the judgement of a measurement taken outside Execute (a sweep's variant, its
-// iterations merged; a bisect step's or a compare round's iteration): the diagnosis, the probe's
-// note (why none ran), the thresholds. It returns the exit status the thresholds give.
-func (p *Prepared) Judge(res *results.Result, noProbe string) int {
+// Judge is the judgement of one measured run taken outside Execute (a bisect step's or a compare
+// round's iteration, a part of a round side by side, a capacity step), in Execute's order: the
+// diagnosis, the probe's note (why none ran), crank's scripts on the run's own results, the
+// thresholds. It returns the exit status they give, and the scripts' error (ErrScripts), which
+// fails the measurement (ExitFailed, its message among res.Failures) as it fails a run.
+func (p *Prepared) Judge(res *results.Result, noProbe string) (int, error) {
+	p.diagnose(res, noProbe)
+	return p.conclude(res, nil)
+}
+
+// JudgeMerged is the judgement of a measurement made of runs merged (a sweep's variant, its
+// iterations so far), each of which had its scripts on its own results (Script) before it was
+// merged: the diagnosis, the probe's note, the thresholds. The scripts are not run again on the
+// merged results: their figures are the runs' means, as every other figure's.
+func (p *Prepared) JudgeMerged(res *results.Result, noProbe string) int {
+	p.diagnose(res, noProbe)
+	return p.thresholds(res)
+}
+
+// diagnose is the first half of a judgement outside Execute: the diagnosis, and the note of why
+// the probe did not run (the diagnosis' reason to skip it, else noProbe).
+func (p *Prepared) diagnose(res *results.Result, noProbe string) {
 	th := Diagnose(res)
 	why := p.probeSkip(res, th)
 	if why == "" {
 		why = noProbe
 	}
 	res.JobResults.Diagnostics = diagnose.NotProbed(res.JobResults.Diagnostics, why)
-	return p.thresholds(res)
 }
 
 // Diagnose records res's diagnosis (diagnose.Diagnose at the documented thresholds, which it
-// returns): the first half of every judgement (Execute, Judge), and the whole of it for a
+// returns): the first half of every judgement (Execute, Judge, JudgeMerged), and the whole of it for a
 // measurement no threshold names (a round of crank bisect's commits side by side, whose services
 // are the copies').
 func Diagnose(res *results.Result) diagnose.Thresholds {

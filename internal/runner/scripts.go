@@ -2,6 +2,7 @@ package runner
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -37,6 +38,47 @@ func oneOf(names []string) string {
 		return "there are none"
 	}
 	return fmt.Sprint(names)
+}
+
+// ErrScripts is an error of crank's scripts after a run (root results:, onResultsCreating/Created,
+// --script): errors.Is tells it from the run's own. It is the scenario's error, not the measured
+// application's, so a search stops on it rather than skipping what it measured.
+var ErrScripts = errors.New("crank's scripts failed")
+
+// scriptError is a script's error, its message unchanged (the script's place and what it threw),
+// that is ErrScripts.
+type scriptError struct{ error }
+
+func (e scriptError) Unwrap() error { return e.error }
+
+func (scriptError) Is(target error) bool { return target == ErrScripts }
+
+// Script runs crank's scripts on one measured run's own results (applyScripts), for a run whose
+// judgement comes later on the runs merged (a sweep's variant: JudgeMerged), so that they run once
+// per run and never on a mean. Its error is ErrScripts.
+func (p *Prepared) Script(res *results.Result) error {
+	return p.script(res, nil)
+}
+
+// script is the scripts step of every measured run (Execute, Judge, Script); keep is applyScripts'.
+func (p *Prepared) script(res *results.Result, keep func(*results.Result, error) int) error {
+	if err := applyScripts(p.Scripts, p.Plan.Source.Scripts, res, p.env.Stderr, keep); err != nil {
+		return scriptError{err}
+	}
+	return nil
+}
+
+// conclude is the end of every judgement of one run (Execute, Judge): the scripts, then the
+// thresholds, which may name what the scripts add. A scripts' error fails the run (ExitFailed)
+// with its message after the thresholds' failures; it is returned (ErrScripts) to be said.
+func (p *Prepared) conclude(res *results.Result, keep func(*results.Result, error) int) (int, error) {
+	scriptErr := p.script(res, keep)
+	verdict := p.thresholds(res)
+	if scriptErr != nil {
+		res.Failures = append(res.Failures, scriptErr.Error())
+		res.ReturnCode, verdict = ExitFailed, ExitFailed
+	}
+	return verdict, scriptErr
 }
 
 // applyScripts does what crank does once a run's results exist: onResultsCreating (and

@@ -22,8 +22,9 @@ const NoStepProbe = "a step of a search on a running application is not probed: 
 // Step measures the prepared scenario as one step on st (crank capacity's: the application kept
 // running, the load at the step's rate) and judges it as every measurement is judged (Judge): the
 // diagnosis, the probe's note (--no-probe's, the diagnosis' reason to skip it, else NoStepProbe),
-// the thresholds and the failed requests, all recorded in the result it returns. A step that
-// failed returns no result and the stepper's error.
+// crank's scripts on the step's results, the thresholds and the failed requests, all recorded in
+// the result it returns. A step that failed returns no result and the stepper's error, or the
+// scripts' (ErrScripts).
 func (p *Prepared) Step(ctx context.Context, st Stepper) (*results.Result, error) {
 	started := time.Now().UTC()
 	jobs, err := st.Step(ctx, p.run.Services)
@@ -33,6 +34,8 @@ func (p *Prepared) Step(ctx context.Context, st Stepper) (*results.Result, error
 	res := &results.Result{StartTime: started, Scenario: p.run.Scenario, Profiles: p.run.Profiles,
 		Variant:    variant(p.run.Properties, p.Resolved.Variant),
 		JobResults: results.JobResults{Jobs: jobs, Properties: p.run.Properties}}
-	p.Judge(res, NoStepProbe)
+	if _, err := p.Judge(res, NoStepProbe); err != nil {
+		return nil, err
+	}
 	return res, nil
 }

@@ -165,18 +165,25 @@ func (cmd *command) prepare(ctx context.Context, file *File) (map[string]*runner
 	return prepared, services, nil
 }
 
-// options runs each variant once on the controller, judges it through the run library, and writes
-// it to the outputs a sweep has (InfluxDB, when configured) with its variant's settings as its
-// tags.
-func (cmd *command) options(ctl *controller.Controller, prepared map[string]*runner.Prepared, services map[string][]controller.Service) Options {
+// options runs each variant once on the controller, gives each run to crank's scripts and judges
+// the variant's runs merged through the run library, and writes each run to the outputs a sweep
+// has (InfluxDB, when configured) with its variant's settings as its tags.
+func (cmd *command) options(ctl runner.Executor, prepared map[string]*runner.Prepared, services map[string][]controller.Service) Options {
 	c := cmd.c
 	session := cmp.Or(c.Plan.Run.Session, runner.NewSession())
 	opts := Options{Path: c.JSON, Progress: c.Stderr,
-		Judge: func(v Cell, r *results.Result) { prepared[v.Name].Judge(r, "a sweep does not probe") },
+		Judge: func(v Cell, r *results.Result) { prepared[v.Name].JudgeMerged(r, "a sweep does not probe") },
 		Run: func(ctx context.Context, v Cell) (*results.Result, error) {
 			run := controller.Run{Scenario: c.Plan.Source.Scenario, Profiles: c.Plan.Source.Profiles, Services: services[v.Name],
 				Iterations: 1, Description: c.Plan.Run.Description, Session: session, Properties: maps.Clone(c.Plan.Run.Properties)}
-			return ctl.Execute(ctx, run)
+			res, err := ctl.Execute(ctx, run)
+			if err != nil {
+				return nil, err
+			}
+			// The scripts run on this run's own results, once, before Run merges them into the
+			// variant's (their figures averaged as the others'); the merged results are judged
+			// without them (JudgeMerged).
+			return res, prepared[v.Name].Script(res)
 		}}
 	if o, err := c.Output(output.Influx, ""); err == nil {
 		opts.Outputs = append(opts.Outputs, o)

@@ -24,7 +24,8 @@ type Options struct {
 	// Progress receives one line per run.
 	Progress io.Writer
 	// Judge, when set, judges a variant's results once a run is added to them (the diagnosis, the
-	// thresholds: internal/runner's judgement, the one every measurement gets).
+	// thresholds: internal/runner's judgement of runs merged). Crank's scripts are not Judge's:
+	// they are Run's, on each run's own results before it is added, so they run once per run.
 	Judge func(v Cell, r *results.Result)
 }
 

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,6 +30,17 @@ func (s stepped) Step(context.Context, []controller.Service) (map[string]*result
 // prepared, measured (here: jobs) and judged by internal/runner, then capacity's rules.
 func judged(t *testing.T, asked float64, jobs map[string]*results.JobResult, loads map[string]bool, slo threshold.Threshold) capacity.Step {
 	t.Helper()
+	res, err := stepOf(t, asked, jobs, loads, slo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return judge(asked, res, loads)
+}
+
+// stepOf is judged's step as internal/runner returns it (Prepared.Step), its configuration ending
+// with crank's root scripts when some are given (boxrun.AddScripts).
+func stepOf(t *testing.T, asked float64, jobs map[string]*results.JobResult, loads map[string]bool, slo threshold.Threshold, scripts ...string) (*results.Result, error) {
+	t.Helper()
 	cfg := filepath.Join(t.TempDir(), "steps.yml")
 	yml := `
 jobs:
@@ -49,6 +61,9 @@ scenarios:
 	if err := os.WriteFile(cfg, []byte(yml), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if len(scripts) > 0 {
+		boxrun.AddScripts(t, cfg, scripts...)
+	}
 	src := runner.Source{Configs: []string{cfg}, Scenario: "steps"}
 	s := &search{c: &runner.Command{Plan: runner.Plan{Source: src, Verdict: runner.Verdict{MaxErrorRate: runner.DefaultMaxErrorRate}}},
 		src: src, slos: []threshold.Threshold{slo}, settings: capacity.DefaultSettings()}
@@ -61,11 +76,7 @@ scenarios:
 			t.Fatalf("services %+v: want %s the load", p.Services(), name)
 		}
 	}
-	res, err := p.Step(t.Context(), stepped(jobs))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return judge(asked, res, loads)
+	return p.Step(t.Context(), stepped(jobs))
 }
 
 // TestJudge: a step passes when every SLO holds and the generator kept up; the figures come from
@@ -122,5 +133,34 @@ func TestJudgeFellBehindAndBusy(t *testing.T) {
 	s = judged(t, 1000, busy, loads, slo)
 	if !s.Busy || s.Outside != 48 || !s.Disturbed() || s.Outcome() != "FAIL (machine busy: 48 % of it used outside the run)" {
 		t.Errorf("98 %% busy with the run's 50 %%: %q (%+v)", s.Outcome(), s)
+	}
+}
+
+// TestStepRunsTheScripts: a step's results get crank's scripts as a run's do, once, before its
+// SLOs, so an SLO may name a figure they make and fail the step on it; a script that throws fails
+// the step with its error (runner.ErrScripts), which stops the search.
+func TestStepRunsTheScripts(t *testing.T) {
+	jobs := func() map[string]*results.JobResult {
+		return map[string]*results.JobResult{ // the load at 20 % of the box: its benchmarks/cpu/raw 40
+			"load":        boxrun.Job(20, 55, map[string]float64{measure.RPS: 1000, measure.Requests: 4000, measure.Latency99: 12}),
+			"application": boxrun.Job(30, 55, map[string]float64{}),
+		}
+	}
+	loads := map[string]bool{"load": true}
+	slo, _ := threshold.Parse("load:script/cpu/peak<30")
+	res, err := stepOf(t, 1000, jobs(), loads, slo, boxrun.Scripts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.JobResults.Jobs["load"].Results; r["script/cpu/peak"] != 40 || r["script/runs"] != 1 {
+		t.Errorf("load's results %v: want the scripts' peak 40, made once", r)
+	}
+	s := judge(1000, res, loads)
+	if s.Pass || len(s.Thresholds) != 1 || s.Thresholds[0].Value != 40 || s.Thresholds[0].Pass {
+		t.Errorf("step %+v: want failed on script/cpu/peak 40 < 30", s)
+	}
+	res, err = stepOf(t, 1000, jobs(), loads, slo, boxrun.Scripts, "onResultsCreating:\n  - throw 'no figures today'\n")
+	if !errors.Is(err, runner.ErrScripts) || res != nil || !strings.HasSuffix(err.Error(), "no figures today") {
+		t.Errorf("a throwing script: %v, %v; want no step and ErrScripts with its message", res, err)
 	}
 }

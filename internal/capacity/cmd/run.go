@@ -151,8 +151,10 @@ var errStepper = errors.New("the services could not be started")
 //   - The diagnosis is the run's; the probe's decision is the run's (--no-probe, --probe, the
 //     diagnosis' reasons to skip it), but a step whose run would be probed is not
 //     (runner.NoStepProbe). The knee's verdict is that diagnosis read without the step's rate cap.
-//   - Each step is one measure (no --iterations, no --iterations auto; --script names are checked,
-//     not run on each step): the search measures a rate again itself (capacity.MaxMeasures).
+//   - Each step is one measure (no --iterations, no --iterations auto): the search measures a rate
+//     again itself (capacity.MaxMeasures). Crank's scripts (root results:, onResultsCreating/
+//     Created, --script) run on each step's results before its SLOs, as on a run's (Prepared.Step),
+//     so an SLO may name a figure they make; a scripts' error stops the search, failed.
 func (s *search) plan(src runner.Source) runner.Plan {
 	p := s.c.Plan
 	p.Source, p.Auto, p.Executed = src, false, nil

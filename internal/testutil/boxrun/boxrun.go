@@ -7,6 +7,7 @@ package boxrun
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,4 +70,64 @@ scenarios:
 		t.Fatal(err)
 	}
 	return cfg
+}
+
+// Scripts is crank's root scripts for a configuration file to end with (AddScripts): a results:
+// definition, script/cpu/peak, the peak of a service's benchmarks/cpu/raw samples (twice a Job's
+// cpu); and an onResultsCreated script that counts, in the load's script/runs, the times the
+// scripts ran on these results (1 when they ran once on each run's own results).
+const Scripts = `
+results:
+  - name: script/cpu/peak
+    measurement: benchmarks/cpu/raw
+    aggregate: max
+    reduce: max
+onResultsCreated:
+  - |
+    var load = benchmarks.jobs.load.results;
+    load["script/runs"] = (load["script/runs"] || 0) + 1;
+`
+
+// ScriptedScenario writes a configuration whose scenario "scripted" runs service application and
+// service load (whose threshold is script/cpu/peak's, limit: "< 30"), ending with crank's root
+// scripts (AddScripts: Scripts unless others are given); it returns the file's path.
+func ScriptedScenario(t testing.TB, limit string, scripts ...string) string {
+	t.Helper()
+	cfg := filepath.Join(t.TempDir(), "scripted.yml")
+	yml := `jobs:
+  app: {executable: ./app}
+  load: {executable: ./load, waitForExit: true}
+scenarios:
+  scripted:
+    application: {job: app}
+    load:
+      job: load
+      thresholds:
+        script/cpu/peak: "` + limit + `"
+`
+	if err := os.WriteFile(cfg, []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	AddScripts(t, cfg, scripts...)
+	return cfg
+}
+
+// AddScripts ends the configuration file cfg with Scripts, or with the root scripts given.
+func AddScripts(t testing.TB, cfg string, scripts ...string) {
+	t.Helper()
+	text := Scripts
+	if len(scripts) > 0 {
+		text = strings.Join(scripts, "\n")
+	}
+	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.WriteString("\n" + text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }
