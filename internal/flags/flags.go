@@ -4,9 +4,10 @@
 // command's spellings need case (crank load's wrk-style -t and -T), and a bad flag is an error
 // naming it, with the nearest known name when it is unknown.
 //
-// A Set declares a command's own flags. Parse refuses arguments that look like flags it does not
-// declare; Split keeps them, in order, for another parser (crank's run options, whose names such
-// as --application.variables.x cannot be declared in advance). Values are flag.Value, so a
+// A Set declares a command's own flags; Parse refuses arguments that look like flags it does not
+// declare. Split takes a command's own flags out and keeps the others, in order, for another
+// parser (crank's run options, whose names such as --application.variables.x cannot be declared
+// in advance). Values are flag.Value, so a
 // command's own kinds (a fraction, a repeatable list) serve here as they did with package flag.
 //
 // The standard library's flag package stops at the first positional argument, knows only one
@@ -19,6 +20,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -100,13 +102,13 @@ func Split(args, valued, switches []string, norm func(string) string, set func(n
 		case !isFlag:
 			rest = append(rest, args[i])
 			continue
-		case contains(valued, name):
+		case slices.Contains(valued, name):
 			v, err := Value(args, &i, name, value, hasValue)
 			if err != nil {
 				return nil, err
 			}
 			value, hasValue = v, true
-		case !contains(switches, name):
+		case !slices.Contains(switches, name):
 			rest = append(rest, args[i])
 			continue
 		}
@@ -115,15 +117,6 @@ func Split(args, valued, switches []string, norm func(string) string, set func(n
 		}
 	}
 	return rest, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // unknown is the error for a flag no Set declares, with the nearest declared name.

@@ -76,20 +76,6 @@ func TestParseErrorsNameTheFlag(t *testing.T) {
 	}
 }
 
-func TestSplitKeepsOtherFlagsInOrder(t *testing.T) {
-	s, f := newFixture()
-	rest, err := s.Split([]string{"--config", "c.yml", "--metric", "rps", "--application.variables.x", "1", "--list", "--help"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"--config", "c.yml", "--application.variables.x", "1", "--help"}; !slices.Equal(rest, want) {
-		t.Errorf("rest %q, want %q", rest, want)
-	}
-	if !slices.Equal(f.metrics, []string{"rps"}) || !f.list {
-		t.Errorf("read %+v", *f)
-	}
-}
-
 func TestCaseSetKeepsCase(t *testing.T) {
 	var lower, upper int
 	s := &Set{CaseSet: true}

@@ -82,19 +82,10 @@ func (s *Set) Set(name, value string) error {
 // Parse reads args and returns the arguments that are not flags, in order; an argument that looks
 // like a flag the Set does not declare is an error (-h and --help, when not declared, are ErrHelp).
 // Everything after "--" is returned as is.
-func (s *Set) Parse(args []string) ([]string, error) { return s.parse(args, false) }
-
-// Split reads the Set's flags out of args and returns every other argument, flags included, in
-// order, for another parser. Everything after "--" is returned as is.
-func (s *Set) Split(args []string) ([]string, error) { return s.parse(args, true) }
-
-func (s *Set) parse(args []string, keep bool) ([]string, error) {
+func (s *Set) Parse(args []string) ([]string, error) {
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		if args[i] == "--" {
-			if keep {
-				return append(rest, args[i:]...), nil
-			}
 			return append(rest, args[i+1:]...), nil
 		}
 		name, value, hasValue, isFlag := Cut(args[i])
@@ -104,9 +95,6 @@ func (s *Set) parse(args []string, keep bool) ([]string, error) {
 		}
 		d := s.lookup(name)
 		switch {
-		case d == nil && keep:
-			rest = append(rest, args[i])
-			continue
 		case d == nil && (name == "h" || name == "help"):
 			return nil, ErrHelp
 		case d == nil:

@@ -6,16 +6,6 @@ import (
 	"strings"
 )
 
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (s *stringList) String() string { return strings.Join(*s, ",") }
-
-func (s *stringList) Set(v string) error {
-	*s = append(*s, v)
-	return nil
-}
-
 // fraction is a relative amount given as "5%" or "0.05".
 type fraction float64
 

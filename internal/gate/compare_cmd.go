@@ -35,12 +35,12 @@ Flags:
 // Compare implements `crank compare BASE.json HEAD.json [MORE.json...] [--metric NAME]...
 // [--threshold 5%] [--markdown FILE] [--alpha 0.05]` and returns its exit code.
 func Compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var metrics stringList
+	var metrics []string
 	threshold := fraction(DefaultThreshold)
 	var markdown string
 	alpha := DefaultAlpha
 	fs := &flags.Set{}
-	fs.Var(&metrics, "metric to compare (repeatable); default: RPS (http/rps/mean once), "+strings.Join(defaultOrder, ", "), "metric")
+	fs.Strings(&metrics, "metric to compare (repeatable); default: RPS (http/rps/mean once), "+strings.Join(defaultOrder, ", "), "metric")
 	fs.Var(&threshold, "smallest relative change that counts, as 5% or 0.05", "threshold")
 	fs.String(&markdown, "also write the comparison as a markdown table to this file", "markdown")
 	fs.Float(&alpha, "significance level of the tests (the intervals are at 1 - alpha)", "alpha")

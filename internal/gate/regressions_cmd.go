@@ -36,7 +36,7 @@ type regressionsFlags struct {
 	pvalue            float64
 	magnitude         fraction
 	window            int
-	metrics           stringList
+	metrics           []string
 	failOn, write     bool
 	scenario, profile string
 	since             age
@@ -50,7 +50,7 @@ func (f *regressionsFlags) define(fs *flags.Set) {
 	fs.Float(&f.pvalue, "significance level a change point must reach", "p-value")
 	fs.Var(&f.magnitude, "smallest relative change between the means before and after, as 2% or 0.02 (default 0)", "magnitude")
 	fs.Int(&f.window, "sliding window length, in runs", "window")
-	fs.Var(&f.metrics, "metric to analyse (repeatable); default: crank compare's (RPS, error rate, http/latency/99, CPU, CPU per request, the bench's ratio and CPU per request)", "metric")
+	fs.Strings(&f.metrics, "metric to analyse (repeatable); default: crank compare's (RPS, error rate, http/latency/99, CPU, CPU per request, the bench's ratio and CPU per request)", "metric")
 	fs.Bool(&f.failOn, "exit 1 when a change point goes the bad way", "fail-on-regression")
 	fs.String(&f.scenario, "only the runs of this scenario", "scenario")
 	fs.String(&f.profile, `only the runs of these profiles, joined with "+" ("local+arm")`, "profile")

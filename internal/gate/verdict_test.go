@@ -152,15 +152,15 @@ func TestCompareResultsInMemory(t *testing.T) {
 
 func TestParseInterleaved(t *testing.T) {
 	fs := &flags.Set{}
-	var metrics stringList
+	var metrics []string
 	th := fraction(0)
-	fs.Var(&metrics, "", "metric")
+	fs.Strings(&metrics, "", "metric")
 	fs.Var(&th, "", "threshold")
 	pos, err := fs.Parse([]string{"a.json", "--metric", "x", "b.json", "--threshold=2.5%", "c.json", "--metric", "y", "--", "-d.json"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(pos, " ") != "a.json b.json c.json -d.json" || metrics.String() != "x,y" || th != 0.025 {
+	if strings.Join(pos, " ") != "a.json b.json c.json -d.json" || strings.Join(metrics, ",") != "x,y" || th != 0.025 {
 		t.Errorf("positionals %v, metrics %v, threshold %v", pos, metrics, th)
 	}
 	for in, want := range map[string]float64{"5%": 0.05, "0.05": 0.05, " 12.5% ": 0.125, "1": 1} {
