@@ -13,8 +13,11 @@ import (
 	"github.com/crankshaft/crankshaft/internal/bisect"
 )
 
-// growthApp is a small Go HTTP app; slow makes every request spin 200 µs of CPU under a mutex in
-// spinUnderLock (not inlined, so perf names it; its time is in itself, not in time.Now).
+// growthApp is a small Go HTTP app; slow makes every request spin 200 µs of its thread's CPU time
+// under a mutex in spinUnderLock (not inlined, so perf names it). The spin is timed on the thread's
+// CPU clock, not the wall clock: a spin preempted by other work on this 2-core machine still costs
+// its 200 µs of CPU, so what the profile sees does not depend on how busy the machine is. The clock
+// is read every 10,000 steps (about 10 µs), so the clock_gettime calls are a few percent of it.
 func growthApp(slow bool) string {
 	call := ""
 	if slow {
@@ -27,8 +30,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"runtime"
 	"sync"
+	"syscall"
 	"time"
+	"unsafe"
 )
 
 var (
@@ -40,13 +46,24 @@ var (
 func spinUnderLock(d time.Duration) {
 	mu.Lock()
 	defer mu.Unlock()
+	runtime.LockOSThread() // the thread's clock is the goroutine's only while it stays on it
+	defer runtime.UnlockOSThread()
 	x := sink
-	for end := time.Now().Add(d); time.Now().Before(end); {
-		for i := 0; i < 1000; i++ {
+	for end := threadCPU() + d; threadCPU() < end; {
+		for i := 0; i < 10000; i++ {
 			x = x*6364136223846793005 + 1442695040888963407
 		}
 	}
 	sink = x
+}
+
+// threadCPU is the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID).
+func threadCPU() time.Duration {
+	var ts syscall.Timespec
+	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, 3, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
+		panic(e)
+	}
+	return time.Duration(ts.Nano())
 }
 
 ` + appMain(call)
@@ -89,11 +106,12 @@ func TestBisectNamesTheFunctionThatGrew(t *testing.T) {
 		t.Fatalf("growth: %+v: want perf-cpu from %s", g, shas[3])
 	}
 	// Each run's profile is divided by the requests its window saw (its coverage of the run:
-	// perf's first sample to its stop). spinUnderLock spins 200 µs of wall time a request; its
-	// own CPU reads under it (169 and 145 µs in two searches): the spinning thread is preempted
-	// on this 2-core machine (off CPU while its clock runs), samples landing as it is switched back
-	// in or interrupted name the kernel (finish_task_switch +19 to +31 µs, irqentry_exit_to_user_mode
-	// +4 to +5), and its time.Now calls __vdso_clock_gettime (+4 to +6). So 130-260 µs, and twice
+	// perf's first sample to its stop). spinUnderLock spins 200 µs of its thread's CPU a request.
+	// When it spun on the wall clock, its own CPU read under that (169 and 145 µs in two searches):
+	// the spinning thread was preempted on this 2-core machine, off CPU while its clock ran. On the
+	// thread's CPU clock it read 177.9 µs beside a full gate run (load average 3.6 to 5.1, rough):
+	// perf at 99 Hz sees a few hundred samples a step, and samples landing as the thread is switched
+	// back in or interrupted name the kernel (finish_task_switch +9.7 µs). So 130-260 µs, and twice
 	// the next function's. Over all the run's requests (before each profile carried its window) it
 	// read 66-80 µs.
 	f := g.Functions[0]
