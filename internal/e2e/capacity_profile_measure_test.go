@@ -1,0 +1,69 @@
+//go:build measure
+
+package e2e
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crankshaft/crankshaft/internal/capacity"
+)
+
+// The capacity knee names what a profile says (issue 46): the knee's verdict is the diagnosis of
+// the step there, which reads the step's profiles as any run's does.
+
+// kneeSearch runs crank capacity of the diag server in mode with work per request under the
+// built-in generator (p99 < 20 ms), with args added, and returns its result and the share of the
+// machine used outside it.
+func kneeSearch(t *testing.T, mode, work string, args ...string) (runResult, capacity.Result, float64) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "capacity.json")
+	all := append([]string{"capacity"}, diagArgs(t, mode, work, true, append([]string{"--load.job", "builtin",
+		"--variable", "connections=16", "--slo", "load:http/latency/99<20", "--json", out}, args...)...)...)
+	var r runResult
+	outside := outsideShare(t, func() { r = crank(t, 3*time.Minute, all...) })
+	var c capacity.Result
+	if r.code == 0 || r.code == 3 {
+		c = readJSON[struct {
+			Capacity capacity.Result `json:"capacity"`
+		}](t, out).Capacity
+	}
+	t.Logf("exit %d, capacity %.0f req/s, %d steps, %.0f %% of the machine outside the run; at the knee: %s (%s)",
+		r.code, c.Rate, len(c.Steps), 100*outside, c.VerdictKind, c.Verdict)
+	if r.code != 0 && (r.code != 3 || outside <= busyOutside) {
+		t.Fatalf("exit %d (%.0f %% of the machine outside the run)\nstdout:\n%s\nstderr:\n%s", r.code, 100*outside, r.stdout, r.stderr)
+	}
+	return r, c, outside
+}
+
+// TestCapacityKneeNamesTheLock: every request sleeps 1 ms holding one mutex (at most 1,000 req/s
+// whatever the cores, the CPU idle); with Go's mutex profile the knee is contention-bound and names
+// where the lock wait was, the handler's unlock line, as a single run's verdict does
+// (TestVerdictNamesTheLock).
+func TestCapacityKneeNamesTheLock(t *testing.T) {
+	r, c, outside := kneeSearch(t, "mutex", "1ms", "--application.goProfiles", "true")
+	if r.code == 3 || c.VerdictKind == "machine-busy" && outside > busyOutside {
+		t.Logf("the machine was busy (%.0f %% outside the run): reported, not judged\n%s", 100*outside, r.stdout)
+		return
+	}
+	if c.VerdictKind != "contention-bound" {
+		t.Fatalf("knee verdict %q (%s), want contention-bound\n%s", c.VerdictKind, c.Verdict, r.stdout)
+	}
+	mustContain(t, "the knee's verdict", c.Verdict, "of the lock wait at main.handler.", "(main.go:")
+	mustContain(t, "stdout", r.stdout, "at the knee: ", "of the lock wait at main.handler.")
+}
+
+// TestCapacityKneeNamesTheHotFunction: every request spins 200 µs of CPU; with perf (collect) the
+// knee's verdict says which function took the most of the saturated job's CPU.
+func TestCapacityKneeNamesTheHotFunction(t *testing.T) {
+	r, c, outside := kneeSearch(t, "spin", "200us", "--application.collect", "true")
+	if r.code == 3 || c.VerdictKind == "machine-busy" && outside > busyOutside {
+		t.Logf("the machine was busy (%.0f %% outside the run): reported, not judged\n%s", 100*outside, r.stdout)
+		return
+	}
+	if !strings.Contains(c.Verdict, " of its CPU in ") {
+		t.Fatalf("knee verdict %q (%s) names no function\n%s", c.VerdictKind, c.Verdict, r.stdout)
+	}
+}
