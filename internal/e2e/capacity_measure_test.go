@@ -175,20 +175,9 @@ func TestCapacityPerVariant(t *testing.T) {
 // 359 req/s for a server of 2,000, exit 0).
 func TestCapacitySerializedBesideABusyCore(t *testing.T) {
 	search := func(what string) (runResult, capacity.Result, float64) {
-		out := filepath.Join(t.TempDir(), "capacity.json")
-		args := append([]string{"capacity"}, diagArgs(t, "serial", "400us", false, "--load.job", "builtin", "--variable", "connections=64",
-			"--slo", "load:http/latency/99<20", "--start-rate", "1000", "--json", out)...)
-		var r runResult
-		outside := outsideShare(t, func() { r = crank(t, 4*time.Minute, args...) })
-		var c capacity.Result
-		if r.code == 0 || r.code == 3 {
-			c = readJSON[struct {
-				Capacity capacity.Result `json:"capacity"`
-			}](t, out).Capacity
-		}
-		t.Logf("%s: exit %d, capacity %.0f req/s (bracket %.0f-%.0f), %d steps, %.0f %% of the machine outside the run; cannot tell: %q",
-			what, r.code, c.Rate, c.Rate, c.FailedAt, len(c.Steps), 100*outside, c.Inconclusive)
-		return r, c, outside
+		t.Logf("%s:", what)
+		return capacitySearch(t, 4*time.Minute, diagArgs(t, "serial", "400us", false, "--load.job", "builtin",
+			"--variable", "connections=64", "--slo", "load:http/latency/99<20", "--start-rate", "1000")...)
 	}
 	r, quiet, outside := search("quiet")
 	if r.code != 0 || outside > quietOutside {
@@ -226,4 +215,23 @@ func busyCore(t *testing.T, limit time.Duration) {
 		t.Fatalf("sha256sum /dev/zero: %v", err)
 	}
 	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+}
+
+// capacitySearch runs crank capacity with args (its JSON written to a temporary file) within
+// limit, and returns how it ended, its answer when it gave one (exit 0 or 3), and the share of the
+// machine used outside it (outsideShare).
+func capacitySearch(t *testing.T, limit time.Duration, args ...string) (runResult, capacity.Result, float64) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "capacity.json")
+	var r runResult
+	outside := outsideShare(t, func() { r = crank(t, limit, append(append([]string{"capacity"}, args...), "--json", out)...) })
+	var c capacity.Result
+	if r.code == 0 || r.code == 3 {
+		c = readJSON[struct {
+			Capacity capacity.Result `json:"capacity"`
+		}](t, out).Capacity
+	}
+	t.Logf("exit %d, capacity %.0f req/s (bracket %.0f-%.0f), %d steps, %.0f %% of the machine outside the run; at the knee: %s (%s); cannot tell: %q",
+		r.code, c.Rate, c.Rate, c.FailedAt, len(c.Steps), 100*outside, c.VerdictKind, c.Verdict, c.Inconclusive)
+	return r, c, outside
 }

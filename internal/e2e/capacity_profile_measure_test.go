@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,23 +14,12 @@ import (
 // the step there, which reads the step's profiles as any run's does.
 
 // kneeSearch runs crank capacity of the diag server in mode with work per request under the
-// built-in generator (p99 < 20 ms), with args added, and returns its result and the share of the
-// machine used outside it.
+// built-in generator (p99 < 20 ms), with args added; a search that fails, or cannot tell on a
+// machine the test did not see busy, fails the test.
 func kneeSearch(t *testing.T, mode, work string, args ...string) (runResult, capacity.Result, float64) {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), "capacity.json")
-	all := append([]string{"capacity"}, diagArgs(t, mode, work, true, append([]string{"--load.job", "builtin",
-		"--variable", "connections=16", "--slo", "load:http/latency/99<20", "--json", out}, args...)...)...)
-	var r runResult
-	outside := outsideShare(t, func() { r = crank(t, 3*time.Minute, all...) })
-	var c capacity.Result
-	if r.code == 0 || r.code == 3 {
-		c = readJSON[struct {
-			Capacity capacity.Result `json:"capacity"`
-		}](t, out).Capacity
-	}
-	t.Logf("exit %d, capacity %.0f req/s, %d steps, %.0f %% of the machine outside the run; at the knee: %s (%s)",
-		r.code, c.Rate, len(c.Steps), 100*outside, c.VerdictKind, c.Verdict)
+	r, c, outside := capacitySearch(t, 3*time.Minute, diagArgs(t, mode, work, true, append([]string{"--load.job", "builtin",
+		"--variable", "connections=16", "--slo", "load:http/latency/99<20"}, args...)...)...)
 	if r.code != 0 && (r.code != 3 || outside <= busyOutside) {
 		t.Fatalf("exit %d (%.0f %% of the machine outside the run)\nstdout:\n%s\nstderr:\n%s", r.code, 100*outside, r.stdout, r.stderr)
 	}
