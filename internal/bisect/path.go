@@ -66,11 +66,19 @@ type Row struct {
 	Rerun string
 	// Place is where a step lies between the ends (PlaceText; "" for the ends).
 	Place string
+	// Diagnosis is internal/runner's judgement of the commit's latest iteration, its kinds
+	// ("server-bound", "machine-busy"); Diagnoses their messages, a line each. "" without one.
+	Diagnosis, Diagnoses string
 }
 
 // Row is step n of about (0: the good end, the baseline; -1: the bad end) as crank bisect writes it.
 func (f Figure) Row(n, about int, s Step) Row {
 	r := Row{Head: "good (baseline)", Step: s, Verdict: s.Verdict}
+	var kinds, messages []string
+	for _, d := range s.Diagnosis {
+		kinds, messages = append(kinds, d.Kind), append(messages, d.Kind+": "+d.Message)
+	}
+	r.Diagnosis, r.Diagnoses = strings.Join(kinds, ", "), strings.Join(messages, "\n")
 	switch {
 	case n < 0:
 		r.Head = "bad (the other end)"
@@ -131,6 +139,9 @@ func (r Row) Line() string {
 			line += ", " + r.Place
 		}
 		line += ": " + r.Verdict
+	}
+	if r.Diagnosis != "" {
+		line += " (diagnosis: " + r.Diagnosis + ")"
 	}
 	return line
 }

@@ -44,12 +44,12 @@ func TestReportBisect(t *testing.T) {
 	rps := unitOf(t, measure.RPS)
 	// The rows as a reader reads them off the terminal, by hand from the file's figures.
 	want := [][]string{
-		{"good (baseline)", "d61dfe6d7b change 1", "69,938 " + rps, "± 21.6 %", "3", "", "", "", "", ""},
-		{"bad (the other end)", "ac3ff2f8d3 change 16", "15,563 " + rps, "± 1.8 %", "3", "-77.7 %", "69,938 " + rps, "0.004", "", "bad"},
-		{"step 1 of about 4", "d3ea8f5a1d change 8", "68,764 " + rps, "± 24.2 %", "3", "-1.8 %", "70,025 " + rps, "0.801", "at 0.06 ± 0.37 of the way from good to bad", "good"},
-		{"step 2 of about 4", "4ee1d5be93 change 12", "15,651 " + rps, "± 2.4 %", "3", "-77.3 %", "68,948 " + rps, "0.002", "at 0.98 ± 0.11 of the way from good to bad", "bad"},
-		{"step 3 of about 4", "9307276de2 change 10", "67,931 " + rps, "± 13.6 %", "3", "-3.0 %", "70,032 " + rps, "0.501", "at 0.03 ± 0.21 of the way from good to bad", "good"},
-		{"step 4 of about 4", "65ab1d4ccf guard every request with a mutex", "15,591 " + rps, "± 1.9 %", "3", "-78.1 %", "71,190 " + rps, "0.000", "at 1.01 ± 0.08 of the way from good to bad", "bad"},
+		{"good (baseline)", "d61dfe6d7b change 1", "69,938 " + rps, "± 21.6 %", "3", "", "", "", "", "", ""},
+		{"bad (the other end)", "ac3ff2f8d3 change 16", "15,563 " + rps, "± 1.8 %", "3", "-77.7 %", "69,938 " + rps, "0.004", "", "bad", ""},
+		{"step 1 of about 4", "d3ea8f5a1d change 8", "68,764 " + rps, "± 24.2 %", "3", "-1.8 %", "70,025 " + rps, "0.801", "at 0.06 ± 0.37 of the way from good to bad", "good", ""},
+		{"step 2 of about 4", "4ee1d5be93 change 12", "15,651 " + rps, "± 2.4 %", "3", "-77.3 %", "68,948 " + rps, "0.002", "at 0.98 ± 0.11 of the way from good to bad", "bad", ""},
+		{"step 3 of about 4", "9307276de2 change 10", "67,931 " + rps, "± 13.6 %", "3", "-3.0 %", "70,032 " + rps, "0.501", "at 0.03 ± 0.21 of the way from good to bad", "good", ""},
+		{"step 4 of about 4", "65ab1d4ccf guard every request with a mutex", "15,591 " + rps, "± 1.9 %", "3", "-78.1 %", "71,190 " + rps, "0.000", "at 1.01 ± 0.08 of the way from good to bad", "bad", "contention-bound"},
 	}
 	var term bytes.Buffer
 	bisect.WritePath(&term, r)
@@ -59,7 +59,7 @@ func TestReportBisect(t *testing.T) {
 		"  step 1 of about 4: d3ea8f5a1d change 8: 68,764 " + rps + " ± 24.2 % over 3 iterations, -1.8 % from good's 70,025 " + rps + " beside it (p 0.801), at 0.06 ± 0.37 of the way from good to bad: good\n" +
 		"  step 2 of about 4: 4ee1d5be93 change 12: 15,651 " + rps + " ± 2.4 % over 3 iterations, -77.3 % from good's 68,948 " + rps + " beside it (p 0.002), at 0.98 ± 0.11 of the way from good to bad: bad\n" +
 		"  step 3 of about 4: 9307276de2 change 10: 67,931 " + rps + " ± 13.6 % over 3 iterations, -3.0 % from good's 70,032 " + rps + " beside it (p 0.501), at 0.03 ± 0.21 of the way from good to bad: good\n" +
-		"  step 4 of about 4: 65ab1d4ccf guard every request with a mutex: 15,591 " + rps + " ± 1.9 % over 3 iterations, -78.1 % from good's 71,190 " + rps + " beside it (p 0.000), at 1.01 ± 0.08 of the way from good to bad: bad\n" +
+		"  step 4 of about 4: 65ab1d4ccf guard every request with a mutex: 15,591 " + rps + " ± 1.9 % over 3 iterations, -78.1 % from good's 71,190 " + rps + " beside it (p 0.000), at 1.01 ± 0.08 of the way from good to bad: bad (diagnosis: contention-bound)\n" +
 		"first bad commit: 65ab1d4ccf0123456789abcdef0123456789abcd guard every request with a mutex\n"
 	if term.String() != wantTerm {
 		t.Errorf("terminal:\n%s\nwant:\n%s", term.String(), wantTerm)
@@ -98,6 +98,11 @@ func TestReportBisect(t *testing.T) {
 		if unit != rps || !near(t, measure.RPS, mean, path[i].Mean) {
 			t.Errorf("row %d: mean %v %s, want the file's %v in %s", i, mean, unit, path[i].Mean, rps)
 		}
+	}
+	// A step's diagnosis: its kind in the row, its message in the cell's title.
+	diag := find(rowWhere(t, steps[0], "data-row", "5"), "td", func(n *html.Node) bool { return hasClass(n, "diagnosis") })
+	if len(diag) != 1 || !strings.HasPrefix(attr(diag[0], "title"), "contention-bound: application's lock contention rose to 980 ms/s") {
+		t.Errorf("step 4's diagnosis cell: %d, want one whose title is the diagnosis' message", len(diag))
 	}
 	firstBad := find(steps[0], "tr", func(n *html.Node) bool { return attr(n, "data-first-bad") == "true" })
 	if len(firstBad) != 1 || !strings.Contains(text(firstBad[0]), "65ab1d4ccf") {
