@@ -51,8 +51,8 @@ func TestJudgeRunsTheScripts(t *testing.T) {
 		t.Error("no diagnosis")
 	}
 	merged := boxResult()
-	if err := p.Script(merged); err != nil || merged.JobResults.Jobs["load"].Results["script/runs"] != 1 {
-		t.Fatalf("Script: %v, load %v", err, merged.JobResults.Jobs["load"].Results)
+	if err := p.Script(merged, "merged"); err != nil || merged.JobResults.Jobs["load"].Results["script/runs"] != 1 || len(merged.JobResults.Diagnostics) == 0 {
+		t.Fatalf("Script: %v, load %v, diagnosis %v: want the scripts run once on a diagnosed run", err, merged.JobResults.Jobs["load"].Results, merged.JobResults.Diagnostics)
 	}
 	if code := p.JudgeMerged(merged, "merged"); code != ExitThresholds || merged.JobResults.Jobs["load"].Results["script/runs"] != 1 {
 		t.Errorf("JudgeMerged %d, load %v: want the thresholds judged, the scripts not run again", code, merged.JobResults.Jobs["load"].Results)

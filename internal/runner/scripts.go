@@ -55,8 +55,10 @@ func (scriptError) Is(target error) bool { return target == ErrScripts }
 
 // Script runs crank's scripts on one measured run's own results (applyScripts), for a run whose
 // judgement comes later on the runs merged (a sweep's variant: JudgeMerged), so that they run once
-// per run and never on a mean. Its error is ErrScripts.
-func (p *Prepared) Script(res *results.Result) error {
+// per run and never on a mean. The run is diagnosed first (noProbe: why no probe ran), as Execute
+// does, so that the scripts see its diagnosis (benchmarks.diagnostics). Its error is ErrScripts.
+func (p *Prepared) Script(res *results.Result, noProbe string) error {
+	p.diagnose(res, noProbe)
 	return p.script(res, nil)
 }
 

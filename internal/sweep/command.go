@@ -165,6 +165,9 @@ func (cmd *command) prepare(ctx context.Context, file *File) (map[string]*runner
 	return prepared, services, nil
 }
 
+// noProbe is why a sweep's runs have no probe: each is one point of the sweep, not a question.
+const noProbe = "a sweep does not probe"
+
 // options runs each variant once on the controller, gives each run to crank's scripts and judges
 // the variant's runs merged through the run library, and writes each run to the outputs a sweep
 // has (InfluxDB, when configured) with its variant's settings as its tags.
@@ -172,7 +175,7 @@ func (cmd *command) options(ctl runner.Executor, prepared map[string]*runner.Pre
 	c := cmd.c
 	session := cmp.Or(c.Plan.Run.Session, runner.NewSession())
 	opts := Options{Path: c.JSON, Progress: c.Stderr,
-		Judge: func(v Cell, r *results.Result) { prepared[v.Name].JudgeMerged(r, "a sweep does not probe") },
+		Judge: func(v Cell, r *results.Result) { prepared[v.Name].JudgeMerged(r, noProbe) },
 		Run: func(ctx context.Context, v Cell) (*results.Result, error) {
 			run := controller.Run{Scenario: c.Plan.Source.Scenario, Profiles: c.Plan.Source.Profiles, Services: services[v.Name],
 				Iterations: 1, Description: c.Plan.Run.Description, Session: session, Properties: maps.Clone(c.Plan.Run.Properties)}
@@ -180,10 +183,10 @@ func (cmd *command) options(ctl runner.Executor, prepared map[string]*runner.Pre
 			if err != nil {
 				return nil, err
 			}
-			// The scripts run on this run's own results, once, before Run merges them into the
-			// variant's (their figures averaged as the others'); the merged results are judged
-			// without them (JudgeMerged).
-			return res, prepared[v.Name].Script(res)
+			// The scripts run on this run's own results and diagnosis, once, before Run merges
+			// them into the variant's (their figures averaged as the others'); the merged results
+			// are judged without them (JudgeMerged).
+			return res, prepared[v.Name].Script(res, noProbe)
 		}}
 	if o, err := c.Output(output.Influx, ""); err == nil {
 		opts.Outputs = append(opts.Outputs, o)

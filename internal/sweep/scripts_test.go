@@ -49,7 +49,10 @@ func scriptedSweep(t *testing.T, scripts ...string) (*File, error) {
 // once, before it is merged: the script's figure is each run's, averaged as the others are, and
 // the threshold naming it is judged on the variant's mean.
 func TestSweepRunsTheScriptsOnEachRun(t *testing.T) {
-	f, err := scriptedSweep(t)
+	// The scripts see each run's diagnosis, as a run's do: the count of its verdicts.
+	f, err := scriptedSweep(t, boxrun.Scripts+`  - |
+    load["script/diagnoses"] = (benchmarks.diagnostics || []).length;
+`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,6 +63,11 @@ func TestSweepRunsTheScriptsOnEachRun(t *testing.T) {
 		load := res.JobResults.Jobs["load"]
 		if len(load.Iterations) != 2 || load.Iterations[0]["script/cpu/peak"] != peaks[0] || load.Iterations[1]["script/cpu/peak"] != peaks[1] {
 			t.Errorf("variant %d: iterations %v, want the peaks %v", i, load.Iterations, peaks)
+		}
+		for j, it := range load.Iterations {
+			if it["script/diagnoses"] < 1 {
+				t.Errorf("variant %d, run %d: the scripts saw %v verdicts, want the run's diagnosis", i, j+1, it["script/diagnoses"])
+			}
 		}
 		if load.Results["script/cpu/peak"] != 50 || load.Results["script/runs"] != 1 {
 			t.Errorf("variant %d: results %v, want the peak's mean 50 and the scripts run once a run", i, load.Results)
