@@ -109,7 +109,8 @@ func TestBisectNamesTheFunctionThatGrew(t *testing.T) {
 	// perf's first sample to its stop). spinUnderLock spins 200 µs of its thread's CPU a request.
 	// When it spun on the wall clock, its own CPU read under that (169 and 145 µs in two searches):
 	// the spinning thread was preempted on this 2-core machine, off CPU while its clock ran. On the
-	// thread's CPU clock it read 177.9 µs beside a full gate run (load average 3.6 to 5.1, rough):
+	// thread's CPU clock it read 208.1 µs on a quiet machine (outside the run 0 %, load average
+	// 2.0 from the gate before it) and 177.9 µs beside a full gate run (load average 3.6 to 5.1):
 	// perf at 99 Hz sees a few hundred samples a step, and samples landing as the thread is switched
 	// back in or interrupted name the kernel (finish_task_switch +9.7 µs). So 130-260 µs, and twice
 	// the next function's. Over all the run's requests (before each profile carried its window) it

@@ -14,12 +14,12 @@ import (
 // the step there, which reads the step's profiles as any run's does.
 
 // kneeSearch runs crank capacity of the diag server in mode with work per request under the
-// built-in generator (p99 < 20 ms), with args added; a search that fails, or cannot tell on a
-// machine the test did not see busy, fails the test.
-func kneeSearch(t *testing.T, mode, work string, args ...string) (runResult, capacity.Result, float64) {
+// built-in generator (its p99 under slo ms), with args added; a search that fails, or cannot tell
+// on a machine the test did not see busy, fails the test.
+func kneeSearch(t *testing.T, mode, work, slo string, args ...string) (runResult, capacity.Result, float64) {
 	t.Helper()
 	r, c, outside := capacitySearch(t, 3*time.Minute, diagArgs(t, mode, work, true, append([]string{"--load.job", "builtin",
-		"--variable", "connections=16", "--slo", "load:http/latency/99<20"}, args...)...)...)
+		"--variable", "connections=16", "--slo", "load:http/latency/99<" + slo}, args...)...)...)
 	if r.code != 0 && (r.code != 3 || outside <= busyOutside) {
 		t.Fatalf("exit %d (%.0f %% of the machine outside the run)\nstdout:\n%s\nstderr:\n%s", r.code, 100*outside, r.stdout, r.stderr)
 	}
@@ -31,7 +31,7 @@ func kneeSearch(t *testing.T, mode, work string, args ...string) (runResult, cap
 // where the lock wait was, the handler's unlock line, as a single run's verdict does
 // (TestVerdictNamesTheLock).
 func TestCapacityKneeNamesTheLock(t *testing.T) {
-	r, c, outside := kneeSearch(t, "mutex", "1ms", "--application.goProfiles", "true")
+	r, c, outside := kneeSearch(t, "mutex", "1ms", "20", "--application.goProfiles", "true")
 	if r.code == 3 || c.VerdictKind == "machine-busy" && outside > busyOutside {
 		t.Logf("the machine was busy (%.0f %% outside the run): reported, not judged\n%s", 100*outside, r.stdout)
 		return
@@ -44,14 +44,19 @@ func TestCapacityKneeNamesTheLock(t *testing.T) {
 }
 
 // TestCapacityKneeNamesTheHotFunction: every request spins 200 µs of CPU; with perf (collect) the
-// knee's verdict says which function took the most of the saturated job's CPU.
+// knee's verdict says which function took the most of the saturated job's CPU. The SLO is loose
+// (p99 < 500 ms) so that the knee is where the server saturates: under p99 < 20 ms this server's
+// knee was tail-latency at 59 % of the machine (4,875 req/s), where naming a function would
+// explain nothing.
 func TestCapacityKneeNamesTheHotFunction(t *testing.T) {
-	r, c, outside := kneeSearch(t, "spin", "200us", "--application.collect", "true")
+	r, c, outside := kneeSearch(t, "spin", "200us", "500", "--application.collect", "true")
 	if r.code == 3 || c.VerdictKind == "machine-busy" && outside > busyOutside {
 		t.Logf("the machine was busy (%.0f %% outside the run): reported, not judged\n%s", 100*outside, r.stdout)
 		return
 	}
-	if !strings.Contains(c.Verdict, " of its CPU in ") {
-		t.Fatalf("knee verdict %q (%s) names no function\n%s", c.VerdictKind, c.Verdict, r.stdout)
+	// The spin's time is in time.Now, the vDSO's clock_gettime, which perf names only by its
+	// binary once the process is gone: "[unknown] ([vdso])", never a bare "[unknown]".
+	if !strings.Contains(c.Verdict, " of its CPU in ") || strings.Contains(c.Verdict, " of its CPU in [unknown])") {
+		t.Fatalf("knee verdict %q (%s) names no function, or code of no known binary\n%s", c.VerdictKind, c.Verdict, r.stdout)
 	}
 }

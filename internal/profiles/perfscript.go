@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -127,8 +128,14 @@ func parseFrame(line string) (frame, error) {
 		return frame{}, fmt.Errorf("frame %q: no (binary)", clip(s))
 	}
 	sym, dso := strings.TrimSpace(rest[:i]), rest[i+2:len(rest)-1]
-	if sym == "" {
+	if sym == "" || sym == "[unknown]" {
+		// perf could not name the code (the vDSO once the process is gone, a stripped binary, JIT
+		// code without a perf map): say at least whose code it is, "[unknown] ([vdso])", so that a
+		// verdict naming the hot function says where to look rather than "[unknown]".
 		sym = "[unknown]"
+		if dso != "" && dso != "[unknown]" {
+			sym += " (" + path.Base(dso) + ")"
+		}
 	}
 	return frame{addr: a, sym: sym, dso: dso}, nil
 }
