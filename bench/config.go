@@ -49,9 +49,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	c := config{repo: ".", bin: "bin"}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.IntVar(&c.runs, "runs", 3, "bench runs, each starting the servers afresh (a row's figure is the median of its runs'; each run is one iteration of the JSON result)")
-	fs.IntVar(&c.rounds, "rounds", 2, "undisturbed rounds wanted per comparison in each run (each runs every subject once, alternating; at most twice as many are run)")
-	fs.IntVar(&c.seconds, "seconds", 3, "seconds of each measured run")
+	fs.IntVar(&c.runs, "runs", 3, "bench runs, each starting the servers afresh (a row's figure is the median of the rounds of all runs; each run is one iteration of the JSON result)")
+	fs.IntVar(&c.rounds, "rounds", 6, "undisturbed rounds wanted per comparison in each run (each runs every subject once, alternating; at most twice as many are run)")
+	fs.IntVar(&c.seconds, "seconds", 1, "seconds of each measured run")
 	fs.IntVar(&c.connections, "connections", 64, "connections of every load generator")
 	fs.IntVar(&c.pipeline, "pipeline", 16, "pipeline depth of the pipelined runs")
 	fs.DurationVar(&c.agentWindow, "agent-window", 10*time.Second, "how long the agent's CPU is measured per case")

@@ -16,7 +16,7 @@ func renderComparison(p printer, c comparison) {
 	p("")
 	p("%s", c.About)
 	p("")
-	p("| subject | mode | %s CPU us/req | ratio (median of runs) | run-to-run range | per-round range | ratio of medians | target | met | %s us/req | req/s | rounds |", c.Side, other)
+	p("| subject | mode | %s CPU us/req | ratio (median of rounds) | run-to-run range | per-round range | ratio of medians | target | met | %s us/req | req/s | rounds |", c.Side, other)
 	p("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: |")
 	results := c.Results
 	otherMedians := otherSide(c.Side, c.Samples, results)
@@ -41,7 +41,7 @@ func renderComparison(p printer, c comparison) {
 	p("Ratios are against %s in the same mode. In each bench run a row uses the rounds in which", refName(c.Rows))
 	p("neither CPU was disturbed for it and its reference, when the run has one (*rounds*: used of valid);")
 	p("otherwise that run's every valid round (*disturbed incl.*). Each bench run starts the servers")
-	p("afresh; a run's figure is the median of its rounds, and the row's the median of its runs'.")
+	p("afresh; a run's figure is the median of its rounds, and the row's the median of all its rounds.")
 	p("*Run-to-run range* is the lowest and the highest of the runs' ratios: the spread a comparison")
 	p("of two benches must see past. *Per-round range* is the same over single rounds.")
 	p("")

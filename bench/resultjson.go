@@ -20,7 +20,7 @@ const benchScenario = "make bench"
 // of one run share the servers' state, so they are not independent, and a comparison that took
 // them for iterations would find differences in noise). Each run has the row's CPU per request
 // (measure.BenchCPUPerRequest) and its ratio to the reference (measure.BenchRatio), the medians of
-// the run's rounds; the results are the medians of the runs (the tables' figures), the spread
+// the run's rounds; the results are the tables' figures (medians of all rounds, pooled), the spread
 // their mean, stdev, min and max. The description and each job's environment say the commit. A reference's own row has no ratio (it would be 1 by
 // definition); a row without a figure says why under notMeasured. The agent's and crank's
 // overhead sections are not in it. A row name given twice is an error.

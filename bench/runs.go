@@ -44,11 +44,11 @@ func byRun(rounds []roundFigure) []runFigure {
 	return out
 }
 
-// runValues is f of each run whose value is a number.
-func runValues(runs []runFigure, f func(runFigure) float64) []float64 {
+// numbers is f of each of xs whose value is a number (not NaN).
+func numbers[T any](xs []T, f func(T) float64) []float64 {
 	var out []float64
-	for _, r := range runs {
-		if v := f(r); !math.IsNaN(v) {
+	for _, x := range xs {
+		if v := f(x); !math.IsNaN(v) {
 			out = append(out, v)
 		}
 	}
@@ -58,7 +58,7 @@ func runValues(runs []runFigure, f func(runFigure) float64) []float64 {
 // runRange is the lowest and highest of a row's per-run ratios with their count ("0.55-0.66x
 // over 3 runs"; "n/a" for none): the run-to-run spread.
 func runRange(runs []runFigure) string {
-	xs := runValues(runs, func(f runFigure) float64 { return f.Ratio })
+	xs := numbers(runs, func(f runFigure) float64 { return f.Ratio })
 	switch len(xs) {
 	case 0:
 		return "n/a"

@@ -54,15 +54,16 @@ type rowResult struct {
 	// are the undisturbed ones; otherwise too few rounds were undisturbed and every valid one counts.
 	Used, Valid int
 	Clean       bool
-	// Median is the median over the bench runs of each run's median CPU us/req of the subject;
-	// RefMedian the reference's median over its rounds.
+	// Median is the median CPU us/req of the subject over its rounds in every bench run (pooled);
+	// RefMedian the reference's.
 	Median, RefMedian float64
 	MedianRPS         float64
 	RatioOfMedians    float64 // Median / RefMedian
-	// Ratio is the figure the target is judged on: the median over the bench runs of each run's
-	// median per-round ratio (subject / reference of the same round, since neighbouring
-	// measurements share the machine's conditions). Runs, not rounds, are the unit: rounds of one
-	// run share the servers' state.
+	// Ratio is the figure the target is judged on: the median of the per-round ratios (subject /
+	// reference of the same round, since neighbouring measurements share the machine's
+	// conditions) of every bench run, pooled. Measured, the rounds of one run vary about as much
+	// as all the rounds do (bench/notes.md), so each round adds precision and the pooled median
+	// uses them all; Runs keeps each run's figures, the iterations of the JSON result.
 	Ratio       float64
 	RoundRatios []float64
 	// Rounds are the subject's rounds the figures use, in the order they ran; Runs their figures
@@ -120,8 +121,8 @@ const (
 // summarize computes each row's medians and ratios from the samples of a comparison. In each
 // bench run a row uses the rounds in which its subject and its reference both ran undisturbed,
 // when the run has any, and otherwise every valid round of that run (the row is then not Clean):
-// every run keeps a figure, since runs are the unit. Its figures are medians over the runs of each
-// run's medians (byRun).
+// every run keeps a figure. Its figures are medians over the rounds of every run, pooled; Runs
+// has each run's medians (byRun).
 func summarize(rows []row, samples []sample, side string) []rowResult {
 	type key struct{ subject, mode string }
 	all := map[key][]sample{}
@@ -144,8 +145,8 @@ func summarize(rows []row, samples []sample, side string) []rowResult {
 		res.RoundRatios = roundRatios(res.Rounds)
 		res.Used, res.Valid = len(mine), len(all[mk])
 		res.Runs = byRun(res.Rounds)
-		res.Median = median(runValues(res.Runs, func(f runFigure) float64 { return f.US }))
-		res.Ratio = median(runValues(res.Runs, func(f runFigure) float64 { return f.Ratio }))
+		res.Median = median(numbers(res.Rounds, func(f roundFigure) float64 { return f.US }))
+		res.Ratio = median(res.RoundRatios)
 		res.MedianRPS = median(values(mine, func(s sample) float64 { return float64(s.Requests) / s.Seconds }))
 		res.RefMedian = median(values(ref, func(s sample) float64 { return measuredUS(s, side) }))
 		res.RatioOfMedians = res.Median / res.RefMedian
@@ -227,13 +228,7 @@ func values(ss []sample, f func(sample) float64) []float64 {
 // roundRatios is the ratios of the rounds in which the reference ran too, in the order the
 // subject's runs ran.
 func roundRatios(rounds []roundFigure) []float64 {
-	var out []float64
-	for _, f := range rounds {
-		if !math.IsNaN(f.Ratio) {
-			out = append(out, f.Ratio)
-		}
-	}
-	return out
+	return numbers(rounds, func(f roundFigure) float64 { return f.Ratio })
 }
 
 // roundFigures is each of the subject's runs with its ratio to the reference's run of its round.
