@@ -29,7 +29,7 @@ func TestParseFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.runs != 3 || c.rounds != 4 || c.seconds != 1 || c.connections != 64 || c.pipeline != 16 || c.out != "docs/PERFORMANCE.md" ||
+	if c.runs != 3 || c.rounds != 4 || c.seconds != 3 || c.connections != 64 || c.pipeline != 16 || c.out != "docs/PERFORMANCE.md" ||
 		c.json != "docs/PERFORMANCE.json" {
 		t.Errorf("config = %+v", c)
 	}
