@@ -20,6 +20,10 @@ const (
 	maxGoProfile = 64 << 20
 	goChunk      = time.Second
 	goTimeout    = goChunk + 10*time.Second
+	// goMergeEvery is how many chunks are kept before they are merged: merging is the agent's
+	// work on the job's machine, so it is done rarely while the window is open (a merge's cost
+	// grows with the profile's distinct stacks, not its length) and once more at the stop.
+	goMergeEvery = 30
 )
 
 // goRun collects a job's Go profiles over a window: CPU in chunks, mutex and block as deltas.
@@ -31,7 +35,7 @@ type goRun struct {
 	block0 *profile.Profile
 	stopCh chan struct{}
 	done   chan struct{}
-	cpu    *profile.Profile
+	cpu    []*profile.Profile // the chunks so far, merged every goMergeEvery
 	cpuErr error
 }
 
@@ -44,22 +48,15 @@ func startGo(base string, log *slog.Logger) *goRun {
 	return g
 }
 
-// cpuLoop asks for one-second CPU profiles until stopped and merges them.
+// cpuLoop asks for one-second CPU profiles until stopped and keeps them, merged now and then.
 func (g *goRun) cpuLoop() {
 	defer close(g.done)
 	for {
 		p, err := g.fetch(context.Background(), fmt.Sprintf("profile?seconds=%d", int(goChunk/time.Second)))
-		switch {
-		case err != nil:
+		if err != nil {
 			g.cpuErr = err
-		case g.cpu == nil:
-			g.cpu = p
-		default:
-			if m, err := profile.Merge([]*profile.Profile{g.cpu, p}); err == nil {
-				g.cpu = m
-			} else {
-				g.cpuErr = err
-			}
+		} else if g.cpu = append(g.cpu, p); len(g.cpu) >= goMergeEvery {
+			g.mergeCPU()
 		}
 		select {
 		case <-g.stopCh:
@@ -83,9 +80,10 @@ func (g *goRun) stop(ctx context.Context) map[string]result {
 	out := map[string]result{}
 	select {
 	case <-g.done:
-		out["go-cpu"] = result{p: g.cpu, err: g.cpuErr}
-		if g.cpu != nil {
-			out["go-cpu"] = result{p: g.cpu}
+		g.mergeCPU()
+		out["go-cpu"] = result{err: g.cpuErr}
+		if len(g.cpu) > 0 {
+			out["go-cpu"] = result{p: g.cpu[0]}
 		}
 	case <-time.After(goTimeout):
 		out["go-cpu"] = result{err: fmt.Errorf("no CPU profile within %s", goTimeout)}
@@ -93,6 +91,21 @@ func (g *goRun) stop(ctx context.Context) map[string]result {
 	out["go-mutex"] = g.delta(ctx, "mutex", g.mutex0)
 	out["go-block"] = g.delta(ctx, "block", g.block0)
 	return out
+}
+
+// mergeCPU merges the chunks kept into one. Chunks that do not merge (another sample type) are
+// an error, and only the first is kept.
+func (g *goRun) mergeCPU() {
+	if len(g.cpu) < 2 {
+		return
+	}
+	m, err := profile.Merge(g.cpu)
+	if err != nil {
+		g.cpuErr = err
+		g.cpu = g.cpu[:1]
+		return
+	}
+	g.cpu = []*profile.Profile{m}
 }
 
 // delta is a cumulative profile's growth since the window began.
