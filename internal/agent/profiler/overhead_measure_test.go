@@ -4,17 +4,15 @@ package profiler
 
 import (
 	"context"
-	"fmt"
 	"math"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/app/apptest"
 	"github.com/crankshaft/crankshaft/internal/loadgen"
 	"github.com/crankshaft/crankshaft/internal/stats"
 	"github.com/crankshaft/crankshaft/internal/testutil"
@@ -55,7 +53,8 @@ func TestCollectOverhead(t *testing.T) {
 	if err := Probe(context.Background()); err != nil {
 		testutil.Missing(t, "%v", err)
 	}
-	pid, addr, pprofURL := startPlaintext(t)
+	app := apptest.Start(t, apptest.Build(t, "github.com/crankshaft/crankshaft/apps/plaintext"))
+	pid, addr, pprofURL := app.Pid(), app.Addr, "http://"+app.MetricsAddr+"/debug/pprof/"
 	// The load runs through every slot: each pair's two windows, their settles, and the time the
 	// profiles' processing takes after a window with collect (bounded by the check below).
 	warmup := 2 * time.Second
@@ -183,31 +182,6 @@ func windowRates(t *testing.T, tl []loadgen.Second, slots []slot) []float64 {
 		out[k] = n / s.to.Sub(s.from).Seconds()
 	}
 	return out
-}
-
-// startPlaintext builds and starts the plaintext app, its profiles on a metrics port; it returns
-// its pid, its address and its /debug/pprof/ URL.
-func startPlaintext(t *testing.T) (int, string, string) {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "plaintext")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/crankshaft/crankshaft/apps/plaintext").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	ports := testutil.FreePorts(t, 2)
-	cmd := exec.Command(bin, "--address", "127.0.0.1", "--port", strconv.Itoa(ports[0]), "--metrics-port", strconv.Itoa(ports[1]))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	addr := fmt.Sprintf("127.0.0.1:%d", ports[0])
-	testutil.Eventually(t, 10*time.Second, "the plaintext app listening", func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
-	return cmd.Process.Pid, addr, fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/", ports[1])
 }
 
 // busySeconds is the machine's busy CPU time so far, all CPUs, in seconds: /proc/stat's user,

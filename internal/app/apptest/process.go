@@ -57,6 +57,9 @@ func Start(t testing.TB, bin string, args ...string) *Process {
 	return StartEnv(t, nil, bin, args...)
 }
 
+// Pid is the app's process id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
 // StartEnv is Start with extra environment variables ("NAME=value").
 func StartEnv(t testing.TB, env []string, bin string, args ...string) *Process {
 	t.Helper()
