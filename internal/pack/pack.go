@@ -11,6 +11,7 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -141,8 +142,14 @@ func walk(dir string, ex Exclude, visit func(path, rel string, d fs.DirEntry) er
 	return nil
 }
 
+// addEntry packs one file. A file that is gone by the time it is read (a checkout that other
+// programs write in while it is packed: an editor's swap file, another command's output) was not
+// part of the source, and is left out rather than failing the run.
 func addEntry(tw *tar.Writer, h io.Writer, path, rel string, d fs.DirEntry) (int, error) {
 	info, err := d.Info()
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -173,8 +180,9 @@ func addEntry(tw *tar.Writer, h io.Writer, path, rel string, d fs.DirEntry) (int
 		return 0, err
 	}
 	defer f.Close()
-	if _, err := io.Copy(io.MultiWriter(tw, h), f); err != nil {
-		return 0, err
+	// Exactly the size in the header: a file that grows while it is read is packed as it was.
+	if _, err := io.CopyN(io.MultiWriter(tw, h), f, hdr.Size); err != nil {
+		return 0, fmt.Errorf("%s: changed while it was packed: %w", rel, err)
 	}
 	return 1, nil
 }

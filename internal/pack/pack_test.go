@@ -81,3 +81,35 @@ func TestPackRejectsMissingFolder(t *testing.T) {
 		t.Fatalf("a missing folder: %v", err)
 	}
 }
+
+// A file removed between the folder's listing and its read (another program writing in the
+// checkout while it is packed) is left out; the rest is packed.
+func TestVanishedFileLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	keep, gone := filepath.Join(dir, "keep.txt"), filepath.Join(dir, "gone.json")
+	for _, p := range []string{keep, gone} {
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	packed := 0
+	for _, d := range entries {
+		n, err := addEntry(tw, io.Discard, filepath.Join(dir, d.Name()), d.Name(), d)
+		if err != nil {
+			t.Fatalf("%s: %v", d.Name(), err)
+		}
+		packed += n
+	}
+	if packed != 1 {
+		t.Fatalf("%d files packed, want 1 (gone.json left out)", packed)
+	}
+}
