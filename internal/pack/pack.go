@@ -114,8 +114,11 @@ func walk(dir string, ex Exclude, visit func(path, rel string, d fs.DirEntry) er
 	}
 	m := &matcher{}
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
+		if err != nil && path == root {
 			return err
+		}
+		if err != nil {
+			return unlessGone(err) // a folder gone since it was listed is left out, as a file is
 		}
 		rel, err := filepath.Rel(root, path)
 		if err != nil {
@@ -147,20 +150,28 @@ func walk(dir string, ex Exclude, visit func(path, rel string, d fs.DirEntry) er
 // part of the source, and is left out rather than failing the run.
 func addEntry(tw *tar.Writer, h io.Writer, path, rel string, d fs.DirEntry) (int, error) {
 	info, err := d.Info()
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
-	}
 	if err != nil {
-		return 0, err
+		return 0, unlessGone(err)
 	}
 	link := ""
+	var f *os.File
 	switch {
 	case info.Mode()&fs.ModeSymlink != 0:
 		if link, err = os.Readlink(path); err != nil {
-			return 0, err
+			return 0, unlessGone(err)
 		}
 	case !info.Mode().IsRegular():
 		return 0, nil
+	default:
+		// Opened before its header is written, so that a file gone by now is left out whole and
+		// the header's size is the open file's.
+		if f, err = os.Open(path); err != nil {
+			return 0, unlessGone(err)
+		}
+		defer f.Close()
+		if info, err = f.Stat(); err != nil {
+			return 0, err
+		}
 	}
 	hdr, err := tar.FileInfoHeader(info, link)
 	if err != nil {
@@ -172,17 +183,20 @@ func addEntry(tw *tar.Writer, h io.Writer, path, rel string, d fs.DirEntry) (int
 		return 0, err
 	}
 	fmt.Fprintf(h, "%s\x00%o\x00%s\x00", rel, info.Mode().Perm(), link)
-	if link != "" {
+	if f == nil {
 		return 1, nil
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
 	// Exactly the size in the header: a file that grows while it is read is packed as it was.
 	if _, err := io.CopyN(io.MultiWriter(tw, h), f, hdr.Size); err != nil {
 		return 0, fmt.Errorf("%s: changed while it was packed: %w", rel, err)
 	}
 	return 1, nil
+}
+
+// unlessGone is err, or nil when it says the file or folder no longer exists (left out).
+func unlessGone(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
 }
