@@ -109,25 +109,24 @@ func TestCollectOverhead(t *testing.T) {
 		t.Fatalf("load: %v", out.err)
 	}
 	rps := windowRates(t, out.rep.Timeline, slots)
+	// Each window's CPU per request, in µs, by pair: [0] without collect, [1] with.
+	us := make([][2]float64, overheadPairs)
+	reqs := make([][2]float64, overheadPairs)
+	for k, s := range slots {
+		if rps[k] < 0.9*overheadRate {
+			t.Fatalf("window %d: %.0f req/s, below 90 %% of the %d asked: the machine does not keep the rate", k+1, rps[k], overheadRate)
+		}
+		side := 0
+		if s.on {
+			side = 1
+		}
+		us[k/2][side], reqs[k/2][side] = 1e6*s.busy/(rps[k]*s.to.Sub(s.from).Seconds()), rps[k]
+	}
 	var logs []float64
-	for i := 0; i+1 < len(rps); i += 2 {
-		a, b := slots[i], slots[i+1]
-		if a.on {
-			a, b = b, a
-		}
-		ra, rb := rps[i], rps[i+1]
-		if slots[i].on {
-			ra, rb = rb, ra
-		}
-		// CPU per request, in µs: without (a) and with (b) collect.
-		off, on := 1e6*a.busy/(ra*a.to.Sub(a.from).Seconds()), 1e6*b.busy/(rb*b.to.Sub(b.from).Seconds())
-		for _, r := range []float64{ra, rb} {
-			if r < 0.9*overheadRate {
-				t.Fatalf("pair %d: %.0f req/s in a window, below 90 %% of the %d asked: the machine does not keep the rate", i/2+1, r, overheadRate)
-			}
-		}
-		logs = append(logs, math.Log(off/on))
-		t.Logf("pair %d: %.3f µs of CPU a request without, %.3f with collect (%.0f and %.0f req/s): keeps %.3f", i/2+1, off, on, ra, rb, off/on)
+	for i, u := range us {
+		logs = append(logs, math.Log(u[0]/u[1]))
+		t.Logf("pair %d: %.3f µs of CPU a request without, %.3f with collect (%.0f and %.0f req/s): keeps %.3f",
+			i+1, u[0], u[1], reqs[i][0], reqs[i][1], u[0]/u[1])
 	}
 	judgeOverhead(t, logs)
 }
