@@ -189,12 +189,23 @@ func (c *Controller) upload(ctx context.Context, in *instance, ups []upload, fil
 // silentDeleteTimeout bounds the deletion of a job whose agent stopped answering.
 const silentDeleteTimeout = 2 * time.Second
 
+// minPollTimeout is the least time a poll is given, even when its agent's silence is nearly up.
+const minPollTimeout = time.Second
+
+// pollTimeout bounds a poll of an agent silent for silent: half its allowed silence, and no
+// further than the silence's end (at least minPollTimeout), so that a run whose agent's packets
+// are dropped fails about when the silence ends, not a poll timeout or more later (each poll of
+// its instances, one after another, would otherwise wait its own half of the silence).
+func pollTimeout(silence, silent time.Duration) time.Duration {
+	return max(min(silence/2, silence-silent), minPollTimeout)
+}
+
 // pollWait reads the instance's status (renewing its lease), waiting up to wait for the job's
 // state to change from the one last read (an agent without Info.StatusWait, or a wait of 0,
 // answers at once). A failure is an error only once the agent has not answered for AgentSilence.
 func (c *Controller) pollWait(ctx context.Context, in *instance, wait time.Duration) error {
 	silence := c.silenceOf(in)
-	pctx, cancel := context.WithTimeout(ctx, silence/2)
+	pctx, cancel := context.WithTimeout(ctx, pollTimeout(silence, time.Since(in.lastOK)))
 	defer cancel()
 	var st api.JobStatus
 	var err error

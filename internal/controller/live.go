@@ -147,10 +147,10 @@ func (l *live) refresh(ctx context.Context, ins []*instance, now time.Time) {
 	cpu := map[string]float64{}
 	var order []string
 	for _, in := range ins {
-		if in.id == "" || in.status.Skipped != "" || in.status.State != api.StateRunning {
-			continue
+		if in.id == "" || in.status.Skipped != "" || in.status.State != api.StateRunning || in.silent {
+			continue // a silent agent is left to pollWait, which bounds how long it may be
 		}
-		mctx, cancel := context.WithTimeout(ctx, l.c.opts.AgentSilence/2)
+		mctx, cancel := context.WithTimeout(ctx, l.c.silenceOf(in)/2)
 		m, err := in.client.Measurements(mctx, in.id)
 		cancel()
 		if err != nil {

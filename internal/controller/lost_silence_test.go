@@ -26,3 +26,22 @@ func TestEmbeddedAgentSilence(t *testing.T) {
 		t.Errorf("no embedded agent started: %s, want AgentSilence", got)
 	}
 }
+
+// TestPollTimeout: a poll waits half the silence, never past the silence's end, and at least
+// minPollTimeout: two instances on one agent whose packets are dropped make the run fail about
+// when the silence ends (TestFaultPacketsDroppedWithinDeadline failed at 22 s of a 10 s silence
+// when each poll and each live read of them waited its own 5 s).
+func TestPollTimeout(t *testing.T) {
+	s := 10 * time.Second
+	for _, tc := range []struct{ silent, want time.Duration }{
+		{0, 5 * time.Second},
+		{4 * time.Second, 5 * time.Second},
+		{7 * time.Second, 3 * time.Second},
+		{9900 * time.Millisecond, minPollTimeout},
+		{time.Hour, minPollTimeout},
+	} {
+		if got := pollTimeout(s, tc.silent); got != tc.want {
+			t.Errorf("silent %s of %s: %s, want %s", tc.silent, s, got, tc.want)
+		}
+	}
+}

@@ -29,13 +29,15 @@ const maxLine = 1 << 20
 func (c *Controller) follow(ctx context.Context, targets, others []*instance) {
 	for _, in := range append(append([]*instance{}, others...), targets...) {
 		o := in.job.Options
-		if (!o.DisplayOutput && !o.DisplayBuild) || in.id == "" || in.status.Skipped != "" {
-			continue
+		if (!o.DisplayOutput && !o.DisplayBuild) || in.id == "" || in.status.Skipped != "" || in.silent {
+			continue // a silent agent is left to pollWait, which bounds how long it may be
 		}
 		if building(in.status.State) && !o.DisplayBuild {
 			continue
 		}
-		text, err := in.client.Output(ctx, in.id, in.shown)
+		octx, cancel := context.WithTimeout(ctx, c.silenceOf(in)/2)
+		text, err := in.client.Output(octx, in.id, in.shown)
+		cancel()
 		if err != nil {
 			c.log.Debug("reading output", "service", in.service, "agent", in.url, "err", err)
 			continue

@@ -50,3 +50,23 @@ func TestServerBoundNamesTheHotFunction(t *testing.T) {
 		}
 	}
 }
+
+// A machine the server and the load fill together is machine-saturated; with a CPU profile of
+// the server the verdict still says where its CPU went (the capacity knee of a CPU-bound server
+// on two cores, where the built-in generator took 14 % of the machine).
+func TestMachineSaturatedNamesTheHotFunction(t *testing.T) {
+	res := runOf(map[string]fakeJob{
+		"application": {raw: []float64{162, 166}, global: 99, cores: 2, host: "box"},
+		"load":        {raw: []float64{28}, global: 99, cores: 2, host: "box", vars: wrkVars(1, 16, 1), results: wrk(0, 0)},
+	})
+	res.JobResults.Jobs["application"].Profiles = []results.Profile{{Name: "perf-cpu",
+		Top: []profiles.Func{{Name: "main.spin", File: "/src/app/main.go", Line: 31, Flat: 90, Share: 0.68}}}}
+	got := Diagnose(res, DefaultThresholds())
+	want := "to find the server's limit; application: 68 % of its CPU in main.spin (main.go:31)"
+	if len(got) == 0 || got[0].Kind != MachineSaturated || !strings.Contains(got[0].Message, want) {
+		t.Fatalf("got %s, want machine-saturated with %q", show(got), want)
+	}
+	if strings.Contains(got[0].Message, "load: ") {
+		t.Errorf("the load, not profiled, is said to have a hot function: %s", got[0].Message)
+	}
+}

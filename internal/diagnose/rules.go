@@ -121,10 +121,23 @@ func machineSaturated(r run, th Thresholds) (results.Diagnostic, bool) {
 		figs := append([]results.Figure{r.globalFig(m), coresFig(m.jobs[0])}, r.cpuFigs(m.jobs...)...)
 		return results.Diagnostic{Kind: MachineSaturated, Message: fmt.Sprintf(
 			"%s together fill the machine (%.0f %% busy, %s): %s; neither more load nor more connections can help "+
-				"on this machine; give the load generator a machine of its own to find the server's limit",
-			names(takers), m.busy(), plural(m.cores, "core"), cpuList(m)), Figures: figs}, true
+				"on this machine; give the load generator a machine of its own to find the server's limit%s",
+			names(takers), m.busy(), plural(m.cores, "core"), cpuList(m), hotList(takers)), Figures: figs}, true
 	}
 	return results.Diagnostic{}, false
+}
+
+// hotList names where each profiled job of jobs spent its CPU ("; application: 68 % of its CPU in
+// main.spin"): a machine the jobs fill together is still explained by what its biggest taker
+// computes.
+func hotList(jobs []*job) string {
+	var b strings.Builder
+	for _, j := range jobs {
+		if j.hot != "" {
+			fmt.Fprintf(&b, "; %s: %s", j.name, j.hot)
+		}
+	}
+	return b.String()
 }
 
 // apart reports whether every job is pinned to a cpuSet and no two of them share a CPU: then they
