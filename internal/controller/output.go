@@ -35,7 +35,9 @@ func (c *Controller) follow(ctx context.Context, targets, others []*instance) {
 		if building(in.status.State) && !o.DisplayBuild {
 			continue
 		}
-		octx, cancel := context.WithTimeout(ctx, c.silenceOf(in)/2)
+		// AgentSilence/2 at most, as live figures: the embedded agent's longer silence is for its
+		// polls, and a read that waited it would hold up the polls (and leases) of the others.
+		octx, cancel := context.WithTimeout(ctx, min(c.opts.AgentSilence, c.silenceOf(in))/2)
 		text, err := in.client.Output(octx, in.id, in.shown)
 		cancel()
 		if err != nil {
