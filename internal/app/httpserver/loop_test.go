@@ -231,7 +231,9 @@ func TestPathsShutdown(t *testing.T) {
 			}
 			// Closes started by context.AfterFunc (the listener's) may finish on their own goroutine
 			// just after Serve returns: settle within a bounded number of yields.
-			if fds := settle(func() int { return openFDs(t) }, fds0); fds != fds0 {
+			// A leak is more descriptors, not fewer: one another test left open may close meanwhile
+			// (gate run of ec7de8c: 10 after, 11 before).
+			if fds := settle(func() int { return openFDs(t) }, fds0); fds > fds0 {
 				t.Fatalf("%d descriptors open after shutdown, %d before", fds, fds0)
 			}
 			if g := settle(runtime.NumGoroutine, g0); g > g0 {
