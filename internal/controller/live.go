@@ -150,7 +150,7 @@ func (l *live) refresh(ctx context.Context, ins []*instance, now time.Time) {
 		if in.id == "" || in.status.Skipped != "" || in.status.State != api.StateRunning || in.silent {
 			continue // a silent agent is left to pollWait, which bounds how long it may be
 		}
-		mctx, cancel := context.WithTimeout(ctx, min(l.c.opts.AgentSilence, l.c.silenceOf(in))/2)
+		mctx, cancel := context.WithTimeout(ctx, l.c.readTimeout(in))
 		m, err := in.client.Measurements(mctx, in.id)
 		cancel()
 		if err != nil {

@@ -62,6 +62,13 @@ func (c *Controller) silenceOf(in *instance) time.Duration {
 	return silence
 }
 
+// readTimeout bounds a read of the instance's live figures or output: half its agent's silence,
+// at most AgentSilence/2. The embedded agent's longer silence is for its polls; a read that waited
+// it would hold up the other agents' polls, and their leases.
+func (c *Controller) readTimeout(in *instance) time.Duration {
+	return min(c.opts.AgentSilence, c.silenceOf(in)) / 2
+}
+
 // withoutLost stops the other jobs of a run that lost a generator and collects what they
 // measured, as an interrupted run does (their figures are partial), then records the lost one
 // among the load's generators with why it has no figures.

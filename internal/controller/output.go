@@ -35,9 +35,7 @@ func (c *Controller) follow(ctx context.Context, targets, others []*instance) {
 		if building(in.status.State) && !o.DisplayBuild {
 			continue
 		}
-		// AgentSilence/2 at most, as live figures: the embedded agent's longer silence is for its
-		// polls, and a read that waited it would hold up the polls (and leases) of the others.
-		octx, cancel := context.WithTimeout(ctx, min(c.opts.AgentSilence, c.silenceOf(in))/2)
+		octx, cancel := context.WithTimeout(ctx, c.readTimeout(in))
 		text, err := in.client.Output(octx, in.id, in.shown)
 		cancel()
 		if err != nil {
