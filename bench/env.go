@@ -29,6 +29,9 @@ type env struct {
 	tools tools
 	// run is the bench run being measured (1-based; comparisons), stamped on its samples.
 	run int
+	// pooled is each comparison's samples of the runs done so far, by its name (runRounds): the
+	// rounds a row's figure pools, from which a run judges whether a row needs more.
+	pooled map[string][]sample
 }
 
 // tools holds the paths of the programs the bench runs; an empty path is a missing tool, and

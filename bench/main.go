@@ -49,7 +49,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer os.RemoveAll(tmp)
-	e := &env{cfg: cfg, log: log, procs: newProcs(log), tmp: tmp}
+	e := &env{cfg: cfg, log: log, procs: newProcs(log), tmp: tmp, pooled: map[string][]sample{}}
 	defer e.procs.stopAll()
 	limited, cancel := context.WithTimeout(ctx, cfg.limit)
 	defer cancel()

@@ -109,6 +109,9 @@ func renderMethod(p printer, c config) {
 	p("  to %d) while a row has fewer than %d rounds in the run with its run and its reference's", c.maxRounds(), c.rounds)
 	p("  undisturbed (below). Each round runs every subject once, odd rounds in order and even rounds")
 	p("  in reverse (A B, B A, ...), so that the drift of a shared machine weighs alike on all subjects.")
+	p("  Then, up to %d rounds in the run, rounds of only the rows whose ratio is not yet known within", c.roundsCap)
+	p("  ±%g %% over every run so far (the 95 %% interval of the median of their rounds, from 6 rounds on),", c.precision)
+	p("  each with its reference: the rows whose rounds spread most get the most rounds.")
 	p("  The ratio judged against a target is the **median of the per-round ratios** (subject /")
 	p("  reference of the same round) of all runs; the ratio of the medians is shown beside it.")
 	p("- A run with an error or with answers other than 2xx/3xx does not count (its raw line says why).")
@@ -133,7 +136,7 @@ func goals(r *report) []goal {
 				continue
 			}
 			g := goal{What: fmt.Sprintf("%s / %s, %s, %s CPU per request", res.Subject, res.Reference, res.Mode, c.Side),
-				Figure: ratio(res.Ratio), Target: "<= " + ratio(res.Target), Met: res.Met()}
+				Figure: ratio(res.Ratio) + within(res), Target: "<= " + ratio(res.Target), Met: res.Met()}
 			switch {
 			case res.Skipped != "":
 				g.Figure, g.Met = res.Skipped, "-"

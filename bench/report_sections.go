@@ -16,8 +16,8 @@ func renderComparison(p printer, c comparison) {
 	p("")
 	p("%s", c.About)
 	p("")
-	p("| subject | mode | %s CPU us/req | ratio (median of rounds) | run-to-run range | per-round range | ratio of medians | target | met | %s us/req | req/s | rounds |", c.Side, other)
-	p("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: |")
+	p("| subject | mode | %s CPU us/req | ratio (median of rounds) | 95 %% interval | run-to-run range | per-round range | ratio of medians | target | met | %s us/req | req/s | rounds |", c.Side, other)
+	p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: |")
 	results := c.Results
 	otherMedians := otherSide(c.Side, c.Samples, results)
 	for _, r := range results {
@@ -26,15 +26,15 @@ func renderComparison(p printer, c comparison) {
 			target = "<= " + ratio(r.Target)
 		}
 		if r.Skipped != "" {
-			p("| %s | %s | %s | | | | | %s | - | | | 0 |", r.Subject, r.Mode, r.Skipped, target)
+			p("| %s | %s | %s | | | | | | %s | - | | | 0 |", r.Subject, r.Mode, r.Skipped, target)
 			continue
 		}
 		rounds := fmt.Sprintf("%d of %d", r.Used, r.Valid)
 		if !r.Clean {
 			rounds = fmt.Sprintf("%d, disturbed incl.", r.Used)
 		}
-		p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", r.Subject, r.Mode, num(r.Median, 2),
-			ratio(r.Ratio), runRange(r.Runs), ratioRange(r.RoundRatios), ratio(r.RatioOfMedians), target, r.Met(),
+		p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", r.Subject, r.Mode, num(r.Median, 2),
+			ratio(r.Ratio), precisionText(r), runRange(r.Runs), ratioRange(r.RoundRatios), ratio(r.RatioOfMedians), target, r.Met(),
 			num(otherMedians[r.Subject+"|"+r.Mode], 2), num(r.MedianRPS, 0), rounds)
 	}
 	p("")
@@ -42,8 +42,11 @@ func renderComparison(p printer, c comparison) {
 	p("neither CPU was disturbed for it and its reference, when the run has one (*rounds*: used of valid);")
 	p("otherwise that run's every valid round (*disturbed incl.*). Each bench run starts the servers")
 	p("afresh; a run's figure is the median of its rounds, and the row's the median of all its rounds.")
-	p("*Run-to-run range* is the lowest and the highest of the runs' ratios: the spread a comparison")
-	p("of two benches must see past. *Per-round range* is the same over single rounds.")
+	p("*95 %% interval* is the row's precision: half the width of the distribution-free interval of the")
+	p("median of its per-round ratios (order statistics), as a share of the ratio; a run adds rounds for")
+	p("the rows above the bench's --precision. *Run-to-run range* is the lowest and the highest of the")
+	p("runs' ratios: the spread a comparison of two benches must see past. *Per-round range* is the same")
+	p("over single rounds.")
 	p("")
 	p("<details><summary>Per round</summary>")
 	p("")

@@ -39,12 +39,13 @@ func (e *env) argv(t trial, seconds int) []string {
 	return e.pinned(cpuClient, args...)
 }
 
-// runRounds runs every trial once per round of the bench run e.run; odd rounds in the given
-// order, even rounds in the reverse order (A B B A ...), so that a drift of the machine's load
-// weighs alike on all. Each distinct server path is warmed up first by a one-second unmeasured
-// run. After the rounds asked for, it goes on while rows lack undisturbed rounds in this run
-// (cleanPairs), up to maxRounds.
-func (e *env) runRounds(ctx context.Context, name string, trials []trial, rows []row) []sample {
+// runRounds runs the trials in rounds of the bench run e.run; odd rounds in the given order, even
+// rounds in the reverse order (A B B A ...), so that a drift of the machine's load weighs alike on
+// all. Each distinct server path is warmed up first by a one-second unmeasured run. Which trials a
+// round runs, and when the run's rounds end, is nextTrials': the rounds asked for, more while rows
+// lack undisturbed rounds in this run, then more of the rows not yet known within --precision
+// over every run so far (the comparison's earlier samples, kept in e.pooled under name).
+func (e *env) runRounds(ctx context.Context, name, side string, trials []trial, rows []row) []sample {
 	warmed := map[string]bool{}
 	for _, t := range trials {
 		if k := t.Server.URL(t.Path); !warmed[k] && ctx.Err() == nil {
@@ -56,12 +57,14 @@ func (e *env) runRounds(ctx context.Context, name string, trials []trial, rows [
 	}
 	var out []sample
 	for r := 1; ctx.Err() == nil; r++ {
-		// Past the rounds asked for, another one only while a row lacks undisturbed pairs, and
-		// at most maxRounds in all: the re-run rule of every command (rounds.Again), by rounds.
-		if r > e.cfg.rounds && !rnd.Again(r-1, e.cfg.maxRounds(), cleanPairs(rows, out) < e.cfg.rounds) {
+		todo := e.nextTrials(r, trials, rows, side, e.pooled[name], out)
+		if len(todo) == 0 {
 			break
 		}
-		for _, t := range rnd.Ordered(trials, r-1) { // as given, then reversed: A B B A
+		if r > e.cfg.rounds && len(todo) < len(trials) {
+			e.log.Info(name+": a round for precision", "run", e.run, "round", r, "subjects", len(todo))
+		}
+		for _, t := range rnd.Ordered(todo, r-1) { // as given, then reversed: A B B A
 			s := e.measure(ctx, r, t, e.cfg.seconds)
 			e.log.Info(name, "run", e.run, "round", r, "subject", s.Subject, "mode", s.Mode, "requests", s.Requests,
 				"server_us", round2(s.ServerUS), "client_us", round2(s.ClientUS),
@@ -69,6 +72,7 @@ func (e *env) runRounds(ctx context.Context, name string, trials []trial, rows [
 			out = append(out, s)
 		}
 	}
+	e.pooled[name] = append(e.pooled[name], out...)
 	return out
 }
 

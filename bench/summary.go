@@ -147,8 +147,8 @@ func summarize(rows []row, samples []sample, side string) []rowResult {
 		res.Runs = byRun(res.Rounds)
 		res.Median = median(numbers(res.Rounds, func(f roundFigure) float64 { return f.US }))
 		res.Ratio = median(res.RoundRatios)
-		res.MedianRPS = median(values(mine, func(s sample) float64 { return float64(s.Requests) / s.Seconds }))
-		res.RefMedian = median(values(ref, func(s sample) float64 { return measuredUS(s, side) }))
+		res.MedianRPS = median(numbers(mine, func(s sample) float64 { return float64(s.Requests) / s.Seconds }))
+		res.RefMedian = median(numbers(ref, func(s sample) float64 { return measuredUS(s, side) }))
 		res.RatioOfMedians = res.Median / res.RefMedian
 		out = append(out, res)
 	}
@@ -215,14 +215,6 @@ func cleanPairs(rows []row, samples []sample) int {
 		}
 	}
 	return max(fewest, 0)
-}
-
-func values(ss []sample, f func(sample) float64) []float64 {
-	out := make([]float64, 0, len(ss))
-	for _, s := range ss {
-		out = append(out, f(s))
-	}
-	return out
 }
 
 // roundRatios is the ratios of the rounds in which the reference ran too, in the order the

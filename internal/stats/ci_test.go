@@ -36,3 +36,31 @@ func TestMeanCIFitted(t *testing.T) {
 		t.Errorf("no degree of freedom left: ± %v, want +Inf", half)
 	}
 }
+
+// TestMedianCIOrderStatistics: the interval's ends are the ranks a binomial table gives (n = 6:
+// the whole range, covering 96.9 %; n = 12: the 3rd smallest and largest, 96.1 %; n = 25: the 8th,
+// 95.7 %), and under 6 values there is none at 95 %.
+func TestMedianCIOrderStatistics(t *testing.T) {
+	seq := func(n int) []float64 {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = float64(n - i) // descending: MedianCI must sort
+		}
+		return xs
+	}
+	for _, c := range []struct {
+		n      int
+		lo, hi float64
+	}{{6, 1, 6}, {12, 3, 10}, {25, 8, 18}} {
+		med, lo, hi, ok := MedianCI(seq(c.n), 0.95)
+		if !ok || lo != c.lo || hi != c.hi || med != float64(c.n+1)/2 {
+			t.Errorf("n %d: median %v, interval %v-%v (ok %v), want %v, %v-%v", c.n, med, lo, hi, ok, float64(c.n+1)/2, c.lo, c.hi)
+		}
+	}
+	if med, _, _, ok := MedianCI(seq(5), 0.95); ok || med != 3 {
+		t.Errorf("n 5: median %v ok %v, want 3 and no interval", med, ok)
+	}
+	if _, _, _, ok := MedianCI(nil, 0.95); ok {
+		t.Error("no values: an interval")
+	}
+}
