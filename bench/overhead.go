@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/stats"
 )
 
 // startTarget is the most crank may take from its start to the first request at a cached app, in
@@ -60,7 +62,7 @@ func (s overheadSection) MedianFirst() float64 {
 	for _, r := range s.Counted() {
 		xs = append(xs, r.FirstRequest.Seconds())
 	}
-	return median(xs)
+	return stats.Median(xs)
 }
 
 // The progress lines crank prints, and the names the report gives them.

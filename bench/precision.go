@@ -13,14 +13,14 @@ import (
 // within it 95 times in 100.
 const precisionLevel = 0.95
 
-// halfWidth is a row's precision: half the width of the distribution-free 95 % interval of the
-// median of its per-round ratios (stats.MedianCI), as a share of the median; NaN while the row has
-// too few rounds for an interval (under 6), and for a row measured against itself (the reference,
-// whose ratios are all 1) 0.
-func halfWidth(r rowResult) float64 {
-	med, lo, hi, ok := stats.MedianCI(r.RoundRatios, precisionLevel)
+// halfWidth is a row's precision from its per-round ratios: half the width of the
+// distribution-free 95 % interval of their median (stats.MedianCI), as a share of the median; NaN
+// while there are too few for an interval (under 6), and 0 for a row measured against itself (the
+// reference, whose ratios are all 1).
+func halfWidth(r row, ratios []float64) float64 {
+	med, lo, hi, ok := stats.MedianCI(ratios, precisionLevel)
 	switch {
-	case r.Subject == r.Reference && len(r.RoundRatios) > 0:
+	case r.Subject == r.Reference && len(ratios) > 0:
 		return 0
 	case !ok || !(med > 0):
 		return math.NaN()
@@ -31,19 +31,18 @@ func halfWidth(r rowResult) float64 {
 // precisionText is a row's interval as the report shows it ("±4.1 %"; "n/a (5 rounds)" with too
 // few for one).
 func precisionText(r rowResult) string {
-	h := halfWidth(r)
-	if math.IsNaN(h) {
+	if math.IsNaN(r.HalfWidth) {
 		return fmt.Sprintf("n/a (%d rounds)", len(r.RoundRatios))
 	}
-	return fmt.Sprintf("±%.1f %%", 100*h)
+	return fmt.Sprintf("±%.1f %%", 100*r.HalfWidth)
 }
 
 // within is " ±4.1 %" after a row's ratio in the goals, or "" while it has no interval.
 func within(r rowResult) string {
-	if h := halfWidth(r); !math.IsNaN(h) {
-		return fmt.Sprintf(" ±%.1f %%", 100*h)
+	if math.IsNaN(r.HalfWidth) {
+		return ""
 	}
-	return ""
+	return " " + precisionText(r)
 }
 
 // imprecise is the rows, of those measured, whose ratio is not yet known within the precision
@@ -60,7 +59,7 @@ func imprecise(rows []row, pooled []sample, side string, precision float64) []ro
 		if r.Skipped != "" {
 			continue
 		}
-		if h := halfWidth(r); h > precision/100 {
+		if r.HalfWidth > precision/100 {
 			out = append(out, r.row)
 		}
 	}

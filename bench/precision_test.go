@@ -32,13 +32,13 @@ func precisionRows() []row {
 func TestImpreciseRowsGetRounds(t *testing.T) {
 	rows, pooled := precisionRows(), sixRounds()
 	res := summarize(rows, pooled, sideClient)
-	if h := halfWidth(res[2]); math.Abs(h-0.2/0.6) > 1e-9 {
+	if h := res[2].HalfWidth; math.Abs(h-0.2/0.6) > 1e-9 {
 		t.Errorf("loose: half-width %v, want %v", h, 0.2/0.6)
 	}
-	if h := halfWidth(res[1]); !(h < 0.03) {
+	if h := res[1].HalfWidth; !(h < 0.03) {
 		t.Errorf("tight: half-width %v, want under 3 %%", h)
 	}
-	if h := halfWidth(res[0]); h != 0 {
+	if h := res[0].HalfWidth; h != 0 {
 		t.Errorf("the reference: half-width %v, want 0", h)
 	}
 	got := imprecise(rows, pooled, sideClient, 5)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/stats"
 )
 
 func renderComparison(p printer, c comparison) {
@@ -126,7 +128,7 @@ func otherSide(side string, samples []sample, results []rowResult) map[string]fl
 	}
 	out := map[string]float64{}
 	for k, xs := range by {
-		out[k] = median(xs)
+		out[k] = stats.Median(xs)
 	}
 	return out
 }

@@ -55,8 +55,8 @@ func rowJob(r *report, c comparison, rr rowResult) *results.JobResult {
 	if rr.Target > 0 {
 		jr.Variables["target"] = rr.Target
 	}
-	if h := halfWidth(rr); !math.IsNaN(h) && rr.Subject != rr.Reference {
-		jr.Variables["ratioHalfWidth"] = h // the pooled ratio's 95 % interval, as a share of it
+	if !math.IsNaN(rr.HalfWidth) && rr.Subject != rr.Reference {
+		jr.Variables["ratioHalfWidth"] = rr.HalfWidth // the pooled ratio's 95 % interval, as a share of it
 	}
 	cat := measure.Default()
 	names := []string{measure.BenchCPUPerRequest}

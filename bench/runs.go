@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/crankshaft/crankshaft/internal/stats"
 )
 
 // runFigure is one bench run of a row: the medians of the run's rounds, the subject's CPU per
@@ -39,7 +41,7 @@ func byRun(rounds []roundFigure) []runFigure {
 				ratios = append(ratios, f.Ratio)
 			}
 		}
-		out = append(out, runFigure{Run: run, Rounds: len(us), US: median(us), Ratio: median(ratios)})
+		out = append(out, runFigure{Run: run, Rounds: len(us), US: stats.Median(us), Ratio: stats.Median(ratios)})
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	rnd "github.com/crankshaft/crankshaft/internal/rounds"
+	"github.com/crankshaft/crankshaft/internal/stats"
 )
 
 // sample is one measured run: one client against one server for one round of one bench run.
@@ -66,6 +67,9 @@ type rowResult struct {
 	// uses them all; Runs keeps each run's figures, the iterations of the JSON result.
 	Ratio       float64
 	RoundRatios []float64
+	// HalfWidth is Ratio's precision (halfWidth): NaN while the row has too few rounds for an
+	// interval.
+	HalfWidth float64
 	// Rounds are the subject's rounds the figures use, in the order they ran; Runs their figures
 	// by bench run.
 	Rounds []roundFigure
@@ -88,20 +92,6 @@ func (r rowResult) Met() string {
 		return "yes"
 	}
 	return "no"
-}
-
-// median of xs (NaN for none); xs is not modified.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // measuredUS picks the side a comparison measures.
@@ -134,7 +124,7 @@ func summarize(rows []row, samples []sample, side string) []rowResult {
 	var out []rowResult
 	for _, r := range rows {
 		res := rowResult{row: r, Median: math.NaN(), RefMedian: math.NaN(), MedianRPS: math.NaN(),
-			RatioOfMedians: math.NaN(), Ratio: math.NaN()}
+			RatioOfMedians: math.NaN(), Ratio: math.NaN(), HalfWidth: math.NaN()}
 		if r.Skipped != "" {
 			out = append(out, res)
 			continue
@@ -145,10 +135,11 @@ func summarize(rows []row, samples []sample, side string) []rowResult {
 		res.RoundRatios = roundRatios(res.Rounds)
 		res.Used, res.Valid = len(mine), len(all[mk])
 		res.Runs = byRun(res.Rounds)
-		res.Median = median(numbers(res.Rounds, func(f roundFigure) float64 { return f.US }))
-		res.Ratio = median(res.RoundRatios)
-		res.MedianRPS = median(numbers(mine, func(s sample) float64 { return float64(s.Requests) / s.Seconds }))
-		res.RefMedian = median(numbers(ref, func(s sample) float64 { return measuredUS(s, side) }))
+		res.Median = stats.Median(numbers(res.Rounds, func(f roundFigure) float64 { return f.US }))
+		res.Ratio = stats.Median(res.RoundRatios)
+		res.HalfWidth = halfWidth(r, res.RoundRatios)
+		res.MedianRPS = stats.Median(numbers(mine, func(s sample) float64 { return float64(s.Requests) / s.Seconds }))
+		res.RefMedian = stats.Median(numbers(ref, func(s sample) float64 { return measuredUS(s, side) }))
 		res.RatioOfMedians = res.Median / res.RefMedian
 		out = append(out, res)
 	}

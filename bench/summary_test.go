@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/crankshaft/crankshaft/internal/stats"
 )
 
 func TestMedian(t *testing.T) {
@@ -18,15 +20,15 @@ func TestMedian(t *testing.T) {
 	}
 	for _, c := range cases {
 		in := slices.Clone(c.in)
-		if got := median(c.in); got != c.want {
-			t.Errorf("median(%v) = %v, want %v", c.in, got, c.want)
+		if got := stats.Median(c.in); got != c.want {
+			t.Errorf("stats.Median(%v) = %v, want %v", c.in, got, c.want)
 		}
 		if !slices.Equal(in, c.in) {
 			t.Errorf("median changed its input to %v", c.in)
 		}
 	}
-	if got := median(nil); !math.IsNaN(got) {
-		t.Errorf("median(nil) = %v, want NaN", got)
+	if got := stats.Median(nil); !math.IsNaN(got) {
+		t.Errorf("stats.Median(nil) = %v, want NaN", got)
 	}
 }
 

@@ -5,6 +5,25 @@ import (
 	"slices"
 )
 
+// Median is the median of xs (NaN for none); xs is not modified.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return sortedMedian(s)
+}
+
+// sortedMedian is the median of s, sorted and not empty.
+func sortedMedian(s []float64) float64 {
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
 // MedianCI is the median of xs and a distribution-free confidence interval of it at level (0.95:
 // 95 %), from the order statistics: the k-th smallest and the k-th largest value, with k the
 // largest rank such that the chance that fewer than k of n independent draws fall below the true
@@ -19,11 +38,7 @@ func MedianCI(xs []float64, level float64) (median, lo, hi float64, ok bool) {
 	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
-	if n%2 == 1 {
-		median = s[n/2]
-	} else {
-		median = (s[n/2-1] + s[n/2]) / 2
-	}
+	median = sortedMedian(s)
 	tail := (1 - level) / 2
 	// below is P(X < k+1) for X ~ Binomial(n, 1/2), summed as k grows: the chance that the
 	// k+1-th smallest value lies above the median.
