@@ -33,6 +33,7 @@ var thresholdDocs = map[string]string{
 	"BusyThread":         "CPU (% of a core) per load thread from which underloaded suggests more threads",
 	"RateReached":        "share of a load's rate cap its RPS must reach for underloaded to blame the cap",
 	"ProbeGain":          "RPS gain below which the probe at twice the connections turns underloaded or waiting into serialized",
+	"ProbeRise":          "RPS gain from which the probe at twice the connections shows the load too light (underloaded); between ProbeGain and it the probe cannot tell, and the verdict says so (a serialized server's probe read +19 % and +21 % in the conformance run of 2026-11-30, waiting servers' +59 % to +161 %)",
 	"TailRatio":          "how many times a load's p50 its p99 must reach for the tail to be the verdict (freezes or long-tail)",
 	"TailMin":            "ms the p99 must reach as well for the tail to be the verdict",
 	"QueueMin":           "requests in flight (Little's law: requests/s x mean latency, else a closed loop's connections x pipeline) from which they can wait behind each other",

@@ -54,9 +54,10 @@ func ProbeSkip(res *results.Result, diags []results.Diagnostic, th Thresholds) s
 // handles requests one or a few at a time whatever the load), even when other work kept the
 // probe's machine busy, as long as it left the machine below MachineFull (the jobs had idle CPU
 // to take and did not). It becomes (or stays) underloaded, with the probe's figures, when the RPS
-// rose (even on a busy machine: other work only holds a probe back) or the probe's run saturated
-// something. A probe that did not run at twice the connections, failed, or stayed flat on a full
-// busy machine concludes nothing, and the verdict says so. Any other verdict (a probe forced by
+// rose by th.ProbeRise (even on a busy machine: other work only holds a probe back), rose by
+// th.ProbeGain up to the load's rate cap, or the probe's run saturated something. A gain between
+// the two, a probe that did not run at twice the connections, failed, or stayed flat on a full
+// busy machine concludes nothing, and the verdict keeps its kind and says so. Any other verdict (a probe forced by
 // --probe) keeps its kind and gains the probe's figures.
 func Probe(diags []results.Diagnostic, res, probe *results.Result, th Thresholds) []results.Diagnostic {
 	if len(diags) == 0 || probe == nil {
@@ -82,12 +83,27 @@ func Probe(diags []results.Diagnostic, res, probe *results.Result, th Thresholds
 	}
 	v.Figures = append(v.Figures, results.Figure{Name: "probe gain", Value: round(100 * gain), Unit: measure.UnitPercent})
 	seen := fmt.Sprintf("%s -> %s connections: %s -> %s requests/s, %+.0f %%", n0(conns), n0(probed), n0(base), n0(after), 100*gain)
-	fold(v, res, probe, seen, base > 0 && gain >= th.ProbeGain, th)
+	rise := none
+	switch {
+	case base > 0 && gain >= th.ProbeRise:
+		rise = rose
+	case base > 0 && gain >= th.ProbeGain:
+		rise = between
+	}
+	fold(v, res, probe, seen, rise, th)
 	return out
 }
 
-// fold turns the verdict v by what the probe saw (rose: RPS up by ProbeGain at least).
-func fold(v *results.Diagnostic, res, probe *results.Result, seen string, rose bool, th Thresholds) {
+// The probe's RPS against its run's: flat (below ProbeGain, or no RPS to compare), rose (by
+// ProbeRise at least) or between the two.
+const (
+	none = iota
+	between
+	rose
+)
+
+// fold turns the verdict v by what the probe saw (rise: none, between or rose).
+func fold(v *results.Diagnostic, res, probe *results.Result, seen string, rise int, th Thresholds) {
 	pv := Diagnose(probe, th)
 	pkind := ""
 	if len(pv) > 0 {
@@ -98,16 +114,27 @@ func fold(v *results.Diagnostic, res, probe *results.Result, seen string, rose b
 		v.Message += fmt.Sprintf(" (a short probe run: %s, but the probe's run failed (%s): it concludes nothing)", seen, pkind)
 	case v.Kind != Underloaded && v.Kind != Waiting:
 		v.Message += fmt.Sprintf(" (a short probe run, forced by --probe: %s)", seen)
-	case rose && pkind == MachineBusy:
+	case rise == rose && pkind == MachineBusy:
 		// Other work can only hold the probe back: a gain stands even on a busy machine.
 		toUnderloaded(v, res, th, fmt.Sprintf(" (checked by a short probe run: %s, on a machine other work kept busy)", seen))
-	case rose:
+	case rise == rose:
 		toUnderloaded(v, res, th, fmt.Sprintf(" (checked by a short probe run: %s)", seen))
+	case rise == between && pkind == RateCapped:
+		// The probe's gain stopped at the load's own cap, not at the server.
+		toUnderloaded(v, res, th, fmt.Sprintf(" (checked by a short probe run: %s, up to the load's rate cap)", seen))
 	case pkind == MachineBusy && full(probe, th):
 		v.Message += fmt.Sprintf(" (a short probe run: %s, but other work filled the probe's machine: it concludes nothing; "+
 			"run the probe on a quiet machine)", seen)
 	case slices.Contains([]string{MachineSaturated, ClientBound, ServerBound, ContentionBound}, pkind):
 		toUnderloaded(v, res, th, fmt.Sprintf(" (checked by a short probe run: %s, where the run was %s: the load was too light)", seen, pkind))
+	case rise == between:
+		// Twice the requests in flight did neither about twice the work (a load too light) nor
+		// the same (one at a time): a server that handles a few at a time, or a probe that
+		// differs from its run by more than noise. A guess either way could send the user the
+		// wrong way; say what would tell.
+		v.Message += fmt.Sprintf(" (a short probe run: %s: more than the %.0f %% of a server that handles requests one at a time, "+
+			"less than the %.0f %% of a load too light: it cannot tell; a longer run at both connections, or a probe at four times "+
+			"the connections, tells)", seen, 100*th.ProbeGain, 100*th.ProbeRise)
 	case pkind != Underloaded && pkind != Waiting && pkind != MachineBusy && pkind != "":
 		v.Message += fmt.Sprintf(" (a short probe run: %s, where the run was %s: it concludes nothing)", seen, pkind)
 	default:

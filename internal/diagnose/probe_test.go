@@ -45,6 +45,10 @@ func TestProbe(t *testing.T) {
 		// Other work took a quarter of the machine but left it 60 % idle: the jobs had CPU to take
 		// and did not, so flat is flat (issue 44, wrong today 1: "concludes nothing").
 		{"a little busy, flat", probeRun(64, 1010, 14, 40), Serialized, "a short probe run, on a machine other work kept busy but not full"},
+		// Between flat and twice the work: a serialized black box read +19 % (828 -> 982) and +21 %
+		// in the quiet conformance run of 2026-11-30, where "underloaded" was wrong; it cannot tell.
+		{"between", probeRun(64, 1166, 14, 12), Waiting, "980 -> 1,166 requests/s, +19 %: more than the 15 % of a server that handles requests one at a time, less than the 50 % of a load too light: it cannot tell"},
+		{"just risen", probeRun(64, 1480, 20, 14), Underloaded, "980 -> 1,480 requests/s, +51 %)"},
 	} {
 		got := Probe(diags, base, tc.probe, th)
 		if len(got) != 1 || got[0].Kind != tc.kind || !strings.Contains(got[0].Message, tc.says) {
@@ -61,6 +65,17 @@ func TestProbe(t *testing.T) {
 	sat := []results.Diagnostic{{Kind: ServerBound, Message: "m"}}
 	if got := Probe(sat, base, probeRun(64, 1010, 14, 12), th); got[0].Kind != ServerBound || !strings.HasSuffix(got[0].Message, "forced by --probe: 32 -> 64 connections: 980 -> 1,010 requests/s, +3 %)") {
 		t.Errorf("forced: %s", show(got))
+	}
+	// A gain between the two thresholds that stopped at the load's own rate cap (1,200 requests/s,
+	// reached at 1,180): the cap, not the server, held the probe back, so the load was too light.
+	withRate := func(r *results.Result) *results.Result {
+		r.JobResults.Jobs["load"].Variables["rate"] = 1200.0
+		return r
+	}
+	capped := withRate(probeRun(32, 980, 14, 12))
+	if got := Probe(Diagnose(capped, th), capped, withRate(probeRun(64, 1180, 14, 12)), th); got[0].Kind != Underloaded ||
+		!strings.Contains(got[0].Message, "+20 %, up to the load's rate cap)") {
+		t.Errorf("between, up to the rate cap: %s", show(got))
 	}
 }
 

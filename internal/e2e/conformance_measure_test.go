@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/diagnose"
+	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
 )
 
@@ -85,9 +88,24 @@ func runCell(t *testing.T, rec *conformance, cond string, s confServer, tool con
 	case v.Kind == diagnose.MachineBusy && (cond == busy || outside >= busyOutside):
 		t.Logf("machine-busy: cannot tell (outside the run %.0f %%)", 100*outside)
 	default:
-		t.Errorf("%s x %s, %s: verdict %s is wrong; right or cannot tell: %s (outside the run %.0f %%)\n%s",
-			s.name, tool.name, cond, v.Kind, strings.Join(accepts, ", "), 100*outside, diag)
+		t.Errorf("%s x %s, %s: verdict %s is wrong; right or cannot tell: %s (outside the run %.0f %%)\n%s\nthe load's latency: %s",
+			s.name, tool.name, cond, v.Kind, strings.Join(accepts, ", "), 100*outside, diag, latencies(res))
 	}
+}
+
+// latencies is every load job's latency figures (ms), for a wrong verdict's message: the tail
+// rules read them and "rests on" names only the figures of the verdict given.
+func latencies(res *results.Result) string {
+	var b strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(res.JobResults.Jobs)) {
+		r := res.JobResults.Jobs[name].Results
+		for _, m := range []string{measure.Latency50, measure.Latency99, measure.LatencyMean, measure.LatencyMax} {
+			if v, ok := r[m]; ok {
+				fmt.Fprintf(&b, "%s %s %.3g; ", name, m, v)
+			}
+		}
+	}
+	return b.String()
 }
 
 // record keeps what a cell saw in a condition.
