@@ -4,33 +4,7 @@ import (
 	"math"
 	"slices"
 	"testing"
-
-	"github.com/crankshaft/crankshaft/internal/stats"
 )
-
-func TestMedian(t *testing.T) {
-	cases := []struct {
-		in   []float64
-		want float64
-	}{
-		{[]float64{3}, 3},
-		{[]float64{5, 1, 3}, 3},
-		{[]float64{4, 1, 3, 2}, 2.5},
-		{[]float64{2, 2, 9, 1, 7}, 2},
-	}
-	for _, c := range cases {
-		in := slices.Clone(c.in)
-		if got := stats.Median(c.in); got != c.want {
-			t.Errorf("stats.Median(%v) = %v, want %v", c.in, got, c.want)
-		}
-		if !slices.Equal(in, c.in) {
-			t.Errorf("median changed its input to %v", c.in)
-		}
-	}
-	if got := stats.Median(nil); !math.IsNaN(got) {
-		t.Errorf("stats.Median(nil) = %v, want NaN", got)
-	}
-}
 
 // threeRounds: three bench runs of one round each; the reference costs 4, 5, 6 us/req by run,
 // the subject 2, 3, 6; the run-3 round of the subject also had an invalid twin that must be ignored.
