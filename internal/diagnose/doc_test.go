@@ -32,8 +32,8 @@ var thresholdDocs = map[string]string{
 	"FewPipeline":        "pipeline depth below which underloaded suggests a deeper one",
 	"BusyThread":         "CPU (% of a core) per load thread from which underloaded suggests more threads",
 	"RateReached":        "share of a load's rate cap its RPS must reach for underloaded to blame the cap",
-	"ProbeGain":          "RPS gain below which the probe at twice the connections turns underloaded or waiting into serialized",
-	"ProbeRise":          "RPS gain from which the probe at twice the connections shows the load too light (underloaded); between ProbeGain and it the probe cannot tell, and the verdict says so (a serialized server's probe read +19 % and +21 % in the conformance run of 2026-11-30, waiting servers' +59 % to +161 %)",
+	"ProbeGain":          "RPS gain below which the probe at twice the connections (or a second probe against the first) turns underloaded or waiting into serialized",
+	"ProbeRise":          "RPS gain from which the probe at twice the connections shows the load too light (underloaded); between ProbeGain and it a second probe at twice the first's connections, compared with the first, decides by the same two thresholds, and a second step between them keeps the verdict and says the probes cannot tell (a serialized server's probe read +19 % and +21 % in the conformance run of 2026-11-30, waiting servers' +59 % to +161 %)",
 	"TailRatio":          "how many times a load's p50 its p99 must reach for the tail to be the verdict (freezes or long-tail)",
 	"TailMin":            "ms the p99 must reach as well for the tail to be the verdict",
 	"QueueMin":           "requests in flight (Little's law: requests/s x mean latency, else a closed loop's connections x pipeline) from which they can wait behind each other",
@@ -123,8 +123,8 @@ func verdictExamples() map[string][]results.Diagnostic {
 			"application": {raw: []float64{112}, global: 15, cores: 8, host: "srv", results: map[string]float64{measure.LockContention: 2400}},
 			"load":        {raw: []float64{120}, global: 16, cores: 8, host: "cli", results: wrk(0, 0)}}),
 		Waiting:     Diagnose(light, th),
-		Underloaded: Probe(Diagnose(light, th), light, probeRun(64, 1900, 20, 14), th),
-		Serialized:  Probe(Diagnose(light, th), light, probeRun(64, 1010, 14, 12), th),
+		Underloaded: Probe(Diagnose(light, th), light, th, probeRun(64, 1900, 20, 14)),
+		Serialized:  Probe(Diagnose(light, th), light, th, probeRun(64, 1010, 14, 12)),
 	}
 }
 

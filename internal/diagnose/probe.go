@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
@@ -48,97 +49,199 @@ func ProbeSkip(res *results.Result, diags []results.Diagnostic, th Thresholds) s
 	return ""
 }
 
-// Probe folds a short run at twice the connections (probe) into the verdict of the run it checks
-// (res, diagnosed as diags). An underloaded or waiting verdict becomes serialized when the RPS
-// rose by less than th.ProbeGain while the probe's run itself saturated nothing (the server
-// handles requests one or a few at a time whatever the load), even when other work kept the
-// probe's machine busy, as long as it left the machine below MachineFull (the jobs had idle CPU
-// to take and did not). It becomes (or stays) underloaded, with the probe's figures, when the RPS
-// rose by th.ProbeRise (even on a busy machine: other work only holds a probe back), rose by
-// th.ProbeGain up to the load's rate cap, or the probe's run saturated something. A gain between
-// the two, a probe that did not run at twice the connections, failed, or stayed flat on a full
-// busy machine concludes nothing, and the verdict keeps its kind and says so. Any other verdict (a probe forced by
-// --probe) keeps its kind and gains the probe's figures.
-func Probe(diags []results.Diagnostic, res, probe *results.Result, th Thresholds) []results.Diagnostic {
-	if len(diags) == 0 || probe == nil {
+// Probe folds short runs at twice the connections (probes, in the order they ran: the first at
+// twice the run's connections, each next one at twice the one before) into the verdict of the run
+// they check (res, diagnosed as diags). Each probe is compared with the run before it (res, then
+// the previous probe), and the last comparison decides; the ones before it are said. An
+// underloaded or waiting verdict becomes serialized when the RPS rose by less than th.ProbeGain
+// while the probe's run itself saturated nothing (the server handles requests one or a few at a
+// time whatever the load), even when other work kept the probe's machine busy, as long as it
+// left the machine below MachineFull (the jobs had idle CPU to take and did not). It becomes (or
+// stays) underloaded, with the probe's figures, when the RPS rose by th.ProbeRise (even on a
+// busy machine: other work only holds a probe back), rose by th.ProbeGain up to the load's rate
+// cap, or the probe's run saturated something. A gain between the two (ProbeAgain says when a
+// second probe can still tell), a probe that did not run at twice the connections, failed, or
+// stayed flat on a full busy machine concludes nothing, and the verdict keeps its kind and says
+// so. Any other verdict (a probe forced by --probe) keeps its kind and gains the probe's figures.
+func Probe(diags []results.Diagnostic, res *results.Result, th Thresholds, probes ...*results.Result) []results.Diagnostic {
+	if len(diags) == 0 || len(probes) == 0 || slices.Contains(probes, nil) {
 		return diags
 	}
 	out := slices.Clone(diags)
 	v := &out[0]
 	v.Figures = slices.Clone(v.Figures)
-	conns, svc := connections(res)
-	probed, _ := connections(probe)
-	base, after := totalRPS(res), totalRPS(probe)
-	v.Figures = appendNew(v.Figures, results.Figure{Name: measure.RPS, Value: round(base), Unit: measure.UnitRPS},
-		results.Figure{Service: svc, Name: "variables/connections", Stat: statProbe, Value: probed},
-		results.Figure{Name: measure.RPS, Stat: statProbe, Value: round(after), Unit: measure.UnitRPS})
-	if conns <= 0 || probed != 2*conns {
+	s := step(res, probes)
+	v.Figures = appendNew(v.Figures, s.figures...)
+	if !s.doubled {
 		v.Message += fmt.Sprintf(" (a short probe run meant to double the connections ran at %s instead of %s: it concludes nothing)",
-			n0(probed), n0(2*conns))
+			n0(s.probed), n0(2*s.conns))
 		return out
 	}
-	gain := 0.0
-	if base > 0 {
-		gain = after/base - 1
+	o, pkind := outcome(v.Kind, s, th)
+	if o == again && len(probes) > 1 {
+		o = unsure
 	}
-	v.Figures = append(v.Figures, results.Figure{Name: "probe gain", Value: round(100 * gain), Unit: measure.UnitPercent})
-	seen := fmt.Sprintf("%s -> %s connections: %s -> %s requests/s, %+.0f %%", n0(conns), n0(probed), n0(base), n0(after), 100*gain)
-	rise := none
-	switch {
-	case base > 0 && gain >= th.ProbeRise:
-		rise = rose
-	case base > 0 && gain >= th.ProbeGain:
-		rise = between
-	}
-	fold(v, res, probe, seen, rise, th)
+	fold(v, res, s, o, pkind, th)
 	return out
 }
 
-// The probe's RPS against its run's: flat (below ProbeGain, or no RPS to compare), rose (by
-// ProbeRise at least) or between the two.
+// ProbeAgain tells whether a short run at twice the connections of the last of probes can still
+// tell what they could not: the last one's gain lies between th.ProbeGain and th.ProbeRise, it was
+// the first probe, and no rate cap stops a second one from showing a gain. Both short runs have
+// the same warm-up and duration, so the second compares like with like: a server that handles a
+// few requests at a time (or a first probe that differed from its longer run by more than noise)
+// stays flat from the first to the second, one that waits on them in parallel gains again.
+func ProbeAgain(diags []results.Diagnostic, res *results.Result, th Thresholds, probes ...*results.Result) bool {
+	if len(diags) != 0 && len(probes) == 1 && probes[0] != nil {
+		s := step(res, probes)
+		if o, _ := outcome(diags[0].Kind, s, th); s.doubled && o == again {
+			return ProbeSkip(probes[0], []results.Diagnostic{{Kind: Waiting}}, th) == ""
+		}
+	}
+	return false
+}
+
+// probeStep is the last of a chain of probes against the run before it: their connections,
+// requests/s and gains, said as seen and as figures.
+type probeStep struct {
+	before, probe   *results.Result
+	conns, probed   float64
+	gain            float64
+	best            float64 // the most requests/s of the run and its probes
+	doubled, second bool
+	seen            string
+	figures         []results.Figure
+}
+
+func step(res *results.Result, probes []*results.Result) probeStep {
+	conns, svc := connections(res)
+	runs := append([]*results.Result{res}, probes...)
+	s := probeStep{before: runs[len(runs)-2], probe: runs[len(runs)-1], second: len(probes) > 1}
+	s.conns, _ = connections(s.before)
+	s.probed, _ = connections(s.probe)
+	s.figures = []results.Figure{{Name: measure.RPS, Value: round(totalRPS(res)), Unit: measure.UnitRPS}}
+	chain, rps, gains := []string{n0(conns)}, []string{n0(totalRPS(res))}, []string{}
+	s.best = totalRPS(res)
+	for i, p := range probes {
+		stat := statProbe
+		if i > 0 {
+			stat = fmt.Sprintf("%s %d", statProbe, i+1)
+		}
+		c, _ := connections(p)
+		g := gainOf(totalRPS(runs[i]), totalRPS(p))
+		s.best = max(s.best, totalRPS(p))
+		chain, rps, gains = append(chain, n0(c)), append(rps, n0(totalRPS(p))), append(gains, fmt.Sprintf("%+.0f %%", 100*g))
+		s.figures = append(s.figures,
+			results.Figure{Service: svc, Name: "variables/connections", Stat: stat, Value: c},
+			results.Figure{Name: measure.RPS, Stat: stat, Value: round(totalRPS(p)), Unit: measure.UnitRPS})
+		if gf := (results.Figure{Name: "probe gain", Value: round(100 * g), Unit: measure.UnitPercent}); i == 0 {
+			s.figures = append(s.figures, gf)
+		} else {
+			gf.Stat = stat
+			s.figures = append(s.figures, gf)
+		}
+	}
+	s.doubled = s.conns > 0 && s.probed == 2*s.conns
+	s.gain = gainOf(totalRPS(s.before), totalRPS(s.probe))
+	if !s.doubled {
+		s.figures = s.figures[:len(s.figures)-1] // no gain to speak of
+	}
+	s.seen = fmt.Sprintf("%s connections: %s requests/s, %s", strings.Join(chain, " -> "), strings.Join(rps, " -> "), strings.Join(gains, " then "))
+	return s
+}
+
+func gainOf(before, after float64) float64 {
+	if before <= 0 {
+		return 0
+	}
+	return after/before - 1
+}
+
+// The outcomes of a probe for a verdict.
 const (
-	none = iota
-	between
-	rose
+	failed       = iota // the probe's run failed: it concludes nothing
+	forced              // the verdict is not one a probe decides (--probe): it keeps its kind
+	rose                // the RPS rose by ProbeRise: underloaded
+	roseBusy            // the same, on a machine other work kept busy
+	capped              // rose by ProbeGain up to the load's rate cap: underloaded
+	filled              // flat on a machine other work filled: it concludes nothing
+	saturated           // the probe's run saturated something: underloaded
+	again               // between ProbeGain and ProbeRise: a second probe can tell
+	unsure              // between, after a second probe: it cannot tell
+	inconclusive        // flat where the probe's run had another verdict: it concludes nothing
+	flat                // serialized
+	flatBusy            // serialized, on a machine other work kept busy but not full
 )
 
-// fold turns the verdict v by what the probe saw (rise: none, between or rose).
-func fold(v *results.Diagnostic, res, probe *results.Result, seen string, rise int, th Thresholds) {
-	pv := Diagnose(probe, th)
+// outcome is what probe step s says of a verdict of kind, and the probe's own verdict.
+func outcome(kind string, s probeStep, th Thresholds) (int, string) {
+	pv := Diagnose(s.probe, th)
 	pkind := ""
 	if len(pv) > 0 {
 		pkind = pv[0].Kind
 	}
+	up := totalRPS(s.before) > 0 && s.gain >= th.ProbeGain
 	switch {
 	case pkind == ErrorBound || pkind == Unserved:
+		return failed, pkind
+	case kind != Underloaded && kind != Waiting:
+		return forced, pkind
+	case up && s.gain >= th.ProbeRise && pkind == MachineBusy:
+		return roseBusy, pkind
+	case up && s.gain >= th.ProbeRise:
+		return rose, pkind
+	case up && pkind == RateCapped:
+		return capped, pkind
+	case pkind == MachineBusy && full(s.probe, th):
+		return filled, pkind
+	case slices.Contains([]string{MachineSaturated, ClientBound, ServerBound, ContentionBound}, pkind):
+		return saturated, pkind
+	case up:
+		return again, pkind
+	case pkind != Underloaded && pkind != Waiting && pkind != MachineBusy && pkind != "":
+		return inconclusive, pkind
+	case pkind == MachineBusy:
+		return flatBusy, pkind
+	}
+	return flat, pkind
+}
+
+// fold turns the verdict v by the outcome o of probe step s (pkind: the probe's own verdict).
+func fold(v *results.Diagnostic, res *results.Result, s probeStep, o int, pkind string, th Thresholds) {
+	seen := s.seen
+	switch o {
+	case failed:
 		v.Message += fmt.Sprintf(" (a short probe run: %s, but the probe's run failed (%s): it concludes nothing)", seen, pkind)
-	case v.Kind != Underloaded && v.Kind != Waiting:
+	case forced:
 		v.Message += fmt.Sprintf(" (a short probe run, forced by --probe: %s)", seen)
-	case rise == rose && pkind == MachineBusy:
+	case roseBusy:
 		// Other work can only hold the probe back: a gain stands even on a busy machine.
 		toUnderloaded(v, res, th, fmt.Sprintf(" (checked by a short probe run: %s, on a machine other work kept busy)", seen))
-	case rise == rose:
+	case rose:
 		toUnderloaded(v, res, th, fmt.Sprintf(" (checked by a short probe run: %s)", seen))
-	case rise == between && pkind == RateCapped:
+	case capped:
 		// The probe's gain stopped at the load's own cap, not at the server.
 		toUnderloaded(v, res, th, fmt.Sprintf(" (checked by a short probe run: %s, up to the load's rate cap)", seen))
-	case pkind == MachineBusy && full(probe, th):
+	case filled:
 		v.Message += fmt.Sprintf(" (a short probe run: %s, but other work filled the probe's machine: it concludes nothing; "+
 			"run the probe on a quiet machine)", seen)
-	case slices.Contains([]string{MachineSaturated, ClientBound, ServerBound, ContentionBound}, pkind):
+	case saturated:
 		toUnderloaded(v, res, th, fmt.Sprintf(" (checked by a short probe run: %s, where the run was %s: the load was too light)", seen, pkind))
-	case rise == between:
+	case again, unsure:
 		// Twice the requests in flight did neither about twice the work (a load too light) nor
 		// the same (one at a time): a server that handles a few at a time, or a probe that
 		// differs from its run by more than noise. A guess either way could send the user the
 		// wrong way; say what would tell.
+		tells := "a longer run at both connections, or a second probe at twice the probe's connections, tells"
+		if o == unsure {
+			tells = "a longer run at each of these connections tells"
+		}
 		v.Message += fmt.Sprintf(" (a short probe run: %s: more than the %.0f %% of a server that handles requests one at a time, "+
-			"less than the %.0f %% of a load too light: it cannot tell; a longer run at both connections, or a probe at four times "+
-			"the connections, tells)", seen, 100*th.ProbeGain, 100*th.ProbeRise)
-	case pkind != Underloaded && pkind != Waiting && pkind != MachineBusy && pkind != "":
+			"less than the %.0f %% of a load too light: it cannot tell; %s)", seen, 100*th.ProbeGain, 100*th.ProbeRise, tells)
+	case inconclusive:
 		v.Message += fmt.Sprintf(" (a short probe run: %s, where the run was %s: it concludes nothing)", seen, pkind)
 	default:
-		serialized(v, res, seen, pkind == MachineBusy, th)
+		serialized(v, res, s, o == flatBusy, th)
 	}
 }
 
@@ -153,21 +256,41 @@ func toUnderloaded(v *results.Diagnostic, res *results.Result, th Thresholds, no
 	v.Message += note
 }
 
-// serialized makes v the serialized verdict, with the service time the run's throughput implies.
-func serialized(v *results.Diagnostic, res *results.Result, seen string, busy bool, th Thresholds) {
+// serialized makes v the serialized verdict, with the service time the most throughput the run
+// and its probes reached implies (1/X: the server's limit, whichever run reached it).
+func serialized(v *results.Diagnostic, res *results.Result, s probeStep, busy bool, th Thresholds) {
 	r := newRun(res, th)
-	q := readQueue(r)
 	main, load := busiest(known(r.servers)), known(r.loads)[0]
-	where := ""
+	where, runs := "", "a short probe run"
+	if s.second {
+		runs = "two short probe runs"
+	}
 	if busy {
 		where = ", on a machine other work kept busy but not full: the jobs had idle CPU to take and did not"
 	}
+	service := 0.0
+	if s.best > 0 {
+		service = 1e6 / s.best
+	}
 	*v = results.Diagnostic{Kind: Serialized, Message: fmt.Sprintf(
-		"requests per second stayed flat when the connections doubled (%s, a short probe run%s) while neither side is saturated "+
+		"requests per second stayed flat when the connections doubled%s (%s, %s%s) while neither side is saturated "+
 			"(%s: %s; %s: %s): the server handles requests one or a few at a time (a lock, a one-slot channel, "+
-			"a single worker or connection to a backend), each in about %s µs (1/X at %s requests/s); more load will not help",
-		seen, where, main.name, cpuText(main), load.name, cpuText(load), n0(q.service()), n0(q.x)),
-		Figures: appendNew(v.Figures, results.Figure{Name: "service time if one at a time", Value: round(q.service()), Unit: measure.UnitUs})}
+			"a single worker or connection to a backend), each in about %s µs if one at a time (1/X at %s requests/s, the most "+
+			"the run and its probes reached); more load will not help",
+		twice(s.second), s.seen, runs, where, main.name, cpuText(main), load.name, cpuText(load), n0(service), n0(s.best)),
+		Figures: appendNew(slices.DeleteFunc(slices.Clone(v.Figures), func(f results.Figure) bool { return f.Name == figService }),
+			results.Figure{Name: figService, Value: round(service), Unit: measure.UnitUs})}
+}
+
+// figService names the service time a server that handles requests one at a time would have.
+const figService = "service time if one at a time"
+
+// twice is how the flat step's connections grew: doubled, or doubled again after a first probe.
+func twice(second bool) string {
+	if second {
+		return " again"
+	}
+	return ""
 }
 
 // full tells whether one of the run's machines was at least MachineFull busy.

@@ -33,7 +33,7 @@ func TestProbe(t *testing.T) {
 		says  string
 	}{
 		{"flat", probeRun(64, 1010, 14, 12), Serialized, "stayed flat when the connections doubled (32 -> 64 connections: 980 -> 1,010 requests/s, +3 %, a short probe run)"},
-		{"flat, service time", probeRun(64, 1010, 14, 12), Serialized, "each in about 1,020 µs (1/X at 980 requests/s); more load will not help"},
+		{"flat, service time", probeRun(64, 1010, 14, 12), Serialized, "each in about 990 µs if one at a time (1/X at 1,010 requests/s, the most the run and its probes reached); more load will not help"},
 		{"rose", probeRun(64, 1900, 20, 14), Underloaded, "if the server pipelines HTTP/1.1 (checked by a short probe run: 32 -> 64 connections: 980 -> 1,900 requests/s, +94 %)"},
 		// Flat because the server saturated at twice the connections: the load was too light.
 		{"saturated", probeRun(64, 1050, 190, 99), Underloaded, "+7 %, where the run was server-bound: the load was too light)"},
@@ -50,7 +50,7 @@ func TestProbe(t *testing.T) {
 		{"between", probeRun(64, 1166, 14, 12), Waiting, "980 -> 1,166 requests/s, +19 %: more than the 15 % of a server that handles requests one at a time, less than the 50 % of a load too light: it cannot tell"},
 		{"just risen", probeRun(64, 1480, 20, 14), Underloaded, "980 -> 1,480 requests/s, +51 %)"},
 	} {
-		got := Probe(diags, base, tc.probe, th)
+		got := Probe(diags, base, th, tc.probe)
 		if len(got) != 1 || got[0].Kind != tc.kind || !strings.Contains(got[0].Message, tc.says) {
 			t.Errorf("%s: %s; want %s saying %q", tc.name, show(got), tc.kind, tc.says)
 		}
@@ -63,7 +63,7 @@ func TestProbe(t *testing.T) {
 	}
 	// A forced probe keeps any other verdict's kind and adds what it saw.
 	sat := []results.Diagnostic{{Kind: ServerBound, Message: "m"}}
-	if got := Probe(sat, base, probeRun(64, 1010, 14, 12), th); got[0].Kind != ServerBound || !strings.HasSuffix(got[0].Message, "forced by --probe: 32 -> 64 connections: 980 -> 1,010 requests/s, +3 %)") {
+	if got := Probe(sat, base, th, probeRun(64, 1010, 14, 12)); got[0].Kind != ServerBound || !strings.HasSuffix(got[0].Message, "forced by --probe: 32 -> 64 connections: 980 -> 1,010 requests/s, +3 %)") {
 		t.Errorf("forced: %s", show(got))
 	}
 	// A gain between the two thresholds that stopped at the load's own rate cap (1,200 requests/s,
@@ -73,9 +73,64 @@ func TestProbe(t *testing.T) {
 		return r
 	}
 	capped := withRate(probeRun(32, 980, 14, 12))
-	if got := Probe(Diagnose(capped, th), capped, withRate(probeRun(64, 1180, 14, 12)), th); got[0].Kind != Underloaded ||
+	if got := Probe(Diagnose(capped, th), capped, th, withRate(probeRun(64, 1180, 14, 12))); got[0].Kind != Underloaded ||
 		!strings.Contains(got[0].Message, "+20 %, up to the load's rate cap)") {
 		t.Errorf("between, up to the rate cap: %s", show(got))
+	}
+}
+
+// A first probe between flat and a load too light asks for a second at twice its connections
+// (ProbeAgain), compared with the first: both short runs, like with like. A serialized black box
+// read +19 % from its 15 s run to its 5 s probe on an AMD EPYC host (2026-11-30); from one probe
+// to the next it stays flat, while a server that waits in parallel gains again.
+func TestProbeAgain(t *testing.T) {
+	th := DefaultThresholds()
+	base := probeRun(32, 980, 14, 12)
+	diags := Diagnose(base, th)
+	first := probeRun(64, 1166, 14, 12)
+	if !ProbeAgain(diags, base, th, first) {
+		t.Fatalf("a first probe at +19 %% should ask for a second")
+	}
+	for _, tc := range []struct {
+		name  string
+		probe *results.Result
+	}{{"flat", probeRun(64, 1010, 14, 12)}, {"rose", probeRun(64, 1900, 20, 14)}, {"filled", probeRun(64, 1166, 14, 80)}} {
+		if ProbeAgain(diags, base, th, tc.probe) {
+			t.Errorf("%s: a first probe that decides asked for a second", tc.name)
+		}
+	}
+	if ProbeAgain(diags, base, th, first, probeRun(128, 1400, 14, 12)) {
+		t.Error("a second probe asked for a third")
+	}
+	capped := probeRun(64, 1166, 14, 12)
+	capped.JobResults.Jobs["load"].Variables["rate"] = 1250.0
+	if ProbeAgain(diags, base, th, capped) {
+		t.Error("a rate cap 7 % above the first probe's RPS left room for a second")
+	}
+	for _, tc := range []struct {
+		name   string
+		second *results.Result
+		kind   string
+		says   string
+	}{
+		{"flat again", probeRun(128, 1180, 14, 12), Serialized, "stayed flat when the connections doubled again (32 -> 64 -> 128 connections: 980 -> 1,166 -> 1,180 requests/s, +19 % then +1 %, two short probe runs)"},
+		{"rose again", probeRun(128, 2100, 20, 14), Underloaded, "(checked by a short probe run: 32 -> 64 -> 128 connections: 980 -> 1,166 -> 2,100 requests/s, +19 % then +80 %)"},
+		{"between again", probeRun(128, 1400, 14, 12), Waiting, "+19 % then +20 %: more than the 15 % of a server that handles requests one at a time, less than the 50 % of a load too light: it cannot tell; a longer run at each of these connections tells)"},
+		{"not doubled", probeRun(96, 1180, 14, 12), Waiting, "ran at 96 instead of 128: it concludes nothing)"},
+	} {
+		got := Probe(diags, base, th, first, tc.second)
+		if len(got) != 1 || got[0].Kind != tc.kind || !strings.Contains(got[0].Message, tc.says) {
+			t.Errorf("%s: %s; want %s saying %q", tc.name, show(got), tc.kind, tc.says)
+		}
+		if f := figure(t, got[0], "", figService, ""); tc.kind == Serialized && f.Value != 847.46 {
+			t.Errorf("%s: the service time %+v, want 1/X at the most reached (1,180 requests/s)", tc.name, f)
+		}
+		if f := figure(t, got[0], "load", "variables/connections", statProbe+" 2"); int(f.Value) != tc.second.JobResults.Jobs["load"].Variables["connections"].(int) {
+			t.Errorf("%s: the second probe's connections figure %+v", tc.name, f)
+		}
+	}
+	if got := Probe(diags, base, th, first); !strings.Contains(got[0].Message, "or a second probe at twice the probe's connections, tells)") {
+		t.Errorf("one probe between: %s", show(got))
 	}
 }
 

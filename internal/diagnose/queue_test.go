@@ -47,9 +47,9 @@ func TestWaitingNotUnderloaded(t *testing.T) {
 func TestSerializedOnALittleBusyMachine(t *testing.T) {
 	th := DefaultThresholds()
 	base := runOf(serialWorker(64, 2129, 22))
-	got := Probe(Diagnose(base, th), base, runOf(serialWorker(128, 2108, 30)), th)
+	got := Probe(Diagnose(base, th), base, th, runOf(serialWorker(128, 2108, 30)))
 	if got[0].Kind != Serialized || !strings.Contains(got[0].Message, "64 -> 128 connections: 2,129 -> 2,108 requests/s, -1 %") ||
-		!strings.Contains(got[0].Message, "each in about 470 µs (1/X at 2,129 requests/s)") {
+		!strings.Contains(got[0].Message, "each in about 470 µs if one at a time (1/X at 2,129 requests/s, the most") {
 		t.Errorf("got %s", show(got))
 	}
 }

@@ -138,7 +138,7 @@ func TestServedProbe(t *testing.T) {
 	j := at2["load"]
 	j.vars = wrkVars(4, 2, 1)
 	at2["load"] = j
-	got := Probe(Diagnose(base, th), base, runOf(at2), th)
+	got := Probe(Diagnose(base, th), base, th, runOf(at2))
 	if len(got) == 0 || got[0].Kind != Underloaded || !strings.Contains(got[0].Message, "but the probe's run failed (unserved): it concludes nothing") {
 		t.Errorf("an unserved probe run, diagnosed %s", show(got))
 	}

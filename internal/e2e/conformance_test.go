@@ -69,6 +69,12 @@ var confServers = []confServer{
 		mode: "worker", work: "400us", connections: 32, rate: 4000, duration: 3,
 		closed: []string{diagnose.Serialized, diagnose.Waiting},
 		why:    "waiting: without the probe one run cannot tell one worker from parallel waits"},
+	{name: "a few at a time", truth: "four slots, each request sleeping 20 ms in one (200 req/s at most; 150 on 3 connections)",
+		mode: "pool4", work: "20ms", connections: 3, rate: 100, duration: 3,
+		closed: []string{diagnose.Serialized, diagnose.Waiting},
+		open:   []string{diagnose.RateCapped},
+		why: "twice the connections gain a third, which tells neither one at a time nor a load too light: a second probe, flat from " +
+			"the first, says serialized (a few at a time); waiting when it cannot tell; a rate within reach caps the run"},
 	{name: "mutex with counters", truth: "each request sleeps 1 ms holding one mutex, runtime counters served",
 		mode: "mutex", work: "1ms", metrics: true, connections: 32, rate: 2000, duration: 3,
 		closed: []string{diagnose.ContentionBound, diagnose.Serialized, diagnose.Waiting},

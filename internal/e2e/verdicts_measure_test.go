@@ -85,6 +85,25 @@ func TestVerdictSerializedWithoutMutex(t *testing.T) {
 	}
 }
 
+// A server that handles four requests at a time (four slots, each sleeping 20 ms) under wrk's
+// three connections: 150 requests/s, and 200 at six or twelve (the slots full). The first probe
+// gains about a third, which tells neither one at a time (under 15 %) nor a load too light (50 %);
+// the second, at twice the probe's connections, stays flat from the first: serialized, a few at
+// a time. The gain of a third holds beside a busy core: both runs sleep 20 ms a request, and a
+// slower machine only lengthens the three connections' round trips (a larger gain, below 50 %
+// until a round trip outside the sleep takes 2.5 ms).
+func TestVerdictFewAtATime(t *testing.T) {
+	v := runVerdict(t, 0, diagArgs(t, "pool4", "20ms", false, "--load.variables.connections", "3")...)
+	if v.want(t, diagnose.Serialized, true) {
+		mustContain(t, "crank's stderr", v.stderr, "probe: its gain cannot tell; a second short run at twice the probe's connections (6 -> 12) can")
+		mustContain(t, "the verdict", v.verdict.Message, "stayed flat when the connections doubled again (3 -> 6 -> 12 connections: ")
+		g := rests(t, v.verdict, "", "probe gain")
+		if g.Value < 15 || g.Value >= 50 {
+			t.Errorf("the first probe gained %v %%, want about 33", g.Value)
+		}
+	}
+}
+
 // (g) bombardier capped at 1,000 requests/s against a server that stalls 50 ms per request
 // reaches about 32/0.05 = 640/s: the cap is not blamed; the probe finds more connections help.
 func TestVerdictRateNotReached(t *testing.T) {

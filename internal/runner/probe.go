@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -32,40 +33,74 @@ const (
 
 // probe runs the scenario once more, briefly, at twice the load's connections when that can
 // change the verdict (diagnose.ProbeSkip says when not; --probe runs it anyway, --no-probe never),
-// and folds what it saw into the verdict (diagnose.Probe). A probe that cannot run leaves the
-// verdict as it was, and the verdict says why when it was underloaded.
+// and folds what it saw into the verdict (diagnose.Probe). When the first probe's gain cannot tell
+// (diagnose.ProbeAgain), a second runs at twice its connections and decides. A probe that cannot
+// run leaves the verdict as it was (or as the first probe left it), and the verdict says why when
+// it was underloaded.
 func (p *Prepared) probe(ctx context.Context, ex Executor, run controller.Run, res *results.Result, th diagnose.Thresholds) []results.Diagnostic {
 	diags, env := res.JobResults.Diagnostics, p.env
 	if skip := p.probeSkip(res, th); skip != "" {
 		return diagnose.NotProbed(diags, skip)
 	}
-	ps, conns, err := probeSource(p.Plan.Source, p.Resolved)
+	_, conns, err := probeSource(p.Plan.Source, p.Resolved, 2)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "probe: not run: %v\n", err)
 		return diagnose.NotProbed(diags, err.Error())
 	}
 	fmt.Fprintf(env.Stderr, "probe: a short run at twice the connections (%s -> %s) tells a light load from a serialized server (--no-probe skips it)\n",
 		num(conns), num(2*conns))
-	pr, _, err := Resolve(ctx, env, ps)
-	if err == nil {
-		err = checkDoubled(pr, conns)
+	first, err := p.probeRun(ctx, ex, run, 2)
+	if err != nil {
+		return p.probeFailed(diags, err)
 	}
-	if err == nil {
-		prun := run
-		prun.Iterations, prun.Span, prun.Repeat, prun.Exclude = 1, 0, "", results.Exclusion{}
-		prun.Services = Services(pr, ps.Interval)
-		var probed *results.Result
-		probed, err = ex.Execute(ctx, prun)
-		switch {
-		case ctx.Err() != nil || (probed != nil && probed.Interrupted != nil):
-			// A probe cut short by Ctrl-C measured part of its window: it concludes nothing.
-			fmt.Fprintln(env.Stderr, "probe: interrupted, the verdict stays as it was")
-			return diagnose.NotProbed(diags, "the probe was interrupted")
-		case err == nil:
-			return diagnose.Probe(diags, res, probed, th)
-		}
+	if !diagnose.ProbeAgain(diags, res, th, first) {
+		return diagnose.Probe(diags, res, th, first)
 	}
-	fmt.Fprintf(env.Stderr, "probe: could not run, the verdict stays as it was: %v\n", err)
+	fmt.Fprintf(env.Stderr, "probe: its gain cannot tell; a second short run at twice the probe's connections (%s -> %s) can\n",
+		num(2*conns), num(4*conns))
+	second, err := p.probeRun(ctx, ex, run, 4)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "probe: the second could not run, the verdict stays as the first left it: %v\n", err)
+		out := diagnose.Probe(diags, res, th, first)
+		out[0].Message += " (the second probe did not run: " + err.Error() + ")"
+		return out
+	}
+	return diagnose.Probe(diags, res, th, first, second)
+}
+
+// probeRun runs the scenario briefly, once, at factor times the load's connections.
+func (p *Prepared) probeRun(ctx context.Context, ex Executor, run controller.Run, factor float64) (*results.Result, error) {
+	ps, conns, err := probeSource(p.Plan.Source, p.Resolved, factor)
+	if err != nil {
+		return nil, err
+	}
+	pr, _, err := Resolve(ctx, p.env, ps)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkConnections(pr, factor*conns); err != nil {
+		return nil, err
+	}
+	prun := run
+	prun.Iterations, prun.Span, prun.Repeat, prun.Exclude = 1, 0, "", results.Exclusion{}
+	prun.Services = Services(pr, ps.Interval)
+	probed, err := ex.Execute(ctx, prun)
+	if ctx.Err() != nil || (probed != nil && probed.Interrupted != nil) {
+		// A probe cut short by Ctrl-C measured part of its window: it concludes nothing.
+		return nil, errProbeInterrupted
+	}
+	return probed, err
+}
+
+var errProbeInterrupted = errors.New("the probe was interrupted")
+
+// probeFailed says on stderr that a probe did not conclude, and why, in the verdict.
+func (p *Prepared) probeFailed(diags []results.Diagnostic, err error) []results.Diagnostic {
+	if errors.Is(err, errProbeInterrupted) {
+		fmt.Fprintln(p.env.Stderr, "probe: interrupted, the verdict stays as it was")
+		return diagnose.NotProbed(diags, err.Error())
+	}
+	fmt.Fprintf(p.env.Stderr, "probe: could not run, the verdict stays as it was: %v\n", err)
 	return diagnose.NotProbed(diags, "the probe could not run: "+err.Error())
 }
 
@@ -80,11 +115,11 @@ func (p *Prepared) probeSkip(res *results.Result, th diagnose.Thresholds) string
 	return diagnose.ProbeSkip(res, res.JobResults.Diagnostics, th)
 }
 
-// probeSource is the run's source with every load job's connections doubled and its duration and
-// warm-up shortened. A setting given by a top-level --variable (or --variable-json) beats a
-// job's own variables, so the probe sets it there too: a 1-connection run given by
-// --variable connections=1 is probed at 2.
-func probeSource(src Source, resolved *config.Resolved) (Source, float64, error) {
+// probeSource is the run's source with every load job's connections multiplied by factor and its
+// duration and warm-up shortened; it returns the first load job's connections before. A setting
+// given by a top-level --variable (or --variable-json) beats a job's own variables, so the probe
+// sets it there too: a 1-connection run given by --variable connections=1 is probed at 2.
+func probeSource(src Source, resolved *config.Resolved, factor float64) (Source, float64, error) {
 	ps := src
 	ps.Variables = maps.Clone(src.Variables)
 	ps.JSONVars = maps.Clone(src.JSONVars)
@@ -111,7 +146,7 @@ func probeSource(src Source, resolved *config.Resolved) (Source, float64, error)
 		if conns == 0 {
 			conns = c
 		}
-		set(s.Name, "connections", 2*c)
+		set(s.Name, "connections", factor*c)
 		if d, ok := api.Number(s.Job.Variables["duration"]); ok && d > ProbeDuration {
 			set(s.Name, "duration", ProbeDuration)
 		}
@@ -120,17 +155,17 @@ func probeSource(src Source, resolved *config.Resolved) (Source, float64, error)
 		}
 	}
 	if conns == 0 {
-		return Source{}, 0, fmt.Errorf("no load job has a connections variable to double")
+		return Source{}, 0, fmt.Errorf("no load job has a connections variable to raise")
 	}
 	return ps, conns, nil
 }
 
-// checkDoubled fails when the probe's resolved load does not run at twice conns.
-func checkDoubled(pr *config.Resolved, conns float64) error {
+// checkConnections fails when the probe's resolved load does not run at want connections.
+func checkConnections(pr *config.Resolved, want float64) error {
 	for _, s := range pr.Services {
 		if c, ok := api.Number(s.Job.Variables["connections"]); ok && s.Job.WaitForExit && c >= 1 {
-			if c != 2*conns {
-				return fmt.Errorf("%s would run at %s connections, not %s", s.Name, num(c), num(2*conns))
+			if c != want {
+				return fmt.Errorf("%s would run at %s connections, not %s", s.Name, num(c), num(want))
 			}
 			return nil
 		}

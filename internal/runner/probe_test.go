@@ -26,18 +26,21 @@ func plaintext(flags string) Source {
 	return src
 }
 
-// The probe doubles the load's connections whichever way they were given: the job's default, a
-// --load.variables override, or a top-level --variable (which beats a job's own variables), and
-// shortens duration and warm-up given either way.
+// The probe doubles the load's connections (a second probe: four times them) whichever way they
+// were given: the job's default, a --load.variables override, or a top-level --variable (which
+// beats a job's own variables), and shortens duration and warm-up given either way.
 func TestProbeSourceDoubles(t *testing.T) {
 	for _, tc := range []struct {
-		args  string
-		conns float64
+		args   string
+		conns  float64
+		factor float64
 	}{
-		{"", 32},
-		{"--load.variables.connections 4", 4},
-		{"--variable connections=1 --variable duration=30", 1},
-		{"--load.variables.connections 8 --variable connections=3", 3},
+		{"", 32, 2},
+		{"--load.variables.connections 4", 4, 2},
+		{"--variable connections=1 --variable duration=30", 1, 2},
+		{"--load.variables.connections 8 --variable connections=3", 3, 2},
+		{"--load.variables.connections 4", 4, 4},
+		{"--variable connections=3 --variable duration=30", 3, 4},
 	} {
 		f := plaintext(tc.args)
 		var errb bytes.Buffer
@@ -47,7 +50,7 @@ func TestProbeSourceDoubles(t *testing.T) {
 			t.Fatal(err)
 		}
 		before, vars := len(f.Overrides), maps.Clone(f.Variables)
-		pf, conns, err := probeSource(f, resolved)
+		pf, conns, err := probeSource(f, resolved, tc.factor)
 		if err != nil || conns != tc.conns {
 			t.Fatalf("%s: connections %v, %v; want %v", tc.args, conns, err, tc.conns)
 		}
@@ -55,7 +58,7 @@ func TestProbeSourceDoubles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := checkDoubled(pr, conns); err != nil {
+		if err := checkConnections(pr, tc.factor*conns); err != nil {
 			t.Errorf("%s: %v", tc.args, err)
 		}
 		for _, s := range pr.Services {
@@ -65,16 +68,16 @@ func TestProbeSourceDoubles(t *testing.T) {
 			c, _ := api.Number(s.Job.Variables["connections"])
 			d, _ := api.Number(s.Job.Variables["duration"])
 			w, _ := api.Number(s.Job.Variables["warmup"])
-			if c != 2*tc.conns || d > ProbeDuration || w > ProbeWarmup {
+			if c != tc.factor*tc.conns || d > ProbeDuration || w > ProbeWarmup {
 				t.Errorf("%s: the probe's load runs %v connections for %v s after %v s, want %v for at most %d after at most %d",
-					tc.args, c, d, w, 2*tc.conns, ProbeDuration, ProbeWarmup)
+					tc.args, c, d, w, tc.factor*tc.conns, ProbeDuration, ProbeWarmup)
 			}
 		}
 		if len(f.Overrides) != before || !maps.Equal(f.Variables, vars) {
 			t.Errorf("%s: probeSource changed the run's own source: %v %v", tc.args, f.Overrides, f.Variables)
 		}
 	}
-	// Without the fix a top-level variable wins over the probe's override: checkDoubled says so.
+	// Without the fix a top-level variable wins over the probe's override: checkConnections says so.
 	f := plaintext("--variable connections=1 --load.variables.connections 2")
 	var errb bytes.Buffer
 	st := Env{Stdout: &errb, Stderr: &errb, LookPath: func(string) (string, error) { return "/usr/bin/wrk", nil }}
@@ -82,7 +85,7 @@ func TestProbeSourceDoubles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := checkDoubled(pr, 1); err == nil || !strings.Contains(err.Error(), "load would run at 1 connections, not 2") {
-		t.Errorf("checkDoubled on an overridden override: %v", err)
+	if err := checkConnections(pr, 2); err == nil || !strings.Contains(err.Error(), "load would run at 1 connections, not 2") {
+		t.Errorf("checkConnections on an overridden override: %v", err)
 	}
 }

@@ -2,6 +2,8 @@
 //
 //	--mode spin     each request burns --work of CPU: CPU-bound, on every core it is given
 //	--mode serial   each request sleeps --work inside a one-slot channel: serialized, CPU idle
+//	--mode poolN    each request sleeps --work inside an N-slot channel (pool4: four at a time): a
+//	                few at a time, exactly min(connections, N)/--work requests per second
 //	--mode worker   one goroutine serves every request behind a channel, one per --work on a
 //	                fixed schedule (a late wake-up is made up by the requests waiting):
 //	                serialized without a mutex, exactly 1/--work requests per second
@@ -33,6 +35,7 @@ import (
 	"net/http"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,7 +46,7 @@ import (
 func main() {
 	port := flag.Int("port", 5000, "port on 127.0.0.1")
 	metricsPort := flag.Int("metrics-port", 0, "port of /metrics on 127.0.0.1 (0: none)")
-	mode := flag.String("mode", "spin", "spin, serial, worker, mutex, mutexspin, stall, fail, errmix, limit or freeze")
+	mode := flag.String("mode", "spin", "spin, serial, poolN, worker, mutex, mutexspin, stall, fail, errmix, limit or freeze")
 	work := flag.Duration("work", time.Millisecond, "CPU (spin) or sleep (the others) per request")
 	flag.Parse()
 	if *mode == "mutex" {
@@ -95,6 +98,14 @@ func statuses(mode string) func() int {
 }
 
 func handler(mode string, work time.Duration) func() {
+	if n, err := strconv.Atoi(strings.TrimPrefix(mode, "pool")); err == nil && strings.HasPrefix(mode, "pool") && n > 0 {
+		slots := make(chan struct{}, n)
+		return func() {
+			slots <- struct{}{}
+			time.Sleep(work)
+			<-slots
+		}
+	}
 	switch mode {
 	case "spin":
 		return func() {
