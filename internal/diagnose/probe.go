@@ -39,6 +39,12 @@ func ProbeSkip(res *results.Result, diags []results.Diagnostic, th Thresholds) s
 	default:
 		return "the verdict (" + v.Kind + ") rests on figures a probe does not change"
 	}
+	return rateRoom(res, th)
+}
+
+// rateRoom says why a load's rate cap leaves less than th.ProbeGain above its RPS, so that twice
+// the connections could not show a gain, or "" when every cap leaves room.
+func rateRoom(res *results.Result, th Thresholds) string {
 	r := newRun(res, th)
 	for _, l := range known(r.loads) {
 		if rate, rps, ok := rateOf(l); ok && rate < (1+th.ProbeGain)*rps {
@@ -95,7 +101,7 @@ func ProbeAgain(diags []results.Diagnostic, res *results.Result, th Thresholds, 
 	if len(diags) != 0 && len(probes) == 1 && probes[0] != nil {
 		s := step(res, probes)
 		if o, _ := outcome(diags[0].Kind, s, th); s.doubled && o == again {
-			return ProbeSkip(probes[0], []results.Diagnostic{{Kind: Waiting}}, th) == ""
+			return len(results.FellBehind(probes[0].JobResults.Jobs)) == 0 && rateRoom(probes[0], th) == ""
 		}
 	}
 	return false
@@ -128,24 +134,23 @@ func step(res *results.Result, probes []*results.Result) probeStep {
 			stat = fmt.Sprintf("%s %d", statProbe, i+1)
 		}
 		c, _ := connections(p)
+		before, _ := connections(runs[i])
 		g := gainOf(totalRPS(runs[i]), totalRPS(p))
 		s.best = max(s.best, totalRPS(p))
 		chain, rps, gains = append(chain, n0(c)), append(rps, n0(totalRPS(p))), append(gains, fmt.Sprintf("%+.0f %%", 100*g))
 		s.figures = append(s.figures,
 			results.Figure{Service: svc, Name: "variables/connections", Stat: stat, Value: c},
 			results.Figure{Name: measure.RPS, Stat: stat, Value: round(totalRPS(p)), Unit: measure.UnitRPS})
-		if gf := (results.Figure{Name: "probe gain", Value: round(100 * g), Unit: measure.UnitPercent}); i == 0 {
-			s.figures = append(s.figures, gf)
-		} else {
-			gf.Stat = stat
-			s.figures = append(s.figures, gf)
+		if before > 0 && c == 2*before { // a gain to speak of only at twice the connections
+			gainStat := stat
+			if i == 0 {
+				gainStat = "" // the first probe's gain is the run's "probe gain"
+			}
+			s.figures = append(s.figures, results.Figure{Name: "probe gain", Stat: gainStat, Value: round(100 * g), Unit: measure.UnitPercent})
 		}
 	}
 	s.doubled = s.conns > 0 && s.probed == 2*s.conns
 	s.gain = gainOf(totalRPS(s.before), totalRPS(s.probe))
-	if !s.doubled {
-		s.figures = s.figures[:len(s.figures)-1] // no gain to speak of
-	}
 	s.seen = fmt.Sprintf("%s connections: %s requests/s, %s", strings.Join(chain, " -> "), strings.Join(rps, " -> "), strings.Join(gains, " then "))
 	return s
 }

@@ -42,14 +42,14 @@ func (p *Prepared) probe(ctx context.Context, ex Executor, run controller.Run, r
 	if skip := p.probeSkip(res, th); skip != "" {
 		return diagnose.NotProbed(diags, skip)
 	}
-	_, conns, err := probeSource(p.Plan.Source, p.Resolved, 2)
+	ps, conns, err := probeSource(p.Plan.Source, p.Resolved, 2)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "probe: not run: %v\n", err)
 		return diagnose.NotProbed(diags, err.Error())
 	}
 	fmt.Fprintf(env.Stderr, "probe: a short run at twice the connections (%s -> %s) tells a light load from a serialized server (--no-probe skips it)\n",
 		num(conns), num(2*conns))
-	first, err := p.probeRun(ctx, ex, run, 2)
+	first, err := p.probeRun(ctx, ex, run, ps, 2*conns)
 	if err != nil {
 		return p.probeFailed(diags, err)
 	}
@@ -58,7 +58,11 @@ func (p *Prepared) probe(ctx context.Context, ex Executor, run controller.Run, r
 	}
 	fmt.Fprintf(env.Stderr, "probe: its gain cannot tell; a second short run at twice the probe's connections (%s -> %s) can\n",
 		num(2*conns), num(4*conns))
-	second, err := p.probeRun(ctx, ex, run, 4)
+	ps, _, err = probeSource(p.Plan.Source, p.Resolved, 4)
+	var second *results.Result
+	if err == nil {
+		second, err = p.probeRun(ctx, ex, run, ps, 4*conns)
+	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "probe: the second could not run, the verdict stays as the first left it: %v\n", err)
 		out := diagnose.Probe(diags, res, th, first)
@@ -68,17 +72,14 @@ func (p *Prepared) probe(ctx context.Context, ex Executor, run controller.Run, r
 	return diagnose.Probe(diags, res, th, first, second)
 }
 
-// probeRun runs the scenario briefly, once, at factor times the load's connections.
-func (p *Prepared) probeRun(ctx context.Context, ex Executor, run controller.Run, factor float64) (*results.Result, error) {
-	ps, conns, err := probeSource(p.Plan.Source, p.Resolved, factor)
-	if err != nil {
-		return nil, err
-	}
+// probeRun runs ps (a probeSource) once, briefly, and fails unless its load runs at want
+// connections.
+func (p *Prepared) probeRun(ctx context.Context, ex Executor, run controller.Run, ps Source, want float64) (*results.Result, error) {
 	pr, _, err := Resolve(ctx, p.env, ps)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkConnections(pr, factor*conns); err != nil {
+	if err := checkConnections(pr, want); err != nil {
 		return nil, err
 	}
 	prun := run

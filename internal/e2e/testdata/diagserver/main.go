@@ -97,14 +97,19 @@ func statuses(mode string) func() int {
 	return func() int { return http.StatusOK }
 }
 
+// slotted sleeps work in one of n slots: n requests at a time (serial: one).
+func slotted(n int, work time.Duration) func() {
+	slots := make(chan struct{}, n)
+	return func() {
+		slots <- struct{}{}
+		time.Sleep(work)
+		<-slots
+	}
+}
+
 func handler(mode string, work time.Duration) func() {
 	if n, err := strconv.Atoi(strings.TrimPrefix(mode, "pool")); err == nil && strings.HasPrefix(mode, "pool") && n > 0 {
-		slots := make(chan struct{}, n)
-		return func() {
-			slots <- struct{}{}
-			time.Sleep(work)
-			<-slots
-		}
+		return slotted(n, work)
 	}
 	switch mode {
 	case "spin":
@@ -113,12 +118,7 @@ func handler(mode string, work time.Duration) func() {
 			}
 		}
 	case "serial":
-		slot := make(chan struct{}, 1)
-		return func() {
-			slot <- struct{}{}
-			time.Sleep(work)
-			<-slot
-		}
+		return slotted(1, work)
 	case "worker":
 		jobs := make(chan chan struct{})
 		go func() {
