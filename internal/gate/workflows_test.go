@@ -175,16 +175,16 @@ func TestWorkflowsDoWhatTheyShould(t *testing.T) {
 	if !cron || !manual {
 		t.Errorf("measure.yml: want schedule and workflow_dispatch; on = %v", measure.On)
 	}
-	for _, want := range []string{`CI: "true"`, "run: make measure", `make bench BENCH_ARGS="--out out/PERFORMANCE.md --runs 5`, `cp out/PERFORMANCE.json "$night"`,
-		`bin/crank compare "$HISTORY/last-good.json" "$NIGHT"`, `*) exit "$rc" ;;`,
-		`bin/crank regressions --history "$HISTORY/nights/"`, "actions/cache/save", "actions/upload-artifact"} {
+	for _, want := range []string{`CI: "true"`, "run: make measure", `make bench BENCH_ARGS="--out out/PERFORMANCE.md --runs 10 --rounds 2 --max-rounds 2`, `cp out/PERFORMANCE.json "$night"`,
+		`bin/crank compare "$MACHINE/last-good.json" "$NIGHT" --metric bench/ratio --threshold 15%`, `*) exit "$rc" ;;`,
+		`bin/crank regressions --history "$MACHINE/nights/"`, `machine="$HISTORY/$(grep -m1 '^model name' /proc/cpuinfo`, "actions/cache/save", "actions/upload-artifact"} {
 		if !strings.Contains(mText, want) {
 			t.Errorf("measure.yml lacks %q", want)
 		}
 	}
 
 	// The last good night is adopted on exit 0 alone (and for the first night): never on 3.
-	if n := strings.Count(mText, `cp "$NIGHT" "$HISTORY/last-good.json"`); n != 2 || !strings.Contains(mText, `0) cp "$NIGHT" "$HISTORY/last-good.json" ;;`) ||
+	if n := strings.Count(mText, `cp "$NIGHT" "$MACHINE/last-good.json"`); n != 2 || !strings.Contains(mText, `0) cp "$NIGHT" "$MACHINE/last-good.json" ;;`) ||
 		!strings.Contains(mText, `3) echo "::warning::inconclusive`) {
 		t.Errorf("measure.yml: want the night adopted as last good on exit 0 (and the first night) only, %d copies, and exit 3 warned", n)
 	}
