@@ -13,7 +13,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/influx"
 	"github.com/crankshaft/crankshaft/internal/influxtest"
 	"github.com/crankshaft/crankshaft/internal/measure"
-	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
 // TestAppRequestsPerSecondTimeline: a plaintext run's JSON holds, for the application, one
@@ -62,7 +62,7 @@ func rpsTimelineRun(t *testing.T, db *influxtest.Server, rate int) (rps float64,
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	res := runResultFile(t, out)
+	res := testutil.ReadResult(t, out)
 	rps = res.JobResults.Jobs["load"].Results[measure.RPS]
 	measured, warm := samples(res.JobResults.Jobs["application"], measure.RequestsPerSecond)
 	if len(measured) < rpsTimelineDuration-1 || len(warm) == 0 {
@@ -77,16 +77,6 @@ func rpsTimelineRun(t *testing.T, db *influxtest.Server, rate int) (rps float64,
 	}
 	t.Logf("load %.0f req/s, app samples %.0f", rps, values(measured))
 	return rps, values(measured[1 : len(measured)-1])
-}
-
-// runResultFile reads a result file with the results package (readResult reads a partial shape).
-func runResultFile(t *testing.T, path string) *results.Result {
-	t.Helper()
-	res, err := results.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
 }
 
 // dashboardRPSPoints runs the run dashboard's requests/sec panel (its server-side target) for a

@@ -1,0 +1,17 @@
+package testutil
+
+import (
+	"testing"
+
+	"github.com/crankshaft/crankshaft/internal/results"
+)
+
+// ReadResult reads a crank result file with the results package, failing the test on an error.
+func ReadResult(t testing.TB, path string) *results.Result {
+	t.Helper()
+	res, err := results.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
