@@ -15,7 +15,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/influxtest"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
-	"github.com/crankshaft/crankshaft/internal/testutil"
+	"github.com/crankshaft/crankshaft/internal/results/resultstest"
 )
 
 // TestNightlyPerMachineAndVariant is the acceptance: real plaintext runs in two variants
@@ -38,7 +38,7 @@ func TestNightlyPerMachineAndVariant(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("%s %s: exit %d\n%s", machine, dispatch, r.code, r.stderr)
 			}
-			real := testutil.ReadResult(t, out)
+			real := resultstest.ReadResult(t, out)
 			// Every variable set to other than its default is part of the variant; ports are not.
 			if got := influx.VariantOf(real); got != "dispatch="+dispatch+",duration=2,warmup=1" {
 				t.Fatalf("variant %q, want dispatch=%s,duration=2,warmup=1", got, dispatch)

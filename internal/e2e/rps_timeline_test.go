@@ -13,7 +13,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/influx"
 	"github.com/crankshaft/crankshaft/internal/influxtest"
 	"github.com/crankshaft/crankshaft/internal/measure"
-	"github.com/crankshaft/crankshaft/internal/testutil"
+	"github.com/crankshaft/crankshaft/internal/results/resultstest"
 )
 
 // TestAppRequestsPerSecondTimeline: a plaintext run's JSON holds, for the application, one
@@ -62,7 +62,7 @@ func rpsTimelineRun(t *testing.T, db *influxtest.Server, rate int) (rps float64,
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	res := testutil.ReadResult(t, out)
+	res := resultstest.ReadResult(t, out)
 	rps = res.JobResults.Jobs["load"].Results[measure.RPS]
 	measured, warm := samples(res.JobResults.Jobs["application"], measure.RequestsPerSecond)
 	if len(measured) < rpsTimelineDuration-1 || len(warm) == 0 {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
-	"github.com/crankshaft/crankshaft/internal/testutil"
+	"github.com/crankshaft/crankshaft/internal/results/resultstest"
 )
 
 // Two real benches of one commit in the nightly's design (measure.yml: --runs 10 --rounds 2
@@ -61,7 +61,7 @@ var cannotTell = []string{"crank-load-grpc-unary-28-x-70", "json-app-unpipelined
 // comes out regressed or improved (the truth: nothing changed); a row made 20 % slower in the
 // second night comes out regressed, but for cannotTell, and the others as they were.
 func TestBenchNightsTell(t *testing.T) {
-	a, b := testutil.ReadResult(t, benchNightA), testutil.ReadResult(t, benchNightB)
+	a, b := resultstest.ReadResult(t, benchNightA), resultstest.ReadResult(t, benchNightB)
 	same := ratioVerdicts(t, a, b)
 	var rows []string
 	for _, svc := range slices.Sorted(maps.Keys(same)) {
@@ -77,7 +77,7 @@ func TestBenchNightsTell(t *testing.T) {
 	}
 	for _, svc := range rows {
 		t.Run(svc, func(t *testing.T) {
-			slow := testutil.ReadResult(t, benchNightB)
+			slow := resultstest.ReadResult(t, benchNightB)
 			slowDown(slow, svc, 1.2)
 			got := ratioVerdicts(t, a, slow)
 			want := VerdictRegressed

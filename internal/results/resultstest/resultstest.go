@@ -1,4 +1,6 @@
-package testutil
+// Package resultstest holds test helpers for result files; it lives apart from testutil, which
+// packages below results (api) use in their tests.
+package resultstest
 
 import (
 	"testing"
