@@ -10,6 +10,7 @@ import (
 	"github.com/crankshaft/crankshaft/internal/gate"
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/results/resultstest"
 )
 
 // everyFigure is a result in which one service reports every figure of the catalog, each with its
@@ -48,10 +49,7 @@ func TestEveryOutputSaysTheCatalogsUnit(t *testing.T) {
 	if err := results.WriteFile(path, res); err != nil {
 		t.Fatal(err)
 	}
-	back, err := results.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := resultstest.ReadResult(t, path)
 	jr := back.JobResults.Jobs["svc"]
 	for _, md := range jr.Metadata {
 		if want := cat[md.Name]; md.Unit != want.Unit || md.Aggregate != want.Aggregate || md.Reduce != want.Reduce {

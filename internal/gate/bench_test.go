@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/crankshaft/crankshaft/internal/measure"
-	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/results/resultstest"
 )
 
 // benchGolden is the result `make bench` writes (docs/PERFORMANCE.json) for bench's in-memory test
@@ -28,10 +28,7 @@ func TestBenchMetricsKnown(t *testing.T) {
 // TestBenchResultRead: crank compare reads the bench's JSON as it is written: every row is a
 // service with both figures, lower is better, and the rounds are the samples of a test.
 func TestBenchResultRead(t *testing.T) {
-	r, err := results.ReadFile(benchGolden)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := resultstest.ReadResult(t, benchGolden)
 	rep, err := CompareResults(r, r, CompareOptions{}, nil)
 	if err != nil {
 		t.Fatal(err)

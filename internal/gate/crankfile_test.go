@@ -6,17 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/results/resultstest"
 )
 
 // testdata/crank/{base,head}.json are crank's own result documents (the fortunes runs of crank's
 // regression bot test assets) in crank's --json shape: results hold strings (netSdkVersion) beside
 // numbers, metadata is empty, there is no startTime.
 func TestCompareReadsCrankResultFiles(t *testing.T) {
-	head, err := results.ReadFile("testdata/crank/head.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	head := resultstest.ReadResult(t, "testdata/crank/head.json")
 	load := head.JobResults.Jobs["load"]
 	if load == nil || load.Values["netSdkVersion"] != "3.1.409" || load.Results["wrk/rps/mean"] != 458560.56 {
 		t.Fatalf("load = %+v", load)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/measure"
 	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/results/resultstest"
 )
 
 func runMain(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -75,10 +76,7 @@ func TestMainCrankResultFile(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	r, err := results.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := resultstest.ReadResult(t, path)
 	job := r.JobResults.Jobs[LoadJob]
 	if job == nil || job.Results[measure.Requests] != float64(s.requests.Load()) {
 		t.Fatalf("jobs.load = %+v, want results with %d requests", job, s.requests.Load())

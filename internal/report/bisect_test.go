@@ -13,7 +13,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/bisect"
 	"github.com/crankshaft/crankshaft/internal/measure"
-	"github.com/crankshaft/crankshaft/internal/results"
+	"github.com/crankshaft/crankshaft/internal/results/resultstest"
 )
 
 // bisectFile is testdata/bisect.json: a bisect.Result written as crank bisect --json writes it, with
@@ -25,10 +25,7 @@ const bisectFile = "testdata/bisect.json"
 // readBisect is the file's search, read as crank report reads a result file.
 func readBisect(t *testing.T) bisect.Result {
 	t.Helper()
-	doc, err := results.ReadFile(bisectFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := resultstest.ReadResult(t, bisectFile)
 	var r bisect.Result
 	if err := json.Unmarshal(doc.Bisect, &r); err != nil {
 		t.Fatal(err)
@@ -173,16 +170,15 @@ func TestReportBisectAnswers(t *testing.T) {
 // TestReportBisectWhatGrew: a search that recorded profiles shows what grew from the last good
 // commit to the first bad, the lines crank bisect printed.
 func TestReportBisectWhatGrew(t *testing.T) {
-	doc, err := results.ReadFile(bisectFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := resultstest.ReadResult(t, bisectFile)
 	r := readBisect(t)
 	r.Grew = []bisect.Growth{{Service: "application", Profile: "perf-cpu", LastGood: r.Steps[2].Commit, FirstBad: r.Steps[3].Commit,
 		LastGoodRuns: 3, FirstBadRuns: 3, Functions: []bisect.Grown{{Function: "main.spinUnderLock", Where: "main.spinUnderLock", Head: 72e3}}}}
-	if doc.Bisect, err = json.Marshal(r); err != nil {
+	grew, err := json.Marshal(r)
+	if err != nil {
 		t.Fatal(err)
 	}
+	doc.Bisect = grew
 	b, err := json.Marshal(doc)
 	if err != nil {
 		t.Fatal(err)
