@@ -33,7 +33,9 @@ func ProbeSkip(res *results.Result, diags []results.Diagnostic, th Thresholds) s
 	case MachineBusy:
 		return "the machine was busy: a probe would be as unreliable as the run"
 	case MachineSaturated:
-		return "the machine was saturated: more connections cannot get more from it"
+		if roomLeft(res, th) == 0 {
+			return "the machine was saturated: more connections cannot get more from it"
+		}
 	case RateCapped:
 		return "the load reached its rate cap: twice the connections keep the same rate"
 	default:
@@ -169,6 +171,9 @@ const (
 	rose                // the RPS rose by ProbeRise: underloaded
 	roseBusy            // the same, on a machine other work kept busy
 	capped              // rose by ProbeGain up to the load's rate cap: underloaded
+	freed               // machine-saturated with idle CPU, rose by ProbeRise: underloaded
+	held                // machine-saturated with idle CPU, flat: it stands
+	between             // machine-saturated with idle CPU, between ProbeGain and ProbeRise: it cannot tell
 	filled              // flat on a machine other work filled: it concludes nothing
 	saturated           // the probe's run saturated something: underloaded
 	again               // between ProbeGain and ProbeRise: a second probe can tell
@@ -189,6 +194,8 @@ func outcome(kind string, s probeStep, th Thresholds) (int, string) {
 	switch {
 	case pkind == ErrorBound || pkind == Unserved:
 		return failed, pkind
+	case kind == MachineSaturated && roomLeft(s.before, th) > 0:
+		return roomOutcome(s, pkind, up, th), pkind
 	case kind != Underloaded && kind != Waiting:
 		return forced, pkind
 	case up && s.gain >= th.ProbeRise && pkind == MachineBusy:
@@ -211,6 +218,22 @@ func outcome(kind string, s probeStep, th Thresholds) (int, string) {
 	return flat, pkind
 }
 
+// roomOutcome is what probe step s says of a machine-saturated verdict whose machine kept idle
+// CPU: twice the connections taking ProbeRise more of it says the load was too light (a machine
+// the jobs fill gives no such gain), a gain below ProbeGain that they fill it, one between cannot
+// tell. Flat on a machine other work kept busy concludes nothing.
+func roomOutcome(s probeStep, pkind string, up bool, th Thresholds) int {
+	switch {
+	case up && s.gain >= th.ProbeRise:
+		return freed
+	case up:
+		return between
+	case pkind == MachineBusy:
+		return filled
+	}
+	return held
+}
+
 // fold turns the verdict v by the outcome o of probe step s (pkind: the probe's own verdict).
 func fold(v *results.Diagnostic, res *results.Result, s probeStep, o int, pkind string, th Thresholds) {
 	seen := s.seen
@@ -227,6 +250,15 @@ func fold(v *results.Diagnostic, res *results.Result, s probeStep, o int, pkind 
 	case capped:
 		// The probe's gain stopped at the load's own cap, not at the server.
 		toUnderloaded(v, res, th, fmt.Sprintf(" (checked by a short probe run: %s, up to the load's rate cap)", seen))
+	case freed:
+		toUnderloaded(v, res, th, fmt.Sprintf(" (checked by a short probe run: %s: the machine was %.0f %% busy and twice the connections "+
+			"took more of it: the jobs did not fill it, the load was too light)", seen, roomLeft(res, th)))
+	case held:
+		v.Message += fmt.Sprintf(" (checked by a short probe run: %s: less than the %.0f %% a load too light gains: the jobs fill the machine)",
+			seen, 100*th.ProbeGain)
+	case between:
+		v.Message += fmt.Sprintf(" (a short probe run: %s: more than the %.0f %% of a machine the jobs fill, less than the %.0f %% of a load too "+
+			"light: it cannot tell; a run with the load generator on a machine of its own tells)", seen, 100*th.ProbeGain, 100*th.ProbeRise)
 	case filled:
 		v.Message += fmt.Sprintf(" (a short probe run: %s, but other work filled the probe's machine: it concludes nothing; "+
 			"run the probe on a quiet machine)", seen)
@@ -250,10 +282,11 @@ func fold(v *results.Diagnostic, res *results.Result, s probeStep, o int, pkind 
 	}
 }
 
-// toUnderloaded makes v the run's underloaded verdict (a waiting one gains underloaded's advice),
+// toUnderloaded makes v the run's underloaded verdict (a waiting or machine-saturated one gains
+// underloaded's message and advice),
 // keeping v's figures, and adds what the probe saw.
 func toUnderloaded(v *results.Diagnostic, res *results.Result, th Thresholds, note string) {
-	if v.Kind == Waiting {
+	if v.Kind == Waiting || v.Kind == MachineSaturated {
 		r := newRun(res, th)
 		u := underloaded(r, busiest(known(r.servers)), known(r.loads)[0], th)
 		v.Kind, v.Message, v.Figures = Underloaded, u.Message, appendNew(u.Figures, v.Figures...)
@@ -321,13 +354,21 @@ func appendNew(figs []results.Figure, more ...results.Figure) []results.Figure {
 }
 
 // NotProbed says, in an underloaded or waiting verdict, that no probe checked it and why: a
-// server that handles requests one at a time looks the same in the CPU figures. Other verdicts
-// are returned as they are.
+// server that handles requests one at a time looks the same in the CPU figures; and in a
+// machine-saturated one whose machine kept idle CPU (roomNote), which a light load leaves too.
+// Other verdicts are returned as they are.
 func NotProbed(diags []results.Diagnostic, why string) []results.Diagnostic {
-	if len(diags) == 0 || (diags[0].Kind != Underloaded && diags[0].Kind != Waiting) {
+	if len(diags) == 0 {
 		return diags
 	}
 	out := slices.Clone(diags)
+	if out[0].Kind == MachineSaturated && strings.HasSuffix(out[0].Message, roomNote) {
+		out[0].Message += " (not checked by a probe at twice the connections: " + why + ")"
+		return out
+	}
+	if out[0].Kind != Underloaded && out[0].Kind != Waiting {
+		return diags
+	}
 	if out[0].Kind == Waiting {
 		out[0].Message += " (no probe ran: " + why + ")"
 		return out

@@ -185,3 +185,54 @@ func behind(r *results.Result) *results.Result {
 	r.JobResults.Jobs["load"].Generators = []results.Generator{{Endpoint: "http://a:5010"}, {Endpoint: "http://b:5010", FellBehind: true}}
 	return r
 }
+
+// A machine the jobs fill to between MachineFull and Saturated kept idle CPU, which one connection
+// in ping-pong leaves too: bombardier on one connection read machine-saturated at 70 % busy
+// (application 0.8 cores, load 0.5) in the quiet conformance run of 2026-11-30, where the truth was
+// a light load, and wrk and the built-in generator on the same server read underloaded with the
+// probe gaining +82-123 %. The probe checks it; a machine full to Saturated is not probed.
+func TestProbeMachineWithRoom(t *testing.T) {
+	th := DefaultThresholds()
+	room := func(conns int, rps, app, load, global float64) *results.Result {
+		res := wrk(0, 0)
+		res[measure.RPS] = rps
+		return runOf(map[string]fakeJob{
+			"application": {raw: []float64{app}, global: global, cores: 2, host: "box"},
+			"load":        {raw: []float64{load}, global: global, cores: 2, host: "box", vars: wrkVars(1, conns, 1), results: res},
+		})
+	}
+	base := room(1, 9000, 80, 55, 70)
+	diags := Diagnose(base, th)
+	if len(diags) != 1 || diags[0].Kind != MachineSaturated || !strings.HasSuffix(diags[0].Message, roomNote) {
+		t.Fatalf("want machine-saturated saying the machine kept idle CPU: %s", show(diags))
+	}
+	if why := ProbeSkip(base, diags, th); why != "" {
+		t.Fatalf("a machine 70 %% busy is probed; skipped: %s", why)
+	}
+	if got := NotProbed(diags, "--no-probe"); !strings.HasSuffix(got[0].Message, roomNote+" (not checked by a probe at twice the connections: --no-probe)") {
+		t.Errorf("not probed: %s", show(got))
+	}
+	for _, tc := range []struct {
+		name  string
+		probe *results.Result
+		kind  string
+		says  string
+	}{
+		{"rose", room(2, 18000, 120, 70, 96), Underloaded, "(checked by a short probe run: 1 -> 2 connections: 9,000 -> 18,000 requests/s, +100 %: the machine was 70 % busy and twice the connections took more of it: the jobs did not fill it, the load was too light)"},
+		{"flat", room(2, 9300, 82, 56, 72), MachineSaturated, "+3 %: less than the 15 % a load too light gains: the jobs fill the machine)"},
+		{"between", room(2, 11000, 95, 60, 80), MachineSaturated, "+22 %: more than the 15 % of a machine the jobs fill, less than the 50 % of a load too light: it cannot tell; a run with the load generator on a machine of its own tells)"},
+		{"flat, busy", room(2, 9100, 80, 55, 99), MachineSaturated, "other work filled the probe's machine: it concludes nothing"},
+	} {
+		got := Probe(diags, base, th, tc.probe)
+		if len(got) != 1 || got[0].Kind != tc.kind || !strings.Contains(got[0].Message, tc.says) {
+			t.Errorf("%s: %s; want %s saying %q", tc.name, show(got), tc.kind, tc.says)
+		}
+		if ProbeAgain(diags, base, th, tc.probe) {
+			t.Errorf("%s: a second probe asked for", tc.name)
+		}
+	}
+	full := room(1, 9000, 95, 90, 96)
+	if d := Diagnose(full, th); d[0].Kind != MachineSaturated || strings.Contains(d[0].Message, roomNote) || ProbeSkip(full, d, th) == "" {
+		t.Errorf("a machine 96 %% busy: %s, probe skip %q", show(d), ProbeSkip(full, d, th))
+	}
+}

@@ -106,8 +106,30 @@ func hotText(j *job) string {
 
 // machineSaturated: a machine the run's jobs share is busy to MachineFull of it, and at least two
 // of them each took a noticeable part (1 - Saturated of it): they fill it together, so none of
-// them alone is the limit, and neither more load nor a probe can tell more.
+// them alone is the limit. Below Saturated busy a probe checks it (roomLeft): a light load leaves
+// the same idle CPU.
 func machineSaturated(r run, th Thresholds) (results.Diagnostic, bool) {
+	m, takers := filledTogether(r, th)
+	if m == nil {
+		return results.Diagnostic{}, false
+	}
+	figs := append([]results.Figure{r.globalFig(m), coresFig(m.jobs[0])}, r.cpuFigs(m.jobs...)...)
+	msg := fmt.Sprintf("%s together fill the machine (%.0f %% busy, %s): %s; neither more load nor more connections can help "+
+		"on this machine; give the load generator a machine of its own to find the server's limit%s",
+		names(takers), m.busy(), plural(m.cores, "core"), cpuList(m), hotList(takers))
+	if m.busy() < 100*th.Saturated {
+		msg += "; " + roomNote
+	}
+	return results.Diagnostic{Kind: MachineSaturated, Message: msg, Figures: figs}, true
+}
+
+// roomNote ends a machine-saturated verdict whose machine kept idle CPU (roomLeft): the probe
+// checks it, and NotProbed says when none ran.
+const roomNote = "the machine kept idle CPU, as a load too light (one connection in ping-pong) leaves it too"
+
+// filledTogether is the first machine the run's jobs fill together (machineSaturated) and the
+// jobs that each took a noticeable part of it, or nil.
+func filledTogether(r run, th Thresholds) (*machine, []*job) {
 	for _, m := range r.machines {
 		var takers []*job
 		for _, j := range m.jobs {
@@ -115,16 +137,23 @@ func machineSaturated(r run, th Thresholds) (results.Diagnostic, bool) {
 				takers = append(takers, j)
 			}
 		}
-		if len(takers) < 2 || m.busy() < 100*th.MachineFull || apart(takers) {
-			continue
+		if len(takers) >= 2 && m.busy() >= 100*th.MachineFull && !apart(takers) {
+			return m, takers
 		}
-		figs := append([]results.Figure{r.globalFig(m), coresFig(m.jobs[0])}, r.cpuFigs(m.jobs...)...)
-		return results.Diagnostic{Kind: MachineSaturated, Message: fmt.Sprintf(
-			"%s together fill the machine (%.0f %% busy, %s): %s; neither more load nor more connections can help "+
-				"on this machine; give the load generator a machine of its own to find the server's limit%s",
-			names(takers), m.busy(), plural(m.cores, "core"), cpuList(m), hotList(takers)), Figures: figs}, true
 	}
-	return results.Diagnostic{}, false
+	return nil, nil
+}
+
+// roomLeft is how busy (%) the machine the run's jobs fill together was, when it was below
+// Saturated of it: idle CPU left that the jobs did not take, which a light load (one connection
+// in ping-pong) leaves too, so a probe at twice the connections tells the two apart. 0 when no
+// machine is filled, or the one filled is fuller than that.
+func roomLeft(res *results.Result, th Thresholds) float64 {
+	m, _ := filledTogether(newRun(res, th), th)
+	if m == nil || m.busy() >= 100*th.Saturated {
+		return 0
+	}
+	return m.busy()
 }
 
 // hotList names where each profiled job of jobs spent its CPU ("; application: 68 % of its CPU in

@@ -47,8 +47,12 @@ func (p *Prepared) probe(ctx context.Context, ex Executor, run controller.Run, r
 		fmt.Fprintf(env.Stderr, "probe: not run: %v\n", err)
 		return diagnose.NotProbed(diags, err.Error())
 	}
-	fmt.Fprintf(env.Stderr, "probe: a short run at twice the connections (%s -> %s) tells a light load from a serialized server (--no-probe skips it)\n",
-		num(conns), num(2*conns))
+	tells := "a serialized server"
+	if len(diags) > 0 && diags[0].Kind == diagnose.MachineSaturated {
+		tells = "a machine the jobs fill"
+	}
+	fmt.Fprintf(env.Stderr, "probe: a short run at twice the connections (%s -> %s) tells a light load from %s (--no-probe skips it)\n",
+		num(conns), num(2*conns), tells)
 	first, err := p.probeRun(ctx, ex, run, ps, 2*conns)
 	if err != nil {
 		return p.probeFailed(diags, err)
