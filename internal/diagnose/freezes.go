@@ -182,12 +182,6 @@ func freezes(r run, th Thresholds) (results.Diagnostic, bool) {
 	return freezeVerdict(t, figures, figs), true
 }
 
-// steadyTail: a long-tail verdict read from a timeline that carried the tail in most seconds (a
-// slow path, or jobs starved of CPU by other work all along).
-func steadyTail(d results.Diagnostic) bool {
-	return d.Kind == LongTail && slices.ContainsFunc(d.Figures, func(f results.Figure) bool { return f.Name == "disturbed seconds" })
-}
-
 // freezeVerdict: a minority of seconds carry the tail: the server paused, for about the max latency.
 func freezeVerdict(t tail, figures string, figs []results.Figure) results.Diagnostic {
 	l, starts := t.load, t.episodes()
