@@ -37,12 +37,11 @@ type second struct {
 // that mean was a wrong verdict in the quiet conformance run of 2026-11-29), or whose mean is
 // carried by a minority all the same: the mean TailRatio/20 times the p50 and the max TailRatio
 // times it, with a p99 that caught part of the wait (TailRatio/10 x the p50 or more), short of
-// TailRatio x it (the same cell
-// said "requests wait" again on 2026-11-30, on an AMD EPYC host, at a mean 10x the p50 and then,
-// in make measure of f001718, at 6.5x: p50 0.57 ms, mean 3.67, p99 10, max 496). At 5x the half of
-// the requests at or under the p50 carries at most a tenth of the wait, and the max shows some
-// waited 100x the p50; a distribution without a tail is far from that (an exponential's mean is
-// 1.44 times its median).
+// TailRatio x it (the same cell said "requests wait" again on 2026-11-30, on an AMD EPYC host, at
+// a mean 10x the p50 and then, in make measure of f001718, at 6.5x: p50 0.57 ms, mean 3.67, p99
+// 10, max 496). At 5x the half of the requests at or under the p50 carries at most a tenth of the
+// wait, and the max shows some waited 100x the p50; a distribution without a tail is far from
+// that (an exponential's mean is 1.44 times its median).
 func longTail(r run, th Thresholds) (tail, bool) {
 	for _, l := range r.loads {
 		p50, ok50 := l.results[measure.Latency50]

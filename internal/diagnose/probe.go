@@ -283,8 +283,7 @@ func fold(v *results.Diagnostic, res *results.Result, s probeStep, o int, pkind 
 }
 
 // toUnderloaded makes v the run's underloaded verdict (a waiting or machine-saturated one gains
-// underloaded's message and advice),
-// keeping v's figures, and adds what the probe saw.
+// underloaded's message and advice), keeping v's figures, and adds what the probe saw.
 func toUnderloaded(v *results.Diagnostic, res *results.Result, th Thresholds, note string) {
 	if v.Kind == Waiting || v.Kind == MachineSaturated {
 		r := newRun(res, th)
