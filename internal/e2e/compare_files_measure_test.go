@@ -90,9 +90,10 @@ func appRow(t *testing.T, bf, hf string) gate.Comparison {
 	return gate.Comparison{}
 }
 
-// TestCompareFilesTwoPercent: the head of TestCompareGateFindsTwoPercent, judged from files.
+// TestCompareFilesTwoPercent: a head as TestCompareGateFindsTwoPercent's (2 % more CPU a request,
+// calibrated), judged from files.
 func TestCompareFilesTwoPercent(t *testing.T) {
-	repo, shas := workRepo(t, gateWork, gateMore)
+	repo, shas := workRepo(t, gateWork, twoPercentMore(t))
 	c := comparePairs(t, repo, shas[0], shas[1], gates)
 	t.Logf("files, head +2 %%: regressed in %d pairs of %d", c[gate.VerdictRegressed], gates)
 }
