@@ -22,8 +22,9 @@ const (
 	// gateWork is the base's arithmetic on every request. The head's is calibrated on the machine
 	// (twoPercentMore) to cost gateTruth more CPU a request in all: the HTTP server's own cost
 	// against the arithmetic's differs from one CPU to another (4 % more arithmetic measured +1.5 to
-	// +2.4 % on an Intel host, +0.5 to +2.0 % on AMD EPYC ones), and a head whose truth is near the
-	// 1 % threshold tests nothing. Each gate logs the change it measured.
+	// +2.4 % where this test was first run, +0.5 to +2.0 % on AMD EPYC hosts: docs/GATES.md), and a
+	// head whose truth is near the 1 % threshold tests the threshold, not the gate. Each gate logs
+	// the change it measured.
 	gateWork  = 12000
 	gateTruth = 0.02
 	gates     = 10
