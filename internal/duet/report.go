@@ -100,6 +100,9 @@ type Figure struct {
 // summary is the outcome as written.
 func (d *duel) summary(o Outcome, baseRun, headRun *bisect.CommitRun) Summary {
 	rerun := baseRun.Reruns() + headRun.Reruns()
+	if d.how == SideBySide { // a round runs both sides at once: each counts the round run again
+		rerun = baseRun.Reruns()
+	}
 	l := o.Final()
 	c := l.Comparison
 	fig := bisect.FigureOf(d.metricName())

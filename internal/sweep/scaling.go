@@ -35,6 +35,12 @@ type Curve struct {
 	// Busy names the curve's variants whose diagnosis says machine-busy: other work took the cores
 	// the curve measures, so it draws no scaling claim (FlatAt 0; Conclusion says it cannot tell).
 	Busy []string
+	// NotServer is, when a step gained no significant RPS but its run's diagnosis says something
+	// other than the server limited it (notServer), that variant's name and verdict: the step's
+	// flatness is the load's or the machine's, so the curve draws no flattening claim (FlatAt 0).
+	NotServer, NotServerKind string
+	// NotServerAfter is the core count before that step.
+	NotServerAfter int
 }
 
 // Conclusion is what the curve says of the scaling, in one sentence: it flattens, it still
@@ -45,6 +51,9 @@ func (c Curve) Conclusion() string {
 	case len(c.Busy) > 0:
 		return fmt.Sprintf("cannot tell how RPS scales over the cores: %s ran on a busy machine (machine-busy: other work took cores the curve measures); "+
 			"run the sweep on a quiet machine", strings.Join(c.Busy, ", "))
+	case c.NotServer != "":
+		return fmt.Sprintf("cannot tell whether RPS stops scaling at %s: %s gained no significant RPS, but the server did not limit that run "+
+			"(%s); its diagnosis below says what would tell", cores(c.NotServerAfter), c.NotServer, c.NotServerKind)
 	case c.FlatAt > 0:
 		return fmt.Sprintf("flattens at %s: more cores gave no significant RPS gain", cores(c.FlatAt))
 	case len(c.Points) > 1:
@@ -96,7 +105,11 @@ func (f *File) curve(a Axis, others string, pts []Point, rps []Metric, opts gate
 		}
 		cmps := f.Compare(pts[k-1].Variant, p.Variant, rps[:1], opts)
 		p.Gain, p.HasGain = cmps[rps[0]]
-		if c.FlatAt == 0 && len(c.Busy) == 0 && p.HasGain && p.Gain.Verdict != gate.VerdictImproved {
+		if c.FlatAt == 0 && c.NotServer == "" && len(c.Busy) == 0 && p.HasGain && p.Gain.Verdict != gate.VerdictImproved {
+			if kind := f.notServer(p.Variant); kind != "" {
+				c.NotServer, c.NotServerKind, c.NotServerAfter = f.Variants[p.Variant].Name, kind, pts[k-1].Cores
+				continue
+			}
 			c.FlatAt = pts[k-1].Cores
 		}
 	}
@@ -113,6 +126,34 @@ func (f *File) busy(pts []Point) []string {
 		}
 	}
 	return out
+}
+
+// limitedElsewhere says whether a verdict says a run's RPS was limited by something other than
+// the server: its load, the machine load and server share, a load too light or capped at a rate,
+// or answers that were not the server's work. RPS that stays flat under one of them says nothing
+// of how the server scales.
+func limitedElsewhere(kind string) bool {
+	switch kind {
+	case diagnose.MachineSaturated, diagnose.ClientBound, diagnose.Waiting, diagnose.Underloaded,
+		diagnose.RateCapped, diagnose.ErrorBound, diagnose.Unserved:
+		return true
+	}
+	return false
+}
+
+// notServer is the first verdict of variant i's diagnosis that says something other than the
+// server limited its runs (limitedElsewhere), "" when none does.
+func (f *File) notServer(i int) string {
+	r := f.Variants[i].Result
+	if r == nil {
+		return ""
+	}
+	for _, d := range r.JobResults.Diagnostics {
+		if limitedElsewhere(d.Kind) {
+			return d.Kind
+		}
+	}
+	return ""
 }
 
 // rpsMetrics are the RPS metrics among the sweep's.

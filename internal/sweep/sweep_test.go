@@ -242,3 +242,43 @@ func TestScalingFromABusyMachine(t *testing.T) {
 		t.Errorf("report:\n%s", report)
 	}
 }
+
+// TestScalingLimitedElsewhere: a step that gained no RPS while its run's diagnosis says the load
+// or the machine limited it, not the server, draws no flattening claim (issue 42's make measure
+// printed "flattens at 1 core" beside a machine-saturated run with idle CPU on two cores); one
+// whose run was server-bound or contention-bound still flattens.
+func TestScalingLimitedElsewhere(t *testing.T) {
+	for _, c := range []struct {
+		kind string
+		flat bool
+	}{
+		{diagnose.MachineSaturated, false}, {diagnose.Underloaded, false}, {diagnose.ClientBound, false},
+		{diagnose.Waiting, false}, {diagnose.ServerBound, true}, {diagnose.ContentionBound, true},
+	} {
+		f, err := sweepOf(t, filepath.Join(t.TempDir(), "sweep.json"), 3, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// dispatch=shared gains nothing from 0 to 0-1 (sweepOf); its 0-1 run gets the verdict.
+		f.Variants[1].Result.JobResults.Diagnostics = []results.Diagnostic{{Kind: c.kind, Message: "m"}}
+		curves := f.Curves(gate.CompareOptions{})
+		if len(curves) != 2 {
+			t.Fatalf("%s: curves %+v", c.kind, curves)
+		}
+		shared := curves[0]
+		text := shared.Conclusion()
+		if c.flat {
+			if shared.FlatAt != 1 || shared.NotServer != "" || text != "flattens at 1 core: more cores gave no significant RPS gain" {
+				t.Errorf("%s: FlatAt %d NotServer %q: %s", c.kind, shared.FlatAt, shared.NotServer, text)
+			}
+			continue
+		}
+		want := "cannot tell whether RPS stops scaling at 1 core: dispatch=shared,cpuSet=0-1 gained no significant RPS, but the server did not limit that run (" + c.kind + ")"
+		if shared.FlatAt != 0 || shared.NotServerKind != c.kind || !strings.HasPrefix(text, want) {
+			t.Errorf("%s: FlatAt %d, kind %q:\n%s\nwant it to start %q", c.kind, shared.FlatAt, shared.NotServerKind, text, want)
+		}
+		if got := curves[1].Conclusion(); got != "still scaling at 2 cores (each step gained RPS significantly)" {
+			t.Errorf("%s: partitioned: %s", c.kind, got)
+		}
+	}
+}
