@@ -132,6 +132,10 @@ func (cr *CommitRun) Result() *results.Result { return cr.acc }
 // or steal: rounds.Disturbance).
 func (cr *CommitRun) Reruns() int { return cr.rerun }
 
+// Stolen is the steal during the commit's latest iteration, kept though the hypervisor still took
+// StealShare of the machine once it was run again ("" when it did not).
+func (cr *CommitRun) Stolen() string { return cr.stolen }
+
 // OfSource makes a figure asked for without a service (--metric NAME) the source service's: crank
 // compare --base --head judges the compared application's own figure (crank bisect, the
 // scenario's headline service's).

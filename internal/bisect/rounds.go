@@ -31,6 +31,9 @@ type CommitRun struct {
 	acc *results.Result
 	// rerun counts the iterations run again on a disturbed machine (maxRerun).
 	rerun int
+	// stolen is the steal during the latest iteration, kept though the hypervisor still took
+	// StealShare of the machine once it was run again ("" when it did not: stolenDuring).
+	stolen string
 	// profiled is the bisected service's profiles of each run that has some (collect, goProfiles).
 	profiled []ProfiledRun
 }
@@ -133,6 +136,7 @@ func (b *Bench) once(ctx context.Context, cr *CommitRun) error {
 		func(res *results.Result) error { return judged(cr.c, cr.at[0], res) })
 	cr.rerun += again // the re-runs started count, as they were said
 	if err == nil {
+		cr.stolen = stolenDuring(res)
 		err = unjudged(cr.c, res)
 	}
 	if err != nil {
@@ -165,6 +169,18 @@ func (b *Bench) measure(ctx context.Context, what string, run controller.Run, pa
 		func(res *results.Result) {
 			fmt.Fprintf(b.c.Stderr, "%s: %s run again: the machine was disturbed (%s)\n", b.who, what, rnd.DisturbanceOf(res))
 		})
+}
+
+// stolenDuring says how much of the machine the hypervisor took (steal) while res was measured,
+// when it reached StealShare (rounds.Disturbance), "" otherwise.
+func stolenDuring(res *results.Result) string {
+	if res == nil {
+		return ""
+	}
+	if d := rnd.DisturbanceOf(res); d.Stolen {
+		return rnd.Disturbance{Steal: d.Steal, Stolen: true}.String()
+	}
+	return ""
 }
 
 // judged has a run of commit c judged by its prepared run p (runner.Prepared.Judge); the scripts'

@@ -128,6 +128,7 @@ func (b *Bench) roundTogether(ctx context.Context, crs []*CommitRun, r int) (*Co
 	})
 	for _, cr := range crs { // the re-runs started count, as they were said
 		cr.rerun += again
+		cr.stolen = stolenDuring(res)
 	}
 	if err != nil {
 		return b.whichFails(ctx, crs, err)

@@ -1,6 +1,7 @@
 package duet
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -170,6 +171,9 @@ func (d *duel) run(ctx context.Context) int {
 		Measured: func(r int, b, h float64) {
 			fmt.Fprintf(d.c.Stderr, "compare: round %d: base %s, head %s (%+.1f %%)\n", r+1, fig.Value(b), fig.Value(h), 100*(h/b-1))
 		},
+		Dropped: func(r int, why string) {
+			fmt.Fprintf(d.c.Stderr, "compare: round %d not counted: the hypervisor still took the machine's CPU when it was run again: %s; measuring it again\n", r+1, why)
+		},
 		Looked: func(k int, l Look) {
 			fmt.Fprintf(d.c.Stderr, "compare: look %d after %d rounds: %s\n", k, l.Rounds, lookText(l))
 		}}
@@ -201,11 +205,15 @@ func (d *duel) round(baseRun, headRun *bisect.CommitRun) RoundFunc {
 			side := map[bool]string{true: "base", false: "head"}[failed == baseRun]
 			return 0, 0, fmt.Errorf("the %s %s: %w", side, failed.Commit().Short(), err)
 		}
-		b, h := d.bench.Values(baseRun), d.bench.Values(headRun)
-		if len(b) != r+1 || len(h) != r+1 {
-			return 0, 0, fmt.Errorf("%s: the round gave no figure for a side (base %d, head %d of %d rounds)", d.metricName(), len(b), len(h), r+1)
+		if why := cmp.Or(baseRun.Stolen(), headRun.Stolen()); why != "" {
+			return 0, 0, &Disturbed{Why: why}
 		}
-		return b[r], h[r], nil
+		// The bench keeps every round it measured, the ones not counted too (Disturbed).
+		b, h := d.bench.Values(baseRun), d.bench.Values(headRun)
+		if len(b) == 0 || len(b) != len(h) {
+			return 0, 0, fmt.Errorf("%s: the round gave no figure for a side (base %d, head %d figures)", d.metricName(), len(b), len(h))
+		}
+		return b[len(b)-1], h[len(h)-1], nil
 	}
 }
 

@@ -146,3 +146,53 @@ func TestRoundErrorEnds(t *testing.T) {
 		t.Errorf("err %v, %d rounds, %s: want round 4's error, 3 rounds, inconclusive", err, len(out.Base), out.Verdict())
 	}
 }
+
+// TestDisturbedRoundsNotCounted: a round still disturbed once run again is not counted and is
+// measured again in the same positions; a 10 % regression is still found from the rounds counted
+// (the dropped ones, had they counted, said 30 % better). Dropped rounds count towards
+// --max-rounds: a machine disturbed from the fifth round on ends the gate inconclusive at
+// --max-rounds, with no look on fewer rounds than the first look's.
+func TestDisturbedRoundsNotCounted(t *testing.T) {
+	p := newPairs(2, 0.01, 0.10)
+	var asked []int
+	tries := 0
+	flaky := func(ctx context.Context, r int) (float64, float64, error) {
+		asked = append(asked, r)
+		tries++
+		if tries == 3 || tries == 4 {
+			return 0.7, 1, &Disturbed{Why: "the hypervisor took 20 % of the machine (steal)"}
+		}
+		return p.round(ctx, r)
+	}
+	var dropped []int
+	seq := Sequence{Plan: DefaultPlan(0.01, 0.05), Direction: gate.LowerIsBetter, Round: flaky,
+		Dropped: func(r int, why string) { dropped = append(dropped, r) }}
+	out, err := seq.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(asked, []int{0, 1, 2, 2, 2, 3, 4, 5}) || !slices.Equal(dropped, []int{2, 2}) || out.Dropped != 2 {
+		t.Errorf("rounds asked %v, dropped %v (%d): want [0 1 2 2 2 3 4 5], [2 2]", asked, dropped, out.Dropped)
+	}
+	if out.Verdict() != gate.VerdictRegressed || len(out.Base) != 6 || math.Abs(out.Final().Comparison.Ratio-1.10) > 0.02 {
+		t.Errorf("%s after %d rounds at %.3f: want regressed after 6 at about 1.10", out.Verdict(), len(out.Base), out.Final().Comparison.Ratio)
+	}
+
+	plan := DefaultPlan(0.01, 0.05)
+	plan.MaxRounds = 10
+	tries = 0
+	stormy := func(ctx context.Context, r int) (float64, float64, error) {
+		if tries++; tries > 5 {
+			return 0, 0, &Disturbed{Why: "steal"}
+		}
+		return p.round(ctx, r)
+	}
+	out, err = Sequence{Plan: plan, Direction: gate.LowerIsBetter, Round: stormy}.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tries != 10 || len(out.Base) != 5 || out.Dropped != 5 || out.Stopped != StopMaxRounds || len(out.Looks) != 0 || out.Verdict() != gate.VerdictInconclusive {
+		t.Errorf("%d tried, %d counted, %d dropped, stopped %s, %d looks, %s: want 10, 5, 5, max-rounds, 0, inconclusive",
+			tries, len(out.Base), out.Dropped, out.Stopped, len(out.Looks), out.Verdict())
+	}
+}

@@ -39,6 +39,9 @@ type Summary struct {
 	// Rerun counts the rounds run again because the machine was disturbed (rounds.Disturbance:
 	// interleaved, machine-busy or the host took its CPU, steal; side by side, steal only).
 	Rerun int `json:"rerun,omitempty"`
+	// Dropped counts the rounds not counted: the hypervisor still took the machine's CPU (steal)
+	// once they were run again (Disturbed).
+	Dropped int `json:"dropped,omitempty"`
 	// BaseJudged and HeadJudged are internal/runner's judgement of each side's latest round, as a
 	// run's result has them; they inform (a round no measurement of a side's work ended the gate).
 	BaseJudged Judged  `json:"baseJudged"`
@@ -115,7 +118,7 @@ func (d *duel) summary(o Outcome, baseRun, headRun *bisect.CommitRun) Summary {
 	}
 	s := Summary{Verdict: o.Verdict(), How: d.how, Why: d.why, Base: d.base, Head: d.head, Threshold: 100 * d.plan.Threshold,
 		Alpha: d.plan.Alpha, Rounds: len(o.Base), MaxRounds: d.plan.MaxRounds, Looks: d.plan.Schedule(), Stopped: o.Stopped,
-		Figures: []Figure{f}, Detectable: f.Detectable, Rerun: rerun, Seconds: o.Elapsed.Seconds(),
+		Figures: []Figure{f}, Detectable: f.Detectable, Rerun: rerun, Dropped: o.Dropped, Seconds: o.Elapsed.Seconds(),
 		BaseJudged: judgedOf(baseRun.Result()), HeadJudged: judgedOf(headRun.Result())}
 	if s.Verdict == gate.VerdictInconclusive {
 		s.RoundsToTell = c.Needed
@@ -180,6 +183,9 @@ func WriteText(w io.Writer, s Summary) {
 		}
 		fmt.Fprintf(w, "  run again: %d rounds during which the machine was disturbed (%s)\n", s.Rerun, why)
 	}
+	if s.Dropped > 0 {
+		fmt.Fprintf(w, "  not counted: %d rounds during which the hypervisor still took the machine's CPU (steal) once run again; none of their figures is in the test below\n", s.Dropped)
+	}
 	fmt.Fprintf(w, "  diagnosis of the latest round: base %s, head %s\n", s.BaseJudged.verdictOf(), s.HeadJudged.verdictOf())
 	second := "the second position"
 	if s.How == Interleaved {
@@ -198,6 +204,9 @@ func WriteText(w io.Writer, s Summary) {
 			perRound(s).Mul(s.RoundsToTell).Round(time.Minute))
 	case s.Bisect != "":
 		fmt.Fprintf(w, "  to find its commit, with this command's scenario options: %s\n", s.Bisect)
+	}
+	if s.Verdict == gate.VerdictInconclusive && s.Dropped > 0 {
+		fmt.Fprintf(w, "  %d rounds were measured under steal and not counted: a machine whose host gives it its CPU would tell sooner\n", s.Dropped)
 	}
 }
 
