@@ -106,7 +106,8 @@ func contention(t *testing.T, path, base, head string, m sweep.Metric) (*sweep.F
 // is alone on CPU 0 and the load leaves part of CPU 1 idle, which the app's second core can take
 // on 0-1. The sweep says so before it runs. On a busy machine one bounded retry resumes the same
 // sweep to 8 rounds. Two cores that gain nothing pass only when the sweep says it cannot tell
-// (machine-busy, or a run on 0-1 the server did not limit), never "flattens at".
+// (machine-busy, or a run on 0-1 whose verdict does not say the server limited it), never
+// "flattens at".
 func TestSweepInlineScalesWithCores(t *testing.T) {
 	needSweep(t)
 	out := filepath.Join(t.TempDir(), "sweep.json")
@@ -157,11 +158,11 @@ func TestSweepInlineScalesWithCores(t *testing.T) {
 	// 2026-12-01), is not the server's limit: the sweep must say it cannot tell, not that RPS
 	// flattens.
 	if c := f.Curves(gate.CompareOptions{})[0]; c.NotServer != "" {
-		t.Logf("RPS %.0f on 1 core, %.0f on 2, and the sweep said the server did not limit the run on 0-1 (%s): %s",
+		t.Logf("RPS %.0f on 1 core, %.0f on 2, and the sweep said the verdict on 0-1 (%s) does not say the server limited it: %s",
 			one.RPS, two.RPS, c.NotServerKind, diagnosisOf(f, 1))
 		mustContain(t, "stdout", r.stdout, "cannot tell whether RPS stops scaling at 1 core")
 		if strings.Contains(r.stdout, "flattens at") {
-			t.Errorf("a scaling claim from a run the server did not limit:\n%s", r.stdout)
+			t.Errorf("a scaling claim from a run whose verdict does not say the server limited it:\n%s", r.stdout)
 		}
 		return
 	}

@@ -52,8 +52,8 @@ func (c Curve) Conclusion() string {
 		return fmt.Sprintf("cannot tell how RPS scales over the cores: %s ran on a busy machine (machine-busy: other work took cores the curve measures); "+
 			"run the sweep on a quiet machine", strings.Join(c.Busy, ", "))
 	case c.NotServer != "":
-		return fmt.Sprintf("cannot tell whether RPS stops scaling at %s: %s gained no significant RPS, but the server did not limit that run "+
-			"(%s); its diagnosis below says what would tell", cores(c.NotServerAfter), c.NotServer, c.NotServerKind)
+		return fmt.Sprintf("cannot tell whether RPS stops scaling at %s: %s gained no significant RPS, but its verdict (%s) does not say "+
+			"the server limited it; the diagnosis below says what would tell", cores(c.NotServerAfter), c.NotServer, c.NotServerKind)
 	case c.FlatAt > 0:
 		return fmt.Sprintf("flattens at %s: more cores gave no significant RPS gain", cores(c.FlatAt))
 	case len(c.Points) > 1:

@@ -273,7 +273,7 @@ func TestScalingLimitedElsewhere(t *testing.T) {
 			}
 			continue
 		}
-		want := "cannot tell whether RPS stops scaling at 1 core: dispatch=shared,cpuSet=0-1 gained no significant RPS, but the server did not limit that run (" + c.kind + ")"
+		want := "cannot tell whether RPS stops scaling at 1 core: dispatch=shared,cpuSet=0-1 gained no significant RPS, but its verdict (" + c.kind + ") does not say the server limited it"
 		if shared.FlatAt != 0 || shared.NotServerKind != c.kind || !strings.HasPrefix(text, want) {
 			t.Errorf("%s: FlatAt %d, kind %q:\n%s\nwant it to start %q", c.kind, shared.FlatAt, shared.NotServerKind, text, want)
 		}
