@@ -11,7 +11,6 @@ import (
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/diagnose"
 	"github.com/crankshaft/crankshaft/internal/gate"
-	"github.com/crankshaft/crankshaft/internal/results"
 )
 
 // Point is one core count of a scaling curve.
@@ -120,8 +119,7 @@ func (f *File) curve(a Axis, others string, pts []Point, rps []Metric, opts gate
 func (f *File) busy(pts []Point) []string {
 	var out []string
 	for _, p := range pts {
-		r := f.Variants[p.Variant].Result
-		if r != nil && slices.ContainsFunc(r.JobResults.Diagnostics, func(d results.Diagnostic) bool { return d.Kind == diagnose.MachineBusy }) {
+		if f.verdictOf(p.Variant, func(kind string) bool { return kind == diagnose.MachineBusy }) != "" {
 			out = append(out, f.Variants[p.Variant].Name)
 		}
 	}
@@ -143,13 +141,16 @@ func limitedElsewhere(kind string) bool {
 
 // notServer is the first verdict of variant i's diagnosis that says something other than the
 // server limited its runs (limitedElsewhere), "" when none does.
-func (f *File) notServer(i int) string {
+func (f *File) notServer(i int) string { return f.verdictOf(i, limitedElsewhere) }
+
+// verdictOf is the first kind of variant i's diagnosis that match accepts, "" when none does.
+func (f *File) verdictOf(i int, match func(kind string) bool) string {
 	r := f.Variants[i].Result
 	if r == nil {
 		return ""
 	}
 	for _, d := range r.JobResults.Diagnostics {
-		if limitedElsewhere(d.Kind) {
+		if match(d.Kind) {
 			return d.Kind
 		}
 	}
