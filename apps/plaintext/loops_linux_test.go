@@ -16,8 +16,8 @@ import (
 )
 
 // lateBound is the longest a request may wait in TestLoopsAnswerEveryConnection: with the loops
-// yielding (httpserver's yieldEvery) the slowest of millions took 9 to 12 ms here; without, 0.3 to
-// 1 s, in every run.
+// yielding (httpserver's yieldEvery) the slowest of millions took 6 to 14 ms here, quiet or beside
+// a busy core; without, 0.3 to 1 s, in every run.
 const lateBound = 150 * time.Millisecond
 
 // TestLoopsAnswerEveryConnection: the app with two event loops on CPUs 0-1, under crank load -c 32
