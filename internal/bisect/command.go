@@ -120,9 +120,8 @@ func (b *bisector) run(ctx context.Context, commits []Commit) int {
 	}
 	res := b.ends(len(commits))
 	switch res.BadEnd.Verdict {
-	case CannotTell: // imprecise and not significantly worse: not "none is worse" either
-		return b.finish(res, fmt.Errorf("%w: the bad end %s is %+.1f %% from good, within the noise after %d iterations; ask a finer --precision or more --max-iterations",
-			ErrCannotTell, bad.Short(), 100*res.BadEnd.Change, res.BadEnd.Iterations))
+	case CannotTell: // imprecise and not significantly worse (or too few rounds counted): not "none is worse" either
+		return b.finish(res, cannotTell("the bad end "+bad.Short(), res.BadEnd, "ask a finer --precision or more --max-iterations"))
 	case Good:
 		res.NoneWorse = true
 		return b.finish(res, nil)
@@ -140,15 +139,20 @@ func (b *bisector) ends(n int) Result {
 	res := Result{Metric: b.f.metricName(), Good: b.good, Bad: b.bad, SideBySide: b.f.SideBySide}
 	base, worst := b.goodRun.acc, b.badRun.acc
 	b.base = base
-	ends, _ := b.unbiased(base, worst)
-	res.Baseline = b.step(b.good, ends[0], nil, nil) // as the bad end's row has it
-	res.Baseline.Verdict = Good
-	res.Baseline.Rerun = b.goodRun.rerun
+	if b.tooFew(b.badRun) { // steal left the ends' rounds too few: cannot tell, the ends as counted
+		res.Baseline, res.BadEnd = stolenStep(b.good, b.goodRun), stolenStep(b.bad, b.badRun)
+		res.Baseline.Verdict = Good
+	} else {
+		ends, _ := b.unbiased(base, worst)
+		res.Baseline = b.step(b.good, ends[0], nil, nil) // as the bad end's row has it
+		res.Baseline.Verdict = Good
+		res.Baseline.Rerun, res.Baseline.Dropped = b.goodRun.rerun, b.goodRun.dropped
+		res.BadEnd = b.step(b.bad, worst, base, nil)
+		res.BadEnd.Rerun, res.BadEnd.Dropped = b.badRun.rerun, b.badRun.dropped
+	}
+	res.BadEnd.Position = n
 	fig := FigureOf(res.Metric)
 	fmt.Fprintln(b.c.Stderr, "bisect: "+fig.Row(0, 0, res.Baseline).Line())
-	res.BadEnd = b.step(b.bad, worst, base, nil)
-	res.BadEnd.Position = n
-	res.BadEnd.Rerun = b.badRun.rerun
 	fmt.Fprintln(b.c.Stderr, "bisect: "+fig.Row(-1, 0, res.BadEnd).Line())
 	return res
 }
@@ -249,8 +253,13 @@ func (b *bisector) judge(ctx context.Context, pr Probe) (Step, error) {
 		fmt.Fprintln(b.c.Stderr, "bisect: "+fig.Row(n, about, s).Line())
 		return s, nil
 	}
-	s := b.step(c, cand.acc, g.acc, w.acc)
-	s.Rerun = cand.rerun
+	var s Step
+	if b.tooFew(cand) { // steal left its rounds too few: cannot tell
+		s = stolenStep(c, cand)
+	} else {
+		s = b.step(c, cand.acc, g.acc, w.acc)
+		s.Rerun, s.Dropped = cand.rerun, cand.dropped
+	}
 	b.measured[c.SHA] = cand.profiled
 	fmt.Fprintln(b.c.Stderr, "bisect: "+fig.Row(n, about, s).Line())
 	return s, nil
@@ -365,6 +374,7 @@ func (b *bisector) finish(r Result, searchErr error) int {
 	if searchErr != nil {
 		r.Stopped, code = searchErr.Error(), runner.ExitFailed
 	}
+	r.Dropped = r.dropped()
 	if r.FirstBad != "" && b.profiled {
 		r.Grew = Growths(b.src.service, r.LastGood(), Commit{SHA: r.FirstBad, Subject: r.FirstBadSubject}, b.profilesOf(r.LastGood()), b.profilesOf(Commit{SHA: r.FirstBad}))
 	}

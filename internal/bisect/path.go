@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/crankshaft/crankshaft/internal/measure"
@@ -54,7 +55,8 @@ type Row struct {
 	Head string
 	Step Step
 	// Mean is the figure ("69,938 req/s"), Interval its 95 % interval's half-width over the mean
-	// ("± 21.6 %"), Iterations how many runs; all "" for a skipped commit.
+	// ("± 21.6 %"), Iterations how many runs; all "" for a skipped commit, and Mean and Interval
+	// for a commit none of whose rounds was counted (steal: Step.Dropped).
 	Mean, Interval, Iterations string
 	// Change ("-77.7 %" from good), P ("0.004") and Verdict are "" for the baseline, which is
 	// good by definition.
@@ -64,6 +66,8 @@ type Row struct {
 	Good string
 	// Rerun says how many iterations were run again on a disturbed machine ("" for none).
 	Rerun string
+	// Dropped says how many rounds were not counted: still under steal once run again ("" for none).
+	Dropped string
 	// Place is where a step lies between the ends (PlaceText; "" for the ends).
 	Place string
 	// Diagnosis is internal/runner's judgement of the commit's latest iteration, its kinds
@@ -96,6 +100,16 @@ func (f Figure) Row(n, about int, s Step) Row {
 	if s.Rerun > 0 {
 		r.Rerun = fmt.Sprintf("%d more run again: machine disturbed", s.Rerun)
 	}
+	if s.Dropped > 0 {
+		r.Dropped = fmt.Sprintf("%d %s not counted: steal", s.Dropped, map[bool]string{true: "round", false: "rounds"}[s.Dropped == 1])
+	}
+	if s.Iterations == 0 && s.Dropped > 0 { // every round not counted (steal): no figure
+		r.Mean, r.Interval = "", ""
+		if n != 0 {
+			r.Verdict = s.Verdict
+		}
+		return r
+	}
 	if n == 0 {
 		r.Verdict = ""
 		return r
@@ -126,10 +140,16 @@ func (r Row) Line() string {
 		return fmt.Sprintf("%s: %s %s: skip (%s)", r.Head, c.Short(), c.Subject, r.Step.Note)
 	}
 	line := fmt.Sprintf("%s: %s %s: %s %s over %s iterations", r.Head, c.Short(), c.Subject, r.Mean, r.Interval, r.Iterations)
-	if r.Rerun != "" {
-		line += " (" + r.Rerun + ")"
+	if r.Mean == "" {
+		line = fmt.Sprintf("%s: %s %s: no iteration counted", r.Head, c.Short(), c.Subject)
 	}
-	if r.Verdict != "" {
+	if notes := slices.DeleteFunc([]string{r.Rerun, r.Dropped}, func(n string) bool { return n == "" }); len(notes) > 0 {
+		line += " (" + strings.Join(notes, "; ") + ")"
+	}
+	switch {
+	case r.Verdict != "" && r.Mean == "":
+		line += ": " + r.Verdict
+	case r.Verdict != "":
 		from := "good"
 		if r.Good != "" {
 			from = "good's " + r.Good + " beside it"
@@ -196,6 +216,9 @@ func WritePath(w io.Writer, r Result) {
 	fmt.Fprintf(w, "bisect of %s from %s (good) to %s (bad)%s:\n", r.Metric, r.Good.Short(), r.Bad.Short(), side)
 	for _, row := range r.Path() {
 		fmt.Fprintln(w, "  "+row.Line())
+	}
+	if r.Dropped > 0 {
+		fmt.Fprintf(w, "  not counted: %d rounds during which the hypervisor still took the machine's CPU (steal) once run again; none of their figures is in the verdicts above\n", r.Dropped)
 	}
 	if r.Stopped != "" {
 		return

@@ -34,6 +34,9 @@ type CommitRun struct {
 	// stolen is the steal during the latest iteration, kept though the hypervisor still took
 	// StealShare of the machine once it was run again ("" when it did not: stolenDuring).
 	stolen string
+	// dropped counts the rounds of the commit not counted: still under steal once run again (the
+	// commit's or another's of the round; notCounted).
+	dropped int
 	// profiled is the bisected service's profiles of each run that has some (collect, goProfiles).
 	profiled []ProfiledRun
 }
@@ -215,15 +218,23 @@ func (b *Bench) add(cr *CommitRun, res *results.Result) {
 
 // rounds measures the commits interleaved, one iteration of each per round, until every one's
 // figure is known within --precision or decided says the comparison is settled (each after at
-// least runner.MinAutoIterations rounds), or after --max-iterations rounds. The first commit that fails
-// to build or run ends it with its error and which commit it was.
+// least runner.MinAutoIterations rounds), or after --max-iterations rounds. A round still under
+// steal once run again is not counted (notCounted) and is measured again in the same order or
+// positions; it counts towards --max-iterations. The first commit that fails to build or run ends
+// it with its error and which commit it was.
 func (b *bisector) rounds(ctx context.Context, decided func() bool, crs ...*CommitRun) (*CommitRun, error) {
 	fig := FigureOf(b.metric)
-	for round := 1; round <= b.c.Plan.Run.Iterations; round++ {
-		met := round >= runner.MinAutoIterations
-		if failed, err := b.Round(ctx, round-1, crs...); err != nil {
+	round := 0 // the rounds counted
+	for tried := 1; tried <= b.c.Plan.Run.Iterations; tried++ {
+		marks := marksOf(crs)
+		if failed, err := b.Round(ctx, round, crs...); err != nil {
 			return failed, err
 		}
+		if b.notCounted(marks, round+1, tried) {
+			continue
+		}
+		round++
+		met := round >= runner.MinAutoIterations
 		var line []string
 		for _, cr := range crs {
 			p := cr.acc.Precision

@@ -33,8 +33,12 @@ type Step struct {
 	// Rerun counts the commit's iterations run again because the machine was disturbed while they
 	// ran (rounds.Disturbance: machine-busy, or the hypervisor took StealShare or more of its CPU
 	// time); not in Iterations.
-	Rerun  int     `json:"rerun,omitempty"`
-	PValue float64 `json:"pValue,omitempty"`
+	Rerun int `json:"rerun,omitempty"`
+	// Dropped counts the rounds of the commit's measurement not counted: still under steal once run
+	// again (the same rule as crank compare --base --head's); not in Iterations either, and none
+	// of their figures in Mean, Change or the verdict.
+	Dropped int     `json:"dropped,omitempty"`
+	PValue  float64 `json:"pValue,omitempty"`
 	// Way and WayHalfWidth place a commit measured beside both ends (Place): where it lies as a
 	// share of the way from good (0) to bad (1), and its PlaceLevel interval's half-width; both 0
 	// for the ends and in files written before.
@@ -70,6 +74,8 @@ type Result struct {
 	Steps      []Step   `json:"steps"`
 	// Stopped says why the search ended without an answer (it cannot tell, or it failed).
 	Stopped string `json:"stopped,omitempty"`
+	// Dropped counts the rounds not counted, over the search: still under steal once run again.
+	Dropped int `json:"dropped,omitempty"`
 	// SideBySide: the commits of a round ran at the same time (crank bisect --side-by-side).
 	SideBySide bool `json:"sideBySide,omitempty"`
 	// Grew is, when the service records profiles, what grew from the last good commit to the
@@ -130,8 +136,7 @@ func Search(ctx context.Context, commits []Commit, judge Judge) (Result, error) 
 				ask = fmt.Sprintf("these rounds would have told a commit at either end (about %d needed); this one lies between them, at %.2f ± %.2f of the way: the change may be spread over several commits",
 					need, s.Way, s.WayHalfWidth)
 			}
-			return "", fmt.Errorf("%w: %s (%s) is %+.1f %% from good, within the noise after %d iterations; %s",
-				ErrCannotTell, s.Commit.Short(), s.Commit.Subject, 100*s.Change, s.Iterations, ask)
+			return "", cannotTell(s.Commit.Short()+" ("+s.Commit.Subject+")", s, ask)
 		}
 		return s.Verdict, nil
 	}
