@@ -262,3 +262,24 @@ func TestBisectStolenForGoodCannotTell(t *testing.T) {
 		t.Errorf("Search: %v, want ErrCannotTell saying 4 rounds were not counted", err)
 	}
 }
+
+// Side by side, a round still under steal once run again is the round's, not one commit's: every
+// commit gives it back and the round is measured again.
+func TestStolenRoundSideBySideNotCounted(t *testing.T) {
+	ex := &sideRounds{states: []machineState{quiet, stolen, stolen, quiet}}
+	bench, stderr := judgedBench(t, ex)
+	bench.c.Plan.Run.Iterations = 4
+	g, h := sideBySidePair(t, bench)
+	b := &bisector{Bench: bench, f: Flags{Metric: bench.want}, measured: map[string][]ProfiledRun{}}
+	if failed, err := b.rounds(t.Context(), func() bool { return false }, g, h); err != nil {
+		t.Fatalf("rounds: %v (%v)", err, failed)
+	}
+	if ex.runs != 5 || len(b.Values(g)) != 3 || len(b.Values(h)) != 3 || g.dropped != 1 || h.dropped != 1 {
+		t.Errorf("%d runs, %d and %d iterations counted, %d and %d rounds dropped: want 5, 3, 3, 1, 1",
+			ex.runs, len(b.Values(g)), len(b.Values(h)), g.dropped, h.dropped)
+	}
+	want := "bisect: round 2 not counted: the hypervisor still took the machine's CPU when it was run again (1111111111's iteration 2: the hypervisor took 20"
+	if !strings.Contains(stderr.String(), want) || !strings.Contains(stderr.String(), "; 2222222222's iteration 2: ") {
+		t.Errorf("said %q, want %q naming both commits", stderr.String(), want)
+	}
+}
