@@ -43,13 +43,17 @@ func (a *Agent) sampleLoop(ctx context.Context, j *job, p runtime.Handle, warmup
 		m := func(name string, v float64) api.Measurement {
 			return api.Measurement{Name: name, Timestamp: st.Time, Value: v, Warmup: w}
 		}
-		j.record(
+		ms := []api.Measurement{
 			m(measure.CPU, st.CPU),
 			m(measure.CPURaw, st.CPURaw),
 			m(measure.CPUGlobal, st.CPUGlobal),
 			m(measure.CPUSteal, st.CPUSteal),
 			m(measure.WorkingSet, st.WorkingSetMB),
 			m(measure.PrivateMemory, st.PrivateMB),
-		)
+		}
+		if st.HasThreads { // unknown is left out, not 0
+			ms = append(ms, m(measure.CPUThread, st.BusiestThread))
+		}
+		j.record(ms...)
 	}
 }

@@ -17,7 +17,9 @@ const (
 	CPURaw    = "benchmarks/cpu/raw"
 	CPUGlobal = "benchmarks/cpu/global"
 	// CPUSteal is the machine's CPU time its hypervisor gave to other guests (/proc/stat's steal).
-	CPUSteal      = "benchmarks/cpu/steal"
+	CPUSteal = "benchmarks/cpu/steal"
+	// CPUThread is the CPU of the job's busiest thread in each sample, in percent of one core.
+	CPUThread     = "benchmarks/cpu/busiest-thread"
 	WorkingSet    = "benchmarks/working-set"
 	PrivateMemory = "benchmarks/private-memory"
 	BuildTime     = "benchmarks/build-time"
@@ -214,6 +216,7 @@ func base() []api.Metadata {
 		lower(md("Host Process", CPURaw, api.OpMax, api.OpMax, "n0", UnitPercent, "Max CPU Usage, raw (%)", "Highest CPU of the job's process tree, in percent of one core (can exceed 100)")),
 		lower(md("Host Process", CPUGlobal, api.OpMax, api.OpMax, "n0", UnitPercent, "Max Global CPU Usage (%)", "Highest CPU of the whole machine over the run, in percent")),
 		lower(md("Host Process", CPUSteal, api.OpAvg, api.OpMax, "n1", UnitPercent, "Mean CPU steal (%)", "Share of the whole machine's CPU time its hypervisor gave to other guests over the run (steal, in /proc/stat), in percent: on a virtual machine, time the run's jobs waited for a CPU they were not given")),
+		md("Host Process", CPUThread, api.OpAvg, api.OpMax, "n0", UnitPercent, "Mean CPU of the busiest thread (%)", "CPU of the job's busiest thread in each sample (its own user and system time), in percent of one core, averaged over the run: near 100 % on a job with more cores, one thread (an event loop, a lock holder) limits what the job's cores can do"),
 		lower(md("Host Process", WorkingSet, api.OpMax, api.OpMax, "n0", UnitMB, "Max Working Set (MB)", "Highest resident memory of the job's process tree")),
 		lower(md("Host Process", PrivateMemory, api.OpMax, api.OpMax, "n0", UnitMB, "Max Private Memory (MB)", "Highest private (anonymous) memory of the job's process tree")),
 		lower(md("Host Process", BuildTime, api.OpMax, api.OpMax, "n0", UnitMs, "Build Time (ms)", "Time the agent spent building the job (0 when a cached build was reused)")),

@@ -17,6 +17,7 @@ type CgroupSampler struct {
 	cpu     float64
 	at      time.Time
 	machine machine
+	threads threadTimes
 }
 
 // NewCgroup starts sampling the group at dir (see cgroup.CPUSeconds for the counters it reads).
@@ -25,7 +26,7 @@ func NewCgroup(dir string) (*CgroupSampler, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &CgroupSampler{dir: dir, numCPU: NumCPU(), cpu: cpu, at: time.Now()}
+	s := &CgroupSampler{dir: dir, numCPU: NumCPU(), cpu: cpu, threads: readThreads(cgroup.Procs(dir)), at: time.Now()}
 	s.machine, _ = readMachine()
 	return s, nil
 }
@@ -37,6 +38,7 @@ func (s *CgroupSampler) Sample() (Stats, error) {
 		return Stats{}, err
 	}
 	pids := cgroup.Procs(s.dir)
+	threads := readThreads(pids)
 	now := time.Now()
 	m, err := readMachine()
 	if err != nil {
@@ -46,6 +48,9 @@ func (s *CgroupSampler) Sample() (Stats, error) {
 	if wall := now.Sub(s.at).Seconds(); wall > 0 && cpu >= s.cpu {
 		st.CPURaw = (cpu - s.cpu) / wall * 100
 		st.CPU = st.CPURaw / float64(s.numCPU)
+	}
+	if wall := now.Sub(s.at).Seconds(); wall > 0 {
+		st.BusiestThread, st.HasThreads = busiestThread(s.threads, threads, wall)
 	}
 	st.CPUGlobal, st.CPUSteal = m.since(s.machine)
 	for _, pid := range pids {
@@ -58,6 +63,6 @@ func (s *CgroupSampler) Sample() (Stats, error) {
 			st.WorkingSetMB, st.WorkingSetFromCgroup = ws/(1<<20), true
 		}
 	}
-	s.cpu, s.at, s.machine = cpu, now, m
+	s.cpu, s.at, s.machine, s.threads = cpu, now, m, threads
 	return st, nil
 }

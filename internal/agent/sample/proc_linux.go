@@ -59,7 +59,12 @@ func readTree(root int) (map[procKey]procInfo, error) {
 // readStat parses /proc/<pid>/stat; the command name, in parentheses, may hold anything, so the
 // fields are counted from the last ')'.
 func readStat(pid int) (statFields, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return readStatFile("/proc/" + strconv.Itoa(pid) + "/stat")
+}
+
+// readStatFile parses a process's or a thread's stat file, laid out alike.
+func readStatFile(path string) (statFields, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return statFields{}, err
 	}
@@ -77,6 +82,31 @@ func readStat(pid int) (statFields, error) {
 	stime, _ := strconv.ParseUint(f[12], 10, 64)
 	start, _ := strconv.ParseUint(f[19], 10, 64)
 	return statFields{ppid: ppid, cpuSeconds: float64(utime+stime) / userHZ, start: start}, nil
+}
+
+// readThreads reads the CPU time of every thread of the processes pids (/proc/<pid>/task/<tid>/stat,
+// the thread's own user and system time). A process or thread gone meanwhile is left out.
+func readThreads(pids []int) threadTimes {
+	out := make(threadTimes)
+	for _, pid := range pids {
+		dir := "/proc/" + strconv.Itoa(pid) + "/task/"
+		tasks, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range tasks {
+			tid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			st, err := readStatFile(dir + e.Name() + "/stat")
+			if err != nil {
+				continue
+			}
+			out[procKey{tid, st.start}] = st.cpuSeconds
+		}
+	}
+	return out
 }
 
 // readMemory returns VmRSS and RssAnon from /proc/<pid>/status, in bytes (0 when unreadable, as

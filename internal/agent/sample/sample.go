@@ -28,6 +28,11 @@ type Stats struct {
 	WorkingSetFromCgroup    bool
 	// Processes is how many processes the tree holds.
 	Processes int
+	// BusiestThread is the CPU of the tree's busiest thread, in percent of one core, when
+	// HasThreads: a thread near 100 % is a limit the tree's own CPU does not show (one event
+	// loop, one lock holder) when the tree has more cores than one.
+	BusiestThread float64
+	HasThreads    bool
 }
 
 // procKey tells processes apart even when a pid is reused.
@@ -61,6 +66,7 @@ type Sampler struct {
 	last    map[procKey]float64
 	at      time.Time
 	machine machine
+	threads threadTimes
 }
 
 // New starts sampling the tree rooted at pid: it reads the current counters, against which the
@@ -72,6 +78,7 @@ func New(pid int) (*Sampler, error) {
 		return nil, fmt.Errorf("sample process %d: %w", pid, err)
 	}
 	s.last = cpuOf(tree)
+	s.threads = readThreads(pidsOf(tree))
 	s.at = time.Now()
 	s.machine, _ = readMachine()
 	return s, nil
@@ -89,18 +96,29 @@ func (s *Sampler) Sample() (Stats, error) {
 		return Stats{}, fmt.Errorf("sample machine: %w", err)
 	}
 	cur := cpuOf(tree)
+	threads := readThreads(pidsOf(tree))
 	st := Stats{Time: now, Processes: len(tree)}
 	if wall := now.Sub(s.at).Seconds(); wall > 0 {
 		st.CPURaw = cpuDelta(s.last, cur) / wall * 100
 		st.CPU = st.CPURaw / float64(s.numCPU)
+		st.BusiestThread, st.HasThreads = busiestThread(s.threads, threads, wall)
 	}
 	st.CPUGlobal, st.CPUSteal = m.since(s.machine)
 	for _, p := range tree {
 		st.WorkingSetMB += p.rssBytes / (1 << 20)
 		st.PrivateMB += p.anonRSS / (1 << 20)
 	}
-	s.last, s.at, s.machine = cur, now, m
+	s.last, s.at, s.machine, s.threads = cur, now, m, threads
 	return st, nil
+}
+
+// pidsOf is the pids of a tree's processes.
+func pidsOf(tree map[procKey]procInfo) []int {
+	pids := make([]int, 0, len(tree))
+	for k := range tree {
+		pids = append(pids, k.pid)
+	}
+	return pids
 }
 
 func cpuOf(tree map[procKey]procInfo) map[procKey]float64 {

@@ -63,3 +63,59 @@ func TestSampleTree(t *testing.T) {
 		t.Errorf("New on a missing pid: %v, want its /proc entry not found", err)
 	}
 }
+
+func TestBusiestThread(t *testing.T) {
+	prev := threadTimes{{10, 1}: 1.0, {11, 1}: 2.0, {12, 1}: 0.5}
+	cur := threadTimes{
+		{10, 1}: 1.9, // +0.9 in 1 s: 90 %
+		{11, 1}: 2.1, // +0.1
+		{13, 5}: 0.3, // new: all of it
+		{12, 9}: 0.4, // tid 12 reused: all of it
+	}
+	if got, ok := busiestThread(prev, cur, 1); !ok || got < 89.999 || got > 90.001 {
+		t.Errorf("busiestThread = %v, %v; want 90, true", got, ok)
+	}
+	if _, ok := busiestThread(nil, cur, 1); ok {
+		t.Error("no earlier read: known")
+	}
+	if _, ok := busiestThread(prev, threadTimes{}, 1); ok {
+		t.Error("no thread: known")
+	}
+}
+
+// TestSampleBusiestThread: a single-threaded process that spins has its one thread as busy as the
+// whole tree, and a sleeping one has none.
+func TestSampleBusiestThread(t *testing.T) {
+	spin := exec.Command("sha256sum", "/dev/zero")
+	if err := spin.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = spin.Process.Kill()
+		_ = spin.Wait()
+	}()
+	s, err := New(spin.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The sample covers at least 30 ticks of the spinner's CPU, whatever else the machine runs.
+	begin, err := readStat(spin.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.Within(10*time.Second, func() bool {
+		now, err := readStat(spin.Process.Pid)
+		return err == nil && now.cpuSeconds-begin.cpuSeconds >= 0.3
+	})
+	st, err := s.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.HasThreads || st.CPURaw < 20 {
+		t.Fatalf("spinning process: %+v", st)
+	}
+	// Both count whole 10 ms ticks of the same one thread over the same interval.
+	if d := st.BusiestThread - st.CPURaw; d < -1 || d > 1 {
+		t.Errorf("busiest thread %.1f %% of a core, the tree %.1f %%: one thread is the tree", st.BusiestThread, st.CPURaw)
+	}
+}
