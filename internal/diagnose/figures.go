@@ -45,6 +45,9 @@ type job struct {
 	lockSite string
 	// hot is where its CPU profile says it spent the most CPU ("" without one).
 	hot string
+	// thread is the mean of benchmarks/cpu/busiest-thread (% of one core), when hasThread.
+	thread    float64
+	hasThread bool
 }
 
 // known reports whether the job's CPU and its machine's cores are known.
@@ -146,6 +149,7 @@ func readJob(name string, jr *results.JobResult) *job {
 	j.cpu, j.cores, j.hasCPU = results.MachineCPU(jr)
 	j.global, _ = measuredMean(jr, measure.CPUGlobal)
 	j.steal, _ = measuredMean(jr, measure.CPUSteal)
+	j.thread, j.hasThread = measuredMean(jr, measure.CPUThread)
 	j.used = j.cpu / 100 * float64(j.cores)
 	j.machine = machineOf(jr.Environment)
 	if n, ok := number(jr.Environment["cpuSetCores"]); ok && n >= 1 {

@@ -73,6 +73,13 @@ func limit(r run, th Thresholds) (results.Diagnostic, bool) {
 				l.name, usage(l), hotText(l), main.name, cpuText(main)),
 				Figures: append(r.cpuFigs(l, main), capFigs(l)...)}, true
 		}
+		if l.threadSaturated(th.Saturated) && !main.saturated(th.Saturated) {
+			return results.Diagnostic{Kind: ClientBound, Message: fmt.Sprintf(
+				"%s: one of the load generator's threads was busy %.0f %% of a core (its busiest thread, on average over the samples; "+
+					"the generator used %s%s) while %s uses %s: that thread limits the run; give the generator more threads",
+				l.name, l.thread, usage(l), hotText(l), main.name, cpuText(main)),
+				Figures: append(append([]results.Figure{r.threadFig(l)}, r.cpuFigs(l, main)...), capFigs(l)...)}, true
+		}
 	}
 	for _, s := range server {
 		if s.saturated(th.Saturated) {
@@ -89,6 +96,9 @@ func limit(r run, th Thresholds) (results.Diagnostic, bool) {
 				s.name, what, cpuText(s), load[0].name, cpuText(load[0])),
 				Figures: append(figs, r.cpuFigs(s, load[0])...)}, true
 		}
+	}
+	if d, ok := threadBound(r, server, load, th); ok {
+		return d, true
 	}
 	if q := readQueue(r); q.waiting(th) {
 		return waitingVerdict(r, q, main, load[0], th), true
