@@ -15,6 +15,10 @@ import (
 // run's jobs can use (below it, sampling noise).
 const minOutside = 0.05
 
+// maxThread is the most CPU (% of one core) one thread's mean can read: a core, and the 10 ms ticks
+// of a sample's interval rounding up. An agent's figure beyond it is not judged on.
+const maxThread = 110
+
 // job is what the diagnosis reads of one service. CPU is counted in cores (1.5: one and a half
 // cores busy), from the mean of benchmarks/cpu (% of the whole machine) over the measured samples.
 type job struct {
@@ -150,6 +154,9 @@ func readJob(name string, jr *results.JobResult) *job {
 	j.global, _ = measuredMean(jr, measure.CPUGlobal)
 	j.steal, _ = measuredMean(jr, measure.CPUSteal)
 	j.thread, j.hasThread = measuredMean(jr, measure.CPUThread)
+	if !(j.thread >= 0 && j.thread <= maxThread) { // no thread uses more than a core: not a figure to judge on
+		j.thread, j.hasThread = 0, false
+	}
 	j.used = j.cpu / 100 * float64(j.cores)
 	j.machine = machineOf(jr.Environment)
 	if n, ok := number(jr.Environment["cpuSetCores"]); ok && n >= 1 {

@@ -35,6 +35,13 @@ func TestSerializedOnOneThread(t *testing.T) {
 	}), DefaultThresholds()); got[0].Kind == Serialized {
 		t.Errorf("work spread over threads (the busiest at 42 %%) read serialized:\n%s", show(got))
 	}
+	// A figure no thread can give (an agent's answer is not trusted) is not judged on.
+	if got := Diagnose(runOf(map[string]fakeJob{
+		"application": {raw: []float64{101, 99}, global: 14, cores: 8, host: "srv", extra: threadSamples(900, 900)},
+		"load":        {raw: []float64{60}, global: 9, cores: 8, host: "cli", vars: wrkVars(4, 256, 1), results: wrk(0, 0)},
+	}), DefaultThresholds()); got[0].Kind == Serialized {
+		t.Errorf("a busiest thread of 900 %% of a core was judged on:\n%s", show(got))
+	}
 }
 
 // A busy thread is not the limit when the server has no idle core to give another thread (one
