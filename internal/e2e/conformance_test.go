@@ -75,6 +75,10 @@ var confServers = []confServer{
 		open:   []string{diagnose.RateCapped},
 		why: "twice the connections gain a third, which tells neither one at a time nor a load too light: a second probe, flat from " +
 			"the first, says serialized (a few at a time); waiting when it cannot tell; a rate within reach caps the run"},
+	{name: "one busy thread", truth: "one OS thread (an event loop) burns 1 ms of CPU for every request, one after another (1,000 req/s at most, one core of two)",
+		mode: "loop", work: "1ms", connections: 32, rate: 2000, duration: 3,
+		closed: []string{diagnose.Serialized, diagnose.Waiting},
+		why:    "serialized: its busiest thread is saturated and the server is not; waiting when an agent does not sample threads"},
 	{name: "mutex with counters", truth: "each request sleeps 1 ms holding one mutex, runtime counters served",
 		mode: "mutex", work: "1ms", metrics: true, connections: 32, rate: 2000, duration: 3,
 		closed: []string{diagnose.ContentionBound, diagnose.Serialized, diagnose.Waiting},

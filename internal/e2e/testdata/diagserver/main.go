@@ -7,6 +7,9 @@
 //	--mode worker   one goroutine serves every request behind a channel, one per --work on a
 //	                fixed schedule (a late wake-up is made up by the requests waiting):
 //	                serialized without a mutex, exactly 1/--work requests per second
+//	--mode loop     one goroutine locked to its own OS thread burns --work of CPU for every request,
+//	                one after another (an event loop): serialized on one thread, exactly
+//	                1/--work requests per second, one core busy whatever the cores
 //	--mode mutex    each request sleeps --work holding one sync.Mutex: lock contention
 //	--mode mutexspin each request burns --work of CPU holding one sync.Mutex: exactly one request
 //	                per --work whatever the cores (a sleep's wake-up makes mutex's hold longer)
@@ -46,7 +49,7 @@ import (
 func main() {
 	port := flag.Int("port", 5000, "port on 127.0.0.1")
 	metricsPort := flag.Int("metrics-port", 0, "port of /metrics on 127.0.0.1 (0: none)")
-	mode := flag.String("mode", "spin", "spin, serial, poolN, worker, mutex, mutexspin, stall, fail, errmix, limit or freeze")
+	mode := flag.String("mode", "spin", "spin, serial, poolN, worker, loop, mutex, mutexspin, stall, fail, errmix, limit or freeze")
 	work := flag.Duration("work", time.Millisecond, "CPU (spin) or sleep (the others) per request")
 	flag.Parse()
 	if *mode == "mutex" {
@@ -133,6 +136,21 @@ func handler(mode string, work time.Duration) func() {
 					finish = now.Add(work)
 				}
 				time.Sleep(time.Until(finish))
+				close(done)
+			}
+		}()
+		return func() {
+			done := make(chan struct{})
+			jobs <- done
+			<-done
+		}
+	case "loop":
+		jobs := make(chan chan struct{})
+		go func() {
+			runtime.LockOSThread() // the loop's thread does every request's work, and nothing else
+			for done := range jobs {
+				for end := time.Now().Add(work); time.Now().Before(end); {
+				}
 				close(done)
 			}
 		}()
