@@ -81,10 +81,17 @@ func bisectChart(r bisect.Result) (*Chart, error) {
 	var steps []bisect.Step
 	var skipped []string
 	for _, s := range append([]bisect.Step{r.Baseline, r.BadEnd}, r.Steps...) {
-		if s.Verdict == bisect.Skip {
+		noneCounted := s.Verdict != bisect.Skip && s.Iterations == 0 && s.Dropped > 0
+		switch {
+		case s.Commit.SHA == "" || seen[s.Commit.SHA]:
+			continue
+		case s.Verdict == bisect.Skip:
 			skipped = append(skipped, s.Commit.Short()+" did not build or run")
+		case noneCounted: // every round under steal once run again: no figure, not a 0
+			skipped = append(skipped, fmt.Sprintf("%s: no round counted (%d under steal once run again)", s.Commit.Short(), s.Dropped))
 		}
-		if s.Commit.SHA == "" || s.Verdict == bisect.Skip || seen[s.Commit.SHA] {
+		if s.Verdict == bisect.Skip || noneCounted {
+			seen[s.Commit.SHA] = true
 			continue
 		}
 		seen[s.Commit.SHA] = true

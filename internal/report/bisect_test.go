@@ -193,3 +193,22 @@ func TestReportBisectWhatGrew(t *testing.T) {
 		t.Errorf("the page lacks %s", want)
 	}
 }
+
+// TestReportBisectNoneCounted: a commit none of whose rounds was counted (each still under steal
+// once run again) has no figure: the chart leaves it out and says why, instead of drawing a 0.
+func TestReportBisectNoneCounted(t *testing.T) {
+	r := readBisect(t)
+	r.Steps = append([]bisect.Step(nil), r.Steps...)
+	s := &r.Steps[2]
+	s.Mean, s.HalfWidth, s.Iterations, s.Dropped, s.Verdict = 0, 0, 0, 4, bisect.CannotTell
+	c, err := bisectChart(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c == nil || strings.Join(c.Absent, "|") != s.Commit.Short()+": no round counted (4 under steal once run again)" {
+		t.Fatalf("chart %+v: want the commit with no round counted said absent", c)
+	}
+	if strings.Contains(string(c.SVG), ">"+s.Commit.Short()+"<") {
+		t.Errorf("the commit with no figure is drawn")
+	}
+}
