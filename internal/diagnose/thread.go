@@ -32,8 +32,9 @@ func threadBound(r run, server, load []*job, th Thresholds) (results.Diagnostic,
 		}
 		return results.Diagnostic{Kind: Serialized, Message: fmt.Sprintf(
 			"%s: one of its threads was busy %.0f %% of a core (its busiest thread, on average over the samples) while the server "+
-				"used %s: its work is serialized on that thread (one event loop, a lock's holder, a single worker); "+
-				"more connections or cores will not help; spread the work over threads, or give that thread a faster core",
+				"used %s: its work is serialized on that thread (one event loop, a lock's holder, a single worker, or one "+
+				"of several workers holding every connection); more cores will not help while the work stays there; spread "+
+				"it over threads (the connections over workers: SO_REUSEPORT, an accept lock), or give that thread a faster core",
 			s.name, s.thread, usage(s)),
 			Figures: append(append([]results.Figure{r.threadFig(s)}, r.cpuFigs(s, load[0])...), capFigs(s)...)}, true
 	}
