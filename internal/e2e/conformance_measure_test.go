@@ -123,6 +123,9 @@ func (c *conformance) record(server, tool, cond, kind string, outside float64) {
 // column's load job with the row's connections (and rate), 1 s of warm-up.
 func confArgs(t *testing.T, s confServer, tool confTool) []string {
 	t.Helper()
+	if s.nginx > 0 {
+		return nginxArgs(t, s, tool)
+	}
 	imports := ""
 	for _, j := range []string{"wrk", "bombardier", "builtin", "h2load"} {
 		imports += "\n  - " + filepath.Join(testEnv.root, "scenarios/jobs", j+".yml")
@@ -145,6 +148,12 @@ imports:`+imports+`
 		"--variable", "metricsPort=" + metricsPort, "--variable", "mode=" + s.mode, "--variable", "work=" + s.work,
 		"--variable", "duration=" + strconv.Itoa(s.duration), "--variable", "warmup=1",
 		"--load.job", tool.job, "--load.variables.connections", strconv.Itoa(s.connections)}
+	return append(args, toolArgs(s, tool)...)
+}
+
+// toolArgs are the column's arguments beyond its job and connections.
+func toolArgs(s confServer, tool confTool) []string {
+	var args []string
 	if tool.rate {
 		args = append(args, "--load.variables.rate", strconv.Itoa(s.rate))
 	}

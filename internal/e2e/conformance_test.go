@@ -15,8 +15,8 @@ import (
 )
 
 // The verdict conformance suite (issue 44, item 4): constructed servers whose truth is known
-// (testdata/diagserver) x load tools, each cell with the verdicts that are right or say "cannot
-// tell". conformance_measure_test.go runs the matrix (make measure) quiet and beside one busy
+// (testdata/diagserver, and nginx set up to a known truth) x load tools, each cell with the
+// verdicts that are right or say "cannot tell". conformance_measure_test.go runs the matrix (make measure) quiet and beside one busy
 // core, and with -update records what it saw in testdata/conformance.json; TestConformanceDoc
 // keeps docs/MEASUREMENTS.md's table the rendering of that record:
 //
@@ -44,6 +44,11 @@ type confServer struct {
 	closed, open, capped []string
 	// why says why the sets are what they are, for the table.
 	why string
+	// nginx, when above 0, makes the row nginx with that many workers, not diagserver: gzip level
+	// 9 of a 26 KB text file (about 1.6 ms of CPU per request); reuseport gives each worker its
+	// own listening socket (the kernel spreads the connections), else one worker may take them all.
+	nginx     int
+	reuseport bool
 }
 
 // confTool is one column: a load tool in one mode, as the scenario's load job and its variables.
@@ -79,6 +84,15 @@ var confServers = []confServer{
 		mode: "loop", work: "1ms", connections: 32, rate: 2000, duration: 3,
 		closed: []string{diagnose.Serialized, diagnose.Waiting},
 		why:    "serialized: its busiest thread is saturated and the server is not; waiting when an agent does not sample threads"},
+	{name: "nginx, one worker", truth: "nginx 1.22, one worker compressing a 26 KB text file (gzip level 9) for every request",
+		nginx: 1, connections: 32, rate: 2000, duration: 3,
+		closed: []string{diagnose.Serialized, diagnose.Waiting},
+		why:    "a server nobody here built: its one worker's thread is saturated and the server is not"},
+	{name: "nginx, two workers, reuseport", truth: "the same nginx with two workers, each on its own listening socket",
+		nginx: 2, reuseport: true, connections: 32, rate: 2000, duration: 3,
+		closed: []string{diagnose.ServerBound, diagnose.MachineSaturated},
+		why: "both workers busy, the server takes the machine; without reuseport one worker may accept every connection " +
+			"(seen: serialized, which was then the truth)"},
 	{name: "mutex with counters", truth: "each request sleeps 1 ms holding one mutex, runtime counters served",
 		mode: "mutex", work: "1ms", metrics: true, connections: 32, rate: 2000, duration: 3,
 		closed: []string{diagnose.ContentionBound, diagnose.Serialized, diagnose.Waiting},
