@@ -16,9 +16,10 @@ import (
 
 // The verdict conformance suite (issue 44, item 4): constructed servers whose truth is known
 // (testdata/diagserver, and nginx set up to a known truth) x load tools, each cell with the
-// verdicts that are right or say "cannot tell". conformance_measure_test.go runs the matrix (make measure) quiet and beside one busy
-// core, and with -update records what it saw in testdata/conformance.json; TestConformanceDoc
-// keeps docs/MEASUREMENTS.md's table the rendering of that record:
+// verdicts that are right or say "cannot tell". conformance_measure_test.go runs the matrix (make
+// measure) quiet and beside one busy core, and with -update records what it saw in
+// testdata/conformance.json; TestConformanceDoc keeps docs/MEASUREMENTS.md's table the rendering
+// of that record:
 //
 //	go test -tags measure ./internal/e2e -run TestConformanceMatrix -v -update
 //	go test ./internal/e2e -run TestConformanceDoc -update
