@@ -49,12 +49,7 @@ type scripted struct {
 }
 
 func (s *scripted) Execute(_ context.Context, r controller.Run) (*results.Result, error) {
-	sha := ""
-	for _, svc := range r.Services {
-		if svc.Job.Source != nil && svc.Job.Source.BranchOrCommit != "" {
-			sha = svc.Job.Source.BranchOrCommit
-		}
-	}
+	sha := runCommit(r)
 	states, ok := s.states[sha]
 	if !ok {
 		return nil, fmt.Errorf("no script for commit %q", sha)
@@ -247,4 +242,15 @@ func TestSideBySideRoundJudgedWhole(t *testing.T) {
 	if d := g.Result().JobResults.Diagnostics; len(d) == 0 || d[0].Kind != diagnose.MachineBusy {
 		t.Errorf("round 3: the good commit's diagnosis %+v, want the busy round's machine-busy", d)
 	}
+}
+
+// runCommit is the commit a fake executor's run builds: the last service's source.branchOrCommit.
+func runCommit(r controller.Run) string {
+	sha := ""
+	for _, svc := range r.Services {
+		if svc.Job.Source != nil && svc.Job.Source.BranchOrCommit != "" {
+			sha = svc.Job.Source.BranchOrCommit
+		}
+	}
+	return sha
 }

@@ -34,12 +34,7 @@ type stealing struct {
 }
 
 func (s *stealing) Execute(_ context.Context, r controller.Run) (*results.Result, error) {
-	sha := ""
-	for _, svc := range r.Services {
-		if svc.Job.Source != nil && svc.Job.Source.BranchOrCommit != "" {
-			sha = svc.Job.Source.BranchOrCommit
-		}
-	}
+	sha := runCommit(r)
 	rps, ok := s.rps[sha]
 	if !ok {
 		return nil, fmt.Errorf("no figure for commit %q", sha)
