@@ -1,15 +1,11 @@
 package doccheck
 
 import (
-	"cmp"
 	"context"
-	"errors"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -159,19 +155,19 @@ func blocksOf(t *testing.T, root, file string) []Block {
 	return bs
 }
 
-// TestDocsRunAsPrinted runs every command block of README.md and docs/*.md in the repository's
-// root, as a reader would after cloning it (shorten only makes the runs short), each block as one
-// bash script, in order: a later block may use what an earlier one wrote. The files the blocks
-// write are removed afterwards, and background servers a block started are stopped with it.
+// TestDocsRunAsPrinted runs every command block of README.md and docs/*.md in a copy of the
+// repository's root, as a reader would after cloning it (shorten only makes the runs short), each
+// block as one bash script, in order: a later block may use what an earlier one wrote. Background
+// servers a block started are stopped with it. The copy keeps what the blocks write away from
+// the tree other tests read at the same time (a job that uploads the root saw a file the blocks
+// wrote vanish while it packed) and from files being written there.
 func TestDocsRunAsPrinted(t *testing.T) {
-	for _, tool := range []string{"bash", "make", "go"} {
+	for _, tool := range []string{"bash", "make", "go", "cp"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			testutil.Missing(t, "%s is not on PATH", tool)
 		}
 	}
-	r := root(t)
-	before := files(t, r)
-	t.Cleanup(func() { removeNew(t, r, before) })
+	r := copyOfRoot(t, root(t))
 	ran, skipped := map[string]string{}, 0
 	for _, f := range docs(t, r) {
 		for _, b := range blocksOf(t, r, f) {
@@ -243,47 +239,45 @@ func withoutEnv(env []string, names ...string) []string {
 	return out
 }
 
-// files lists the files under root, leaving out the build outputs and git's folder.
-func files(t *testing.T, root string) map[string]bool {
+// copyOfRoot copies the repository's root (its git folder included, so that git works in it) to
+// a temporary folder. bin and .cache are folders of links to what the root's hold: the blocks run
+// the tools built there, and as folders they stay ignored (.gitignore) when a job uploads the
+// copy, which refuses a link that leaves it.
+func copyOfRoot(t *testing.T, root string) string {
 	t.Helper()
-	out := map[string]bool{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		if d.IsDir() && (rel == ".git" || rel == "bin" || rel == ".cache") {
-			return filepath.SkipDir
-		}
-		out[rel] = true
-		return nil
-	})
+	dst := t.TempDir()
+	entries, err := os.ReadDir(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	args := []string{"-a"}
+	for _, e := range entries {
+		switch name := e.Name(); name {
+		case "bin", ".cache":
+			linkEach(t, filepath.Join(root, name), filepath.Join(dst, name))
+		default:
+			args = append(args, filepath.Join(root, name))
+		}
+	}
+	if out, err := exec.Command("cp", append(args, dst)...).CombinedOutput(); err != nil {
+		t.Fatalf("copying %s to %s: %v\n%s", root, dst, err, out)
+	}
+	return dst
 }
 
-// removeNew removes what the blocks wrote (files and folders not there before), deepest first.
-func removeNew(t *testing.T, root string, before map[string]bool) {
+// linkEach makes the folder dst with a link to each entry of src.
+func linkEach(t *testing.T, src, dst string) {
 	t.Helper()
-	var added []string
-	for rel := range files(t, root) {
-		if !before[rel] {
-			added = append(added, rel)
-		}
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// deepest first: a folder's files before the folder
-	slices.SortFunc(added, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
-	for _, rel := range added {
-		if err := os.Remove(filepath.Join(root, rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			t.Errorf("removing %s, written by the docs' commands: %v", rel, err)
-		}
+	if err := os.Mkdir(dst, 0o755); err != nil {
+		t.Fatal(err)
 	}
-	if len(added) > 0 {
-		t.Logf("removed what the docs' commands wrote: %s", strings.Join(added, ", "))
+	for _, e := range entries {
+		if err := os.Symlink(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
