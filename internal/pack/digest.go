@@ -55,13 +55,13 @@ func Digest(ctx context.Context, dir string, ex Exclude) (*Source, error) {
 func digestEntry(sum hash.Hash, buf []byte, path, rel string, d fs.DirEntry) (*api.SourceEntry, error) {
 	info, err := d.Info()
 	if err != nil {
-		return nil, err
+		return nil, unlessGone(err) // gone since the folder was listed: left out, as Pack does
 	}
 	link := ""
 	switch {
 	case info.Mode()&fs.ModeSymlink != 0:
 		if link, err = os.Readlink(path); err != nil {
-			return nil, err
+			return nil, unlessGone(err)
 		}
 	case !info.Mode().IsRegular():
 		return nil, nil
