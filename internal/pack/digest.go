@@ -66,6 +66,14 @@ func digestEntry(sum hash.Hash, buf []byte, path, rel string, d fs.DirEntry) (*a
 	case !info.Mode().IsRegular():
 		return nil, nil
 	}
+	var f *os.File
+	if info.Mode().IsRegular() {
+		// Opened before anything is summed, as Pack does: a file gone by now is left out whole.
+		if f, err = os.Open(path); err != nil {
+			return nil, unlessGone(err)
+		}
+		defer f.Close()
+	}
 	hdr, err := tar.FileInfoHeader(info, link) // the header Pack writes: its type and mode
 	if err != nil {
 		return nil, err
@@ -78,11 +86,6 @@ func digestEntry(sum hash.Hash, buf []byte, path, rel string, d fs.DirEntry) (*a
 	if hdr.Typeflag != tar.TypeReg {
 		return ent, nil
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	own := sha256.New()
 	if _, err := io.CopyBuffer(io.MultiWriter(sum, own), onlyReader{f}, buf); err != nil {
 		return nil, err
