@@ -126,12 +126,8 @@ func confArgs(t *testing.T, s confServer, tool confTool) []string {
 	if s.nginx > 0 {
 		return nginxArgs(t, s, tool)
 	}
-	imports := ""
-	for _, j := range []string{"wrk", "bombardier", "builtin", "h2load"} {
-		imports += "\n  - " + filepath.Join(testEnv.root, "scenarios/jobs", j+".yml")
-	}
 	cfg := writeFile(t, t.TempDir(), "conform.yml", `
-imports:`+imports+`
+imports:`+confImports()+`
 `+diagJob(t)+`scenarios:
   conform:
     application:
@@ -145,15 +141,24 @@ imports:`+imports+`
 		metricsPort = strconv.Itoa(p[1])
 	}
 	args := []string{"--config", cfg, "--scenario", "conform", "--variable", "serverPort=" + strconv.Itoa(p[0]),
-		"--variable", "metricsPort=" + metricsPort, "--variable", "mode=" + s.mode, "--variable", "work=" + s.work,
-		"--variable", "duration=" + strconv.Itoa(s.duration), "--variable", "warmup=1",
-		"--load.job", tool.job, "--load.variables.connections", strconv.Itoa(s.connections)}
-	return append(args, toolArgs(s, tool)...)
+		"--variable", "metricsPort=" + metricsPort, "--variable", "mode=" + s.mode, "--variable", "work=" + s.work}
+	return append(args, loadArgs(s, tool)...)
 }
 
-// toolArgs are the column's arguments beyond its job and connections.
-func toolArgs(s confServer, tool confTool) []string {
-	var args []string
+// confImports is the configuration's imports: the load tools' jobs, one per line.
+func confImports() string {
+	imports := ""
+	for _, j := range []string{"wrk", "bombardier", "builtin", "h2load"} {
+		imports += "\n  - " + filepath.Join(testEnv.root, "scenarios/jobs", j+".yml")
+	}
+	return imports
+}
+
+// loadArgs are the cell's run length and the column's load: its job, the row's connections
+// (and rate), 1 s of warm-up.
+func loadArgs(s confServer, tool confTool) []string {
+	args := []string{"--variable", "duration=" + strconv.Itoa(s.duration), "--variable", "warmup=1",
+		"--load.job", tool.job, "--load.variables.connections", strconv.Itoa(s.connections)}
 	if tool.rate {
 		args = append(args, "--load.variables.rate", strconv.Itoa(s.rate))
 	}

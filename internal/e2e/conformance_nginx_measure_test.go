@@ -25,12 +25,8 @@ func nginxArgs(t *testing.T, s confServer, tool confTool) []string {
 	needTool(t, bin)
 	port := freePorts(t, 1)[0]
 	dir := nginxSite(t, bin, port, s.nginx, listenOptions(s, tool))
-	imports := ""
-	for _, j := range []string{"wrk", "bombardier", "builtin", "h2load"} {
-		imports += "\n  - " + filepath.Join(testEnv.root, "scenarios/jobs", j+".yml")
-	}
 	cfg := writeFile(t, t.TempDir(), "nginx.yml", `
-imports:`+imports+`
+imports:`+confImports()+`
 jobs:
   nginx:
     source:
@@ -48,10 +44,8 @@ scenarios:
         path: /index.txt
         customHeaders: [ 'Accept-Encoding: gzip' ]
 `)
-	args := []string{"--config", cfg, "--scenario", "conform", "--variable", "serverPort=" + strconv.Itoa(port),
-		"--variable", "duration=" + strconv.Itoa(s.duration), "--variable", "warmup=1",
-		"--load.job", tool.job, "--load.variables.connections", strconv.Itoa(s.connections)}
-	return append(args, toolArgs(s, tool)...)
+	args := []string{"--config", cfg, "--scenario", "conform", "--variable", "serverPort=" + strconv.Itoa(port)}
+	return append(args, loadArgs(s, tool)...)
 }
 
 // listenOptions is the listen directive's options: reuseport when the row asks, http2 (h2c by

@@ -81,21 +81,18 @@ func bisectChart(r bisect.Result) (*Chart, error) {
 	var steps []bisect.Step
 	var skipped []string
 	for _, s := range append([]bisect.Step{r.Baseline, r.BadEnd}, r.Steps...) {
-		noneCounted := s.Verdict != bisect.Skip && s.Iterations == 0 && s.Dropped > 0
-		switch {
-		case s.Commit.SHA == "" || seen[s.Commit.SHA]:
-			continue
-		case s.Verdict == bisect.Skip:
-			skipped = append(skipped, s.Commit.Short()+" did not build or run")
-		case noneCounted: // every round under steal once run again: no figure, not a 0
-			skipped = append(skipped, fmt.Sprintf("%s: no round counted (%d under steal once run again)", s.Commit.Short(), s.Dropped))
-		}
-		if s.Verdict == bisect.Skip || noneCounted {
-			seen[s.Commit.SHA] = true
+		if s.Commit.SHA == "" || seen[s.Commit.SHA] {
 			continue
 		}
 		seen[s.Commit.SHA] = true
-		steps = append(steps, s)
+		switch {
+		case s.Verdict == bisect.Skip:
+			skipped = append(skipped, s.Commit.Short()+" did not build or run")
+		case s.Iterations == 0 && s.Dropped > 0: // every round under steal once run again: no figure, not a 0
+			skipped = append(skipped, fmt.Sprintf("%s: no round counted (%d under steal once run again)", s.Commit.Short(), s.Dropped))
+		default:
+			steps = append(steps, s)
+		}
 	}
 	if len(steps) < 2 {
 		return nil, nil
