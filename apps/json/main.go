@@ -43,5 +43,5 @@ func (h *handler) ServeRaw(w *httpserver.Response, r *httpserver.Request) {
 }
 
 func main() {
-	os.Exit(runner.Main(runner.App{Name: "json", Dispatch: true, Serve: runner.ServeHTTPEventLoops(newHandler)}))
+	os.Exit(runner.Main(runner.App{Name: "json", Dispatch: true, EventLoops: true, Serve: runner.ServeHTTPEventLoops(newHandler)}))
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/app/apptest"
+	"github.com/crankshaft/crankshaft/internal/uring"
 )
 
 // lateBound is the longest a request may wait in TestLoopsAnswerEveryConnection: with the loops
@@ -20,7 +21,7 @@ import (
 // a busy core; without, 0.3 to 1 s, in every run.
 const lateBound = 150 * time.Millisecond
 
-// TestLoopsAnswerEveryConnection: the app with two event loops on CPUs 0-1, under crank load -c 32
+// TestLoopsAnswerEveryConnection: the app with two event loops (epoll, then io_uring) on CPUs 0-1, under crank load -c 32
 // -p 128 -t 1 pinned to CPU 1 (crank sweep's inline scenario on a 2-core machine), answers every
 // request within lateBound. A loop's system calls are raw, so a loop that always finds work
 // enters the Go scheduler only when it yields; one readied behind it waited until a preemption
@@ -38,7 +39,18 @@ func TestLoopsAnswerEveryConnection(t *testing.T) {
 	}
 	bin := apptest.Build(t, "github.com/crankshaft/crankshaft/apps/plaintext")
 	crank := apptest.Build(t, "github.com/crankshaft/crankshaft/cmd/crank")
-	p := apptest.StartEnv(t, []string{"GOMAXPROCS=2"}, bin) // two loops
+	for _, io := range []string{"epoll", "uring"} {
+		t.Run(io, func(t *testing.T) {
+			if err := uring.Probe(); io == "uring" && err != nil {
+				t.Skipf("io_uring refused here: %v", err)
+			}
+			answerEveryConnection(t, taskset, bin, crank, io)
+		})
+	}
+}
+
+func answerEveryConnection(t *testing.T, taskset, bin, crank, io string) {
+	p := apptest.StartEnv(t, []string{"GOMAXPROCS=2"}, bin, "--io", io) // two loops
 	defer p.Stop(t)
 	if out, err := exec.Command(taskset, "-a", "-p", "-c", "0,1", strconv.Itoa(p.Pid())).CombinedOutput(); err != nil {
 		t.Fatalf("taskset: %v: %s", err, out)

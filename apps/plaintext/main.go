@@ -24,8 +24,9 @@ func serve(w *httpserver.Response, r *httpserver.Request) {
 
 func main() {
 	os.Exit(runner.Main(runner.App{
-		Name:     "plaintext",
-		Dispatch: true,
+		Name:       "plaintext",
+		Dispatch:   true,
+		EventLoops: true,
 		Serve: runner.ServeHTTPEventLoops(func() httpserver.Handler {
 			return httpserver.HandlerFunc(serve)
 		}),

@@ -2,6 +2,7 @@ package main
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/crankshaft/crankshaft/internal/app/apptest"
@@ -15,9 +16,10 @@ var endpoint = apptest.Endpoint{
 
 func TestPlaintext(t *testing.T) {
 	bin := apptest.Build(t, "github.com/crankshaft/crankshaft/apps/plaintext")
-	for _, mode := range []string{"inline", "shared", "partitioned"} {
+	// io_uring where the kernel allows it (else epoll): the rules hold on either I/O.
+	for _, mode := range []string{"inline", "shared", "partitioned", "inline --io auto"} {
 		t.Run(mode, func(t *testing.T) {
-			p := apptest.Start(t, bin, "--dispatch", mode)
+			p := apptest.Start(t, bin, append([]string{"--dispatch"}, strings.Fields(mode)...)...)
 			apptest.CheckHTTP(t, p.Addr, endpoint)
 			root := endpoint
 			root.Path = "/"

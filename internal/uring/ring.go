@@ -3,9 +3,9 @@
 // Package uring is a small io_uring ring over raw system calls (golang.org/x/sys/unix): setup,
 // the mmap'd submission and completion rings, io_uring_enter with a timeout, and a provided
 // buffer ring for multishot receives. It holds only what the load generator's HTTP/1.1 client
-// needs (docs/LOADGEN.md, "I/O: io_uring"). A Ring is used by one goroutine, locked to its
-// thread when it was set up with SetupSingleIssuer: the kernel then refuses (EEXIST) calls
-// from any other thread.
+// (docs/LOADGEN.md, "I/O: io_uring") and the apps' server (internal/app/httpserver) need. A
+// Ring is used by one goroutine, locked to its thread when it was set up with
+// SetupSingleIssuer: the kernel then refuses (EEXIST) calls from any other thread.
 package uring
 
 import (

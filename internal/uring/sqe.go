@@ -93,6 +93,13 @@ func (e *SQE) PollIn(fd int, userData uint64) {
 	e.opFlags = unix.POLLIN
 }
 
+// Cancel asks the kernel to cancel the request whose user data is target (every completion of
+// a multishot request then ends with the last, which lacks CQEFMore).
+func (e *SQE) Cancel(target, userData uint64) {
+	e.opcode, e.fd, e.userData = opCancel, -1, userData
+	e.addr = target
+}
+
 // CancelAll asks the kernel to cancel every request in flight.
 func (e *SQE) CancelAll(userData uint64) {
 	e.opcode, e.fd, e.userData = opCancel, -1, userData

@@ -110,24 +110,35 @@ func newLoop(s *Server, ctx context.Context, wg *sync.WaitGroup) (*loop, error) 
 // handoff gives nc to a loop. It returns false when nc is not a TCP connection or its socket
 // could not be taken over; nc is then still open and the caller serves it.
 func (ls *loops) handoff(nc net.Conn) bool {
-	tc, ok := nc.(*net.TCPConn)
+	fd, ok := takeFD(nc)
 	if !ok {
 		return false
 	}
+	l := ls.all[int(ls.next.Add(1))%len(ls.all)]
+	l.add(fd)
+	return true
+}
+
+// takeFD takes a TCP connection's socket from the runtime: it returns a duplicate descriptor
+// (non-blocking, as the runtime's) and closes nc. It returns false when nc is not a TCP
+// connection or its socket could not be duplicated; nc is then still open.
+func takeFD(nc net.Conn) (int, bool) {
+	tc, ok := nc.(*net.TCPConn)
+	if !ok {
+		return -1, false
+	}
 	rc, err := tc.SyscallConn()
 	if err != nil {
-		return false
+		return -1, false
 	}
 	fd := -1
 	if err := rc.Control(func(f uintptr) {
 		fd, err = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0) // shares O_NONBLOCK and TCP_NODELAY
 	}); err != nil || fd < 0 {
-		return false
+		return -1, false
 	}
 	nc.Close() // the duplicate keeps the socket open
-	l := ls.all[int(ls.next.Add(1))%len(ls.all)]
-	l.add(fd)
-	return true
+	return fd, true
 }
 
 // add registers a connection's socket with the loop, or closes it when the loop has stopped.
@@ -308,16 +319,18 @@ func (l *loop) close(c *conn) { unix.Close(l.forget(c)) }
 
 // linger half-closes c and drains what the client still sends for a moment on a goroutine, so
 // that the last response is not lost to a reset when unread input remains.
-func (l *loop) linger(c *conn) {
-	fd := l.forget(c)
+func (l *loop) linger(c *conn) { lingerFD(l.ctx, l.wg, l.forget(c), c.buf) }
+
+// lingerFD half-closes the socket fd, which the caller gives up, and drains it into buf on a
+// goroutine of wg, which closes it when done or when ctx ends (both event-loop paths).
+func lingerFD(ctx context.Context, wg *sync.WaitGroup, fd int, buf []byte) {
 	if unix.Shutdown(fd, unix.SHUT_WR) != nil {
 		unix.Close(fd)
 		return
 	}
 	f := os.NewFile(uintptr(fd), "conn") // non-blocking: reads honour the deadline
-	buf := c.buf
-	l.wg.Go(func() {
-		stop := context.AfterFunc(l.ctx, func() { f.Close() })
+	wg.Go(func() {
+		stop := context.AfterFunc(ctx, func() { f.Close() })
 		defer stop()
 		defer f.Close()
 		drain(f, buf)

@@ -19,3 +19,11 @@ func (s *Server) startLoops(context.Context, *sync.WaitGroup, int) (*loops, erro
 }
 
 func (*loops) handoff(net.Conn) bool { return false }
+
+func probeRing() error { return errors.New("io_uring needs Linux") }
+
+type rings struct{ loops }
+
+func (s *Server) startRings(context.Context, *sync.WaitGroup, int) (*rings, error) {
+	return nil, errors.New("io_uring needs Linux")
+}

@@ -17,29 +17,49 @@ import (
 	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
-// paths are the two serving paths without a pool: event loops (where they apply) and a
-// goroutine per connection.
-var paths = map[string]bool{"loops": true, "goroutines": false}
-
-func startPath(t *testing.T, loops bool) (string, *countObserver) {
-	return startPathBuf(t, loops, 0)
+// path is a serving path without a pool: event loops (where they apply) on epoll or io_uring,
+// or a goroutine per connection.
+type path struct {
+	loops bool
+	io    string
 }
 
-func startPathBuf(t *testing.T, loops bool, readBuf int) (string, *countObserver) {
+// paths are the serving paths; the io_uring one only where the kernel allows it (it is said).
+var paths = map[string]path{"loops": {true, IOEpoll}, "uring": {true, IOUring}, "goroutines": {false, ""}}
+
+// skipRefused skips the io_uring path where the kernel refuses io_uring, saying why.
+func skipRefused(t *testing.T, p path) {
+	if p.io != IOUring {
+		return
+	}
+	if err := probeRing(); err != nil {
+		t.Skipf("io_uring refused here: %v", err)
+	}
+}
+
+func startPath(t *testing.T, p path) (string, *countObserver) {
+	return startPathBuf(t, p, 0)
+}
+
+func startPathBuf(t *testing.T, p path, readBuf int) (string, *countObserver) {
+	skipRefused(t, p)
 	obs := &countObserver{}
 	s, err := New(Config{NewHandler: func() Handler { return HandlerFunc(echoPath) }, Observer: obs,
-		EventLoops: loops, ReadBufferSize: readBuf})
+		EventLoops: p.loops, IO: p.io, ReadBufferSize: readBuf})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if io, _ := s.IO(); p.loops && io != p.io {
+		t.Fatalf("server I/O %s, want %s", io, p.io)
 	}
 	return testutil.ServeLoopback(t, s.Serve), obs
 }
 
 // TestPathsKeepAlive sends requests one at a time over several connections at once.
 func TestPathsKeepAlive(t *testing.T) {
-	for name, loops := range paths {
+	for name, p := range paths {
 		t.Run(name, func(t *testing.T) {
-			addr, obs := startPath(t, loops)
+			addr, obs := startPath(t, p)
 			cs := make([]*client, 5)
 			for i := range cs {
 				cs[i] = dial(t, addr)
@@ -65,9 +85,9 @@ func TestPathsKeepAlive(t *testing.T) {
 // TestPathsBackpressure pipelines more responses than the sockets hold while the client reads
 // them only as it can: the server must wait for the socket to take the rest, in order.
 func TestPathsBackpressure(t *testing.T) {
-	for name, loops := range paths {
+	for name, p := range paths {
 		t.Run(name, func(t *testing.T) {
-			addr, obs := startPath(t, loops)
+			addr, obs := startPath(t, p)
 			c := dial(t, addr)
 			const n = 4000
 			pad := strings.Repeat("x", 1500)
@@ -97,9 +117,9 @@ func TestPathsBackpressure(t *testing.T) {
 // TestPathsConnectionClose checks a Connection: close request is answered, what follows it is
 // not, and the server then closes the connection.
 func TestPathsConnectionClose(t *testing.T) {
-	for name, loops := range paths {
+	for name, p := range paths {
 		t.Run(name, func(t *testing.T) {
-			addr, _ := startPath(t, loops)
+			addr, _ := startPath(t, p)
 			c := dial(t, addr)
 			c.send(get("/a") + "GET /bye HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n" + get("/never"))
 			if _, body := c.read(); body != "/a" {
@@ -119,9 +139,9 @@ func TestPathsConnectionClose(t *testing.T) {
 // TestPathsSplitReads feeds a request a byte at a time, then a body larger than the read buffer
 // and a head too large for it.
 func TestPathsSplitReads(t *testing.T) {
-	for name, loops := range paths {
+	for name, p := range paths {
 		t.Run(name, func(t *testing.T) {
-			addr, obs := startPathBuf(t, loops, 512)
+			addr, obs := startPathBuf(t, p, 512)
 			c := dial(t, addr)
 			for _, b := range []byte(get("/slow")) {
 				c.send(string(b))
@@ -150,9 +170,9 @@ func TestPathsSplitReads(t *testing.T) {
 // TestPathsErrors checks a panic answers 500 and a malformed request 400, each closing the
 // connection and counted as its exception.
 func TestPathsErrors(t *testing.T) {
-	for name, loops := range paths {
+	for name, p := range paths {
 		t.Run(name, func(t *testing.T) {
-			addr, obs := startPath(t, loops)
+			addr, obs := startPath(t, p)
 			for _, tc := range []struct {
 				req    string
 				status int
@@ -176,13 +196,14 @@ func TestPathsErrors(t *testing.T) {
 // TestPathsShutdown cancels Serve with open, idle and lingering connections and checks it
 // returns, closes every socket and leaves no goroutine behind.
 func TestPathsShutdown(t *testing.T) {
-	for name, loops := range paths {
+	for name, p := range paths {
 		t.Run(name, func(t *testing.T) {
 			if warm, err := net.Listen("tcp", "127.0.0.1:0"); err == nil {
 				warm.Close() // the runtime's netpoller opens its descriptors on first use
 			}
 			fds0, g0 := openFDs(t), runtime.NumGoroutine()
-			s, err := New(Config{NewHandler: func() Handler { return HandlerFunc(echoPath) }, EventLoops: loops})
+			skipRefused(t, p)
+			s, err := New(Config{NewHandler: func() Handler { return HandlerFunc(echoPath) }, EventLoops: p.loops, IO: p.io})
 			if err != nil {
 				t.Fatal(err)
 			}

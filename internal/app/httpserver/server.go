@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -60,6 +59,12 @@ type Config struct {
 	// connections are then served by GOMAXPROCS epoll event loops (loop_linux.go) rather than a
 	// goroutine each. A handler that blocks would stall every connection of its loop.
 	EventLoops bool
+	// IO is the event loops' I/O: IOEpoll (the default), IOUring (io_uring rings: ring_linux.go),
+	// or IOAuto (io_uring where the kernel allows it, else epoll, saying why). Only the inline
+	// event loops (EventLoops, no Pool, Linux) take io_uring: New refuses IOUring elsewhere.
+	IO string
+
+	probe func() error // tests: stands for the kernel's answer to io_uring
 }
 
 // Server serves HTTP/1.1 on listeners.
@@ -70,6 +75,9 @@ type Server struct {
 	log      *slog.Logger
 	observer Observer
 	nextID   atomic.Uint64
+	// io is the event loops' I/O (IOEpoll or IOUring), ioFallback why auto took epoll; both are
+	// set by New and never change.
+	io, ioFallback string
 }
 
 // New returns a Server for cfg.
@@ -90,6 +98,9 @@ func New(cfg Config) (*Server, error) {
 	if s.observer == nil {
 		s.observer = nopObserver{}
 	}
+	if err := s.chooseIO(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -108,11 +119,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	wg.Go(func() { s.date.run(ctx) })
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
-	var ls *loops
+	var ls handoffer
 	if s.cfg.EventLoops && s.cfg.Pool == nil && loopsApply {
 		var err error
-		if ls, err = s.startLoops(ctx, &wg, runtime.GOMAXPROCS(0)); err != nil {
-			s.log.Warn("event loops unavailable, serving a goroutine per connection", slog.Any("err", err))
+		if ls, err = s.startEventLoops(ctx, &wg); err != nil {
+			return err
 		}
 	}
 	for {

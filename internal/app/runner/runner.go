@@ -36,6 +36,9 @@ type App struct {
 	Name string
 	// Dispatch adds --dispatch, --partitions and --workers and builds Env.Pool.
 	Dispatch bool
+	// EventLoops adds --io (epoll, uring or auto): the I/O of the server's event loops
+	// (ServeHTTPEventLoops), in Env.IO.
+	EventLoops bool
 	// Flags registers the app's own flags (optional).
 	Flags func(fs *flag.FlagSet)
 	// Serve runs the app on ln until ctx ends. It calls env.Ready once it serves.
@@ -47,6 +50,7 @@ type Env struct {
 	Metrics *metrics.Metrics
 	Pool    dispatch.Pool // nil for inline dispatch
 	Logger  *slog.Logger
+	IO      string // --io: the event loops' I/O (httpserver.Config.IO)
 	ready   func()
 }
 
@@ -77,9 +81,10 @@ type options struct {
 	workers     int
 	mutexRate   int
 	blockRate   int
+	io          string
 }
 
-func (o *options) register(fs *flag.FlagSet, withDispatch bool) {
+func (o *options) register(fs *flag.FlagSet, withDispatch, withIO bool) {
 	fs.StringVar(&o.address, "address", DefaultAddress, "address to listen on")
 	fs.IntVar(&o.port, "port", DefaultPort, "port to listen on")
 	fs.IntVar(&o.metricsPort, "metrics-port", 0, "port of the Prometheus /metrics endpoint (0 = off)")
@@ -90,13 +95,16 @@ func (o *options) register(fs *flag.FlagSet, withDispatch bool) {
 		fs.IntVar(&o.partitions, "partitions", 0, "partitions for --dispatch partitioned (0 = GOMAXPROCS)")
 		fs.IntVar(&o.workers, "workers", 0, "worker goroutines (0 = GOMAXPROCS, or one per partition)")
 	}
+	if withIO {
+		fs.StringVar(&o.io, "io", "epoll", "event loops' I/O with --dispatch inline: epoll, uring or auto (uring where the kernel allows it)")
+	}
 }
 
 // Run parses args, listens, serves the metrics port when asked, and runs app until ctx ends.
 func Run(ctx context.Context, app App, args []string, stdout io.Writer, log *slog.Logger) error {
 	fs := flag.NewFlagSet(app.Name, flag.ContinueOnError)
 	var o options
-	o.register(fs, app.Dispatch)
+	o.register(fs, app.Dispatch, app.EventLoops)
 	if app.Flags != nil {
 		app.Flags(fs)
 	}
@@ -105,7 +113,7 @@ func Run(ctx context.Context, app App, args []string, stdout io.Writer, log *slo
 	}
 	runtime.SetMutexProfileFraction(o.mutexRate)
 	runtime.SetBlockProfileRate(o.blockRate)
-	env := &Env{Metrics: metrics.New(), Logger: log}
+	env := &Env{Metrics: metrics.New(), Logger: log, IO: o.io}
 	if !app.Dispatch {
 		env.Metrics.RegisterQueueLength(nil)
 	} else {
