@@ -19,6 +19,9 @@ type sample struct {
 	Seconds       float64 // the client's wall time
 	// ServerUS and ClientUS are CPU microseconds per request of each side.
 	ServerUS, ClientUS float64
+	// ServerCPU and ClientCPU are each side's CPU over the run, user and system apart: the server's
+	// from before to after the run, the client's at its exit. Zero: not read.
+	ServerCPU, ClientCPU cpuTicks
 	// OthersServer and OthersClient are the shares of the server's and the client's CPU, in
 	// percent, that went to anything else during the run (other engineers' processes, steal): signs
 	// of a disturbed run. NaN: unknown.
@@ -29,6 +32,11 @@ type sample struct {
 
 // Valid tells whether the run counts.
 func (s sample) Valid() bool { return s.Err == "" && s.Requests > 0 }
+
+// ServerSysShare and ClientSysShare are the shares, in percent, of each side's CPU that was system
+// time (cpuTicks.SystemPercent); NaN when the side counted no tick.
+func (s sample) ServerSysShare() float64 { return s.ServerCPU.SystemPercent() }
+func (s sample) ClientSysShare() float64 { return s.ClientCPU.SystemPercent() }
 
 // disturbedPercent: a run in which other processes took more than this share of the server's or
 // the client's CPU is disturbed.

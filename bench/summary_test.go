@@ -116,3 +116,22 @@ func TestSummarizeDisturbed(t *testing.T) {
 		t.Errorf("sampleNote = %q", got)
 	}
 }
+
+// TestSysShare: a sample's kernel shares are each side's system ticks over its user + system
+// ticks, NaN (shown "n/a") for a side that counted no tick.
+func TestSysShare(t *testing.T) {
+	s := sample{ServerCPU: cpuTicks{User: 120, System: 280}, ClientCPU: cpuTicks{User: 30, System: 10}}
+	if got := s.ServerSysShare(); got != 70 {
+		t.Errorf("ServerSysShare = %v, want 70 (280 of 400 ticks)", got)
+	}
+	if got := s.ClientSysShare(); got != 25 {
+		t.Errorf("ClientSysShare = %v, want 25 (10 of 40 ticks)", got)
+	}
+	none := sample{ServerUS: 5, ClientUS: 1}
+	if !math.IsNaN(none.ServerSysShare()) || !math.IsNaN(none.ClientSysShare()) {
+		t.Errorf("no ticks: shares %v, %v; want NaN", none.ServerSysShare(), none.ClientSysShare())
+	}
+	if got := num(none.ServerSysShare(), 0); got != "n/a" {
+		t.Errorf("a share of no ticks is shown %q, want n/a", got)
+	}
+}
