@@ -68,6 +68,9 @@ type rowResult struct {
 	Median, RefMedian float64
 	MedianRPS         float64
 	RatioOfMedians    float64 // Median / RefMedian
+	// KernelShare is the median, over the rounds the figures use, of the share of the measured
+	// side's CPU that was system time, in percent (measuredSysShare); NaN when none counted a tick.
+	KernelShare float64
 	// Ratio is the figure the target is judged on: the median of the per-round ratios (subject /
 	// reference of the same round, since neighbouring measurements share the machine's
 	// conditions) of every bench run, pooled. Measured, the rounds of one run vary about as much
@@ -110,6 +113,14 @@ func measuredUS(s sample, side string) float64 {
 	return s.ServerUS
 }
 
+// measuredSysShare picks the system share of the side a comparison measures.
+func measuredSysShare(s sample, side string) float64 {
+	if side == sideClient {
+		return s.ClientSysShare()
+	}
+	return s.ServerSysShare()
+}
+
 // The side of the exchange a comparison measures.
 const (
 	sideServer = "server"
@@ -132,7 +143,7 @@ func summarize(rows []row, samples []sample, side string) []rowResult {
 	var out []rowResult
 	for _, r := range rows {
 		res := rowResult{row: r, Median: math.NaN(), RefMedian: math.NaN(), MedianRPS: math.NaN(),
-			RatioOfMedians: math.NaN(), Ratio: math.NaN(), HalfWidth: math.NaN()}
+			RatioOfMedians: math.NaN(), Ratio: math.NaN(), HalfWidth: math.NaN(), KernelShare: math.NaN()}
 		if r.Skipped != "" {
 			out = append(out, res)
 			continue
@@ -147,6 +158,7 @@ func summarize(rows []row, samples []sample, side string) []rowResult {
 		res.Ratio = stats.Median(res.RoundRatios)
 		res.HalfWidth = halfWidth(r, res.RoundRatios)
 		res.MedianRPS = stats.Median(numbers(mine, func(s sample) float64 { return float64(s.Requests) / s.Seconds }))
+		res.KernelShare = stats.Median(numbers(mine, func(s sample) float64 { return measuredSysShare(s, side) }))
 		res.RefMedian = stats.Median(numbers(ref, func(s sample) float64 { return measuredUS(s, side) }))
 		res.RatioOfMedians = res.Median / res.RefMedian
 		out = append(out, res)
