@@ -18,11 +18,11 @@ import (
 type proc struct {
 	cmd  *exec.Cmd
 	done chan struct{} // closed once the process has been waited for
-	// exitTicks is the process's CPU read from /proc/<pid>/stat after it exited and before it was
+	// exitCPU is the process's CPU read from /proc/<pid>/stat after it exited and before it was
 	// reaped; exitErr says why it could not be read. Both are set before done is closed.
-	exitTicks uint64
-	exitErr   error
-	waitErr   error
+	exitCPU cpuTicks
+	exitErr error
+	waitErr error
 }
 
 // Pid is the process id (and process group id).
@@ -70,7 +70,7 @@ func (ps *procs) reap(p *proc) {
 	}
 	if p.exitErr == nil {
 		s, err := readStat(p.Pid())
-		p.exitTicks, p.exitErr = s.Ticks(), err
+		p.exitCPU, p.exitErr = s.CPU(), err
 	}
 	p.waitErr = p.cmd.Wait()
 	ps.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -25,6 +26,30 @@ type procStat struct {
 
 // Ticks is the process's user + system CPU in ticks.
 func (s procStat) Ticks() uint64 { return s.UTime + s.STime }
+
+// CPU is the process's CPU split into user and system time.
+func (s procStat) CPU() cpuTicks { return cpuTicks{User: s.UTime, System: s.STime} }
+
+// cpuTicks is CPU time in ticks, split as /proc/<pid>/stat splits it: user time (utime) and system
+// time (stime: the kernel working in the process's context, the softirqs it runs there included).
+type cpuTicks struct{ User, System uint64 }
+
+// Total is user + system: the figure CPU per request is computed from.
+func (t cpuTicks) Total() uint64 { return t.User + t.System }
+
+// Since is the CPU used from before to t, each part on its own. The parts wrap as the total does
+// (unsigned), so Total of the difference is t.Total() - before.Total() exactly.
+func (t cpuTicks) Since(before cpuTicks) cpuTicks {
+	return cpuTicks{User: t.User - before.User, System: t.System - before.System}
+}
+
+// SystemPercent is system time over user + system, in percent; NaN when no tick was counted.
+func (t cpuTicks) SystemPercent() float64 {
+	if t.Total() == 0 {
+		return math.NaN()
+	}
+	return float64(t.System) / float64(t.Total()) * 100
+}
 
 // parseStat parses one /proc/<pid>/stat line. The command name is in parentheses and may hold
 // spaces and parentheses itself, so the fields are counted from the last ')'.
@@ -66,32 +91,33 @@ func readStat(pid int) (procStat, error) {
 
 // treeTicks is the CPU, in ticks, of the process pid and all its descendants alive now (nginx's
 // master and worker).
-func treeTicks(pid int) (uint64, error) {
+func treeTicks(pid int) (cpuTicks, error) {
 	all, err := allStats()
 	if err != nil {
-		return 0, err
+		return cpuTicks{}, err
 	}
 	return sumTree(all, pid)
 }
 
-// sumTree adds the ticks of root and its descendants among stats.
-func sumTree(stats []procStat, root int) (uint64, error) {
+// sumTree adds the user and the system ticks of root and its descendants among stats.
+func sumTree(stats []procStat, root int) (cpuTicks, error) {
 	children := map[int][]procStat{}
-	var total uint64
+	var total cpuTicks
 	found := false
 	for _, s := range stats {
 		children[s.PPID] = append(children[s.PPID], s)
 		if s.PID == root {
-			total, found = s.Ticks(), true
+			total, found = s.CPU(), true
 		}
 	}
 	if !found {
-		return 0, fmt.Errorf("process %d: not running", root)
+		return cpuTicks{}, fmt.Errorf("process %d: not running", root)
 	}
 	queue := []int{root}
 	for len(queue) > 0 {
 		for _, c := range children[queue[0]] {
-			total += c.Ticks()
+			total.User += c.UTime
+			total.System += c.STime
 			queue = append(queue, c.PID)
 		}
 		queue = queue[1:]

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"testing"
 )
@@ -28,6 +29,9 @@ func TestParseStat(t *testing.T) {
 			}
 			if got.Ticks() != c.want.UTime+c.want.STime {
 				t.Errorf("Ticks = %d", got.Ticks())
+			}
+			if cpu := got.CPU(); cpu != (cpuTicks{User: c.want.UTime, System: c.want.STime}) || cpu.Total() != got.Ticks() {
+				t.Errorf("CPU = %+v, want utime %d and stime %d apart", cpu, c.want.UTime, c.want.STime)
 			}
 		})
 	}
@@ -67,14 +71,47 @@ func TestSumTree(t *testing.T) {
 		{PID: 20, PPID: 1, UTime: 7},                // unrelated
 	}
 	got, err := sumTree(stats, 10)
-	if err != nil || got != 511 {
-		t.Errorf("sumTree(10) = %d, %v; want 511", got, err)
+	if want := (cpuTicks{User: 306, System: 205}); err != nil || got != want || got.Total() != 511 {
+		t.Errorf("sumTree(10) = %+v, %v; want %+v (511 in all)", got, err, want)
 	}
-	if got, err := sumTree(stats, 20); err != nil || got != 7 {
-		t.Errorf("sumTree(20) = %d, %v; want 7", got, err)
+	if got, err := sumTree(stats, 20); err != nil || got != (cpuTicks{User: 7}) {
+		t.Errorf("sumTree(20) = %+v, %v; want 7 user ticks", got, err)
 	}
 	if _, err := sumTree(stats, 30); err == nil {
 		t.Error("sumTree of a missing process: want an error")
+	}
+}
+
+// TestCPUTicks: the split of a server's run from two reads, and its system share; a run that
+// counted no tick has no share.
+func TestCPUTicks(t *testing.T) {
+	// The nginx worker's line before and after a run: utime 1234 -> 1384, stime 567 -> 817.
+	before, err := parseStat([]byte("4242 (nginx) S 4241 4241 4241 0 -1 4194624 188 0 0 0 1234 567 0 0 20 0 1 0 9876 100 200"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := parseStat([]byte("4242 (nginx) S 4241 4241 4241 0 -1 4194624 188 0 0 0 1384 817 0 0 20 0 1 0 9876 100 200"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := after.CPU().Since(before.CPU())
+	if run != (cpuTicks{User: 150, System: 250}) || run.Total() != after.Ticks()-before.Ticks() {
+		t.Errorf("run = %+v, want 150 user and 250 system ticks (the total's 400)", run)
+	}
+	if got := run.SystemPercent(); got != 62.5 {
+		t.Errorf("SystemPercent = %v, want 62.5", got)
+	}
+	if got := (cpuTicks{User: 3}).SystemPercent(); got != 0 {
+		t.Errorf("user time only: %v, want 0", got)
+	}
+	if got := (cpuTicks{}).SystemPercent(); !math.IsNaN(got) {
+		t.Errorf("no tick: %v, want NaN", got)
+	}
+	// A descendant gone between the reads makes a part go back: the total still wraps as the
+	// difference of the totals did.
+	now, then := cpuTicks{User: 10, System: 5}, cpuTicks{User: 12, System: 4}
+	if got, want := now.Since(then).Total(), now.Total()-then.Total(); got != want {
+		t.Errorf("wrapped total = %d, want %d", got, want)
 	}
 }
 

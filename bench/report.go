@@ -96,6 +96,12 @@ func renderMethod(p printer, c config) {
 	p("  final count. The unit is the 10 ms tick. The kernel's work in a process's context counts as the")
 	p("  process's, the loopback delivery's softirq included (checked by hand: a pinned server's ticks")
 	p("  match its CPU's user + system + softirq in `/proc/stat`).")
+	p("- **Kernel %%** is the share of that CPU that was system time: stime / (utime + stime) of the same")
+	p("  `/proc/<pid>/stat` reads, so it includes the loopback's softirq delivered in the process's")
+	p("  context. The per-round tables give it for both sides; a row's is the median, over the rounds its")
+	p("  figures use, of the measured side's (the server's for the apps and nginx, the client's for the")
+	p("  load generators). The split comes from the same 10 ms ticks as the totals (each charged to user")
+	p("  or system time by where the process was), so it is as coarse.")
 	p("- The server is pinned to CPU %d and the client to CPU %d (`taskset -c`); %d connections; one client",
 		cpuServer, cpuClient, c.connections)
 	p("  thread; pipelined runs send %d requests per write (wrk with the wrk driver's `pipeline.lua`).", c.pipeline)

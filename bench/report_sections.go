@@ -18,8 +18,8 @@ func renderComparison(p printer, c comparison) {
 	p("")
 	p("%s", c.About)
 	p("")
-	p("| subject | mode | %s CPU us/req | ratio (median of rounds) | 95 %% interval | run-to-run range | per-round range | ratio of medians | target | met | %s us/req | req/s | rounds |", c.Side, other)
-	p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: |")
+	p("| subject | mode | %s CPU us/req | %s kernel %% | ratio (median of rounds) | 95 %% interval | run-to-run range | per-round range | ratio of medians | target | met | %s us/req | req/s | rounds |", c.Side, c.Side, other)
+	p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: |")
 	results := c.Results
 	otherMedians := otherSide(c.Side, c.Samples, results)
 	for _, r := range results {
@@ -28,15 +28,15 @@ func renderComparison(p printer, c comparison) {
 			target = "<= " + ratio(r.Target)
 		}
 		if r.Skipped != "" {
-			p("| %s | %s | %s | | | | | | %s | - | | | 0 |", r.Subject, r.Mode, r.Skipped, target)
+			p("| %s | %s | %s | | | | | | | %s | - | | | 0 |", r.Subject, r.Mode, r.Skipped, target)
 			continue
 		}
 		rounds := fmt.Sprintf("%d of %d", r.Used, r.Valid)
 		if !r.Clean {
 			rounds = fmt.Sprintf("%d, disturbed incl.", r.Used)
 		}
-		p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", r.Subject, r.Mode, num(r.Median, 2),
-			ratio(r.Ratio), precisionText(r), runRange(r.Runs), ratioRange(r.RoundRatios), ratio(r.RatioOfMedians), target, r.Met(),
+		p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", r.Subject, r.Mode, num(r.Median, 2),
+			num(r.KernelShare, 0), ratio(r.Ratio), precisionText(r), runRange(r.Runs), ratioRange(r.RoundRatios), ratio(r.RatioOfMedians), target, r.Met(),
 			num(otherMedians[r.Subject+"|"+r.Mode], 2), num(r.MedianRPS, 0), rounds)
 	}
 	p("")
@@ -48,15 +48,17 @@ func renderComparison(p printer, c comparison) {
 	p("median of its per-round ratios (order statistics), as a share of the ratio; a run adds rounds for")
 	p("the rows above the bench's --precision. *Run-to-run range* is the lowest and the highest of the")
 	p("runs' ratios: the spread a comparison of two benches must see past. *Per-round range* is the same")
-	p("over single rounds.")
+	p("over single rounds. *%s kernel %%* is the median over the row's rounds of the %s's system time", strings.ToUpper(c.Side[:1])+c.Side[1:], c.Side)
+	p("over its user + system time (`/proc/<pid>/stat`'s stime / (utime + stime)), which includes the")
+	p("loopback's softirq delivered in the process's context.")
 	p("")
 	p("<details><summary>Per round</summary>")
 	p("")
-	p("| run | round | subject | mode | requests | server us/req | client us/req | others on CPU %d, %d | note |", cpuServer, cpuClient)
-	p("| ---: | ---: | --- | --- | ---: | ---: | ---: | ---: | --- |")
+	p("| run | round | subject | mode | requests | server us/req | client us/req | server, client kernel %% | others on CPU %d, %d | note |", cpuServer, cpuClient)
+	p("| ---: | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |")
 	for _, s := range c.Samples {
-		p("| %d | %d | %s | %s | %d | %s | %s | %s%%, %s%% | %s |", s.Run, s.Round, s.Subject, s.Mode, s.Requests, num(s.ServerUS, 2),
-			num(s.ClientUS, 2), num(s.OthersServer, 0), num(s.OthersClient, 0), sampleNote(s))
+		p("| %d | %d | %s | %s | %d | %s | %s | %s, %s | %s%%, %s%% | %s |", s.Run, s.Round, s.Subject, s.Mode, s.Requests, num(s.ServerUS, 2),
+			num(s.ClientUS, 2), num(s.ServerSysShare(), 0), num(s.ClientSysShare(), 0), num(s.OthersServer, 0), num(s.OthersClient, 0), sampleNote(s))
 	}
 	p("")
 	p("</details>")

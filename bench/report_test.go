@@ -55,10 +55,17 @@ func TestRenderReport(t *testing.T) {
 		"| sub / ref, unpipelined, server CPU per request | 0.60x | <= 0.60x | yes |",
 		"| crank-agent sampling `sleep 60` every 1 s, its CPU | 0.30% of one core | < 1% of one core | yes |",
 		"| crank start to the first request at the app, cached build | 1.00 s (median of 2) | < 0.5 s | no |",
-		"| sub | unpipelined | 3.00 | 0.60x | n/a (3 rounds) | 0.50-1.00x over 3 runs | 0.50-1.00x | 0.60x | <= 0.60x | yes | 1.00 | 500 | 3 of 3 |",
-		"| ref | unpipelined | 5.00 | 1.00x | ±0.0 % | 1.00-1.00x over 3 runs | 1.00-1.00x | 1.00x | - | - | 1.00 | 500 | 3 of 3 |",
-		"| gone | pipelined 16 | n/a: gone cannot pipeline | | | | | | - | - | | | 0 |",
-		"| 3 | 1 | sub | unpipelined | 10 | 99.00 | 0.00 | 4%, 7% | 3 responses were not 2xx or 3xx |",
+		"- **Kernel %** is the share of that CPU that was system time: stime / (utime + stime) of the same\n" +
+			"  `/proc/<pid>/stat` reads, so it includes the loopback's softirq delivered in the process's\n  context.",
+		"| subject | mode | server CPU us/req | server kernel % | ratio (median of rounds) |",
+		"| sub | unpipelined | 3.00 | 40 | 0.60x | n/a (3 rounds) | 0.50-1.00x over 3 runs | 0.50-1.00x | 0.60x | <= 0.60x | yes | 1.00 | 500 | 3 of 3 |",
+		"| ref | unpipelined | 5.00 | 60 | 1.00x | ±0.0 % | 1.00-1.00x over 3 runs | 1.00-1.00x | 1.00x | - | - | 1.00 | 500 | 3 of 3 |",
+		"| gone | pipelined 16 | n/a: gone cannot pipeline | | | | | | | - | - | | | 0 |",
+		"*Server kernel %* is the median over the row's rounds of the server's system time\nover its user + system time (`/proc/<pid>/stat`'s stime / (utime + stime)), which includes the\n" +
+			"loopback's softirq delivered in the process's context.",
+		"| run | round | subject | mode | requests | server us/req | client us/req | server, client kernel % | others on CPU 0, 1 | note |",
+		"| 1 | 1 | sub | unpipelined | 1000 | 2.00 | 1.00 | 20, 30 | 0%, 0% |  |",
+		"| 3 | 1 | sub | unpipelined | 10 | 99.00 | 0.00 | n/a, n/a | 4%, 7% | 3 responses were not 2xx or 3xx |",
 		"taskset -c 1 wrk -c 64 URL\n",
 		"- a note\n",
 		"```nginx\nworker_processes 1;\n```\n",
@@ -93,11 +100,12 @@ func TestRenderSkipped(t *testing.T) {
 	for _, want := range []string{
 		"\n**This run hit the bench's time limit.**\n",
 		"| sub / absent, unpipelined, client CPU per request | n/a: no figure for absent | <= 1.00x | - |",
-		"| sub | unpipelined | 1.00 | n/a | n/a (0 rounds) | n/a | n/a | n/a | <= 1.00x | - | 3.00 | 500 | 3, disturbed incl. |",
+		"| subject | mode | client CPU us/req | client kernel % | ratio (median of rounds) |",
+		"| sub | unpipelined | 1.00 | 30 | n/a | n/a (0 rounds) | n/a | n/a | n/a | <= 1.00x | - | 3.00 | 500 | 3, disturbed incl. |",
 		"| sub / ref, unpipelined, server CPU per request | skipped: wrk not installed | <= 0.60x | - |",
 		"| crank-agent sampling a job every 1 s, its CPU | skipped: crank-agent: not done within 15s | < 1% of one core | - |",
 		"| crank start to the first request at the app, cached build | skipped: crank not built | < 0.5 s | - |",
-		"| sub | unpipelined | skipped: wrk not installed | | | | | | <= 0.60x | - | | | 0 |",
+		"| sub | unpipelined | skipped: wrk not installed | | | | | | | <= 0.60x | - | | | 0 |",
 	} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("report lacks %q", want)

@@ -68,6 +68,7 @@ func (e *env) runRounds(ctx context.Context, name, side string, trials []trial, 
 			s := e.measure(ctx, r, t, e.cfg.seconds)
 			e.log.Info(name, "run", e.run, "round", r, "subject", s.Subject, "mode", s.Mode, "requests", s.Requests,
 				"server_us", round2(s.ServerUS), "client_us", round2(s.ClientUS),
+				"kernel_percent", fmt.Sprintf("%.0f,%.0f", s.ServerSysShare(), s.ClientSysShare()),
 				"others_percent", fmt.Sprintf("%.0f,%.0f", s.OthersServer, s.OthersClient), "err", s.Err)
 			out = append(out, s)
 		}
@@ -110,15 +111,17 @@ func (e *env) measure(ctx context.Context, round int, t trial, seconds int) samp
 	if err != nil {
 		return fail(fmt.Errorf("server %s: %w", t.Server.Name, err))
 	}
+	s.ServerCPU = after.Since(before)
 	if end, err := readCPUTimes(cpuServer); err == nil && err0 == nil {
-		s.OthersServer = othersShare(cpu0, end, after-before)
+		s.OthersServer = othersShare(cpu0, end, s.ServerCPU.Total())
 	}
 	if end, err := readCPUTimes(cpuClient); err == nil && err1 == nil && p.exitErr == nil {
-		s.OthersClient = othersShare(cpu1, end, p.exitTicks)
+		s.OthersClient = othersShare(cpu1, end, p.exitCPU.Total())
 	}
 	if p.exitErr != nil {
 		return fail(fmt.Errorf("%s: CPU at exit: %w", t.Client.Name, p.exitErr))
 	}
+	s.ClientCPU = p.exitCPU
 	if p.waitErr != nil {
 		return fail(fmt.Errorf("%s: %w: %s", t.Client.Name, p.waitErr, tail(out.Bytes())))
 	}
@@ -127,8 +130,8 @@ func (e *env) measure(ctx context.Context, round int, t trial, seconds int) samp
 		return fail(fmt.Errorf("%s: %w", t.Client.Name, err))
 	}
 	if s.Requests > 0 {
-		s.ServerUS = ticksToUS(after-before) / float64(s.Requests)
-		s.ClientUS = ticksToUS(p.exitTicks) / float64(s.Requests)
+		s.ServerUS = ticksToUS(s.ServerCPU.Total()) / float64(s.Requests)
+		s.ClientUS = ticksToUS(s.ClientCPU.Total()) / float64(s.Requests)
 	}
 	return s
 }

@@ -19,6 +19,9 @@ type sample struct {
 	Seconds       float64 // the client's wall time
 	// ServerUS and ClientUS are CPU microseconds per request of each side.
 	ServerUS, ClientUS float64
+	// ServerCPU and ClientCPU are each side's CPU over the run, user and system apart: the server's
+	// from before to after the run, the client's at its exit. Zero: not read.
+	ServerCPU, ClientCPU cpuTicks
 	// OthersServer and OthersClient are the shares of the server's and the client's CPU, in
 	// percent, that went to anything else during the run (other engineers' processes, steal): signs
 	// of a disturbed run. NaN: unknown.
@@ -29,6 +32,11 @@ type sample struct {
 
 // Valid tells whether the run counts.
 func (s sample) Valid() bool { return s.Err == "" && s.Requests > 0 }
+
+// ServerSysShare and ClientSysShare are the shares, in percent, of each side's CPU that was system
+// time (cpuTicks.SystemPercent); NaN when the side counted no tick.
+func (s sample) ServerSysShare() float64 { return s.ServerCPU.SystemPercent() }
+func (s sample) ClientSysShare() float64 { return s.ClientCPU.SystemPercent() }
 
 // disturbedPercent: a run in which other processes took more than this share of the server's or
 // the client's CPU is disturbed.
@@ -60,6 +68,9 @@ type rowResult struct {
 	Median, RefMedian float64
 	MedianRPS         float64
 	RatioOfMedians    float64 // Median / RefMedian
+	// KernelShare is the median, over the rounds the figures use, of the share of the measured
+	// side's CPU that was system time, in percent (measuredSysShare); NaN when none counted a tick.
+	KernelShare float64
 	// Ratio is the figure the target is judged on: the median of the per-round ratios (subject /
 	// reference of the same round, since neighbouring measurements share the machine's
 	// conditions) of every bench run, pooled. Measured, the rounds of one run vary about as much
@@ -102,6 +113,14 @@ func measuredUS(s sample, side string) float64 {
 	return s.ServerUS
 }
 
+// measuredSysShare picks the system share of the side a comparison measures.
+func measuredSysShare(s sample, side string) float64 {
+	if side == sideClient {
+		return s.ClientSysShare()
+	}
+	return s.ServerSysShare()
+}
+
 // The side of the exchange a comparison measures.
 const (
 	sideServer = "server"
@@ -124,7 +143,7 @@ func summarize(rows []row, samples []sample, side string) []rowResult {
 	var out []rowResult
 	for _, r := range rows {
 		res := rowResult{row: r, Median: math.NaN(), RefMedian: math.NaN(), MedianRPS: math.NaN(),
-			RatioOfMedians: math.NaN(), Ratio: math.NaN(), HalfWidth: math.NaN()}
+			RatioOfMedians: math.NaN(), Ratio: math.NaN(), HalfWidth: math.NaN(), KernelShare: math.NaN()}
 		if r.Skipped != "" {
 			out = append(out, res)
 			continue
@@ -139,6 +158,7 @@ func summarize(rows []row, samples []sample, side string) []rowResult {
 		res.Ratio = stats.Median(res.RoundRatios)
 		res.HalfWidth = halfWidth(r, res.RoundRatios)
 		res.MedianRPS = stats.Median(numbers(mine, func(s sample) float64 { return float64(s.Requests) / s.Seconds }))
+		res.KernelShare = stats.Median(numbers(mine, func(s sample) float64 { return measuredSysShare(s, side) }))
 		res.RefMedian = stats.Median(numbers(ref, func(s sample) float64 { return measuredUS(s, side) }))
 		res.RatioOfMedians = res.Median / res.RefMedian
 		out = append(out, res)

@@ -8,15 +8,18 @@ import (
 
 // threeRounds: three bench runs of one round each; the reference costs 4, 5, 6 us/req by run,
 // the subject 2, 3, 6; the run-3 round of the subject also had an invalid twin that must be ignored.
+// Of each 100 server ticks, the reference's were 50, 60, 70 system ticks, the subject's 20, 40, 90;
+// the client's were 30 % system ticks throughout. The invalid twin read no ticks.
 func threeRounds() []sample {
-	mk := func(run int, subject string, server, client float64) sample {
+	mk := func(run int, subject string, server, client float64, serverSys uint64) sample {
 		return sample{Run: run, Round: 1, Subject: subject, Mode: "unpipelined", Requests: 1000, Seconds: 2,
-			ServerUS: server, ClientUS: client}
+			ServerUS: server, ClientUS: client,
+			ServerCPU: cpuTicks{User: 100 - serverSys, System: serverSys}, ClientCPU: cpuTicks{User: 70, System: 30}}
 	}
 	return []sample{
-		mk(1, "ref", 4, 1), mk(1, "sub", 2, 1),
-		mk(2, "sub", 3, 1), mk(2, "ref", 5, 1),
-		mk(3, "ref", 6, 1), mk(3, "sub", 6, 2),
+		mk(1, "ref", 4, 1, 50), mk(1, "sub", 2, 1, 20),
+		mk(2, "sub", 3, 1, 40), mk(2, "ref", 5, 1, 60),
+		mk(3, "ref", 6, 1, 70), mk(3, "sub", 6, 2, 90),
 		{Run: 3, Round: 1, Subject: "sub", Mode: "unpipelined", Requests: 10, Seconds: 2, ServerUS: 99, OthersServer: 4.4, OthersClient: 7, Err: "3 responses were not 2xx or 3xx"},
 	}
 }
@@ -45,12 +48,16 @@ func TestSummarize(t *testing.T) {
 	if sub.MedianRPS != 500 || sub.Met() != "yes" {
 		t.Errorf("rps %v met %q, want 500 yes", sub.MedianRPS, sub.Met())
 	}
-	if len(gone.Runs) != 0 || !math.IsNaN(gone.Median) || gone.Met() != "-" {
+	if ref.KernelShare != 60 || sub.KernelShare != 40 {
+		t.Errorf("server kernel shares: reference %v, subject %v; want 60 and 40 (medians of 50 60 70 and 20 40 90)",
+			ref.KernelShare, sub.KernelShare)
+	}
+	if len(gone.Runs) != 0 || !math.IsNaN(gone.Median) || gone.Met() != "-" || !math.IsNaN(gone.KernelShare) {
 		t.Errorf("skipped row = %+v", gone)
 	}
 	client := summarize(rows[1:2], threeRounds(), sideClient)[0]
-	if client.Median != 1 || client.Ratio != 1 {
-		t.Errorf("client side = %+v, want median 1, ratio 1", client)
+	if client.Median != 1 || client.Ratio != 1 || client.KernelShare != 30 {
+		t.Errorf("client side = %+v, want median 1, ratio 1, kernel share 30 (the client's)", client)
 	}
 }
 
@@ -114,5 +121,40 @@ func TestSummarizeDisturbed(t *testing.T) {
 	}
 	if got := sampleNote(busy[len(busy)-2]); got != "disturbed" {
 		t.Errorf("sampleNote = %q", got)
+	}
+}
+
+// TestSysShare: a sample's kernel shares are each side's system ticks over its user + system
+// ticks, NaN for a side that counted no tick; a row's is the median over its rounds of its measured
+// side's, leaving out the rounds with no tick, and NaN (shown "n/a") when none had one.
+func TestSysShare(t *testing.T) {
+	s := sample{ServerCPU: cpuTicks{User: 120, System: 280}, ClientCPU: cpuTicks{User: 30, System: 10}}
+	if got := s.ServerSysShare(); got != 70 {
+		t.Errorf("ServerSysShare = %v, want 70 (280 of 400 ticks)", got)
+	}
+	if got := s.ClientSysShare(); got != 25 {
+		t.Errorf("ClientSysShare = %v, want 25 (10 of 40 ticks)", got)
+	}
+	if measuredSysShare(s, sideServer) != 70 || measuredSysShare(s, sideClient) != 25 {
+		t.Errorf("measuredSysShare picks the wrong side")
+	}
+	none := sample{ServerUS: 5, ClientUS: 1}
+	if !math.IsNaN(none.ServerSysShare()) || !math.IsNaN(none.ClientSysShare()) {
+		t.Errorf("no ticks: shares %v, %v; want NaN", none.ServerSysShare(), none.ClientSysShare())
+	}
+	if got := num(none.ServerSysShare(), 0); got != "n/a" {
+		t.Errorf("a share of no ticks is shown %q, want n/a", got)
+	}
+
+	rows := []row{{Subject: "sub", Mode: "unpipelined", Reference: "sub"}}
+	mk := func(round int, cpu cpuTicks) sample {
+		return sample{Run: 1, Round: round, Subject: "sub", Mode: "unpipelined", Requests: 1000, Seconds: 1, ServerUS: 5, ServerCPU: cpu}
+	}
+	mixed := []sample{mk(1, cpuTicks{User: 90, System: 10}), mk(2, cpuTicks{}), mk(3, cpuTicks{User: 70, System: 30})}
+	if got := summarize(rows, mixed, sideServer)[0].KernelShare; got != 20 {
+		t.Errorf("kernel share of rounds with 10 %%, no tick and 30 %%: %v, want 20", got)
+	}
+	if got := summarize(rows, []sample{mk(1, cpuTicks{}), mk(2, cpuTicks{})}, sideServer)[0].KernelShare; !math.IsNaN(got) {
+		t.Errorf("kernel share of rounds with no tick: %v, want NaN", got)
 	}
 }
