@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/crankshaft/crankshaft/internal/uring"
 )
 
 // comparison is one table of the report: subjects measured in alternating rounds against a
@@ -33,6 +35,7 @@ const (
 	nginxPlaintext = "nginx plaintext"
 	nginxJSON      = "nginx json"
 	appPlaintext   = "plaintext app"
+	appPlainEpoll  = "plaintext app epoll" // --io epoll: the default's fallback, beside io_uring
 	appJSON        = "json app"
 	genWrk         = "wrk"
 	genCrank       = "crank load"
@@ -102,6 +105,13 @@ func (e *env) startServers(ctx context.Context) (map[string]*server, []string) {
 	}
 	start(appPlaintext, func() (*server, error) { return startApp(ctx, e, appPlaintext, e.tools.plaintext) }, plain)
 	start(appJSON, func() (*server, error) { return startApp(ctx, e, appJSON, e.tools.json) }, js)
+	if err := uring.Probe(); err != nil { // the default is epoll already
+		e.tools.missing[appPlainEpoll] = "n/a: the plaintext app's default is epoll here (" + err.Error() + ")"
+	} else {
+		start(appPlainEpoll, func() (*server, error) {
+			return startApp(ctx, e, appPlainEpoll, e.tools.plaintext, "--io", "epoll")
+		}, plain)
+	}
 	return srv, notes
 }
 
@@ -116,6 +126,7 @@ func (e *env) serversComparison(ctx context.Context, srv map[string]*server) com
 	}{
 		{nginxPlaintext, "nginx", "/plaintext", "nginx", nil},
 		{appPlaintext, appPlaintext, "/plaintext", appPlaintext, map[bool]float64{true: 1, false: 0.85}},
+		{appPlainEpoll, appPlainEpoll, "/plaintext", appPlainEpoll, nil},
 		{appJSON, appJSON, "/json", appJSON, map[bool]float64{true: 1.3, false: 1.3}},
 		{nginxJSON, "nginx", "/json", "nginx", nil},
 	}
@@ -134,7 +145,7 @@ func (e *env) serversComparison(ctx context.Context, srv map[string]*server) com
 		}
 	}
 	var starts []string
-	for _, name := range []string{"nginx", appPlaintext, appJSON} {
+	for _, name := range []string{"nginx", appPlaintext, appJSON, appPlainEpoll} {
 		if s := srv[name]; s != nil {
 			starts = append(starts, s.Command)
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/crankshaft/crankshaft/internal/bisect"
+	"github.com/crankshaft/crankshaft/internal/uring"
 	"golang.org/x/sys/unix"
 )
 
@@ -20,6 +21,9 @@ type machine struct {
 	Cores    int
 	Kernel   string
 	OS, Arch string
+	// Uring is "" where the kernel allows io_uring (the apps' --io auto then serves on it), else
+	// why not.
+	Uring string
 }
 
 func readMachine() machine {
@@ -27,6 +31,9 @@ func readMachine() machine {
 	if f, err := os.Open("/proc/cpuinfo"); err == nil {
 		m.CPUModel = cpuModel(f)
 		f.Close()
+	}
+	if err := uring.Probe(); err != nil {
+		m.Uring = err.Error()
 	}
 	var u unix.Utsname
 	if unix.Uname(&u) == nil {

@@ -80,6 +80,11 @@ func renderMachine(p printer, r *report) {
 	p("| CPU | %s, %d cores |", m.CPUModel, m.Cores)
 	p("| kernel | %s/%s %s |", m.OS, m.Arch, m.Kernel)
 	p("| tools | %s |", strings.Join(r.Tools, ", "))
+	if m.Uring == "" {
+		p("| io_uring | allowed: the apps' default I/O (`--io auto`) is io_uring |")
+	} else {
+		p("| io_uring | refused (%s): the apps' default I/O (`--io auto`) is epoll |", m.Uring)
+	}
 	p("| load average (1, 5, 15 min) | %s before, %s after |", r.LoadBefore, r.LoadAfter)
 	p("")
 	p("The machine is shared with other engineers' tests: the load average above includes them.")
@@ -128,8 +133,10 @@ func renderMethod(p printer, c config) {
 	p("  run and its reference's undisturbed when the run has any, else that run's every valid round (the")
 	p("  row then says so): every run keeps a figure.")
 	p("- The apps are built by the bench (`go build -o $TMP/bin/ ./apps/plaintext ./apps/json`) and run")
-	p("  with their defaults (inline dispatch, no metrics); `crank load` is `bin/crank` of `make build`,")
-	p("  on its default cleartext I/O (epoll); *crank load io_uring* is the same with `--io uring`.")
+	p("  with their defaults (inline dispatch, `--io auto`: io_uring where the kernel allows it, see")
+	p("  Machine; no metrics); *plaintext app epoll* is the plaintext app with `--io epoll`. `crank load`")
+	p("  is `bin/crank` of `make build`, on its default cleartext I/O (epoll); *crank load io_uring* is")
+	p("  the same with `--io uring`.")
 	p("")
 }
 

@@ -88,12 +88,12 @@ func startNginx(ctx context.Context, e *env, nginx string) (*server, error) {
 }
 
 // startApp starts one of the apps (apps/plaintext, apps/json) on a free port, without metrics.
-func startApp(ctx context.Context, e *env, name, exe string) (*server, error) {
+func startApp(ctx context.Context, e *env, name, exe string, args ...string) (*server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	argv := e.pinned(cpuServer, exe, "--address", "127.0.0.1", "--port", strconv.Itoa(port))
+	argv := e.pinned(cpuServer, append([]string{exe, "--address", "127.0.0.1", "--port", strconv.Itoa(port)}, args...)...)
 	s, err := startServer(ctx, e, name, argv, port)
 	if err != nil {
 		return nil, err

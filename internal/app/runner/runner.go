@@ -96,7 +96,7 @@ func (o *options) register(fs *flag.FlagSet, withDispatch, withIO bool) {
 		fs.IntVar(&o.workers, "workers", 0, "worker goroutines (0 = GOMAXPROCS, or one per partition)")
 	}
 	if withIO {
-		fs.StringVar(&o.io, "io", "epoll", "event loops' I/O with --dispatch inline: epoll, uring or auto (uring where the kernel allows it)")
+		fs.StringVar(&o.io, "io", "auto", "event loops' I/O with --dispatch inline: epoll, uring or auto (uring where the kernel allows it, else epoll, saying why)")
 	}
 }
 

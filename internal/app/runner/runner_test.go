@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crankshaft/crankshaft/internal/app/httpserver"
 	"github.com/crankshaft/crankshaft/internal/testutil"
 )
 
@@ -51,5 +52,31 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "test") {
 			t.Errorf("Run(%v) = %v, want an error naming the app", args, err)
 		}
+	}
+}
+
+// TestRunIOFlag: --io reaches an event-loop app's server, which refuses what it cannot honour
+// before the app says it started; an app without event loops has no --io.
+func TestRunIOFlag(t *testing.T) {
+	h := func() httpserver.Handler {
+		return httpserver.HandlerFunc(func(w *httpserver.Response, _ *httpserver.Request) { w.WriteString(200, "text/plain", "") })
+	}
+	app := App{Name: "loops", Dispatch: true, EventLoops: true, Serve: ServeHTTPEventLoops(h)}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--io", "kqueue"}, `I/O "kqueue": want epoll, uring or auto`},
+		{[]string{"--io", "uring", "--dispatch", "shared"}, "--io uring: io_uring serves only the inline event loops"},
+	} {
+		out := &testutil.SyncBuffer{}
+		err := Run(context.Background(), app, append([]string{"--address", "127.0.0.1", "--port", "0"}, tc.args...), out, slog.New(slog.DiscardHandler))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(out.String(), ReadyText) {
+			t.Errorf("Run(%v) = %v, stdout %q; want an error with %q and no %q", tc.args, err, out.String(), tc.want, ReadyText)
+		}
+	}
+	plain := App{Name: "plain", Dispatch: true, Serve: ServeHTTP(h)}
+	if err := Run(context.Background(), plain, []string{"--io", "uring"}, &testutil.SyncBuffer{}, slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), "-io") {
+		t.Errorf("an app without event loops took --io: %v", err)
 	}
 }
