@@ -352,16 +352,17 @@ func appendNew(figs []results.Figure, more ...results.Figure) []results.Figure {
 	return figs
 }
 
-// NotProbed says, in an underloaded or waiting verdict, that no probe checked it and why: a
-// server that handles requests one at a time looks the same in the CPU figures; and in a
-// machine-saturated one whose machine kept idle CPU (roomNote), which a light load leaves too.
-// Other verdicts are returned as they are.
-func NotProbed(diags []results.Diagnostic, why string) []results.Diagnostic {
+// NotProbed says, in an underloaded or waiting verdict of res (diags, its diagnosis at th), that
+// no probe checked it and why: a server that handles requests one at a time looks the same in
+// the CPU figures; and in a machine-saturated one whose machine kept idle CPU (roomLeft, as its
+// message says with roomNote), which a light load leaves too. Other verdicts are returned as
+// they are.
+func NotProbed(diags []results.Diagnostic, res *results.Result, th Thresholds, why string) []results.Diagnostic {
 	if len(diags) == 0 {
 		return diags
 	}
 	out := slices.Clone(diags)
-	if out[0].Kind == MachineSaturated && strings.HasSuffix(out[0].Message, roomNote) {
+	if out[0].Kind == MachineSaturated && roomLeft(res, th) > 0 {
 		out[0].Message += " (not checked by a probe at twice the connections: " + why + ")"
 		return out
 	}

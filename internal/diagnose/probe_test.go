@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -169,11 +170,12 @@ func TestProbeSkip(t *testing.T) {
 			t.Errorf("%s: skip %q, want %q (verdict %s)", tc.name, got, tc.says, show(diags))
 		}
 	}
-	if got := NotProbed(Diagnose(probeRun(32, 980, 14, 12), th), "--no-probe"); !strings.HasSuffix(got[0].Message, "(no probe ran: --no-probe)") {
+	waiting := probeRun(32, 980, 14, 12)
+	if got := NotProbed(Diagnose(waiting, th), waiting, th, "--no-probe"); !strings.HasSuffix(got[0].Message, "(no probe ran: --no-probe)") {
 		t.Errorf("not probed: %s", show(got))
 	}
 	light := probeRun(1, 9800, 60, 40)
-	if got := NotProbed(Diagnose(light, th), "--no-probe"); got[0].Kind != Underloaded ||
+	if got := NotProbed(Diagnose(light, th), light, th, "--no-probe"); got[0].Kind != Underloaded ||
 		!strings.Contains(got[0].Message, "(not checked by a probe at twice the connections: --no-probe;") {
 		t.Errorf("not probed: %s", show(got))
 	}
@@ -209,9 +211,17 @@ func TestProbeMachineWithRoom(t *testing.T) {
 	if why := ProbeSkip(base, diags, th); why != "" {
 		t.Fatalf("a machine 70 %% busy is probed; skipped: %s", why)
 	}
-	if got := NotProbed(diags, "--no-probe"); !strings.HasSuffix(got[0].Message, roomNote+" (not checked by a probe at twice the connections: --no-probe)") {
+	if got := NotProbed(diags, base, th, "--no-probe"); !strings.HasSuffix(got[0].Message, roomNote+" (not checked by a probe at twice the connections: --no-probe)") {
 		t.Errorf("not probed: %s", show(got))
 	}
+	// The note rests on the figures, not on the message's last words: a verdict annotated since
+	// still gets it (and a machine full to Saturated never does: below).
+	annotated := slices.Clone(diags)
+	annotated[0].Message += " (an earlier note)"
+	if got := NotProbed(annotated, base, th, "--no-probe"); !strings.HasSuffix(got[0].Message, "(an earlier note) (not checked by a probe at twice the connections: --no-probe)") {
+		t.Errorf("annotated, not probed: %s", show(got))
+	}
+
 	for _, tc := range []struct {
 		name  string
 		probe *results.Result
@@ -234,5 +244,8 @@ func TestProbeMachineWithRoom(t *testing.T) {
 	full := room(1, 9000, 95, 90, 96)
 	if d := Diagnose(full, th); d[0].Kind != MachineSaturated || strings.Contains(d[0].Message, roomNote) || ProbeSkip(full, d, th) == "" {
 		t.Errorf("a machine 96 %% busy: %s, probe skip %q", show(d), ProbeSkip(full, d, th))
+	}
+	if d := Diagnose(full, th); NotProbed(d, full, th, "--no-probe")[0].Message != d[0].Message {
+		t.Errorf("a machine 96 %% busy was given the probe's note: %s", show(NotProbed(d, full, th, "--no-probe")))
 	}
 }

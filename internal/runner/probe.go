@@ -40,12 +40,12 @@ const (
 func (p *Prepared) probe(ctx context.Context, ex Executor, run controller.Run, res *results.Result, th diagnose.Thresholds) []results.Diagnostic {
 	diags, env := res.JobResults.Diagnostics, p.env
 	if skip := p.probeSkip(res, th); skip != "" {
-		return diagnose.NotProbed(diags, skip)
+		return diagnose.NotProbed(diags, res, th, skip)
 	}
 	ps, conns, err := probeSource(p.Plan.Source, p.Resolved, 2)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "probe: not run: %v\n", err)
-		return diagnose.NotProbed(diags, err.Error())
+		return diagnose.NotProbed(diags, res, th, err.Error())
 	}
 	tells := "a serialized server"
 	if len(diags) > 0 && diags[0].Kind == diagnose.MachineSaturated {
@@ -55,7 +55,7 @@ func (p *Prepared) probe(ctx context.Context, ex Executor, run controller.Run, r
 		num(conns), num(2*conns), tells)
 	first, err := p.probeRun(ctx, ex, run, ps, 2*conns)
 	if err != nil {
-		return p.probeFailed(diags, err)
+		return p.probeFailed(diags, res, th, err)
 	}
 	if !diagnose.ProbeAgain(diags, res, th, first) {
 		return diagnose.Probe(diags, res, th, first)
@@ -100,13 +100,13 @@ func (p *Prepared) probeRun(ctx context.Context, ex Executor, run controller.Run
 var errProbeInterrupted = errors.New("the probe was interrupted")
 
 // probeFailed says on stderr that a probe did not conclude, and why, in the verdict.
-func (p *Prepared) probeFailed(diags []results.Diagnostic, err error) []results.Diagnostic {
+func (p *Prepared) probeFailed(diags []results.Diagnostic, res *results.Result, th diagnose.Thresholds, err error) []results.Diagnostic {
 	if errors.Is(err, errProbeInterrupted) {
 		fmt.Fprintln(p.env.Stderr, "probe: interrupted, the verdict stays as it was")
-		return diagnose.NotProbed(diags, err.Error())
+		return diagnose.NotProbed(diags, res, th, err.Error())
 	}
 	fmt.Fprintf(p.env.Stderr, "probe: could not run, the verdict stays as it was: %v\n", err)
-	return diagnose.NotProbed(diags, "the probe could not run: "+err.Error())
+	return diagnose.NotProbed(diags, res, th, "the probe could not run: "+err.Error())
 }
 
 // probeSkip is why the probe does not run ("": it runs).

@@ -205,7 +205,7 @@ func (p *Prepared) diagnose(res *results.Result, noProbe string) {
 	if why == "" {
 		why = noProbe
 	}
-	res.JobResults.Diagnostics = diagnose.NotProbed(res.JobResults.Diagnostics, why)
+	res.JobResults.Diagnostics = diagnose.NotProbed(res.JobResults.Diagnostics, res, th, why)
 }
 
 // Diagnose records res's diagnosis (diagnose.Diagnose at the documented thresholds, which it
