@@ -82,6 +82,35 @@ func TestPathsKeepAlive(t *testing.T) {
 	}
 }
 
+// TestPathsManyConnections sends one request on each of more connections than a ring has
+// receive buffers (ringRecvBufs), all at once, in rounds: a ring whose buffers run out in one
+// wait re-arms the receives that ended, and every request is answered on its own connection.
+func TestPathsManyConnections(t *testing.T) {
+	const conns, rounds = 400, 3
+	for name, p := range paths {
+		t.Run(name, func(t *testing.T) {
+			addr, obs := startPath(t, p)
+			cs := make([]*client, conns)
+			for i := range cs {
+				cs[i] = dial(t, addr)
+			}
+			for round := range rounds {
+				for i, c := range cs {
+					c.send(get(fmt.Sprintf("/c%d/r%d", i, round)))
+				}
+				for i, c := range cs {
+					if _, body := c.read(); body != fmt.Sprintf("/c%d/r%d", i, round) {
+						t.Fatalf("connection %d, round %d: body %q", i, round, body)
+					}
+				}
+			}
+			if n, _ := obs.snapshot(); n != conns*rounds {
+				t.Fatalf("observed %d requests, want %d", n, conns*rounds)
+			}
+		})
+	}
+}
+
 // TestPathsBackpressure pipelines more responses than the sockets hold while the client reads
 // them only as it can: the server must wait for the socket to take the rest, in order.
 func TestPathsBackpressure(t *testing.T) {
