@@ -70,7 +70,7 @@ func TestBenchmarksFromCheckouts(t *testing.T) {
 	} {
 		t.Run(c.scenario, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "dry.json")
-			args := append([]string{"--config", rawBenchmarks + "scenarios/" + c.file + ".benchmarks.yml", "--config", "profiles/local.yml",
+			args := append([]string{"--no-probe", "--config", rawBenchmarks + "scenarios/" + c.file + ".benchmarks.yml", "--config", "profiles/local.yml",
 				"--scenario", c.scenario, "--profile", "local", "--application.job", c.job, "--dry-run", out}, maps...)
 			r := crankEnv(t, time.Minute, env, append(args, c.extra...)...)
 			if r.code != 0 {
@@ -99,7 +99,7 @@ func TestBenchmarksFromCheckouts(t *testing.T) {
 	}
 
 	t.Run("grpc without its request", func(t *testing.T) {
-		r := crankEnv(t, time.Minute, env, append([]string{"--config", rawBenchmarks + "scenarios/grpc.benchmarks.yml", "--config", "profiles/local.yml",
+		r := crankEnv(t, time.Minute, env, append([]string{"--no-probe", "--config", rawBenchmarks + "scenarios/grpc.benchmarks.yml", "--config", "profiles/local.yml",
 			"--scenario", "grpcgoserver-h2loadclient", "--profile", "local", "--application.job", "grpc"}, maps...)...)
 		if r.code != 2 {
 			t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
@@ -163,7 +163,7 @@ func runs(t *testing.T) {
 		t.Run(c.scenario+" runs", func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.json")
 			_, ports := appPorts(t)
-			args := append([]string{"--config", rawBenchmarks + "scenarios/" + c.file + ".benchmarks.yml"}, c.maps...)
+			args := append([]string{"--no-probe", "--config", rawBenchmarks + "scenarios/" + c.file + ".benchmarks.yml"}, c.maps...)
 			args = append(args, "--config", "profiles/local.yml", "--scenario", c.scenario, "--profile", "local", "--application.job", c.job)
 			args = append(append(args, c.vars...), ports...)
 			r := crankEnv(t, 3*time.Minute, append(append([]string{}, c.env...), noNetwork(t)...), append(args, "--variable", "duration=2", "--variable", "warmup=0", "--json", out)...)

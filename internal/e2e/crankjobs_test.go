@@ -25,7 +25,7 @@ func TestCrankLoadJobs(t *testing.T) {
 		t.Run(sc.scenario, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.json")
 			_, ports := appPorts(t)
-			args := append([]string{"--config", "internal/e2e/testdata/crank/plaintext.benchmarks.yml", "--scenario", sc.scenario,
+			args := append([]string{"--no-probe", "--config", "internal/e2e/testdata/crank/plaintext.benchmarks.yml", "--scenario", sc.scenario,
 				"--profile", "local", "--variable", "duration=2", "--variable", "warmup=1", "--variable", "threads=1",
 				"--variable", "connections=16", "--json", out, "--script", "hello"}, ports...)
 			r := crank(t, 3*time.Minute, args...)
@@ -119,7 +119,7 @@ func TestCrankH2loadJob(t *testing.T) {
 	needTool(t, "h2load")
 	out := filepath.Join(t.TempDir(), "out.json")
 	_, ports := appPorts(t)
-	r := crank(t, 3*time.Minute, append([]string{"--config", "internal/e2e/testdata/crank/grpc.benchmarks.yml", "--scenario", "grpc",
+	r := crank(t, 3*time.Minute, append([]string{"--no-probe", "--config", "internal/e2e/testdata/crank/grpc.benchmarks.yml", "--scenario", "grpc",
 		"--profile", "local", "--variable", "duration=2", "--variable", "warmup=1", "--variable", "connections=2",
 		"--variable", "streams=4", "--json", out}, ports...)...)
 	if r.code != 0 {
@@ -150,7 +150,7 @@ func TestBenchmarksPlaintextLocal(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "out.json")
 	_, ports := appPorts(t)
-	r = crank(t, 3*time.Minute, append([]string{"--config", cfg, "--config", "profiles/local.yml",
+	r = crank(t, 3*time.Minute, append([]string{"--no-probe", "--config", cfg, "--config", "profiles/local.yml",
 		"--scenario", "plaintext", "--profile", "local", "--application.job", "plaintext", "--variable", "duration=2",
 		"--variable", "warmup=1", "--variable", "threads=1", "--variable", "connections=16", "--json", out}, ports...)...)
 	if r.code != 0 {
@@ -196,7 +196,7 @@ func TestBenchmarksDotnetStandin(t *testing.T) {
 	} {
 		out := filepath.Join(t.TempDir(), "out.json")
 		port := strconv.Itoa(freePort(t))
-		args := []string{"--config", "internal/e2e/testdata/benchmarks/" + c.file, "--config", "profiles/local.yml", "--scenario", c.scenario,
+		args := []string{"--no-probe", "--config", "internal/e2e/testdata/benchmarks/" + c.file, "--config", "profiles/local.yml", "--scenario", c.scenario,
 			"--profile", "local", "--application.source.localFolder", c.source, "--application.source.repository", "",
 			"--variable", "serverPort=" + port, "--variable", "duration=2", "--variable", "warmup=0", "--variable", "threads=1",
 			"--variable", "connections=4", "--json", out}
@@ -238,7 +238,7 @@ func TestBenchmarksOnOurApps(t *testing.T) {
 		t.Run(c.scenario, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.json")
 			_, ports := appPorts(t)
-			args := append([]string{"--config", "internal/e2e/testdata/benchmarks/" + c.file, "--config", "profiles/local.yml", "--scenario", c.scenario, "--profile", "local", "--application.job", c.job,
+			args := append([]string{"--no-probe", "--config", "internal/e2e/testdata/benchmarks/" + c.file, "--config", "profiles/local.yml", "--scenario", c.scenario, "--profile", "local", "--application.job", c.job,
 				"--variable", "duration=2", "--variable", "warmup=0", "--variable", "threads=1", "--variable", "connections=4", "--json", out}, ports...)
 			r := crank(t, 3*time.Minute, append(args, c.extra...)...)
 			if r.code != 0 {

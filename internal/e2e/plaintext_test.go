@@ -21,7 +21,7 @@ func TestPlaintextEmbedded(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.json")
 			_, ports := appPorts(t)
-			args := append([]string{"--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
+			args := append([]string{"--no-probe", "--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
 				"--variable", "duration=3", "--variable", "warmup=1", "--json", out}, ports...)
 			if load != "" {
 				args = append(args, "--load.job", load)
@@ -52,7 +52,7 @@ func TestPlaintextEmbedded(t *testing.T) {
 func TestIterations(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out.json")
 	_, ports := appPorts(t)
-	r := crank(t, 3*time.Minute, append([]string{"--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
+	r := crank(t, 3*time.Minute, append([]string{"--no-probe", "--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
 		"--variable", "duration=1", "--variable", "warmup=0", "--iterations", "2", "--json", out}, ports...)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
@@ -82,7 +82,7 @@ func TestPlaintextWithoutWrk(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "out.json")
 	_, ports := appPorts(t)
-	r := crankEnv(t, 3*time.Minute, []string{"PATH=" + bin}, append([]string{"--config", "scenarios/plaintext.yml",
+	r := crankEnv(t, 3*time.Minute, []string{"PATH=" + bin}, append([]string{"--no-probe", "--config", "scenarios/plaintext.yml",
 		"--scenario", "plaintext", "--variable", "duration=2", "--variable", "warmup=1", "--json", out}, ports...)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)

@@ -26,7 +26,7 @@ func TestLabX64Plaintext(t *testing.T) {
 	lab := newHostLab(t, ctl, app, load)
 	lab.agent(t, app)
 	lab.agent(t, load)
-	args := append([]string{"--config", "scenarios/plaintext.yml", "--config", "profiles/lab-x64.yml", "--profile", "lab-x64", "--scenario", "plaintext"}, quickLoad...)
+	args := append([]string{"--no-probe", "--config", "scenarios/plaintext.yml", "--config", "profiles/lab-x64.yml", "--profile", "lab-x64", "--scenario", "plaintext"}, quickLoad...)
 
 	out := filepath.Join(t.TempDir(), "out.json")
 	r := lab.crank(t, ctl, 4*time.Minute, append(args, "--json", out)...)
@@ -85,7 +85,7 @@ func TestTechEmpowerFortunes(t *testing.T) {
 		lab.agent(t, a)
 	}
 	out := filepath.Join(t.TempDir(), "out.json")
-	args := append([]string{"--config", "scenarios/fortunes.yml", "--config", "profiles/techempower.yml", "--profile", "techempower",
+	args := append([]string{"--no-probe", "--config", "scenarios/fortunes.yml", "--config", "profiles/techempower.yml", "--profile", "techempower",
 		"--scenario", "fortunes", "--json", out, "--variable", "dbMaxConnections=100",
 		"--influx-url", influxURL, "--influx-bucket", "crank/autogen"}, quickLoad...)
 	r := lab.crank(t, ctl, 4*time.Minute, args...)
@@ -134,7 +134,7 @@ func TestAmpere80Plaintext(t *testing.T) {
 	lab.agent(t, load1)
 	lab.agent(t, load2)
 	out := filepath.Join(t.TempDir(), "out.json")
-	args := append([]string{"--config", "scenarios/plaintext.yml", "--config", "profiles/ampere-80.yml", "--profile", "ampere-80",
+	args := append([]string{"--no-probe", "--config", "scenarios/plaintext.yml", "--config", "profiles/ampere-80.yml", "--profile", "ampere-80",
 		"--scenario", "plaintext", "--json", out}, quickLoad...)
 	if !binfmtRunsArm64() {
 		args = append(args, "--application.executable", qemu, "--application.arguments",
@@ -170,7 +170,7 @@ func TestLocalProfileOnLabHost(t *testing.T) {
 	needTool(t, "wrk")
 	lab := newHostLab(t, host)
 	out := filepath.Join(t.TempDir(), "out.json")
-	r := lab.crank(t, host, 4*time.Minute, append([]string{"--config", "scenarios/plaintext.yml", "--profile", "local",
+	r := lab.crank(t, host, 4*time.Minute, append([]string{"--no-probe", "--config", "scenarios/plaintext.yml", "--profile", "local",
 		"--scenario", "plaintext", "--json", out}, quickLoad...)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)

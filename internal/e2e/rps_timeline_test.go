@@ -57,7 +57,7 @@ func rpsTimelineRun(t *testing.T, db *influxtest.Server, rate int) (rps float64,
 	// shared with other work; as fast as possible, per-second throughput follows the neighbours.
 	out := filepath.Join(t.TempDir(), "out.json")
 	_, ports := appPorts(t)
-	r := crankEnv(t, 2*time.Minute, []string{"CRANK_SPOOL_DIR=" + t.TempDir()}, append([]string{"--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
+	r := crankEnv(t, 2*time.Minute, []string{"CRANK_SPOOL_DIR=" + t.TempDir()}, append([]string{"--no-probe", "--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
 		"--load.job", "builtin", "--load.variables.rate", fmt.Sprint(rate),
 		"--variable", fmt.Sprint("duration=", rpsTimelineDuration), "--variable", "warmup=2", "--json", out,
 		"--influx-url", db.URL, "--influx-bucket", db.DB + "/autogen"}, ports...)...)

@@ -32,7 +32,7 @@ func teArgs(t *testing.T, file, scenario, out string, extra ...string) []string 
 	for metrics == server {
 		metrics = freePort(t)
 	}
-	return append([]string{"--config", file, "--scenario", scenario,
+	return append([]string{"--no-probe", "--config", file, "--scenario", scenario,
 		"--variable", "duration=3", "--variable", "warmup=1", "--json", out,
 		"--variable", "serverPort=" + strconv.Itoa(server), "--variable", "metricsPort=" + strconv.Itoa(metrics)}, extra...)
 }
@@ -306,7 +306,7 @@ func TestFortunesScenario(t *testing.T) {
 // grandchild), so the parent-death signal ends it when crank is killed, and its children follow.
 func TestFortunesKilledCrankLeavesNoPostgres(t *testing.T) {
 	tmp, port, extra := pgSetup(t)
-	args := append([]string{"--config", "scenarios/fortunes.yml", "--scenario", "fortunes",
+	args := append([]string{"--no-probe", "--config", "scenarios/fortunes.yml", "--scenario", "fortunes",
 		"--variable", "duration=60", "--variable", "warmup=0",
 		"--variable", "serverPort=" + strconv.Itoa(freePort(t)), "--variable", "metricsPort=0"}, extra...)
 	cmd := startCrankUntilLoad(t, args...)
