@@ -92,10 +92,10 @@ func (l *ringLoop) connect(i int, now int64) {
 	if l.ring.Pending()+2 > l.sq {
 		l.ring.Submit(false, 0) // the connect and its timeout go in one submission
 	}
-	e := l.sqe()
+	e := l.ring.Next()
 	e.Connect(fd, unsafe.Pointer(&l.sa.raw[0]), l.sa.len, userData(i, c.gen, opConnect))
 	e.Link()
-	l.sqe().LinkTimeout(&l.connTO, userData(i, c.gen, opConnectTimeout))
+	l.ring.Next().LinkTimeout(&l.connTO, userData(i, c.gen, opConnectTimeout))
 	l.pending += 2
 }
 
@@ -133,7 +133,7 @@ func (l *ringLoop) connectFailed(i int, err error, now int64) {
 
 func (l *ringLoop) armRecv(i int) {
 	c := &l.cs[i]
-	l.sqe().RecvMultishot(c.fd, 0, userData(i, c.gen, opRecv))
+	l.ring.Next().RecvMultishot(c.fd, 0, userData(i, c.gen, opRecv))
 	c.recv = true
 	l.pending++
 }
@@ -189,7 +189,7 @@ func (l *ringLoop) sent(i int, res int32, now int64) {
 func (l *ringLoop) send(i int) {
 	c := &l.cs[i]
 	n := min(c.queued, len(l.out)-c.phase)
-	l.sqe().Send(c.fd, l.out[c.phase:c.phase+n], userData(i, c.gen, opSend))
+	l.ring.Next().Send(c.fd, l.out[c.phase:c.phase+n], userData(i, c.gen, opSend))
 	c.sending = true
 	l.pending++
 }

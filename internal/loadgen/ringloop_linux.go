@@ -55,16 +55,6 @@ type ringConn struct {
 	done    bool
 }
 
-// sqe returns a free submission entry, submitting what is prepared when the ring is full.
-func (l *ringLoop) sqe() *uring.SQE {
-	for {
-		if e := l.ring.SQE(); e != nil {
-			return e
-		}
-		l.ring.Submit(false, 0)
-	}
-}
-
 // loop submits, waits for completions and handles them until every worker is done or the run
 // is aborted. Each wait is bounded by the next connection's deadline and maxRingWait.
 func (l *ringLoop) loop() {
@@ -99,15 +89,10 @@ func (l *ringLoop) failAll(err error) {
 
 // handle dispatches a batch of completions, giving their receive buffers back once read.
 func (l *ringLoop) handle(cqes []uring.CQE) {
-	for _, c := range cqes {
-		if c.Flags&uring.CQEFMore == 0 {
-			l.pending--
-		}
-		l.complete(c)
-		if c.Flags&uring.CQEFBuffer != 0 {
-			l.bufs.Recycle(uint16(c.Flags >> uring.CQEBufferShift))
-		}
+	if l.completeFn == nil {
+		l.completeFn = l.complete // a method value allocates each time it is made
 	}
+	l.pending -= l.bufs.Handle(cqes, l.completeFn)
 }
 
 func (l *ringLoop) complete(c uring.CQE) {

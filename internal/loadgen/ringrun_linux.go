@@ -139,11 +139,13 @@ type ringLoop struct {
 	efd     atomic.Int64
 	aborted atomic.Bool
 	cqes    []uring.CQE
-	pending int   // submissions whose last completion has not come
-	live    int   // workers not done
-	check   int64 // when a connection next needs a look (connect, deadline)
-	sq      uint32
-	connTO  unix.Timespec
+	// completeFn is complete as a func value, made once.
+	completeFn func(uring.CQE)
+	pending    int   // submissions whose last completion has not come
+	live       int   // workers not done
+	check      int64 // when a connection next needs a look (connect, deadline)
+	sq         uint32
+	connTO     unix.Timespec
 }
 
 // setup makes the ring, its buffer ring, the abort eventfd and the send buffer.
@@ -184,7 +186,7 @@ func (l *ringLoop) setup() error {
 	}
 	l.live, l.connTO = n, unix.NsecToTimespec(l.cfg.timeout)
 	l.cqes = make([]uring.CQE, 0, 4*sq)
-	l.sqe().PollIn(efd, userData(0, 0, opWake))
+	l.ring.Next().PollIn(efd, userData(0, 0, opWake))
 	l.pending++
 	return nil
 }
@@ -192,19 +194,7 @@ func (l *ringLoop) setup() error {
 // teardown cancels what is in flight, waits for it (at most a second) and frees the ring. Memory
 // the kernel may still write is kept rather than freed when the wait runs out.
 func (l *ringLoop) teardown() {
-	if l.pending > 0 {
-		l.sqe().CancelAll(userData(0, 0, opCancel))
-		l.pending++
-		deadline := time.Now().Add(time.Second)
-		for l.pending > 0 && time.Now().Before(deadline) {
-			l.ring.Submit(true, int64(time.Until(deadline)))
-			for _, c := range l.ring.Completions(l.cqes[:0]) {
-				if c.Flags&uring.CQEFMore == 0 {
-					l.pending--
-				}
-			}
-		}
-	}
+	l.pending = l.ring.CancelAll(l.pending, time.Second)
 	if efd := l.efd.Swap(0); efd > 0 {
 		unix.Close(int(efd))
 	}

@@ -66,6 +66,22 @@ func (b *BufRing) Buf(id uint16) []byte {
 	return b.data[off : off+b.size : off+b.size]
 }
 
+// Handle calls complete for each of cqes, then gives back the provided buffer the completion
+// carried, if any: complete reads it, and must not keep it. It returns how many of cqes were
+// their request's last completion.
+func (b *BufRing) Handle(cqes []CQE, complete func(CQE)) (last int) {
+	for _, c := range cqes {
+		if c.Last() {
+			last++
+		}
+		complete(c)
+		if c.Flags&CQEFBuffer != 0 {
+			b.Recycle(uint16(c.Flags >> CQEBufferShift))
+		}
+	}
+	return last
+}
+
 // Recycle gives buffer id back to the kernel (visible after Publish).
 func (b *BufRing) Recycle(id uint16) { b.put(id) }
 

@@ -11,6 +11,7 @@ package uring
 import (
 	"fmt"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -146,6 +147,44 @@ func (r *Ring) SQE() *SQE {
 	r.tail++
 	return e
 }
+
+// Next returns a free submission entry, submitting what is prepared while the ring is full.
+func (r *Ring) Next() *SQE {
+	for {
+		if e := r.SQE(); e != nil {
+			return e
+		}
+		r.Submit(false, 0)
+	}
+}
+
+// CancelAll cancels every request in flight and waits, until limit passes, for the last
+// completions of the pending requests whose last completion has not come (their buffers are
+// not given back). It returns how many are still pending: memory they name may still be
+// written, so it must then stay mapped.
+func (r *Ring) CancelAll(pending int, limit time.Duration) int {
+	if pending == 0 {
+		return 0
+	}
+	r.Next().CancelAll(cancelData)
+	pending++
+	var cqes []CQE
+	for deadline := time.Now().Add(limit); pending > 0 && time.Now().Before(deadline); {
+		r.Submit(true, int64(time.Until(deadline)))
+		for _, c := range r.Completions(cqes[:0]) {
+			if c.Last() {
+				pending--
+			}
+		}
+	}
+	return pending
+}
+
+// cancelData is the user data of CancelAll's own request.
+const cancelData = ^uint64(0)
+
+// Last says whether c is its request's last completion (a multishot one goes on otherwise).
+func (c CQE) Last() bool { return c.Flags&CQEFMore == 0 }
 
 // Pending is the number of prepared entries not yet submitted.
 func (r *Ring) Pending() uint32 { return r.tail - atomic.LoadUint32(r.sqHead) }

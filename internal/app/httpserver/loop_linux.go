@@ -50,11 +50,15 @@ type loop struct {
 	closed bool
 }
 
-// loops is the set of event loops of one Serve call.
-type loops struct {
-	all  []*loop
+// spread is the event loops of one Serve call (epoll loops or io_uring rings): it hands the
+// accepted connections to them in turn.
+type spread[L interface{ add(fd int) }] struct {
+	all  []L
 	next atomic.Uint32
 }
+
+// loops is the set of epoll event loops of one Serve call.
+type loops = spread[*loop]
 
 // startLoops starts n event loops that run until ctx ends; wg waits for them.
 func (s *Server) startLoops(ctx context.Context, wg *sync.WaitGroup, n int) (*loops, error) {
@@ -107,15 +111,14 @@ func newLoop(s *Server, ctx context.Context, wg *sync.WaitGroup) (*loop, error) 
 	return l, nil
 }
 
-// handoff gives nc to a loop. It returns false when nc is not a TCP connection or its socket
-// could not be taken over; nc is then still open and the caller serves it.
-func (ls *loops) handoff(nc net.Conn) bool {
+// handoff gives nc's socket to the next loop. It returns false when nc is not a TCP connection
+// or its socket could not be taken over; nc is then still open and the caller serves it.
+func (sp *spread[L]) handoff(nc net.Conn) bool {
 	fd, ok := takeFD(nc)
 	if !ok {
 		return false
 	}
-	l := ls.all[int(ls.next.Add(1))%len(ls.all)]
-	l.add(fd)
+	sp.all[int(sp.next.Add(1))%len(sp.all)].add(fd)
 	return true
 }
 

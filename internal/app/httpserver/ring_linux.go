@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -68,17 +67,19 @@ type ringConn struct {
 
 // ring is one io_uring ring and the connections it serves.
 type ring struct {
-	srv     *Server
-	ctx     context.Context
-	wg      *sync.WaitGroup
-	r       *uring.Ring
-	bufs    *uring.BufRing
-	cqes    []uring.CQE
-	conns   []ringConn // by slot; owned by the ring's goroutine
-	free    []int
-	fds     []int // scratch for adopting
-	pending int   // submissions whose last completion has not come
-	stop    atomic.Bool
+	srv   *Server
+	ctx   context.Context
+	wg    *sync.WaitGroup
+	r     *uring.Ring
+	bufs  *uring.BufRing
+	cqes  []uring.CQE
+	conns []ringConn // by slot; owned by the ring's goroutine
+	free  []int
+	fds   []int // scratch for adopting
+	// completeFn is complete as a func value, made once (a method value allocates each time).
+	completeFn func(uring.CQE)
+	pending    int // submissions whose last completion has not come
+	stop       atomic.Bool
 
 	mu     sync.Mutex
 	efd    int   // eventfd: wakes the ring's wait
@@ -86,11 +87,8 @@ type ring struct {
 	closed bool
 }
 
-// rings is the set of rings of one Serve call.
-type rings struct {
-	all  []*ring
-	next atomic.Uint32
-}
+// rings is the set of io_uring rings of one Serve call.
+type rings = spread[*ring]
 
 // startRings starts n rings that run until ctx ends; wg waits for them.
 func (s *Server) startRings(ctx context.Context, wg *sync.WaitGroup, n int) (*rings, error) {
@@ -109,16 +107,6 @@ func (s *Server) startRings(ctx context.Context, wg *sync.WaitGroup, n int) (*ri
 		context.AfterFunc(ctx, r.abort)
 	}
 	return rs, nil
-}
-
-// handoff gives nc's socket to a ring; false when nc could not be taken over (still open).
-func (rs *rings) handoff(nc net.Conn) bool {
-	fd, ok := takeFD(nc)
-	if !ok {
-		return false
-	}
-	rs.all[int(rs.next.Add(1))%len(rs.all)].add(fd)
-	return true
 }
 
 // add hands fd to the ring, or closes it when the ring has stopped.
@@ -192,37 +180,18 @@ func (r *ring) setup() error {
 	}
 	r.r, r.bufs, r.efd = ur, bufs, efd
 	r.cqes = make([]uring.CQE, 0, 16*ringEntries)
+	r.completeFn = r.complete
 	r.armWake()
 	return nil
 }
 
-// sqe returns a free submission entry, submitting what is prepared when the ring is full.
-func (r *ring) sqe() *uring.SQE {
-	for {
-		if e := r.r.SQE(); e != nil {
-			return e
-		}
-		r.r.Submit(false, 0)
-	}
-}
-
 func (r *ring) armWake() {
-	r.sqe().PollIn(r.efd, ringData(0, 0, ringOpWake))
+	r.r.Next().PollIn(r.efd, ringData(0, 0, ringOpWake))
 	r.pending++
 }
 
 // handle dispatches a batch of completions, giving their receive buffers back once read.
-func (r *ring) handle(cqes []uring.CQE) {
-	for _, e := range cqes {
-		if e.Flags&uring.CQEFMore == 0 {
-			r.pending--
-		}
-		r.complete(e)
-		if e.Flags&uring.CQEFBuffer != 0 {
-			r.bufs.Recycle(uint16(e.Flags >> uring.CQEBufferShift))
-		}
-	}
-}
+func (r *ring) handle(cqes []uring.CQE) { r.pending -= r.bufs.Handle(cqes, r.completeFn) }
 
 func (r *ring) complete(e uring.CQE) {
 	i, gen, op := splitRingData(e.UserData)
@@ -278,7 +247,7 @@ func (r *ring) open(fd int) {
 
 func (r *ring) arm(i int) {
 	rc := &r.conns[i]
-	r.sqe().RecvMultishot(rc.fd, 0, ringData(i, rc.gen, ringOpRecv))
+	r.r.Next().RecvMultishot(rc.fd, 0, ringData(i, rc.gen, ringOpRecv))
 	rc.recv = true
 	r.pending++
 }

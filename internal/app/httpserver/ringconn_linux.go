@@ -80,7 +80,7 @@ func (r *ring) flush(i int) {
 
 func (r *ring) send(i int) {
 	rc := &r.conns[i]
-	r.sqe().Send(rc.fd, rc.flight[rc.sent:], ringData(i, rc.gen, ringOpSend))
+	r.r.Next().Send(rc.fd, rc.flight[rc.sent:], ringData(i, rc.gen, ringOpSend))
 	rc.sending = true
 	r.pending++
 }
@@ -111,7 +111,7 @@ func (r *ring) closing(i int) {
 		return
 	}
 	if !rc.cancelled {
-		r.sqe().Cancel(ringData(i, rc.gen, ringOpRecv), ringData(0, 0, ringOpCancel))
+		r.r.Next().Cancel(ringData(i, rc.gen, ringOpRecv), ringData(0, 0, ringOpCancel))
 		r.pending++
 		rc.cancelled = true
 	}
@@ -158,19 +158,7 @@ func (r *ring) shutdown() {
 			r.close(i)
 		}
 	}
-	if r.pending > 0 {
-		r.sqe().CancelAll(ringData(0, 0, ringOpCancel))
-		r.pending++
-		deadline := time.Now().Add(time.Second)
-		for r.pending > 0 && time.Now().Before(deadline) {
-			r.r.Submit(true, int64(time.Until(deadline)))
-			for _, e := range r.r.Completions(r.cqes[:0]) {
-				if e.Flags&uring.CQEFMore == 0 {
-					r.pending--
-				}
-			}
-		}
-	}
+	r.pending = r.r.CancelAll(r.pending, time.Second)
 	unix.Close(r.efd)
 	if r.pending > 0 {
 		r.srv.log.Warn("io_uring requests still in flight after cancelling; leaving the ring's memory mapped", slog.Int("pending", r.pending))
