@@ -80,7 +80,7 @@ func TestTwoAgentsByHand(t *testing.T) {
 	p := twoAgentProfile(t, app, load)
 	out := filepath.Join(t.TempDir(), "out.json")
 	_, ports := appPorts(t)
-	r := crank(t, 3*time.Minute, append([]string{"--config", p, "--scenario", "plaintext", "--profile", "two",
+	r := crank(t, 3*time.Minute, append([]string{"--no-probe", "--config", p, "--scenario", "plaintext", "--profile", "two",
 		"--variable", "duration=2", "--variable", "warmup=0", "--variable", "serverAddress=127.0.0.2", "--json", out}, ports...)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)

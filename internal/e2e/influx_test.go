@@ -31,7 +31,7 @@ func influxCounts(t *testing.T, url, db, measurement string) string {
 func plaintextRun(t *testing.T, env []string, out string, extra ...string) runResult {
 	t.Helper()
 	_, ports := appPorts(t)
-	args := append(append([]string{"--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
+	args := append(append([]string{"--no-probe", "--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
 		"--variable", "duration=2", "--variable", "warmup=1", "--json", out}, ports...), extra...)
 	return crankEnv(t, 3*time.Minute, env, args...)
 }

@@ -106,7 +106,7 @@ const plaintextDuration = 4
 // seconds after 1 of warm-up, and returns its JSON.
 func plaintextMeasurementsRun(t *testing.T) *results.Result {
 	t.Helper()
-	return runJSON(t, "--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
+	return runJSON(t, "--no-probe", "--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
 		"--variable", "duration="+strconv.Itoa(plaintextDuration), "--variable", "warmup=1",
 		"--variable", fmt.Sprintf("serverPort=%d", freePort(t)), "--variable", fmt.Sprintf("metricsPort=%d", freePort(t)))
 }

@@ -35,7 +35,7 @@ type profiledResult struct {
 func plaintextProfiled(t *testing.T, dir string, args ...string) []string {
 	t.Helper()
 	_, ports := appPorts(t)
-	return slices.Concat([]string{"--config", "scenarios/plaintext.yml", "--scenario", "plaintext", "--profile", "local",
+	return slices.Concat([]string{"--no-probe", "--config", "scenarios/plaintext.yml", "--scenario", "plaintext", "--profile", "local",
 		"--variable", "duration=2", "--variable", "warmup=0", "--variable", "mutexProfileFraction=5",
 		"--application.collect", "true", "--application.goProfiles", "true",
 		"--output-dir", dir, "--json", filepath.Join(dir, "r.json")}, ports, args)

@@ -33,7 +33,7 @@ func TestTokenTwoAgents(t *testing.T) {
 	app.waitHealthy(t, nil, 15*time.Second)
 	load.waitHealthy(t, nil, 15*time.Second)
 	cfg := twoAgentProfile(t, app.url, load.url)
-	args := []string{"--config", cfg, "--scenario", "plaintext", "--profile", "two", "--variable", "duration=1",
+	args := []string{"--no-probe", "--config", cfg, "--scenario", "plaintext", "--profile", "two", "--variable", "duration=1",
 		"--variable", "warmup=0", "--variable", "serverAddress=127.0.0.2", "--variable", "serverPort=" + strconv.Itoa(freePort(t)), "--variable", "metricsPort=0"}
 	for _, c := range []struct {
 		name  string

@@ -38,7 +38,7 @@ func TestBuildReusedAcrossCrankRuns(t *testing.T) {
 	var stderr string
 	run := func() jobResult { // metricsPort=0: no second port to collide with other tests' sockets
 		out := filepath.Join(t.TempDir(), "out.json")
-		r := crankEnv(t, 3*time.Minute, env, "--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
+		r := crankEnv(t, 3*time.Minute, env, "--no-probe", "--config", "scenarios/plaintext.yml", "--scenario", "plaintext",
 			"--variable", "duration=1", "--variable", "warmup=0", "--variable", "serverPort="+strconv.Itoa(freePort(t)), "--variable", "metricsPort=0",
 			"--application.source.localFolder", src, "--json", out)
 		if r.code != 0 {
