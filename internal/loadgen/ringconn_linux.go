@@ -93,9 +93,9 @@ func (l *ringLoop) connect(i int, now int64) {
 		l.ring.Submit(false, 0) // the connect and its timeout go in one submission
 	}
 	e := l.ring.Next()
-	e.Connect(fd, unsafe.Pointer(&l.sa.raw[0]), l.sa.len, userData(i, c.gen, opConnect))
+	e.Connect(fd, unsafe.Pointer(&l.sa.raw[0]), l.sa.len, uring.Tag(i, c.gen, opConnect))
 	e.Link()
-	l.ring.Next().LinkTimeout(&l.connTO, userData(i, c.gen, opConnectTimeout))
+	l.ring.Next().LinkTimeout(&l.connTO, uring.Tag(i, c.gen, opConnectTimeout))
 	l.pending += 2
 }
 
@@ -133,7 +133,7 @@ func (l *ringLoop) connectFailed(i int, err error, now int64) {
 
 func (l *ringLoop) armRecv(i int) {
 	c := &l.cs[i]
-	l.ring.Next().RecvMultishot(c.fd, 0, userData(i, c.gen, opRecv))
+	l.ring.Next().RecvMultishot(c.fd, 0, uring.Tag(i, c.gen, opRecv))
 	c.recv = true
 	l.pending++
 }
@@ -141,7 +141,7 @@ func (l *ringLoop) armRecv(i int) {
 // received handles a receive's completion: bytes, the peer's close, or an error.
 func (l *ringLoop) received(i int, cqe uring.CQE, now int64) {
 	w, c := l.ws[i], &l.cs[i]
-	if cqe.Flags&uring.CQEFMore == 0 {
+	if cqe.Last() {
 		c.recv = false
 	}
 	switch {
@@ -152,7 +152,7 @@ func (l *ringLoop) received(i int, cqe uring.CQE, now int64) {
 	case cqe.Res == 0:
 		w.received(0, nil, now)
 	default:
-		data := l.bufs.Buf(uint16(cqe.Flags >> uring.CQEBufferShift))[:cqe.Res]
+		data := l.bufs.Buf(cqe.Buffer())[:cqe.Res]
 		for len(data) > 0 && !w.closing {
 			n := copy(w.buf[w.w:], data)
 			if n == 0 { // cannot happen: consume leaves minFree
@@ -189,7 +189,7 @@ func (l *ringLoop) sent(i int, res int32, now int64) {
 func (l *ringLoop) send(i int) {
 	c := &l.cs[i]
 	n := min(c.queued, len(l.out)-c.phase)
-	l.ring.Next().Send(c.fd, l.out[c.phase:c.phase+n], userData(i, c.gen, opSend))
+	l.ring.Next().Send(c.fd, l.out[c.phase:c.phase+n], uring.Tag(i, c.gen, opSend))
 	c.sending = true
 	l.pending++
 }

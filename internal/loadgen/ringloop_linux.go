@@ -19,20 +19,11 @@ const maxRingWait = int64(time.Second)
 // (a completion for a connection since closed is recognised and dropped).
 const (
 	opWake = iota + 1
-	opCancel
 	opConnect
 	opConnectTimeout
 	opRecv
 	opSend
 )
-
-func userData(conn int, gen uint32, op uint8) uint64 {
-	return uint64(conn)<<32 | uint64(gen&0xffffff)<<8 | uint64(op)
-}
-
-func splitUserData(u uint64) (conn int, gen uint32, op uint8) {
-	return int(u >> 32), uint32(u>>8) & 0xffffff, uint8(u)
-}
 
 // Connection states.
 const (
@@ -89,19 +80,16 @@ func (l *ringLoop) failAll(err error) {
 
 // handle dispatches a batch of completions, giving their receive buffers back once read.
 func (l *ringLoop) handle(cqes []uring.CQE) {
-	if l.completeFn == nil {
-		l.completeFn = l.complete // a method value allocates each time it is made
-	}
 	l.pending -= l.bufs.Handle(cqes, l.completeFn)
 }
 
 func (l *ringLoop) complete(c uring.CQE) {
-	i, gen, op := splitUserData(c.UserData)
-	if op == opWake || op == opCancel || op == opConnectTimeout {
+	i, gen, op := uring.Untag(c.UserData)
+	if op == opWake || op == opConnectTimeout {
 		return
 	}
 	cn := &l.cs[i]
-	if gen != cn.gen&0xffffff || cn.done {
+	if !uring.SameGen(gen, cn.gen) || cn.done {
 		return // a connection since closed
 	}
 	now := l.ws[i].now()

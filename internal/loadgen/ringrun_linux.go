@@ -139,7 +139,7 @@ type ringLoop struct {
 	efd     atomic.Int64
 	aborted atomic.Bool
 	cqes    []uring.CQE
-	// completeFn is complete as a func value, made once.
+	// completeFn is complete as a func value, made once (setup).
 	completeFn func(uring.CQE)
 	pending    int   // submissions whose last completion has not come
 	live       int   // workers not done
@@ -186,7 +186,8 @@ func (l *ringLoop) setup() error {
 	}
 	l.live, l.connTO = n, unix.NsecToTimespec(l.cfg.timeout)
 	l.cqes = make([]uring.CQE, 0, 4*sq)
-	l.ring.Next().PollIn(efd, userData(0, 0, opWake))
+	l.completeFn = l.complete // a method value allocates each time it is made
+	l.ring.Next().PollIn(efd, uring.Tag(0, 0, opWake))
 	l.pending++
 	return nil
 }

@@ -76,7 +76,7 @@ func (b *BufRing) Handle(cqes []CQE, complete func(CQE)) (last int) {
 		}
 		complete(c)
 		if c.Flags&CQEFBuffer != 0 {
-			b.Recycle(uint16(c.Flags >> CQEBufferShift))
+			b.Recycle(c.Buffer())
 		}
 	}
 	return last

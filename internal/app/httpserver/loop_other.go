@@ -22,7 +22,7 @@ func (*loops) handoff(net.Conn) bool { return false }
 
 func probeRing() error { return errors.New("io_uring needs Linux") }
 
-type rings struct{ loops }
+type rings = loops
 
 func (s *Server) startRings(context.Context, *sync.WaitGroup, int) (*rings, error) {
 	return nil, errors.New("io_uring needs Linux")

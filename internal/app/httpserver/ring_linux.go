@@ -45,14 +45,6 @@ const (
 	ringMaxWait     = int64(time.Second)
 )
 
-func ringData(i int, gen uint32, op uint8) uint64 {
-	return uint64(i)<<32 | uint64(gen&0xffffff)<<8 | uint64(op)
-}
-
-func splitRingData(u uint64) (i int, gen uint32, op uint8) {
-	return int(u >> 32), uint32(u>>8) & 0xffffff, uint8(u)
-}
-
 // ringConn is a connection served by a ring.
 type ringConn struct {
 	c         *conn // nil: a free slot
@@ -186,7 +178,7 @@ func (r *ring) setup() error {
 }
 
 func (r *ring) armWake() {
-	r.r.Next().PollIn(r.efd, ringData(0, 0, ringOpWake))
+	r.r.Next().PollIn(r.efd, uring.Tag(0, 0, ringOpWake))
 	r.pending++
 }
 
@@ -194,7 +186,7 @@ func (r *ring) armWake() {
 func (r *ring) handle(cqes []uring.CQE) { r.pending -= r.bufs.Handle(cqes, r.completeFn) }
 
 func (r *ring) complete(e uring.CQE) {
-	i, gen, op := splitRingData(e.UserData)
+	i, gen, op := uring.Untag(e.UserData)
 	switch op {
 	case ringOpWake:
 		r.adopt()
@@ -202,7 +194,7 @@ func (r *ring) complete(e uring.CQE) {
 	case ringOpCancel:
 		return
 	}
-	if i >= len(r.conns) || r.conns[i].c == nil || gen != r.conns[i].gen&0xffffff {
+	if i >= len(r.conns) || r.conns[i].c == nil || !uring.SameGen(gen, r.conns[i].gen) {
 		return // a connection since closed
 	}
 	switch op {
@@ -247,7 +239,7 @@ func (r *ring) open(fd int) {
 
 func (r *ring) arm(i int) {
 	rc := &r.conns[i]
-	r.r.Next().RecvMultishot(rc.fd, 0, ringData(i, rc.gen, ringOpRecv))
+	r.r.Next().RecvMultishot(rc.fd, 0, uring.Tag(i, rc.gen, ringOpRecv))
 	rc.recv = true
 	r.pending++
 }

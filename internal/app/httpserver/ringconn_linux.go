@@ -14,12 +14,12 @@ import (
 // received handles a completion of connection i's multishot receive.
 func (r *ring) received(i int, e uring.CQE) {
 	rc := &r.conns[i]
-	if e.Flags&uring.CQEFMore == 0 {
+	if e.Last() {
 		rc.recv = false
 	}
 	switch {
 	case e.Res > 0 && !rc.c.closeAfter:
-		r.input(i, r.bufs.Buf(uint16(e.Flags >> uring.CQEBufferShift))[:e.Res])
+		r.input(i, r.bufs.Buf(e.Buffer())[:e.Res])
 	case e.Res > 0, e.Res == -int32(unix.ENOBUFS), e.Res == -int32(unix.ECANCELED) && rc.c.closeAfter:
 		// Input after a closing answer is dropped (the linger drains the rest); a receive that
 		// ran out of buffers is armed again below, after they were given back.
@@ -34,9 +34,7 @@ func (r *ring) received(i int, e uring.CQE) {
 		return // closed meanwhile, or the receive goes on
 	}
 	if rc.c.closeAfter {
-		if !rc.sending && len(rc.c.out) == 0 {
-			r.linger(i)
-		}
+		r.flush(i) // lingers unless the closing answer is still being sent
 		return
 	}
 	r.arm(i)
@@ -80,7 +78,7 @@ func (r *ring) flush(i int) {
 
 func (r *ring) send(i int) {
 	rc := &r.conns[i]
-	r.r.Next().Send(rc.fd, rc.flight[rc.sent:], ringData(i, rc.gen, ringOpSend))
+	r.r.Next().Send(rc.fd, rc.flight[rc.sent:], uring.Tag(i, rc.gen, ringOpSend))
 	rc.sending = true
 	r.pending++
 }
@@ -111,7 +109,7 @@ func (r *ring) closing(i int) {
 		return
 	}
 	if !rc.cancelled {
-		r.r.Next().Cancel(ringData(i, rc.gen, ringOpRecv), ringData(0, 0, ringOpCancel))
+		r.r.Next().Cancel(uring.Tag(i, rc.gen, ringOpRecv), uring.Tag(0, 0, ringOpCancel))
 		r.pending++
 		rc.cancelled = true
 	}
