@@ -91,7 +91,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.DurationVar(&cfg.opts.CacheMaxAge, "cache-max-age", agent.DefaultCacheMaxAge, "remove cached builds unused for this long")
 	imageMax := fs.String("image-cache-max-size", "16GiB", "largest total of the Docker images kept for reuse: least recently used ones are removed beyond it (--cache-max-age applies too)")
 	fs.StringVar(&cfg.opts.Hardware, "hardware", "", "free label for this machine, reported in /info")
-	fs.BoolVar(&cfg.opts.AllowPrivilegedDocker, "allow-privileged-docker", false, "let Docker jobs use --privileged, --cap-add of a capability their containers do not keep (NET_RAW, SYS_ADMIN...), --ipc=host and --network=container:NAME: each gives every token holder root on this machine")
+	fs.BoolVar(&cfg.opts.AllowPrivilegedDocker, "allow-privileged-docker", false, "let Docker jobs use --privileged, --cap-add of a capability their containers do not keep (NET_RAW, SYS_ADMIN...), --ipc=host, --network=container:NAME and --security-opt seccomp=unconfined (io_uring): each gives every token holder root on this machine")
 	fs.StringVar(&cfg.opts.DotnetRoot, "dotnet-root", "", "folder of the dotnet binary that builds crank's .NET jobs (source.project); default: dotnet on PATH")
 	maxUpload := fs.String("max-upload", "512MiB", "largest source upload accepted (bytes, or with KiB, MiB, GiB)")
 	fs.IntVar(&cfg.opts.MaxUploadEntries, "max-upload-entries", agent.DefaultMaxUploadEntries, "most files, folders and links in one source upload")

@@ -134,8 +134,9 @@ type Options struct {
 	IdleTimeout   time.Duration
 	// Hardware is a free label reported in /info.
 	Hardware string
-	// AllowPrivilegedDocker lets Docker jobs ask for --privileged, --cap-add, --ipc=host and
-	// --network=container:NAME, each of which gives the job the host: off, they are refused.
+	// AllowPrivilegedDocker lets Docker jobs ask for --privileged, --cap-add, --ipc=host,
+	// --network=container:NAME and --security-opt seccomp=unconfined, each of which gives the job
+	// the host: off, they are refused.
 	AllowPrivilegedDocker bool
 	// DockerHost is the Docker engine's address (unix:///run/docker.sock, tcp://...); default:
 	// DOCKER_HOST, else the local socket.

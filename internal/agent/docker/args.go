@@ -18,10 +18,12 @@ type runArgs struct {
 	privileged bool
 	capAdd     []string
 	ipc        string
+	// unconfined: --security-opt seccomp=unconfined, the only security option passed on.
+	unconfined bool
 }
 
 // runOptions lists the options parseRunArgs knows, for its error message.
-const runOptions = "--add-host, -e/--env, --network/--net, --privileged, --cap-add, --ipc"
+const runOptions = "--add-host, -e/--env, --network/--net, --privileged, --cap-add, --ipc, --security-opt " + seccompUnconfined
 
 // parseRunArgs reads a Docker job's arguments: "--name value" and "--name=value" forms, values
 // quoted as in a shell.
@@ -45,7 +47,7 @@ func parseRunArgs(s string) (runArgs, error) {
 			continue
 		}
 		switch name {
-		case "--add-host", "-e", "--env", "--network", "--net", "--cap-add", "--ipc":
+		case "--add-host", "-e", "--env", "--network", "--net", "--cap-add", "--ipc", "--security-opt":
 		default:
 			return ra, fmt.Errorf("arguments: %q is not a docker run option this agent passes on (it knows %s)", words[i], runOptions)
 		}
@@ -67,6 +69,13 @@ func parseRunArgs(s string) (runArgs, error) {
 			ra.capAdd = append(ra.capAdd, value)
 		case "--ipc":
 			ra.ipc = value
+		case "--security-opt":
+			// Any other option would loosen (apparmor=unconfined, label=disable) or replace
+			// what confine sets, or name a file on the agent's machine (seccomp=PATH).
+			if !strings.EqualFold(strings.ReplaceAll(value, ":", "="), seccompUnconfined) {
+				return ra, fmt.Errorf("arguments: --security-opt %s: this agent passes on only --security-opt %s (its jobs' containers otherwise run under its seccomp profile, without io_uring, and no-new-privileges)", value, seccompUnconfined)
+			}
+			ra.unconfined = true
 		}
 	}
 	return ra, nil
@@ -75,8 +84,9 @@ func parseRunArgs(s string) (runArgs, error) {
 // hostAccess refuses the options that give a container the host, unless the agent was started
 // with --allow-privileged-docker: --privileged, any --cap-add of a capability the container does
 // not keep anyway (DAC_READ_SEARCH alone reads every file of the host through open_by_handle_at;
-// NET_RAW sniffs crank's requests), --ipc=host or another container's, and
-// --network=container:NAME (another job's network namespace).
+// NET_RAW sniffs crank's requests), --ipc=host or another container's,
+// --network=container:NAME (another job's network namespace) and --security-opt
+// seccomp=unconfined (io_uring and the rest of the kernel's least-guarded interfaces).
 func (ra runArgs) hostAccess(allowed bool) error {
 	if allowed {
 		return nil
@@ -97,6 +107,9 @@ func (ra runArgs) hostAccess(allowed bool) error {
 	}
 	if strings.HasPrefix(network, "container:") || strings.HasPrefix(network, "ns:") {
 		asked = append(asked, "--network="+ra.network)
+	}
+	if ra.unconfined {
+		asked = append(asked, "--security-opt="+seccompUnconfined)
 	}
 	if len(asked) == 0 {
 		return nil

@@ -19,10 +19,13 @@ func TestParseRunArgs(t *testing.T) {
 		t.Errorf("got %+v, want %+v", ra, want)
 	}
 	for args, msg := range map[string]string{
-		"-v /:/host":    `"-v" is not a docker run option this agent passes on`,
-		"--add-host":    "--add-host needs a value",
-		`--env "a`:      "arguments:",
-		"--memory 1g x": `"--memory" is not a docker run option`,
+		"-v /:/host":                         `"-v" is not a docker run option this agent passes on`,
+		"--add-host":                         "--add-host needs a value",
+		`--env "a`:                           "arguments:",
+		"--memory 1g x":                      `"--memory" is not a docker run option`,
+		"--security-opt apparmor=unconfined": "this agent passes on only --security-opt seccomp=unconfined",
+		"--security-opt=seccomp=/etc/profile.json": "--security-opt seccomp=/etc/profile.json: this agent passes on only",
+		"--security-opt label=disable":             "its seccomp profile, without io_uring",
 	} {
 		if _, err := parseRunArgs(args); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%q: error %v, want %q", args, err, msg)
@@ -53,10 +56,12 @@ func TestImageAndContainerNames(t *testing.T) {
 
 // TestHostAccessSpellings: the second audit's spellings: --privileged=1 or =TRUE is privileged
 // (docker reads the value as a boolean) and so refused; --privileged=maybe is refused as
-// unreadable; --ipc=HOST, --network=CONTAINER:x and namespace paths are refused whatever their case.
+// unreadable; --ipc=HOST, --network=CONTAINER:x and namespace paths are refused whatever their case;
+// seccomp=unconfined is refused in docker's two spellings.
 func TestHostAccessSpellings(t *testing.T) {
 	for _, args := range []string{"--privileged=1", "--privileged=TRUE", "--privileged=True", "--ipc=HOST", "--ipc=Container:x",
-		"--network=CONTAINER:x", "--network=ns:/proc/1/ns/net", "--ipc=ns:/proc/1/ns/ipc"} {
+		"--network=CONTAINER:x", "--network=ns:/proc/1/ns/net", "--ipc=ns:/proc/1/ns/ipc",
+		"--security-opt seccomp=unconfined", "--security-opt=seccomp:unconfined"} {
 		ra, err := parseRunArgs(args)
 		if err != nil {
 			t.Errorf("%s: %v", args, err)

@@ -31,13 +31,15 @@ func withheld(capAdd []string) []string {
 }
 
 // confine sets hc's capabilities and privileges: every capability dropped but keptCaps and what
-// the job asked for (which hostAccess has allowed), and no-new-privileges (a setuid binary in the
-// image gains nothing). A privileged container gets the host as asked and is left as it is.
-func confine(hc *container.HostConfig, capAdd []string) {
+// the job asked for (which hostAccess has allowed), no-new-privileges (a setuid binary in the
+// image gains nothing) and the agent's seccomp profile (seccompOpt: no io_uring) unless the job
+// asked for seccomp=unconfined. A privileged container gets the host as asked and is left as it is.
+func confine(hc *container.HostConfig, ra runArgs) error {
 	if hc.Privileged {
-		hc.CapAdd = capAdd
-		return
+		hc.CapAdd = ra.capAdd
+		return nil
 	}
+	capAdd := ra.capAdd
 	hc.CapDrop = []string{"ALL"}
 	hc.CapAdd = slices.Clone(keptCaps)
 	for _, c := range capAdd {
@@ -46,4 +48,14 @@ func confine(hc *container.HostConfig, capAdd []string) {
 		}
 	}
 	hc.SecurityOpt = append(hc.SecurityOpt, "no-new-privileges")
+	if ra.unconfined {
+		hc.SecurityOpt = append(hc.SecurityOpt, seccompUnconfined)
+		return nil
+	}
+	opt, err := seccompOpt()
+	if err != nil {
+		return err
+	}
+	hc.SecurityOpt = append(hc.SecurityOpt, opt)
+	return nil
 }

@@ -47,7 +47,9 @@ const keptMask = "00000000000004eb"
 // TestContainerCapabilities (issue 41, HIGH 1): a Docker job's container, on the host's network,
 // has every capability dropped but keptCaps, and no-new-privileges, as the engine reports its
 // HostConfig and as the kernel reports its process; the sniffer image cannot open an AF_PACKET
-// socket. With --allow-privileged-docker, a job that asks for NET_RAW gets it.
+// socket, nor set up an io_uring instance (the agent's seccomp profile, whatever the engine's
+// version). With --allow-privileged-docker, a job that asks for NET_RAW or seccomp=unconfined
+// gets it.
 func TestContainerCapabilities(t *testing.T) {
 	cli := testutil.DockerEngine(t)
 	image := testutil.DockerImageName(t, cli)
@@ -98,8 +100,15 @@ func TestContainerCapabilities(t *testing.T) {
 			}
 		}
 		hc := in.Container.HostConfig
-		if !slices.Equal(hc.CapDrop, []string{"ALL"}) || !slices.Equal(hc.SecurityOpt, []string{"no-new-privileges"}) || hc.NetworkMode != "host" {
-			t.Errorf("HostConfig CapDrop %v, SecurityOpt %v, NetworkMode %s: want [ALL], [no-new-privileges], host", hc.CapDrop, hc.SecurityOpt, hc.NetworkMode)
+		wantOpt, err := seccompOpt()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(args, seccompUnconfined) {
+			wantOpt = seccompUnconfined
+		}
+		if !slices.Equal(hc.CapDrop, []string{"ALL"}) || !slices.Equal(hc.SecurityOpt, []string{"no-new-privileges", wantOpt}) || hc.NetworkMode != "host" {
+			t.Errorf("HostConfig CapDrop %v, SecurityOpt %.80q, NetworkMode %s: want [ALL], [no-new-privileges %.40s...], host", hc.CapDrop, hc.SecurityOpt, hc.NetworkMode, wantOpt)
 		}
 		var added []string // the engine spells them CAP_X, sorted
 		for _, c := range hc.CapAdd {
@@ -115,6 +124,15 @@ func TestContainerCapabilities(t *testing.T) {
 		}
 		if !strings.Contains(out, "packet socket: operation not permitted (EPERM)") {
 			t.Errorf("sniffer output %q, want the packet socket refused", out)
+		}
+		if !strings.Contains(out, "io_uring: operation not permitted (EPERM)") {
+			t.Errorf("sniffer output %q, want io_uring refused by the seccomp profile", out)
+		}
+	})
+	t.Run("seccomp=unconfined asked and allowed", func(t *testing.T) {
+		out, capEff, _ := run(t, true, "--security-opt seccomp=unconfined")
+		if capEff != keptMask || !strings.Contains(out, "io_uring: set up") || !strings.Contains(out, "packet socket: operation not permitted") {
+			t.Errorf("CapEff %s, sniffer output %q: want %s, io_uring set up and the packet socket still refused", capEff, out, keptMask)
 		}
 	})
 	t.Run("NET_RAW asked and allowed", func(t *testing.T) {

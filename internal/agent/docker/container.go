@@ -25,7 +25,7 @@ const defaultEngineTimeout = 30 * time.Second
 // Start creates and starts the job's container, as crank's agent does: on the host's network,
 // with the job's environment variables, its arguments' docker run options, dockerCommand as the
 // command, and cpuSet, memoryLimitInBytes and cpuLimitRatio as the container's limits; unlike
-// crank's, with only the capabilities a server needs and no new privileges (confine).
+// crank's, with only the capabilities a server needs, no new privileges and no io_uring (confine).
 func (r *Runtime) Start(ctx context.Context, j *runtime.Job, run runtime.Run) (runtime.Handle, error) {
 	cli, err := r.engine(ctx)
 	if err != nil {
@@ -51,7 +51,9 @@ func (r *Runtime) Start(ctx context.Context, j *runtime.Job, run runtime.Run) (r
 	}
 	hc := &container.HostConfig{NetworkMode: container.NetworkMode(network), ExtraHosts: ra.extraHosts,
 		Privileged: ra.privileged, IpcMode: container.IpcMode(ra.ipc)}
-	confine(hc, ra.capAdd)
+	if err := confine(hc, ra); err != nil {
+		return nil, fmt.Errorf("job %s: %w", j.ID, err)
+	}
 	hc.CpusetCpus = j.Spec.CpuSet
 	hc.Memory = int64(j.Spec.MemoryLimitInBytes)
 	if j.Spec.CPULimitRatio > 0 {

@@ -60,14 +60,25 @@ func (s *Server) chooseIO() error {
 
 // IO says which I/O the server's event loops use (uring or epoll) and, when auto took epoll,
 // why io_uring was not used.
-func (s *Server) IO() (io, fallback string) { return s.io, s.ioFallback }
+func (s *Server) IO() (io, fallback string) {
+	s.ioMu.Lock()
+	defer s.ioMu.Unlock()
+	return s.io, s.ioFallback
+}
+
+// fallBack records that auto's rings did not start and the loops run on epoll, and why.
+func (s *Server) fallBack(why string) {
+	s.ioMu.Lock()
+	defer s.ioMu.Unlock()
+	s.io, s.ioFallback = IOEpoll, why
+}
 
 // startEventLoops starts GOMAXPROCS event loops on the chosen I/O. Rings that do not start are
 // an error when uring was asked, and give way to epoll loops under auto; loops that do not
 // start leave Serve a goroutine per connection.
 func (s *Server) startEventLoops(ctx context.Context, wg *sync.WaitGroup) (handoffer, error) {
 	n := runtime.GOMAXPROCS(0)
-	if s.io == IOUring {
+	if io, _ := s.IO(); io == IOUring {
 		rs, err := s.startRings(ctx, wg, n)
 		if err == nil {
 			s.log.Info("event loops", slog.String("io", IOUring), slog.Int("loops", n))
@@ -76,9 +87,10 @@ func (s *Server) startEventLoops(ctx context.Context, wg *sync.WaitGroup) (hando
 		if s.cfg.IO == IOUring {
 			return nil, fmt.Errorf("httpserver: --io uring: %w", err)
 		}
+		s.fallBack("io_uring rings did not start: " + err.Error())
 		s.log.Warn("io_uring rings did not start, epoll instead", slog.Any("err", err))
-	} else if s.ioFallback != "" {
-		s.log.Warn("io_uring refused, epoll instead", slog.String("reason", s.ioFallback))
+	} else if _, why := s.IO(); why != "" {
+		s.log.Warn("io_uring refused, epoll instead", slog.String("reason", why))
 	}
 	ls, err := s.startLoops(ctx, wg, n)
 	if err != nil {

@@ -75,8 +75,9 @@ type Server struct {
 	log      *slog.Logger
 	observer Observer
 	nextID   atomic.Uint64
-	// io is the event loops' I/O (IOEpoll or IOUring), ioFallback why auto took epoll; both are
-	// set by New and never change.
+	// io is the event loops' I/O (IOEpoll or IOUring), ioFallback why auto took epoll: set by
+	// New, and changed once by Serve when auto's rings do not start after all.
+	ioMu           sync.Mutex
 	io, ioFallback string
 }
 
