@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,7 +20,8 @@ const benchScenario = "make bench"
 // (rowService), whose iterations are the bench runs (each with its servers started afresh: rounds
 // of one run share the servers' state, so they are not independent, and a comparison that took
 // them for iterations would find differences in noise). Each run has the row's CPU per request
-// (measure.BenchCPUPerRequest) and its ratio to the reference (measure.BenchRatio), the medians of
+// (measure.BenchCPUPerRequest), its kernel share (measure.BenchKernelShare) and its ratio to the
+// reference (measure.BenchRatio), the medians of
 // the run's rounds; the results are the tables' figures (medians of all rounds, pooled), the spread
 // their mean, stdev, min and max. The description and each job's environment say the commit. A reference's own row has no ratio (it would be 1 by
 // definition); a row without a figure says why under notMeasured. The agent's and crank's
@@ -59,7 +61,7 @@ func rowJob(r *report, c comparison, rr rowResult) *results.JobResult {
 		jr.Variables["ratioHalfWidth"] = rr.HalfWidth // the pooled ratio's 95 % interval, as a share of it
 	}
 	cat := measure.Default()
-	names := []string{measure.BenchCPUPerRequest}
+	names := []string{measure.BenchCPUPerRequest, measure.BenchKernelShare}
 	if rr.Subject != rr.Reference {
 		names = append(names, measure.BenchRatio)
 	}
@@ -75,7 +77,10 @@ func rowJob(r *report, c comparison, rr rowResult) *results.JobResult {
 	}
 	for _, f := range rr.Runs {
 		it := map[string]float64{measure.BenchCPUPerRequest: f.US}
-		if len(names) > 1 && !math.IsNaN(f.Ratio) { // the reference ran in that run's rounds
+		if !math.IsNaN(f.Kernel) {
+			it[measure.BenchKernelShare] = f.Kernel
+		}
+		if slices.Contains(names, measure.BenchRatio) && !math.IsNaN(f.Ratio) { // the reference ran in that run's rounds
 			it[measure.BenchRatio] = f.Ratio
 		}
 		jr.Iterations = append(jr.Iterations, it)
@@ -85,7 +90,17 @@ func rowJob(r *report, c comparison, rr rowResult) *results.JobResult {
 	} else {
 		jr.NotMeasured[measure.BenchCPUPerRequest] = fmt.Sprintf("no valid run of %s, %s", rr.Subject, rr.Mode)
 	}
-	if len(names) > 1 {
+	if kernel := numbers(jr.Iterations, func(it map[string]float64) float64 {
+		if v, ok := it[measure.BenchKernelShare]; ok {
+			return v
+		}
+		return math.NaN()
+	}); len(kernel) > 0 && !math.IsNaN(rr.KernelShare) {
+		jr.Results[measure.BenchKernelShare] = rr.KernelShare
+	} else {
+		jr.NotMeasured[measure.BenchKernelShare] = fmt.Sprintf("no round of %s, %s counted a CPU tick", rr.Subject, rr.Mode)
+	}
+	if slices.Contains(names, measure.BenchRatio) {
 		if !math.IsNaN(rr.Ratio) {
 			jr.Results[measure.BenchRatio] = rr.Ratio
 		} else {

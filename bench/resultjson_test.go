@@ -76,25 +76,26 @@ func TestResultRoundTrip(t *testing.T) {
 	if names := slices.Sorted(maps.Keys(jobs)); !slices.Equal(names, []string{"gone-pipelined-16", "ref-unpipelined", "sub-unpipelined"}) {
 		t.Fatalf("jobs %q", names)
 	}
-	cpu, ratio := measure.BenchCPUPerRequest, measure.BenchRatio
+	cpu, ratio, kernel := measure.BenchCPUPerRequest, measure.BenchRatio, measure.BenchKernelShare
 	sub := jobs["sub-unpipelined"]
-	wantIts := []map[string]float64{{cpu: 2, ratio: 0.5}, {cpu: 3, ratio: 0.6}, {cpu: 6, ratio: 1}}
+	wantIts := []map[string]float64{{cpu: 2, ratio: 0.5, kernel: 20}, {cpu: 3, ratio: 0.6, kernel: 40}, {cpu: 6, ratio: 1, kernel: 90}}
 	if !slices.EqualFunc(sub.Iterations, wantIts, maps.Equal) {
 		t.Errorf("sub iterations %v, want %v", sub.Iterations, wantIts)
 	}
-	if want := map[string]float64{cpu: 3, ratio: 0.6}; !maps.Equal(sub.Results, want) {
+	if want := map[string]float64{cpu: 3, ratio: 0.6, kernel: 40}; !maps.Equal(sub.Results, want) {
 		t.Errorf("sub results %v, want %v (the medians)", sub.Results, want)
 	}
 	if s := sub.Spread[ratio]; s.N != 3 || s.Min != 0.5 || s.Max != 1 {
 		t.Errorf("sub ratio spread %+v, want 3 runs from 0.5 to 1", s)
 	}
 	ref := jobs["ref-unpipelined"]
-	if want := map[string]float64{cpu: 5}; !maps.Equal(ref.Results, want) || len(ref.Iterations) != 3 {
+	if want := map[string]float64{cpu: 5, kernel: 60}; !maps.Equal(ref.Results, want) || len(ref.Iterations) != 3 {
 		t.Errorf("reference results %v over %d iterations, want %v over 3 (no ratio to itself)", ref.Results, len(ref.Iterations), want)
 	}
 	gone := jobs["gone-pipelined-16"]
-	if want := "n/a: gone cannot pipeline"; len(gone.Results) != 0 || gone.NotMeasured[cpu] != want || gone.NotMeasured[ratio] != want {
-		t.Errorf("skipped row: results %v, not measured %v; want none, and %q for both", gone.Results, gone.NotMeasured, want)
+	if want := "n/a: gone cannot pipeline"; len(gone.Results) != 0 || gone.NotMeasured[cpu] != want || gone.NotMeasured[ratio] != want ||
+		gone.NotMeasured[kernel] != want {
+		t.Errorf("skipped row: results %v, not measured %v; want none, and %q for each", gone.Results, gone.NotMeasured, want)
 	}
 }
 

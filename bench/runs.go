@@ -12,9 +12,9 @@ import (
 // runFigure is one bench run of a row: the medians of the run's rounds, the subject's CPU per
 // request (us) and its per-round ratio to the reference (NaN when no round had both).
 type runFigure struct {
-	Run       int
-	Rounds    int // the rounds of the run the figures use
-	US, Ratio float64
+	Run               int
+	Rounds            int // the rounds of the run the figures use
+	US, Ratio, Kernel float64
 }
 
 // byRun is a row's rounds summarized by bench run, in run order: the unit of replication, since
@@ -31,7 +31,7 @@ func byRun(rounds []roundFigure) []runFigure {
 	slices.Sort(runs)
 	out := make([]runFigure, 0, len(runs))
 	for _, run := range runs {
-		var us, ratios []float64
+		var us, ratios, kernel []float64
 		for _, f := range rounds {
 			if f.Run != run {
 				continue
@@ -40,8 +40,12 @@ func byRun(rounds []roundFigure) []runFigure {
 			if !math.IsNaN(f.Ratio) {
 				ratios = append(ratios, f.Ratio)
 			}
+			if !math.IsNaN(f.Kernel) {
+				kernel = append(kernel, f.Kernel)
+			}
 		}
-		out = append(out, runFigure{Run: run, Rounds: len(us), US: stats.Median(us), Ratio: stats.Median(ratios)})
+		out = append(out, runFigure{Run: run, Rounds: len(us), US: stats.Median(us), Ratio: stats.Median(ratios),
+			Kernel: stats.Median(kernel)})
 	}
 	return out
 }

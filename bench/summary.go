@@ -87,11 +87,12 @@ type rowResult struct {
 	Runs   []runFigure
 }
 
-// roundFigure is one round of a row: the subject's CPU per request (us) and its ratio to the
-// reference's in the same round (NaN when the reference has no run counted in that round).
+// roundFigure is one round of a row: the subject's CPU per request (us), its ratio to the
+// reference's in the same round (NaN when the reference has no run counted in that round) and
+// the share of its CPU that was system time, in percent (NaN when it counted no tick).
 type roundFigure struct {
-	Run, Round int
-	US, Ratio  float64
+	Run, Round        int
+	US, Ratio, Kernel float64
 }
 
 // Met says whether the target is met: "yes", "no", or "-" when there is none or no figure.
@@ -243,7 +244,7 @@ func roundFigures(mine, ref []sample, side string) []roundFigure {
 	}
 	out := make([]roundFigure, 0, len(mine))
 	for _, s := range mine {
-		f := roundFigure{Run: s.Run, Round: s.Round, US: measuredUS(s, side), Ratio: math.NaN()}
+		f := roundFigure{Run: s.Run, Round: s.Round, US: measuredUS(s, side), Ratio: math.NaN(), Kernel: measuredSysShare(s, side)}
 		if r, ok := refByRound[at{s.Run, s.Round}]; ok && r > 0 {
 			f.Ratio = f.US / r
 		}

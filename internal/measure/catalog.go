@@ -93,6 +93,7 @@ const (
 	// one iteration per bench run (the median of its rounds); the results are the medians over the runs.
 	BenchCPUPerRequest = "bench/cpu-per-request"
 	BenchRatio         = "bench/ratio"
+	BenchKernelShare   = "bench/kernel-share"
 )
 
 // Aliases are the names crank's load jobs (wrk, bombardier, h2load) give values they also report
@@ -273,5 +274,6 @@ func base() []api.Metadata {
 		lower(md("Counters", SchedLatencyP99, api.OpMax, api.OpMax, "n3", UnitMs, "Scheduling latency p99 (ms)", "99th percentile of the time goroutines waited to run after becoming runnable in one sampling interval, the worst interval")),
 		lower(md("bench", BenchCPUPerRequest, api.OpMedian, api.OpMax, "n2", UnitUs, "CPU per request (bench, µs)", "make bench: CPU time (user + system, from /proc ticks) of a row's measured side (the server, or the client) over the responses counted in one round, in µs; an iteration is a bench run (servers started afresh), the median of its rounds; the result is the median over the rounds of all runs")),
 		lower(md("bench", BenchRatio, api.OpMedian, api.OpMax, "n3", UnitRatio, "Ratio to the reference (bench)", "make bench: a row's bench/cpu-per-request over its reference's in the same round (crank load over wrk, an app over nginx); an iteration is a bench run, the median of its rounds' ratios; the result is the median of the rounds' ratios of all runs, the figure the bench's targets are judged on")),
+		md("bench", BenchKernelShare, api.OpMedian, api.OpMax, "n0", UnitPercent, "Kernel share (bench, %)", "make bench: the share of a row's measured side's CPU (bench/cpu-per-request) that was system time, stime / (utime + stime) from /proc ticks, in percent; an iteration is a bench run, the median of its rounds; the result is the median over the rounds of all runs. Neither better nor worse: it says where the cost is (the kernel's send and receive paths, or the program's own code)"),
 	}
 }
