@@ -25,9 +25,7 @@ func seccompOpt() (string, error) {
 	for _, s := range p.Syscalls {
 		s.Names = slices.DeleteFunc(s.Names, func(n string) bool { return strings.HasPrefix(n, "io_uring") })
 	}
-	p.Syscalls = slices.DeleteFunc(p.Syscalls, func(s *seccomp.Syscall) bool {
-		return len(s.Names) == 0 && s.Name == "" || strings.HasPrefix(s.Name, "io_uring")
-	})
+	p.Syscalls = slices.DeleteFunc(p.Syscalls, func(s *seccomp.Syscall) bool { return len(s.Names) == 0 })
 	b, err := json.Marshal(p)
 	if err != nil {
 		return "", fmt.Errorf("seccomp profile: %w", err)
