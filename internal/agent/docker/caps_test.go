@@ -125,7 +125,7 @@ func TestContainerCapabilities(t *testing.T) {
 		if !strings.Contains(out, "packet socket: operation not permitted (EPERM)") {
 			t.Errorf("sniffer output %q, want the packet socket refused", out)
 		}
-		if !strings.Contains(out, "io_uring: operation not permitted (EPERM)") {
+		if !strings.Contains(out, "io_uring: io_uring_setup: operation not permitted (EPERM)") {
 			t.Errorf("sniffer output %q, want io_uring refused by the seccomp profile", out)
 		}
 	})

@@ -1,9 +1,10 @@
 // Command sniffer is the hostile job image of issue 41's HIGH 1, built static for a container FROM
 // scratch on the host's network. It opens an AF_PACKET socket on lo and sets up an io_uring
 // instance, and prints what the kernel said to each; when it may, it reads the requests sent to
-// the agent's port for a few seconds and replays them: each captured request as it was sent, and a job of its own (POST /jobs, then its start)
-// carrying the captured requests' headers, a job that would write a marker file on the agent's
-// machine. It prints each answer's status, then waits for its stop.
+// the agent's port for a few seconds and replays them: each captured request as it was sent, and
+// a job of its own (POST /jobs, then its start) carrying the captured requests' headers, a job
+// that would write a marker file on the agent's machine. It prints each answer's status, then
+// waits for its stop.
 //
 //	sniffer AGENT_HOST:PORT MARKER SECONDS
 package main
@@ -24,9 +25,10 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/crankshaft/crankshaft/internal/uring"
 )
 
 func main() {
@@ -52,9 +54,10 @@ func main() {
 	} else {
 		fmt.Println("packet socket: opened")
 	}
-	if err := uringSetup(); err != nil {
+	if r, err := uring.New(1, 0, 0); err != nil {
 		fmt.Printf("io_uring: %v (%s)\n", err, errnoName(err))
 	} else {
+		r.Close()
 		fmt.Println("io_uring: set up")
 	}
 	fmt.Println("sniffer ready")
@@ -85,17 +88,6 @@ func errnoName(err error) string {
 		return "errno " + strconv.Itoa(int(errno))
 	}
 	return "not an errno"
-}
-
-// uringSetup asks the kernel for an io_uring instance of one entry (and closes it): the interface
-// a container's seccomp profile should refuse.
-func uringSetup() error {
-	var params [120]byte // struct io_uring_params, zeroed
-	fd, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, 1, uintptr(unsafe.Pointer(&params[0])), 0)
-	if errno != 0 {
-		return errno
-	}
-	return unix.Close(int(fd))
 }
 
 func htons(v uint16) uint16 { return v<<8 | v>>8 }
