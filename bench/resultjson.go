@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -62,7 +61,8 @@ func rowJob(r *report, c comparison, rr rowResult) *results.JobResult {
 	}
 	cat := measure.Default()
 	names := []string{measure.BenchCPUPerRequest, measure.BenchKernelShare}
-	if rr.Subject != rr.Reference {
+	withRatio := rr.Subject != rr.Reference
+	if withRatio {
 		names = append(names, measure.BenchRatio)
 	}
 	for _, name := range names {
@@ -80,7 +80,7 @@ func rowJob(r *report, c comparison, rr rowResult) *results.JobResult {
 		if !math.IsNaN(f.Kernel) {
 			it[measure.BenchKernelShare] = f.Kernel
 		}
-		if slices.Contains(names, measure.BenchRatio) && !math.IsNaN(f.Ratio) { // the reference ran in that run's rounds
+		if withRatio && !math.IsNaN(f.Ratio) { // the reference ran in that run's rounds
 			it[measure.BenchRatio] = f.Ratio
 		}
 		jr.Iterations = append(jr.Iterations, it)
@@ -90,17 +90,12 @@ func rowJob(r *report, c comparison, rr rowResult) *results.JobResult {
 	} else {
 		jr.NotMeasured[measure.BenchCPUPerRequest] = fmt.Sprintf("no valid run of %s, %s", rr.Subject, rr.Mode)
 	}
-	if kernel := numbers(jr.Iterations, func(it map[string]float64) float64 {
-		if v, ok := it[measure.BenchKernelShare]; ok {
-			return v
-		}
-		return math.NaN()
-	}); len(kernel) > 0 && !math.IsNaN(rr.KernelShare) {
+	if !math.IsNaN(rr.KernelShare) { // the median of the rounds whose Kernel the iterations hold
 		jr.Results[measure.BenchKernelShare] = rr.KernelShare
 	} else {
 		jr.NotMeasured[measure.BenchKernelShare] = fmt.Sprintf("no round of %s, %s counted a CPU tick", rr.Subject, rr.Mode)
 	}
-	if slices.Contains(names, measure.BenchRatio) {
+	if withRatio {
 		if !math.IsNaN(rr.Ratio) {
 			jr.Results[measure.BenchRatio] = rr.Ratio
 		} else {

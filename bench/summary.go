@@ -159,7 +159,7 @@ func summarize(rows []row, samples []sample, side string) []rowResult {
 		res.Ratio = stats.Median(res.RoundRatios)
 		res.HalfWidth = halfWidth(r, res.RoundRatios)
 		res.MedianRPS = stats.Median(numbers(mine, func(s sample) float64 { return float64(s.Requests) / s.Seconds }))
-		res.KernelShare = stats.Median(numbers(mine, func(s sample) float64 { return measuredSysShare(s, side) }))
+		res.KernelShare = stats.Median(numbers(res.Rounds, func(f roundFigure) float64 { return f.Kernel }))
 		res.RefMedian = stats.Median(numbers(ref, func(s sample) float64 { return measuredUS(s, side) }))
 		res.RatioOfMedians = res.Median / res.RefMedian
 		out = append(out, res)
