@@ -39,10 +39,9 @@ func confine(hc *container.HostConfig, ra runArgs) error {
 		hc.CapAdd = ra.capAdd
 		return nil
 	}
-	capAdd := ra.capAdd
 	hc.CapDrop = []string{"ALL"}
 	hc.CapAdd = slices.Clone(keptCaps)
-	for _, c := range capAdd {
+	for _, c := range ra.capAdd {
 		if n := capName(c); !slices.Contains(hc.CapAdd, n) {
 			hc.CapAdd = append(hc.CapAdd, n)
 		}
