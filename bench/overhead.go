@@ -56,14 +56,21 @@ func (s overheadSection) Counted() []overheadRun {
 	return out
 }
 
-// MedianFirst is the median time to the first request of the counted runs, in seconds.
-func (s overheadSection) MedianFirst() float64 {
+// firsts are the times to the first request of the counted runs, in seconds.
+func (s overheadSection) firsts() []float64 {
 	var xs []float64
 	for _, r := range s.Counted() {
 		xs = append(xs, r.FirstRequest.Seconds())
 	}
-	return stats.Median(xs)
+	return xs
 }
+
+// MedianFirst is the median time to the first request of the counted runs, in seconds.
+func (s overheadSection) MedianFirst() float64 { return stats.Median(s.firsts()) }
+
+// met is the verdict on startTarget: too few runs for an interval, so "yes" only when every
+// counted run's first request came before it (metAllBelow).
+func (s overheadSection) met() string { return metAllBelow(s.firsts(), startTarget) }
 
 // The progress lines crank prints, and the names the report gives them.
 var progressEvents = []struct{ prefix, name string }{

@@ -13,19 +13,19 @@ import (
 // within it 95 times in 100.
 const precisionLevel = 0.95
 
-// halfWidth is a row's precision from its per-round ratios: half the width of the
-// distribution-free 95 % interval of their median (stats.MedianCI), as a share of the median; NaN
-// while there are too few for an interval (under 6), and 0 for a row measured against itself (the
+// ratioInterval is the distribution-free 95 % interval of the median of a row's per-round ratios
+// (stats.MedianCI) and its precision, half its width as a share of the median: NaN while there are
+// too few for an interval (under 6), and 1, 1, 0 for a row measured against itself (the
 // reference, whose ratios are all 1).
-func halfWidth(r row, ratios []float64) float64 {
+func ratioInterval(r row, ratios []float64) (lo, hi, halfWidth float64) {
 	med, lo, hi, ok := stats.MedianCI(ratios, precisionLevel)
 	switch {
 	case r.Subject == r.Reference && len(ratios) > 0:
-		return 0
+		return 1, 1, 0
 	case !ok || !(med > 0):
-		return math.NaN()
+		return math.NaN(), math.NaN(), math.NaN()
 	}
-	return (hi - lo) / 2 / med
+	return lo, hi, (hi - lo) / 2 / med
 }
 
 // precisionText is a row's interval as the report shows it ("±4.1 %"; "n/a (5 rounds)" with too
@@ -47,7 +47,8 @@ func within(r rowResult) string {
 
 // imprecise is the rows, of those measured, whose ratio is not yet known within the precision
 // asked for (percent, over the rounds of every bench run so far: pooled, as their figure is):
-// those with an interval wider than it. A row with too few rounds for an interval yet is not one:
+// those with an interval wider than it, and those whose interval holds their target (more
+// rounds may tell which side of it they are on). A row with too few rounds for an interval yet is not one:
 // the runs to come give it rounds; with the bench's defaults (3 runs of 2 rounds) the last run
 // is the first that can add rounds for precision.
 func imprecise(rows []row, pooled []sample, side string, precision float64) []row {
@@ -59,7 +60,7 @@ func imprecise(rows []row, pooled []sample, side string, precision float64) []ro
 		if r.Skipped != "" {
 			continue
 		}
-		if r.HalfWidth > precision/100 {
+		if r.HalfWidth > precision/100 || r.straddles() {
 			out = append(out, r.row)
 		}
 	}

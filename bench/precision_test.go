@@ -54,6 +54,16 @@ func TestImpreciseRowsGetRounds(t *testing.T) {
 	if got := imprecise(rows, pooled, sideClient, 0); got != nil {
 		t.Errorf("--precision 0: %+v, want none", got)
 	}
+	// a tight row whose interval (0.49-0.51) holds its target does not tell which side it is on
+	rows[1].Target = 0.5
+	if got := imprecise(rows, pooled, sideClient, 5); len(got) != 2 || got[0].Subject != "tight" || got[1].Subject != "loose" {
+		t.Errorf("tight row with target 0.5, imprecise at 5 %%: %+v, want it and the loose row", got)
+	}
+	rows[1].Target = 0.52
+	if got := imprecise(rows, pooled, sideClient, 5); len(got) != 1 {
+		t.Errorf("tight row with target 0.52, imprecise at 5 %%: %+v, want only the loose row", got)
+	}
+	rows[1].Target = 0
 	if txt := precisionText(summarize(rows, pooled[:15], sideClient)[2]); txt != "n/a (5 rounds)" {
 		t.Errorf("5 rounds: %q", txt)
 	}

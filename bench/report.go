@@ -122,9 +122,15 @@ func renderMethod(p printer, c config) {
 	p("  in reverse (A B, B A, ...), so that the drift of a shared machine weighs alike on all subjects.")
 	p("  Then, up to %d rounds in the run, rounds of only the rows whose ratio is not yet known within", c.roundsCap)
 	p("  ±%g %% over every run so far (the 95 %% interval of the median of their rounds, from 6 rounds on),", c.precision)
-	p("  each with its reference: the rows whose rounds spread most get the most rounds.")
-	p("  The ratio judged against a target is the **median of the per-round ratios** (subject /")
-	p("  reference of the same round) of all runs; the ratio of the medians is shown beside it.")
+	p("  each with its reference, or whose interval holds their target: the rows whose rounds spread")
+	p("  most get the most rounds. The ratio judged against a target is the **median of the per-round")
+	p("  ratios** (subject / reference of the same round) of all runs; the ratio of the medians is shown")
+	p("  beside it.")
+	p("- **Verdicts** are judged on the 95 %% interval of that median, not on the median alone: *yes* when")
+	p("  the whole interval is at or under the target, *no* when all of it is above, and *cannot tell*")
+	p("  when it holds the target, when a row has too few rounds for an interval, or when its figures")
+	p("  include disturbed rounds; the targets table then says what would tell. Crank's start, measured")
+	p("  %d times, meets its target only when every run does.", c.overheadRuns)
 	p("- A run with an error or with answers other than 2xx/3xx does not count (its raw line says why).")
 	p("  The per-round tables give each run's *others on CPU %d, %d*: the shares of the server's and the", cpuServer, cpuClient)
 	p("  client's CPU that went to anything else (other processes, the hypervisor's steal; from")
@@ -150,6 +156,9 @@ func goals(r *report) []goal {
 			}
 			g := goal{What: fmt.Sprintf("%s / %s, %s, %s CPU per request", res.Subject, res.Reference, res.Mode, c.Side),
 				Figure: ratio(res.Ratio) + within(res), Target: "<= " + ratio(res.Target), Met: res.Met()}
+			if why := res.Why(); why != "" {
+				g.Met += ": " + why
+			}
 			switch {
 			case res.Skipped != "":
 				g.Figure, g.Met = res.Skipped, "-"
@@ -173,7 +182,7 @@ func goals(r *report) []goal {
 	}
 	if o := r.Overhead; o != nil {
 		g := goal{What: "crank start to the first request at the app, cached build", Target: fmt.Sprintf("< %g s", startTarget)}
-		g.Figure, g.Met = fmt.Sprintf("%.2f s (median of %d)", o.MedianFirst(), len(o.Counted())), metBelow(o.MedianFirst(), startTarget)
+		g.Figure, g.Met = fmt.Sprintf("%.2f s (median of %d)", o.MedianFirst(), len(o.Counted())), o.met()
 		if o.Skipped != "" {
 			g.Figure, g.Met = o.Skipped, "-"
 		}
@@ -195,11 +204,11 @@ func agentGoal(c agentCase, skipped string) goal {
 func metBelow(x, limit float64) string {
 	switch {
 	case math.IsNaN(x):
-		return "-"
+		return verdictNone
 	case x < limit:
-		return "yes"
+		return verdictYes
 	default:
-		return "no"
+		return verdictNo
 	}
 }
 

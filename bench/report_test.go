@@ -50,15 +50,16 @@ func TestRenderReport(t *testing.T) {
 		"| kernel | linux/amd64 6.18.44 |",
 		"| load average (1, 5, 15 min) | 4.73 5.60 5.65 before, 5.00 5.10 5.20 after |",
 		"- **3 bench runs**, each starting the servers afresh",
+		"- **Verdicts** are judged on the 95 % interval of that median, not on the median alone: *yes* when",
 		"- In each run, rounds of 3 s runs after one unmeasured 1 s run per server path: 3, and more (up\n  to 6)",
 		"In each bench run a row uses the rounds in which\nneither CPU was disturbed",
-		"| sub / ref, unpipelined, server CPU per request | 0.60x | <= 0.60x | yes |",
+		"| sub / ref, unpipelined, server CPU per request | 0.60x | <= 0.60x | cannot tell: 3 rounds give no 95 % interval (6 do): more rounds would tell |",
 		"| crank-agent sampling `sleep 60` every 1 s, its CPU | 0.30% of one core | < 1% of one core | yes |",
 		"| crank start to the first request at the app, cached build | 1.00 s (median of 2) | < 0.5 s | no |",
 		"- **Kernel %** is the share of that CPU that was system time: stime / (utime + stime) of the same\n" +
 			"  `/proc/<pid>/stat` reads, so it includes the loopback's softirq delivered in the process's\n  context.",
 		"| subject | mode | server CPU us/req | server kernel % | ratio (median of rounds) |",
-		"| sub | unpipelined | 3.00 | 40 | 0.60x | n/a (3 rounds) | 0.50-1.00x over 3 runs | 0.50-1.00x | 0.60x | <= 0.60x | yes | 1.00 | 500 | 3 of 3 |",
+		"| sub | unpipelined | 3.00 | 40 | 0.60x | n/a (3 rounds) | 0.50-1.00x over 3 runs | 0.50-1.00x | 0.60x | <= 0.60x | cannot tell | 1.00 | 500 | 3 of 3 |",
 		"| ref | unpipelined | 5.00 | 60 | 1.00x | ±0.0 % | 1.00-1.00x over 3 runs | 1.00-1.00x | 1.00x | - | - | 1.00 | 500 | 3 of 3 |",
 		"| gone | pipelined 16 | n/a: gone cannot pipeline | | | | | | | - | - | | | 0 |",
 		"*Server kernel %* is the median over the row's rounds of the server's system time\nover its user + system time (`/proc/<pid>/stat`'s stime / (utime + stime)), which includes the\n" +

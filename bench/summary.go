@@ -78,9 +78,10 @@ type rowResult struct {
 	// uses them all; Runs keeps each run's figures, the iterations of the JSON result.
 	Ratio       float64
 	RoundRatios []float64
-	// HalfWidth is Ratio's precision (halfWidth): NaN while the row has too few rounds for an
-	// interval.
-	HalfWidth float64
+	// Lo and Hi bound Ratio's 95 % interval and HalfWidth is its precision (ratioInterval): NaN
+	// while the row has too few rounds for an interval. The verdict on the target is judged on
+	// the interval (verdict.go).
+	Lo, Hi, HalfWidth float64
 	// Rounds are the subject's rounds the figures use, in the order they ran; Runs their figures
 	// by bench run.
 	Rounds []roundFigure
@@ -93,17 +94,6 @@ type rowResult struct {
 type roundFigure struct {
 	Run, Round        int
 	US, Ratio, Kernel float64
-}
-
-// Met says whether the target is met: "yes", "no", or "-" when there is none or no figure.
-func (r rowResult) Met() string {
-	if r.Target == 0 || r.Skipped != "" || math.IsNaN(r.Ratio) {
-		return "-"
-	}
-	if r.Ratio <= r.Target {
-		return "yes"
-	}
-	return "no"
 }
 
 // measuredUS picks the side a comparison measures.
@@ -144,7 +134,8 @@ func summarize(rows []row, samples []sample, side string) []rowResult {
 	var out []rowResult
 	for _, r := range rows {
 		res := rowResult{row: r, Median: math.NaN(), RefMedian: math.NaN(), MedianRPS: math.NaN(),
-			RatioOfMedians: math.NaN(), Ratio: math.NaN(), HalfWidth: math.NaN(), KernelShare: math.NaN()}
+			RatioOfMedians: math.NaN(), Ratio: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), HalfWidth: math.NaN(),
+			KernelShare: math.NaN()}
 		if r.Skipped != "" {
 			out = append(out, res)
 			continue
@@ -157,7 +148,7 @@ func summarize(rows []row, samples []sample, side string) []rowResult {
 		res.Runs = byRun(res.Rounds)
 		res.Median = stats.Median(numbers(res.Rounds, func(f roundFigure) float64 { return f.US }))
 		res.Ratio = stats.Median(res.RoundRatios)
-		res.HalfWidth = halfWidth(r, res.RoundRatios)
+		res.Lo, res.Hi, res.HalfWidth = ratioInterval(r, res.RoundRatios)
 		res.MedianRPS = stats.Median(numbers(mine, func(s sample) float64 { return float64(s.Requests) / s.Seconds }))
 		res.KernelShare = stats.Median(numbers(res.Rounds, func(f roundFigure) float64 { return f.Kernel }))
 		res.RefMedian = stats.Median(numbers(ref, func(s sample) float64 { return measuredUS(s, side) }))

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"math"
+	"testing"
+
+	"github.com/crankshaft/crankshaft/internal/stats"
+)
+
+// judged is a clean row with target 0.5 whose per-round ratios are ratios, summarized as the
+// bench does.
+func judged(ratios ...float64) rowResult {
+	r := rowResult{row: row{Subject: "sub", Reference: "ref", Target: 0.5}, Clean: true, RoundRatios: ratios}
+	r.Ratio = stats.Median(ratios)
+	r.Lo, r.Hi, r.HalfWidth = ratioInterval(r.row, ratios)
+	return r
+}
+
+// TestMet: the verdict is judged on the interval of the median of the rounds (10 rounds: the 2nd
+// smallest and the 2nd largest bound it at 95 %), not on the median alone.
+func TestMet(t *testing.T) {
+	cases := []struct {
+		name string
+		r    rowResult
+		met  string
+		why  string
+	}{
+		{"all under", judged(0.40, 0.41, 0.42, 0.43, 0.44, 0.45, 0.46, 0.47, 0.48, 0.55), "yes", ""},
+		{"interval up to the target", judged(0.40, 0.41, 0.42, 0.43, 0.44, 0.45, 0.46, 0.47, 0.50, 0.60), "yes", ""},
+		{"all above", judged(0.49, 0.51, 0.55, 0.56, 0.57, 0.58, 0.59, 0.60, 0.61, 0.62), "no", ""},
+		// the median 0.525 is over the target, but its interval 0.46-0.58 holds it
+		{"holds the target", judged(0.44, 0.46, 0.48, 0.50, 0.52, 0.53, 0.54, 0.56, 0.58, 0.60), "cannot tell",
+			"its 95 % interval 0.46x-0.58x holds 0.50x: about 58 rounds in all would tell (--runs, --max-rounds)"},
+		{"on the target", judged(0.40, 0.45, 0.48, 0.49, 0.50, 0.50, 0.52, 0.55, 0.58, 0.60), "cannot tell",
+			"its 95 % interval 0.45x-0.58x holds 0.50x: the ratio sits at the target, and more than 1000 rounds would be needed to tell"},
+		{"too few rounds", judged(0.1, 0.1, 0.1, 0.1, 0.1), "cannot tell",
+			"5 rounds give no 95 % interval (6 do): more rounds would tell"},
+		{"no target", rowResult{Ratio: 0.3, Lo: 0.2, Hi: 0.4, Clean: true}, "-", ""},
+		{"no figure", rowResult{row: row{Target: 0.5}, Ratio: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}, "-", ""},
+	}
+	disturbed := judged(0.40, 0.41, 0.42, 0.43, 0.44, 0.45, 0.46, 0.47, 0.48, 0.49)
+	disturbed.Clean = false
+	cases = append(cases, struct {
+		name string
+		r    rowResult
+		met  string
+		why  string
+	}{"disturbed rounds", disturbed, "cannot tell",
+		"its figures include disturbed rounds (other work on its CPUs): a run on a quiet machine would tell"})
+	for _, c := range cases {
+		if got, why := c.r.Met(), c.r.Why(); got != c.met || why != c.why {
+			t.Errorf("%s (%v, interval %v-%v): %q %q, want %q %q", c.name, c.r.Ratio, c.r.Lo, c.r.Hi, got, why, c.met, c.why)
+		}
+	}
+}
+
+func TestMetAllBelow(t *testing.T) {
+	for _, c := range []struct {
+		xs   []float64
+		want string
+	}{
+		{[]float64{0.2, 0.3, 0.49}, "yes"},
+		{[]float64{0.2, 0.3, 0.5}, "cannot tell"}, // the median is under, one run is not
+		{[]float64{0.6, 0.5, 0.7}, "no"},
+		{nil, "-"},
+	} {
+		if got := metAllBelow(c.xs, 0.5); got != c.want {
+			t.Errorf("%v under 0.5: %q, want %q", c.xs, got, c.want)
+		}
+	}
+}
