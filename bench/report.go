@@ -81,9 +81,9 @@ func renderMachine(p printer, r *report) {
 	p("| kernel | %s/%s %s |", m.OS, m.Arch, m.Kernel)
 	p("| tools | %s |", strings.Join(r.Tools, ", "))
 	if m.Uring == "" {
-		p("| io_uring | allowed: the apps' default I/O (`--io auto`) is io_uring |")
+		p("| io_uring | allowed: the apps' and crank load's default I/O (`--io auto`) is io_uring |")
 	} else {
-		p("| io_uring | refused (%s): the apps' default I/O (`--io auto`) is epoll |", m.Uring)
+		p("| io_uring | refused (%s): the apps' and crank load's default I/O (`--io auto`) is epoll |", m.Uring)
 	}
 	p("| load average (1, 5, 15 min) | %s before, %s after |", r.LoadBefore, r.LoadAfter)
 	p("")
@@ -141,8 +141,8 @@ func renderMethod(p printer, c config) {
 	p("- The apps are built by the bench (`go build -o $TMP/bin/ ./apps/plaintext ./apps/json`) and run")
 	p("  with their defaults (inline dispatch, `--io auto`: io_uring where the kernel allows it, see")
 	p("  Machine; no metrics); *plaintext app epoll* is the plaintext app with `--io epoll`. `crank load`")
-	p("  is `bin/crank` of `make build`, on its default cleartext I/O (epoll); *crank load io_uring* is")
-	p("  the same with `--io uring`.")
+	p("  is `bin/crank` of `make build`, on its default cleartext I/O (`--io auto`, as the apps); *crank")
+	p("  load epoll* is the same with `--io epoll`.")
 	p("")
 }
 

@@ -66,14 +66,14 @@ func (h headers) Set(v string) error { *h.h = append(*h.h, v); return nil }
 func newFlagSet(c *command) *flags.Set {
 	fs := &flags.Set{CaseSet: true}
 	o := &c.opts
-	o.Connections, o.Pipeline, o.Streams, o.IO, o.Protocol, o.Method = DefaultConnections, DefaultPipeline, DefaultStreams, IOEpoll, ProtocolHTTP1, DefaultMethod
+	o.Connections, o.Pipeline, o.Streams, o.IO, o.Protocol, o.Method = DefaultConnections, DefaultPipeline, DefaultStreams, IOAuto, ProtocolHTTP1, DefaultMethod
 	o.Duration, o.Timeout, c.format = DefaultDuration, DefaultTimeout, FormatText
 	fs.Int(&o.Connections, "TCP connections to keep open", "connections", "c")
 	fs.Int(&o.Threads, "GOMAXPROCS for the run (0: leave as is)", "threads", "t")
 	fs.Int(&o.Pipeline, "requests written at once per connection", "pipeline", "p")
 	fs.Int(&o.Rate, "total requests per second on a fixed schedule (0: as fast as possible)", "rate", "R")
 	fs.Int(&o.Streams, "h2, grpc: requests in flight per connection (streaming: streams kept open)", "streams", "m")
-	fs.String(&o.IO, "cleartext HTTP/1.1 I/O: epoll (the default), uring, or auto (uring when the kernel allows it)", "io")
+	fs.String(&o.IO, "cleartext HTTP/1.1 I/O: auto (the default: io_uring where the kernel allows it, else epoll, saying why), uring or epoll", "io")
 	fs.String(&o.Protocol, "http1, h2 (h2c for http URLs, ALPN h2 for https) or grpc", "protocol")
 	fs.Bool(&o.Insecure, "https: do not verify the server's certificate", "insecure", "k")
 	fs.String(&o.Call, "grpc: unary or streaming (default unary)", "call")

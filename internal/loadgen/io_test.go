@@ -31,7 +31,7 @@ func refused() error { return errors.New("io_uring is forbidden here: operation 
 func TestIOFallback(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, okReply)
-	o := Options{URL: s.url(), IO: IOAuto, Connections: 4, Pipeline: 4, Duration: 200 * time.Millisecond, probeIO: refused}
+	o := Options{URL: s.url(), Connections: 4, Pipeline: 4, Duration: 200 * time.Millisecond, probeIO: refused} // the default: auto
 	rep := run(t, o)
 	if rep.IO != IOEpoll || !strings.Contains(rep.IOFallback, "operation not permitted") {
 		t.Errorf("io %q, fallback %q; want epoll and the probe's reason", rep.IO, rep.IOFallback)
@@ -51,7 +51,7 @@ func TestIOFallback(t *testing.T) {
 	}
 }
 
-// TestIOChoice: auto takes uring for cleartext HTTP/1.1 where the kernel allows it, and epoll is
+// TestIOChoice: auto, the default, takes uring for cleartext HTTP/1.1 where the kernel allows it, and epoll is
 // what was asked when asked; the report says which.
 func TestIOChoice(t *testing.T) {
 	t.Parallel()
@@ -60,7 +60,7 @@ func TestIOChoice(t *testing.T) {
 	if probeRing() != nil {
 		want = IOEpoll
 	}
-	for io, want := range map[string]string{IOAuto: want, IOEpoll: IOEpoll, "": IOEpoll} { // epoll by default
+	for io, want := range map[string]string{IOAuto: want, IOEpoll: IOEpoll, "": want} { // auto by default
 		rep := run(t, Options{IO: io, URL: s.url(), Connections: 2, Duration: 100 * time.Millisecond})
 		if rep.IO != want || rep.IOFallback != "" && want == IOUring {
 			t.Errorf("--io %s: report io %q (fallback %q), want %s", io, rep.IO, rep.IOFallback, want)

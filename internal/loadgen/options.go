@@ -81,11 +81,10 @@ type Options struct {
 	// LatencyLog, when set, receives every measured response's latency in microseconds, one
 	// decimal number a line (--latency-log).
 	LatencyLog io.Writer `json:"-"`
-	// IO is how cleartext HTTP/1.1 connections do their I/O: epoll (the default: a goroutine per
-	// connection on the runtime's poller), uring (io_uring rings, one per thread) or auto (uring
-	// when the kernel allows it, probed at start). TLS, h2 and gRPC always take epoll. epoll stays
-	// the default until uring is measured on a quiet machine: the audited figures were taken on
-	// epoll, and uring's first figures (docs/LOADGEN.md) are rough.
+	// IO is how cleartext HTTP/1.1 connections do their I/O: auto (the default: uring when the
+	// kernel allows it, probed at start, else epoll with the reason said), uring (io_uring rings,
+	// one per thread) or epoll (a goroutine per connection on the runtime's poller). TLS, h2 and
+	// gRPC always take epoll. Both paths share the protocol logic; the counting tests run in both.
 	IO string `json:"io,omitempty"`
 	// probeIO replaces the io_uring probe (tests force the fallback with it); nil probes.
 	probeIO func() error
@@ -156,7 +155,7 @@ func (o Options) withDefaults() Options {
 		o.Call = CallUnary
 	}
 	if o.IO == "" {
-		o.IO = IOEpoll
+		o.IO = IOAuto
 	}
 	return o
 }
