@@ -54,22 +54,26 @@ func (r rowResult) Why() string {
 		return fmt.Sprintf("%d rounds give no 95 %% interval (6 do): more rounds would tell", n)
 	}
 	holds := fmt.Sprintf("its 95 %% interval %s-%s holds %s", ratio(r.Lo), ratio(r.Hi), ratio(r.Target))
-	need := roundsToTell(n, r.HalfWidth, math.Abs(r.Ratio-r.Target)/r.Ratio)
+	need := roundsToTell(n, r.Ratio, r.Lo, r.Hi, r.Target)
 	if need > maxRoundsToTell {
 		return fmt.Sprintf("%s: the ratio sits at the target, and more than %d rounds would be needed to tell", holds, maxRoundsToTell)
 	}
 	return fmt.Sprintf("%s: about %d rounds in all would tell (--runs, --max-rounds)", holds, need)
 }
 
-// roundsToTell estimates how many rounds would narrow an interval of half-width hw (a share of
-// the ratio, from n rounds) to under distance (the ratio's distance to the target, as a share of
-// the ratio): an interval's width shrinks as one over the square root of the rounds. It is
-// maxRoundsToTell+1 when the ratio is on the target.
-func roundsToTell(n int, hw, distance float64) int {
+// roundsToTell estimates how many rounds would move the side of an interval (lo, hi, from n
+// rounds) that faces target past it: an interval's width shrinks as one over the square root of
+// the rounds, and the side is the one between the ratio and the target (the interval of a median
+// is seldom symmetric). It is maxRoundsToTell+1 when the ratio is on the target.
+func roundsToTell(n int, ratio, lo, hi, target float64) int {
+	distance, facing := math.Abs(ratio-target), hi-ratio
+	if target < ratio {
+		facing = ratio - lo
+	}
 	if !(distance > 0) {
 		return maxRoundsToTell + 1
 	}
-	need := math.Ceil(float64(n) * (hw / distance) * (hw / distance))
+	need := math.Ceil(float64(n) * (facing / distance) * (facing / distance))
 	return int(min(need, maxRoundsToTell+1))
 }
 

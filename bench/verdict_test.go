@@ -28,9 +28,10 @@ func TestMet(t *testing.T) {
 		{"all under", judged(0.40, 0.41, 0.42, 0.43, 0.44, 0.45, 0.46, 0.47, 0.48, 0.55), "yes", ""},
 		{"interval up to the target", judged(0.40, 0.41, 0.42, 0.43, 0.44, 0.45, 0.46, 0.47, 0.50, 0.60), "yes", ""},
 		{"all above", judged(0.49, 0.51, 0.55, 0.56, 0.57, 0.58, 0.59, 0.60, 0.61, 0.62), "no", ""},
-		// the median 0.525 is over the target, but its interval 0.46-0.58 holds it
+		// the median 0.525 is over the target, but its interval 0.46-0.58 holds it; its lower side,
+		// 0.065 under the median, would have to shrink to 0.025: 10 x (0.065/0.025)^2 = 67.6 rounds
 		{"holds the target", judged(0.44, 0.46, 0.48, 0.50, 0.52, 0.53, 0.54, 0.56, 0.58, 0.60), "cannot tell",
-			"its 95 % interval 0.46x-0.58x holds 0.50x: about 58 rounds in all would tell (--runs, --max-rounds)"},
+			"its 95 % interval 0.46x-0.58x holds 0.50x: about 68 rounds in all would tell (--runs, --max-rounds)"},
 		{"on the target", judged(0.40, 0.45, 0.48, 0.49, 0.50, 0.50, 0.52, 0.55, 0.58, 0.60), "cannot tell",
 			"its 95 % interval 0.45x-0.58x holds 0.50x: the ratio sits at the target, and more than 1000 rounds would be needed to tell"},
 		{"too few rounds", judged(0.1, 0.1, 0.1, 0.1, 0.1), "cannot tell",
@@ -67,5 +68,21 @@ func TestMetAllBelow(t *testing.T) {
 		if got := metAllBelow(c.xs, 0.5); got != c.want {
 			t.Errorf("%v under 0.5: %q, want %q", c.xs, got, c.want)
 		}
+	}
+}
+
+// TestRoundsToTell: the estimate uses the interval's side that faces the target, so a row whose
+// interval still holds the target is never told that fewer rounds than it has would do (the bench
+// of 2026-12-02: 0.80x in 0.66x-0.84x over 17 rounds against 0.70x said "about 14" from the
+// half-width).
+func TestRoundsToTell(t *testing.T) {
+	if got := roundsToTell(17, 0.80, 0.66, 0.84, 0.70); got != 34 { // 17 x (0.14/0.10)^2 = 33.3
+		t.Errorf("under the ratio: %d rounds, want 34", got)
+	}
+	if got := roundsToTell(10, 0.60, 0.55, 0.75, 0.70); got != 23 { // 10 x (0.15/0.10)^2 = 22.5
+		t.Errorf("over the ratio: %d rounds, want 23", got)
+	}
+	if got := roundsToTell(10, 0.70, 0.6, 0.8, 0.70); got != maxRoundsToTell+1 {
+		t.Errorf("on the target: %d, want %d", got, maxRoundsToTell+1)
 	}
 }
