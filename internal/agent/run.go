@@ -180,6 +180,11 @@ func (a *Agent) parse(j *job, stdout *output.Buffer, at time.Time) error {
 	if nm, ok := j.parser.(parsers.NotMeasuredParser); ok {
 		j.notMeasure(nm.NotMeasured(strings.NewReader(string(stdout.Since(0)))))
 	}
+	if wp, ok := j.parser.(parsers.WarningParser); ok {
+		for _, w := range wp.Warnings(strings.NewReader(string(stdout.Since(0)))) {
+			j.warn(fmt.Sprintf("parser %q: %s", j.parser.Name(), w))
+		}
+	}
 	if tp, ok := j.parser.(parsers.TimelineParser); ok {
 		ms, err := tp.Timeline(strings.NewReader(string(stdout.Since(0))))
 		if err != nil {

@@ -34,6 +34,14 @@ type NotMeasuredParser interface {
 	NotMeasured(r io.Reader) map[string]string
 }
 
+// WarningParser is a Parser that also reads what the tool said about its run that the user must
+// hear though its figures stand (the built-in generator taking epoll where io_uring was refused,
+// and why): the agent reports each as a warning of the job.
+type WarningParser interface {
+	Parser
+	Warnings(r io.Reader) []string
+}
+
 // TimelineParser is a Parser that also reads a per-second timeline from the tool's output: the
 // agent records those samples (timestamped by the tool) beside the values Parse returns.
 type TimelineParser interface {

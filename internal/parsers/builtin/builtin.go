@@ -57,6 +57,8 @@ type output struct {
 		Options struct {
 			Rate int `json:"rate"`
 		} `json:"options"`
+		IO         string `json:"io"`
+		IOFallback string `json:"ioFallback"`
 	} `json:"report"`
 	// Histogram: every measured latency (us), HdrHistogram V2 compressed, base64.
 	Histogram  string `json:"histogram"`
@@ -131,6 +133,27 @@ func (Parser) Timeline(r io.Reader) ([]api.Measurement, error) {
 		}
 	}
 	return ms, nil
+}
+
+// maxWarning bounds a warning taken from the tool's output.
+const maxWarning = 500
+
+// Warnings says when the run took epoll because io_uring was refused (--io auto, the default),
+// with the generator's reason: the same run elsewhere may have been on io_uring, and cost less.
+func (Parser) Warnings(r io.Reader) []string {
+	data, err := io.ReadAll(io.LimitReader(r, maxOutput))
+	if err != nil {
+		return nil
+	}
+	out, found := findObject(data)
+	if !found || out.Report == nil || out.Report.IOFallback == "" {
+		return nil
+	}
+	why := out.Report.IOFallback
+	if len(why) > maxWarning {
+		why = why[:maxWarning] + "..."
+	}
+	return []string{"crank load ran on epoll, not io_uring: " + why}
 }
 
 // LoadReport reads the report's window, its rates and its latency histogram (--output json).

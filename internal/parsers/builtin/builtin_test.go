@@ -115,3 +115,22 @@ func TestLoadReport(t *testing.T) {
 		t.Errorf("no JSON: %+v, %v", rep, err)
 	}
 }
+
+// TestWarnings: a run that took epoll because io_uring was refused says so, with the reason
+// (bounded); a run on io_uring, or on epoll asked for, says nothing.
+func TestWarnings(t *testing.T) {
+	fallback := `{"results":{"http/requests":10},"report":{"io":"epoll","ioFallback":"io_uring_setup: operation not permitted (EPERM)"}}` + "\n"
+	got := builtin.Parser{}.Warnings(strings.NewReader("  I/O: epoll\n" + fallback))
+	if want := "crank load ran on epoll, not io_uring: io_uring_setup: operation not permitted (EPERM)"; len(got) != 1 || got[0] != want {
+		t.Errorf("fallback: %q, want [%q]", got, want)
+	}
+	for _, line := range []string{`{"results":{"http/requests":10},"report":{"io":"uring"}}`, `{"results":{"http/requests":10},"report":{"io":"epoll"}}`, "crank load: error: x"} {
+		if got := (builtin.Parser{}).Warnings(strings.NewReader(line + "\n")); got != nil {
+			t.Errorf("%s: %q, want none", line, got)
+		}
+	}
+	long := `{"results":{"http/requests":10},"report":{"io":"epoll","ioFallback":"` + strings.Repeat("x", 5000) + `"}}` + "\n"
+	if got := (builtin.Parser{}).Warnings(strings.NewReader(long)); len(got) != 1 || len(got[0]) > 600 {
+		t.Errorf("a 5000-byte reason: %d warnings, %d bytes, want one under 600", len(got), len(got[0]))
+	}
+}
