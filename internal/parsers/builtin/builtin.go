@@ -57,8 +57,7 @@ type output struct {
 		Options struct {
 			Rate int `json:"rate"`
 		} `json:"options"`
-		IO         string `json:"io"`
-		IOFallback string `json:"ioFallback"`
+		IOFallback string `json:"ioFallback"` // why --io auto took epoll: io_uring was refused
 	} `json:"report"`
 	// Histogram: every measured latency (us), HdrHistogram V2 compressed, base64.
 	Histogram  string `json:"histogram"`
@@ -114,13 +113,9 @@ func (Parser) Parse(r io.Reader) (map[string]float64, error) {
 // BuiltinLatency99PerSecond samples, each stamped with the end of its second: the client-side
 // requests/sec and latency over time.
 func (Parser) Timeline(r io.Reader) ([]api.Measurement, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxOutput))
-	if err != nil {
-		return nil, fmt.Errorf("builtin: reading output: %w", err)
-	}
-	out, found := findObject(data)
-	if !found || out.Report == nil {
-		return nil, nil
+	out, found, err := readObject(r)
+	if err != nil || !found || out.Report == nil {
+		return nil, err
 	}
 	ms := make([]api.Measurement, 0, 3*len(out.Report.Timeline))
 	for _, s := range out.Report.Timeline {
@@ -141,12 +136,8 @@ const maxWarning = 500
 // Warnings says when the run took epoll because io_uring was refused (--io auto, the default),
 // with the generator's reason: the same run elsewhere may have been on io_uring, and cost less.
 func (Parser) Warnings(r io.Reader) []string {
-	data, err := io.ReadAll(io.LimitReader(r, maxOutput))
-	if err != nil {
-		return nil
-	}
-	out, found := findObject(data)
-	if !found || out.Report == nil || out.Report.IOFallback == "" {
+	out, found, err := readObject(r)
+	if err != nil || !found || out.Report == nil || out.Report.IOFallback == "" {
 		return nil
 	}
 	why := out.Report.IOFallback
@@ -158,17 +149,23 @@ func (Parser) Warnings(r io.Reader) []string {
 
 // LoadReport reads the report's window, its rates and its latency histogram (--output json).
 func (Parser) LoadReport(r io.Reader) (*api.LoadReport, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxOutput))
-	if err != nil {
-		return nil, fmt.Errorf("builtin: reading output: %w", err)
-	}
-	out, found := findObject(data)
-	if !found || out.Report == nil {
-		return nil, nil
+	out, found, err := readObject(r)
+	if err != nil || !found || out.Report == nil {
+		return nil, err
 	}
 	rep := out.Report
 	return &api.LoadReport{Start: rep.Start, End: rep.Start.Add(rep.Elapsed.Std()), AskedRate: float64(rep.Options.Rate),
 		AchievedRate: rep.RPS, Histogram: out.Histogram}, nil
+}
+
+// readObject reads the tool's output (bounded) and finds its JSON object (findObject).
+func readObject(r io.Reader) (out output, found bool, err error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxOutput))
+	if err != nil {
+		return output{}, false, fmt.Errorf("builtin: reading output: %w", err)
+	}
+	out, found = findObject(data)
+	return out, found, nil
 }
 
 // findObject decodes the last JSON object that starts a line and holds results or an error.
