@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -162,9 +163,11 @@ func (a *Agent) interrupted(j *job, p runtime.Handle, from int64, stdout *output
 	return errStopping
 }
 
-// parse turns the measured run's stdout into measurements stamped with the exit time.
+// parse turns the measured run's stdout into measurements stamped with the exit time. The output
+// is copied once; each of the parser's readers reads that copy.
 func (a *Agent) parse(j *job, stdout *output.Buffer, at time.Time) error {
-	values, err := j.parser.Parse(strings.NewReader(string(stdout.Since(0))))
+	out := stdout.Since(0)
+	values, err := j.parser.Parse(bytes.NewReader(out))
 	if err != nil {
 		return fmt.Errorf("job %s: parser %q: %w; last output:\n%s", j.id, j.parser.Name(), err, stdout.Tail(0, tailLines))
 	}
@@ -178,22 +181,22 @@ func (a *Agent) parse(j *job, stdout *output.Buffer, at time.Time) error {
 		j.record(api.Measurement{Name: n, Timestamp: at, Value: values[n]})
 	}
 	if nm, ok := j.parser.(parsers.NotMeasuredParser); ok {
-		j.notMeasure(nm.NotMeasured(strings.NewReader(string(stdout.Since(0)))))
+		j.notMeasure(nm.NotMeasured(bytes.NewReader(out)))
 	}
 	if wp, ok := j.parser.(parsers.WarningParser); ok {
-		for _, w := range wp.Warnings(strings.NewReader(string(stdout.Since(0)))) {
+		for _, w := range wp.Warnings(bytes.NewReader(out)) {
 			j.warn(fmt.Sprintf("parser %q: %s", j.parser.Name(), w))
 		}
 	}
 	if tp, ok := j.parser.(parsers.TimelineParser); ok {
-		ms, err := tp.Timeline(strings.NewReader(string(stdout.Since(0))))
+		ms, err := tp.Timeline(bytes.NewReader(out))
 		if err != nil {
 			j.warn(fmt.Sprintf("parser %q: the per-second timeline is not recorded: %v", j.parser.Name(), err))
 		}
 		j.record(ms...)
 	}
 	if lr, ok := j.parser.(parsers.LoadReporter); ok {
-		rep, err := lr.LoadReport(strings.NewReader(string(stdout.Since(0))))
+		rep, err := lr.LoadReport(bytes.NewReader(out))
 		if err != nil {
 			j.warn(fmt.Sprintf("parser %q: the load's window and histogram are not recorded: %v", j.parser.Name(), err))
 		}
