@@ -96,11 +96,15 @@ func TestCompareRefsRefusesBadInput(t *testing.T) {
 	}
 }
 
-// TestCompareRefsFindsMoreWork: head does far more arithmetic on every request (about twice the
-// app's CPU a request here: robust beside a busy core); side by side, the gate calls it regressed
-// at its first looks (exit 1), says how the sides ran, and prints the bisect command.
+// TestCompareRefsFindsMoreWork: head does far more arithmetic on every request; side by side,
+// the gate calls it regressed (exit 1), says how the sides ran, and prints the bisect command.
+// What the arithmetic adds depends on the host: 12,000 steps were about twice the app's CPU a
+// request here (25 µs a request, 1.4 ns a step) and +14.8 % on CI's runner (161 µs a request,
+// about 2 ns a step), under the +15 % this test once asked for. So the head does 48,000 steps
+// (about +60 % there), and the test asks only what is true on every host: a change past the
+// threshold, its interval above zero.
 func TestCompareRefsFindsMoreWork(t *testing.T) {
-	repo, shas := workRepo(t, 0, 12000)
+	repo, shas := workRepo(t, 0, 48000)
 	out := filepath.Join(t.TempDir(), "compare.json")
 	r := crank(t, 5*time.Minute, append(compareRefsArgs(t, repo), "--base", shas[0], "--head", shas[1],
 		"--max-rounds", "17", "--limit", "4m", "--json", out)...)
@@ -111,7 +115,7 @@ func TestCompareRefsFindsMoreWork(t *testing.T) {
 	s := readJSON[compareDoc](t, out).Compare
 	f := s.Figures[0]
 	if s.Verdict != gate.VerdictRegressed || s.How != duet.SideBySide || s.Rounds < 6 || s.Rounds > 17 || f.Metric != "benchmarks/cpu/per-request" ||
-		f.Service != "application" || f.Change < 15 || f.Low <= 0 || len(f.BaseRounds) != s.Rounds || s.Base.SHA != shas[0] || s.Head.SHA != shas[1] {
+		f.Service != "application" || f.Change < s.Threshold || f.Low <= 0 || len(f.BaseRounds) != s.Rounds || s.Base.SHA != shas[0] || s.Head.SHA != shas[1] {
 		t.Errorf("JSON compare: %+v", s)
 	}
 	// The change found 95 % of the time can exceed one found once: at 6 rounds a change about 3.5
