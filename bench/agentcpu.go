@@ -12,6 +12,7 @@ import (
 
 	"github.com/crankshaft/crankshaft/internal/api"
 	"github.com/crankshaft/crankshaft/internal/measure"
+	"github.com/crankshaft/crankshaft/internal/stats"
 )
 
 // agentCase is the agent's own CPU over a window while it samples one running job.
@@ -22,8 +23,37 @@ type agentCase struct {
 	Ticks    uint64 // the agent's utime+stime over the window (/proc/<pid>/stat)
 	SchedNs  uint64 // the same from its threads' schedstat, in nanoseconds
 	Samples  int    // CPU samples the agent recorded for the job in the window
-	Err      string
+	// Slices is the agent's CPU in each agentSlice of the window, in percent of one core (from
+	// schedstat): the figures its verdict's interval is taken over.
+	Slices []float64
+	Err    string
 }
+
+// agentTarget is the most CPU, in percent of one core, the agent may take sampling a job every 1 s.
+const agentTarget = 1.0
+
+// Met is the case's verdict on agentTarget, judged on the interval of its slices' mean, and why
+// when it cannot tell; "-" for a case at another interval, or one that failed.
+func (c agentCase) Met() (verdict, why string) {
+	if c.Interval != time.Second || c.Err != "" {
+		return verdictNone, ""
+	}
+	return metMeanBelow(c.Slices, agentTarget)
+}
+
+// SliceFigure is the mean of the case's slices with its 95 % interval, or the schedstat figure
+// of the whole window when there are too few slices for an interval.
+func (c agentCase) SliceFigure() string {
+	if len(c.Slices) < 2 {
+		return fmt.Sprintf("%.2f%%", c.SchedPercent())
+	}
+	mean, half := stats.MeanCI95(c.Slices)
+	return fmt.Sprintf("%.2f%% (95 %% interval %.2f-%.2f%%, %d slices)", mean, mean-half, mean+half, len(c.Slices))
+}
+
+// agentSlice is the part of the window one of a case's figures covers: 1 s holds one sample at
+// the 1 s interval, and a 10 s window gives 10 figures, enough for an interval of their mean.
+const agentSlice = time.Second
 
 // Percent is the agent's CPU in percent of one core, from the tick counts.
 func (c agentCase) Percent() float64 {
@@ -120,7 +150,7 @@ func (e *env) agentWindow(ctx context.Context, c *api.Client, pid int, j api.Job
 		return err
 	}
 	from := time.Now()
-	if err := pause(ctx, ac.Window); err != nil {
+	if err := agentSlices(ctx, pid, s0, ac); err != nil {
 		return err
 	}
 	t1, s1, err := agentCounters(pid)
@@ -137,6 +167,26 @@ func (e *env) agentWindow(ctx context.Context, c *api.Client, pid int, j api.Job
 		if s.Name == measure.CPU && !s.Timestamp.Before(from) {
 			ac.Samples++
 		}
+	}
+	return nil
+}
+
+// agentSlices waits out ac.Window in slices of agentSlice (the last one shorter when the window
+// is not a whole number of slices), recording the agent's CPU in each from its schedstat, which
+// read last at sched.
+func agentSlices(ctx context.Context, pid int, sched uint64, ac *agentCase) error {
+	for left := ac.Window; left > 0; left -= agentSlice {
+		d := min(left, agentSlice)
+		start := time.Now()
+		if err := pause(ctx, d); err != nil {
+			return err
+		}
+		ns, err := schedNanos(pid)
+		if err != nil {
+			return err
+		}
+		ac.Slices = append(ac.Slices, float64(ns-sched)/float64(time.Since(start).Nanoseconds())*100)
+		sched = ns
 	}
 	return nil
 }

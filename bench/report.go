@@ -177,7 +177,7 @@ func goals(r *report) []goal {
 			}
 		}
 		if a.Skipped != "" && len(a.Cases) == 0 {
-			out = append(out, goal{"crank-agent sampling a job every 1 s, its CPU", a.Skipped, "< 1% of one core", "-"})
+			out = append(out, goal{"crank-agent sampling a job every 1 s, its CPU", a.Skipped, fmt.Sprintf("< %g%% of one core", agentTarget), "-"})
 		}
 	}
 	if o := r.Overhead; o != nil {
@@ -193,23 +193,16 @@ func goals(r *report) []goal {
 
 func agentGoal(c agentCase, skipped string) goal {
 	g := goal{What: fmt.Sprintf("crank-agent sampling `%s` every 1 s, its CPU", c.Job),
-		Figure: fmt.Sprintf("%.2f%% of one core", c.Percent()), Target: "< 1% of one core", Met: metBelow(c.Percent(), 1)}
+		Figure: c.SliceFigure() + " of one core", Target: fmt.Sprintf("< %g%% of one core", agentTarget)}
+	met, why := c.Met()
+	g.Met = met
+	if why != "" {
+		g.Met += ": " + why
+	}
 	if c.Err != "" {
 		g.Figure, g.Met = "failed: "+c.Err, "-"
 	}
 	return g
-}
-
-// metBelow says "yes" when x < limit, "-" when x is not a number.
-func metBelow(x, limit float64) string {
-	switch {
-	case math.IsNaN(x):
-		return verdictNone
-	case x < limit:
-		return verdictYes
-	default:
-		return verdictNo
-	}
 }
 
 func renderGoals(p printer, r *report) {

@@ -162,6 +162,9 @@ func renderAgent(p printer, a agentSection) {
 	p("`/proc/<pid>/stat`, every thread; not the job's) is read over the window. Nothing else calls the")
 	p("agent in the window (a controller would also read the job's status every 250 ms). The schedstat")
 	p("column is the same from `/proc/<pid>/task/*/schedstat` in nanoseconds, finer than the 10 ms ticks.")
+	p("The target (under %g%% of one core, sampling every 1 s) is judged on schedstat read every %s of", agentTarget, agentSlice)
+	p("the window: *yes* when the 95 %% interval of the slices' mean (Student's t) is all under it, *no*")
+	p("when all of it is over, *cannot tell* when it holds the target or there are under %d slices.", minSlices)
 	p("")
 	if a.Skipped != "" {
 		p("%s", a.Skipped)
@@ -173,7 +176,8 @@ func renderAgent(p printer, a agentSection) {
 	for _, c := range a.Cases {
 		target, met := "-", "-"
 		if c.Interval == time.Second {
-			target, met = "< 1%", metBelow(c.Percent(), 1)
+			target = fmt.Sprintf("< %g%%", agentTarget)
+			met, _ = c.Met()
 		}
 		if c.Err != "" {
 			p("| %s | %s | | failed: %s | | | %s | - |", c.Job, c.Interval, strings.ReplaceAll(c.Err, "|", "/"), target)

@@ -23,7 +23,8 @@ func testReport() *report {
 			Samples: threeRounds(), Commands: []string{"taskset -c 1 wrk -c 64 URL"}, Notes: []string{"a note"},
 			NginxConf: "worker_processes 1;\n"})},
 		Agent: &agentSection{Command: "bin/crank-agent --url U", Cases: []agentCase{
-			{Job: "sleep 60", Interval: time.Second, Window: 10 * time.Second, Ticks: 3, SchedNs: 25e6, Samples: 10},
+			{Job: "sleep 60", Interval: time.Second, Window: 10 * time.Second, Ticks: 3, SchedNs: 25e6, Samples: 10,
+				Slices: []float64{0.20, 0.30, 0.25, 0.22, 0.28, 0.24, 0.26, 0.25, 0.27, 0.23}},
 			{Job: "sleep 60", Interval: 100 * time.Millisecond, Window: 10 * time.Second, Ticks: 20, SchedNs: 201e6, Samples: 100},
 		}},
 		Overhead: &overheadSection{Command: "crank --config x", Runs: []overheadRun{
@@ -54,7 +55,7 @@ func TestRenderReport(t *testing.T) {
 		"- In each run, rounds of 3 s runs after one unmeasured 1 s run per server path: 3, and more (up\n  to 6)",
 		"In each bench run a row uses the rounds in which\nneither CPU was disturbed",
 		"| sub / ref, unpipelined, server CPU per request | 0.60x | <= 0.60x | cannot tell: 3 rounds give no 95 % interval (6 do): more rounds would tell |",
-		"| crank-agent sampling `sleep 60` every 1 s, its CPU | 0.30% of one core | < 1% of one core | yes |",
+		"| crank-agent sampling `sleep 60` every 1 s, its CPU | 0.25% (95 % interval 0.23-0.27%, 10 slices) of one core | < 1% of one core | yes |",
 		"| crank start to the first request at the app, cached build | 1.00 s (median of 2) | < 0.5 s | no |",
 		"- **Kernel %** is the share of that CPU that was system time: stime / (utime + stime) of the same\n" +
 			"  `/proc/<pid>/stat` reads, so it includes the loopback's softirq delivered in the process's\n  context.",

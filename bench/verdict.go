@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"math"
+
+	"github.com/crankshaft/crankshaft/internal/stats"
 )
 
 // Verdicts on a target: a claim about the thing measured, made only on what the rounds show.
@@ -97,4 +99,28 @@ func metAllBelow(xs []float64, limit float64) string {
 	default:
 		return verdictCannotTell
 	}
+}
+
+// minSlices is the fewest figures a mean's interval is taken over, as a ratio's needs 6 rounds.
+const minSlices = 6
+
+// metMeanBelow is the verdict on a mean that must stay under limit, from the figures xs of equal
+// slices of a window (percent): "yes" when the 95 % interval of their mean (Student's t) is all
+// under it, "no" when all of it is at or over, "cannot tell" when it holds the limit or there are
+// fewer than minSlices figures, with why and what would tell; "-" with none.
+func metMeanBelow(xs []float64, limit float64) (verdict, why string) {
+	if len(xs) == 0 {
+		return verdictNone, ""
+	}
+	if len(xs) < minSlices {
+		return verdictCannotTell, fmt.Sprintf("%d slices of the window give no 95 %% interval (%d do): a longer window would tell (--agent-window)", len(xs), minSlices)
+	}
+	mean, half := stats.MeanCI95(xs)
+	switch {
+	case mean+half < limit:
+		return verdictYes, ""
+	case mean-half >= limit:
+		return verdictNo, ""
+	}
+	return verdictCannotTell, fmt.Sprintf("its 95 %% interval %.2f-%.2f%% holds %g%%: a longer window would tell (--agent-window)", mean-half, mean+half, limit)
 }

@@ -86,3 +86,27 @@ func TestRoundsToTell(t *testing.T) {
 		t.Errorf("on the target: %d, want %d", got, maxRoundsToTell+1)
 	}
 }
+
+// TestMetMeanBelow: the agent's CPU is judged on the interval of its slices' mean: a mean under
+// the limit whose interval reaches it cannot tell, and neither can too few slices.
+func TestMetMeanBelow(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		xs   []float64
+		want string
+		why  string
+	}{
+		{"all under", []float64{0.20, 0.30, 0.25, 0.22, 0.28, 0.24, 0.26, 0.25, 0.27, 0.23}, "yes", ""},
+		{"interval holds the limit", []float64{0.8, 1.1, 0.9, 1.2, 0.7, 1.0, 0.9, 1.1, 0.8, 1.0}, "cannot tell",
+			"its 95 % interval 0.84-1.06% holds 1%: a longer window would tell (--agent-window)"},
+		{"interval under, one slice over", []float64{0.9, 0.95, 1.0, 0.92, 0.97, 0.93}, "yes", ""},
+		{"all over", []float64{1.2, 1.3, 1.1, 1.25, 1.15, 1.2}, "no", ""},
+		{"too few slices", []float64{0.1, 0.1, 0.1, 0.1, 0.1}, "cannot tell",
+			"5 slices of the window give no 95 % interval (6 do): a longer window would tell (--agent-window)"},
+		{"none", nil, "-", ""},
+	} {
+		if got, why := metMeanBelow(c.xs, 1); got != c.want || why != c.why {
+			t.Errorf("%s: %q %q, want %q %q", c.name, got, why, c.want, c.why)
+		}
+	}
+}
