@@ -75,7 +75,7 @@ func roundsToTell(n int, ratio, lo, hi, target float64) int {
 	if !(distance > 0) {
 		return maxRoundsToTell + 1
 	}
-	need := math.Ceil(float64(n) * (facing / distance) * (facing / distance))
+	need := math.Ceil(stats.SamplesToShrink(float64(n), facing, distance))
 	return int(min(need, maxRoundsToTell+1))
 }
 

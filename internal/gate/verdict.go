@@ -115,7 +115,7 @@ func needed(c Comparison, threshold float64) (n int, atThreshold bool) {
 		now = nb
 	}
 	// A hair of rounding is not one iteration more; NaN, +Inf (target 0) and too many are capped.
-	need := math.Ceil(now*(h/target)*(h/target) - 1e-9)
+	need := math.Ceil(stats.SamplesToShrink(now, h, target) - 1e-9)
 	if !(need < MaxNeeded) {
 		return MaxNeeded, math.Abs(d) < edge && math.Abs(d) > 0.75*edge
 	}
