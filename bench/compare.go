@@ -160,7 +160,9 @@ func (e *env) serversComparison(ctx context.Context, srv map[string]*server) com
 // against nginx.
 func (e *env) generatorsComparison(ctx context.Context, srv map[string]*server) comparison {
 	c := comparison{Title: "crank load against wrk and bombardier", Side: sideClient,
-		About: "Client CPU per request, every generator against the same server (nginx, /plaintext, pinned to CPU 0)."}
+		About: "Client CPU per request, every generator against the same server (nginx, /plaintext, pinned to CPU 0). " +
+			"Unpipelined, the generators share the kernel's socket work and differ in their system calls (wrk about 4 a request, " +
+			"crank load on io_uring under 1), so their ratio moves with the price of a system call (the machine table)."}
 	gens := []struct {
 		name   string
 		client client

@@ -107,6 +107,7 @@ func (e *env) bench(ctx context.Context) (*report, error) {
 	}
 	rep.Commit = commit
 	rep.LoadBefore = loadAverage()
+	rep.SyscallBefore = syscallCost()
 	if err := e.findTools(ctx); err != nil {
 		return nil, err
 	}
@@ -125,6 +126,7 @@ func (e *env) bench(ctx context.Context) (*report, error) {
 		rep.Warning = fmt.Sprintf("This run hit the bench's time limit (--limit %s): the sections after that point are incomplete.", e.cfg.limit)
 	}
 	rep.LoadAfter = loadAverage()
+	rep.SyscallAfter = syscallCost()
 	rep.Elapsed = time.Since(rep.Date)
 	return rep, nil
 }

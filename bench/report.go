@@ -23,11 +23,13 @@ type report struct {
 	Machine               machine
 	Tools                 []string
 	LoadBefore, LoadAfter string
-	Comparisons           []comparison
-	Agent                 *agentSection
-	Overhead              *overheadSection
-	Notes                 string
-	Warning               string // set when the run was cut short
+	// SyscallBefore and SyscallAfter are the price of one system call before and after (syscallCost).
+	SyscallBefore, SyscallAfter time.Duration
+	Comparisons                 []comparison
+	Agent                       *agentSection
+	Overhead                    *overheadSection
+	Notes                       string
+	Warning                     string // set when the run was cut short
 }
 
 // goal is one line of the summary.
@@ -86,6 +88,8 @@ func renderMachine(p printer, r *report) {
 		p("| io_uring | refused (%s): the apps' and crank load's default I/O (`--io auto`) is epoll |", m.Uring)
 	}
 	p("| load average (1, 5, 15 min) | %s before, %s after |", r.LoadBefore, r.LoadAfter)
+	p("| a system call (getppid, fastest of %d x %d) | %s before, %s after |", syscallBatches, syscallCalls,
+		syscallText(r.SyscallBefore), syscallText(r.SyscallAfter))
 	p("")
 	p("The machine is shared with other engineers' tests: the load average above includes them.")
 	p("")
