@@ -172,8 +172,8 @@ func (e *env) agentWindow(ctx context.Context, c *api.Client, pid int, j api.Job
 }
 
 // agentSlices waits out ac.Window in slices of agentSlice (the last one shorter when the window
-// is not a whole number of slices), recording the agent's CPU in each from its schedstat, which
-// read last at sched.
+// is not a whole number of slices), recording the agent's CPU in each from its schedstat; sched
+// is the schedstat read just before the window.
 func agentSlices(ctx context.Context, pid int, sched uint64, ac *agentCase) error {
 	for left := ac.Window; left > 0; left -= agentSlice {
 		d := min(left, agentSlice)
