@@ -11,7 +11,7 @@ import (
 // The price of a kernel entry moves the ratio of crank load against wrk: wrk makes about 4 system
 // calls a request, crank load on io_uring under 1, and both pay the same socket work (bench/notes.md).
 // On this project's VM one getppid cost 1.0-1.2 us on one day and 0.17 us on another, and the
-// unpipelined ratio moved from 0.6x to 0.95x with it, so the report says what it was.
+// unpipelined ratio moved from 0.60-0.82x to 0.93-0.95x with it, so the report says what it was.
 const (
 	syscallBatches = 5
 	syscallCalls   = 100_000
