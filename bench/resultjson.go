@@ -50,7 +50,9 @@ func benchResult(r *report) (*results.Result, error) {
 func rowJob(r *report, c comparison, rr rowResult) *results.JobResult {
 	jr := &results.JobResult{Results: map[string]float64{}, NotMeasured: map[string]string{},
 		Environment: map[string]any{"commit": r.Commit, "os": r.Machine.OS, "arch": r.Machine.Arch, "cpuModel": r.Machine.CPUModel,
-			"cores": r.Machine.Cores, "kernel": r.Machine.Kernel, "undisturbedOnly": rr.Clean},
+			"cores": r.Machine.Cores, "kernel": r.Machine.Kernel, "undisturbedOnly": rr.Clean,
+			// what a system call cost before and after (syscallCost): the unpipelined ratios move with it
+			"syscallNsBefore": r.SyscallBefore.Nanoseconds(), "syscallNsAfter": r.SyscallAfter.Nanoseconds()},
 		Variables: map[string]any{"comparison": c.Title, "subject": rr.Subject, "mode": rr.Mode, "reference": rr.Reference,
 			"side": c.Side, "seconds": r.Config.seconds, "connections": r.Config.connections, "pipeline": r.Config.pipeline}}
 	if rr.Target > 0 {

@@ -72,6 +72,10 @@ func TestResultRoundTrip(t *testing.T) {
 		if jr.Environment["commit"] != "0123abc+dirty" {
 			t.Errorf("%s: environment %v lacks the commit", name, jr.Environment)
 		}
+		// read back from JSON, numbers are float64
+		if jr.Environment["syscallNsBefore"] != 1010.0 || jr.Environment["syscallNsAfter"] != 168.0 {
+			t.Errorf("%s: environment %v: want syscallNsBefore 1010 and syscallNsAfter 168", name, jr.Environment)
+		}
 	}
 	if names := slices.Sorted(maps.Keys(jobs)); !slices.Equal(names, []string{"gone-pipelined-16", "ref-unpipelined", "sub-unpipelined"}) {
 		t.Fatalf("jobs %q", names)
